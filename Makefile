@@ -1,0 +1,26 @@
+# rdmabench — build and test. `make test` runs every test lane that can run
+# on this machine (see README "Tests").
+GO      ?= go
+BIN     := bin/rdmabench
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS := -X main.version=$(VERSION)
+
+.PHONY: build test test-unit lint e2e clean
+
+build:
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/rdmabench
+
+# Unit tests: parsers, scenarios, planner, report (fast, no tools needed).
+test-unit:
+	$(GO) test -count=1 ./...
+
+test: build test-unit
+
+lint:
+	$(GO) vet ./...
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+
+e2e: build
+
+clean:
+	rm -rf bin results

@@ -1,0 +1,62 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+)
+
+// Exit codes, documented in the README.
+const (
+	exitOK          = 0   // every test met its expectations
+	exitShortfall   = 1   // some test fell short (or compare found a regression)
+	exitUsage       = 2   // usage or scenario error
+	exitHarness     = 3   // the harness or the infrastructure failed
+	exitInterrupted = 130 // Ctrl-C
+)
+
+// exitCoder is implemented by library errors that know their exit code
+// (scenario errors: 2, shortfalls: 1, interruptions: 130).
+type exitCoder interface{ ExitCode() int }
+
+// usageError marks bad flags or arguments.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+func (e usageError) ExitCode() int { return exitUsage }
+
+// exitCodeFor is the one place that maps an error to an exit code.
+func exitCodeFor(err error) int {
+	if err == nil {
+		return exitOK
+	}
+	var ec exitCoder
+	if errors.As(err, &ec) {
+		return ec.ExitCode()
+	}
+	if errors.Is(err, context.Canceled) {
+		return exitInterrupted
+	}
+	return exitHarness
+}
+
+// run executes the CLI and returns the process exit code.
+func run(args []string) int {
+	return runWith(args, os.Stdin, os.Stdout, os.Stderr)
+}
+
+func runWith(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	root := newRootCmd(stdin, stdout, stderr)
+	root.SetArgs(args)
+	err := root.Execute()
+	if err != nil {
+		var silent interface{ Silent() bool }
+		if !(errors.As(err, &silent) && silent.Silent()) {
+			fmt.Fprintln(stderr, "rdmabench:", err)
+		}
+	}
+	return exitCodeFor(err)
+}

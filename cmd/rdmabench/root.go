@@ -1,0 +1,43 @@
+package main
+
+import (
+	"io"
+
+	"github.com/spf13/cobra"
+)
+
+// version is set at build time with -ldflags "-X main.version=…".
+var version = "dev"
+
+func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "rdmabench",
+		Short: "Benchmark the RDMA fabric under LLM serving (prefill/decode, WideEP) from inside pods",
+		Long: `rdmabench runs perftest, rping, nixlbench, nccl-tests, ucx_perftest and iperf3
+between the pods (or processes) a scenario describes, and reports every result
+against the NIC's line rate.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+
+	root.AddCommand(
+		newVersionCmd(stdout),
+	)
+	return root
+}
+
+func newVersionCmd(stdout io.Writer) *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print the rdmabench version",
+		Args:  cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			_, err := io.WriteString(stdout, "rdmabench "+version+"\n")
+			return err
+		},
+	}
+}

@@ -1,0 +1,126 @@
+// Package parsers turns the raw text printed by RDMA and collective benchmark
+// tools into normalized measurements. Parsers are pure: they read text and
+// return values, and know nothing of pods, processes or scenarios.
+package parsers
+
+// ErrorClass says why a run produced no usable measurement. A failed run is
+// never reported as zeros; it carries one of these classes instead.
+type ErrorClass string
+
+// Error classes shared by every parser.
+const (
+	ClassNone              ErrorClass = ""
+	ClassNoDevice          ErrorClass = "no_device"          // no RDMA/GPU device, device not found
+	ClassConnectionFailed  ErrorClass = "connection_failed"  // peer unreachable, refused, rejected
+	ClassTimeout           ErrorClass = "timeout"            // tool or harness timed out
+	ClassDataError         ErrorClass = "data_error"         // wrong data, #wrong > 0, out of bounds values
+	ClassToolError         ErrorClass = "tool_error"         // the tool reported an error of its own
+	ClassUsageError        ErrorClass = "usage_error"        // bad command line
+	ClassParameterMismatch ErrorClass = "parameter_mismatch" // server and client disagree
+	ClassTruncated         ErrorClass = "truncated"          // output ends before any result
+	ClassNoResults         ErrorClass = "no_results"         // the output holds no result table at all
+	ClassTCPFallback       ErrorClass = "tcp_fallback"       // ran, but over TCP where RDMA was required
+	ClassUnknownFormat     ErrorClass = "unknown_format"     // not output of the tool asked for
+)
+
+// Measurement is what one tool run (one table of its output) measured.
+// Bandwidths are bits per second, latencies microseconds, sizes bytes.
+type Measurement struct {
+	// Tool is the binary name that produced the output, e.g. "ib_write_bw".
+	Tool string `json:"tool"`
+	// OK is false when the run failed; ErrorClass and Error then say why.
+	OK         bool       `json:"ok"`
+	ErrorClass ErrorClass `json:"error_class,omitempty"`
+	Error      string     `json:"error,omitempty"`
+
+	// Side is "server", "client", "initiator", "rank0" … when the output says.
+	Side string `json:"side,omitempty"`
+	// Test is the tool's own name for what ran: "RDMA_Write BW Test",
+	// "all_reduce_perf", "tag_bw" …
+	Test string `json:"test,omitempty"`
+	// Op is READ or WRITE for nixlbench.
+	Op string `json:"op,omitempty"`
+	// Backend is the NIXL backend (UCX, UCCL, LIBFABRIC …) for nixlbench.
+	Backend string `json:"backend,omitempty"`
+	// Pings counts completed rping round trips.
+	Pings *int `json:"pings,omitempty"`
+	// AvgBusBWBps is nccl-tests' "Avg bus bandwidth", in bits per second.
+	AvgBusBWBps *float64 `json:"avg_busbw_bps,omitempty"`
+	// Ranks is the number of ranks for collective tests.
+	Ranks int `json:"ranks,omitempty"`
+	// Version is the tool's version where its output states it.
+	Version string `json:"version,omitempty"`
+	// Info holds header facts worth keeping (device, link type, MTU, GID
+	// index, connection type, QPs, data type …) as the tool printed them.
+	Info map[string]string `json:"info,omitempty"`
+
+	Samples []Sample `json:"samples"`
+
+	// Transport is evidence of which transport actually carried the data.
+	Transport *Transport `json:"transport,omitempty"`
+	// Warnings are lines the tool printed that a reader should see
+	// (CPU frequency warnings, UCX WARN lines, …).
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// Sample is one row of a result table: one message size (and batch size).
+// Pointer fields are absent when the tool does not give that figure.
+type Sample struct {
+	Bytes      int64 `json:"bytes"`
+	Batch      int64 `json:"batch,omitempty"`
+	Iterations int64 `json:"iterations,omitempty"`
+
+	BWAvgBps     *float64 `json:"bw_avg_bps,omitempty"`
+	BWPeakBps    *float64 `json:"bw_peak_bps,omitempty"`
+	AggregateBps *float64 `json:"aggregate_bw_bps,omitempty"`
+	NetworkUtil  *float64 `json:"network_util_pct,omitempty"`
+	MsgRatePPS   *float64 `json:"msg_rate_pps,omitempty"`
+
+	LatMinUS     *float64 `json:"lat_min_us,omitempty"`
+	LatAvgUS     *float64 `json:"lat_avg_us,omitempty"`
+	LatMaxUS     *float64 `json:"lat_max_us,omitempty"`
+	LatTypicalUS *float64 `json:"lat_typical_us,omitempty"`
+	LatStdevUS   *float64 `json:"lat_stdev_us,omitempty"`
+	LatP99US     *float64 `json:"lat_p99_us,omitempty"`
+	LatP999US    *float64 `json:"lat_p999_us,omitempty"`
+
+	// nccl-tests: out-of-place figures in AlgBW/BusBW/TimeUS, in-place in
+	// the Inplace* fields. Wrong counts mismatched elements (nil: not checked).
+	TimeUS          *float64 `json:"time_us,omitempty"`
+	AlgBWBps        *float64 `json:"algbw_bps,omitempty"`
+	BusBWBps        *float64 `json:"busbw_bps,omitempty"`
+	InplaceTimeUS   *float64 `json:"inplace_time_us,omitempty"`
+	InplaceAlgBWBps *float64 `json:"inplace_algbw_bps,omitempty"`
+	InplaceBusBWBps *float64 `json:"inplace_busbw_bps,omitempty"`
+	Wrong           *int64   `json:"wrong,omitempty"`
+	InplaceWrong    *int64   `json:"inplace_wrong,omitempty"`
+}
+
+// Transport kinds named by evidence.
+const (
+	TransportRDMA    = "rdma"
+	TransportTCP     = "tcp"
+	TransportShm     = "shm"
+	TransportUnknown = "unknown"
+)
+
+// Transport is the evidence, read from debug logs, of what carried the data:
+// NCCL_DEBUG=INFO lines (NET/IB, NET/Socket) or UCX_PROTO_INFO tables.
+type Transport struct {
+	// Kind is rdma, tcp, shm or unknown.
+	Kind string `json:"kind"`
+	// Source is where the evidence came from: "nccl", "ucx", "perftest", "iperf3".
+	Source string `json:"source,omitempty"`
+	// Detail is the transport as the tool named it: "NET/IB", "NET/Socket",
+	// "rc_mlx5", "tcp" …
+	Detail string `json:"detail,omitempty"`
+	// Devices are the NICs named, e.g. "mlx5_0:1/RoCE".
+	Devices []string `json:"devices,omitempty"`
+	// GDR is true when GPUDirect RDMA was reported enabled.
+	GDR *bool `json:"gdr,omitempty"`
+	// Evidence holds the lines the verdict rests on (a few, not all).
+	Evidence []string `json:"evidence,omitempty"`
+}
+
+// F returns a pointer to v; samples use pointers so that "absent" differs from 0.
+func F(v float64) *float64 { return &v }

@@ -1,0 +1,159 @@
+// Package report holds the versioned result schema (report.json, the single
+// source of truth of a run) and renders it: HTML, terminal tables, JUnit, and
+// the comparison of two runs.
+package report
+
+import (
+	"time"
+
+	"github.com/rdmabench/rdmabench/parsers"
+)
+
+// SchemaVersion of report.json and of each results.jsonl line. Bump it on
+// any change a reader must know about.
+const SchemaVersion = "rdmabench.io/report/v1"
+
+// Verdicts.
+const (
+	VerdictPass    = "pass"    // met every expectation
+	VerdictFail    = "fail"    // ran, measured, fell short of an expectation
+	VerdictError   = "error"   // the tool or the harness failed: no measurement
+	VerdictSkipped = "skipped" // not run here (no RDMA device, tool missing …)
+)
+
+// Report is one run.
+type Report struct {
+	SchemaVersion string         `json:"schemaVersion"`
+	Run           RunMeta        `json:"run"`
+	Endpoints     []EndpointInfo `json:"endpoints"`
+	Results       []Result       `json:"results"`
+	Summary       Summary        `json:"summary"`
+}
+
+// RunMeta describes the run as a whole.
+type RunMeta struct {
+	ID           string    `json:"id"`
+	Scenario     string    `json:"scenario"`     // metadata.name
+	ScenarioFile string    `json:"scenarioFile"` // path as given
+	ScenarioHash string    `json:"scenarioHash"` // sha256 of the file bytes
+	Start        time.Time `json:"start"`
+	End          time.Time `json:"end,omitempty"`
+	Version      string    `json:"rdmabenchVersion"`
+	Backend      string    `json:"backend"`
+	Hosts        []string  `json:"hosts,omitempty"`
+	// ToolVersions maps tool name to the version it reported.
+	ToolVersions map[string]string `json:"toolVersions,omitempty"`
+	// Fingerprint of the environment: nic.model, nic.firmware, nic.driver,
+	// nic.mtu, kernel, nccl.version, ucx.version, nixl.version … where known.
+	Fingerprint map[string]string `json:"fingerprint,omitempty"`
+	// LineRate is the scenario's line rate as resolved for the run.
+	LineRate *LineRate `json:"lineRate,omitempty"`
+	// Interrupted is true when the run was cut short (Ctrl-C, crash);
+	// Results then holds every result finished before.
+	Interrupted bool   `json:"interrupted,omitempty"`
+	Error       string `json:"error,omitempty"`
+}
+
+// EndpointInfo is where one endpoint ran.
+type EndpointInfo struct {
+	Name    string `json:"name"`
+	Pool    string `json:"pool"`
+	Host    string `json:"host,omitempty"`
+	Node    string `json:"node,omitempty"`
+	Device  string `json:"device,omitempty"`
+	Address string `json:"address,omitempty"`
+}
+
+// Line rate sources.
+const (
+	LineRateDeclared = "declared" // written in the scenario
+	LineRateNIC      = "nic"      // read from the NIC (lineRate: auto)
+	LineRateNone     = "none"     // unknown: efficiency is not computed
+)
+
+// LineRate is the rate results are judged against.
+type LineRate struct {
+	Bps    float64 `json:"bps"`
+	Source string  `json:"source"`
+	// Detail says where it came from: "scenario", "mlx5_0 port 1: 400 Gb/sec (4X NDR)", …
+	Detail string `json:"detail,omitempty"`
+}
+
+// Result is one leg of one job: one tool execution (with repetitions).
+type Result struct {
+	SchemaVersion string `json:"schemaVersion,omitempty"` // set on results.jsonl lines
+	JobID         string `json:"jobId"`
+	Leg           int    `json:"leg"`
+	Test          string `json:"test"`
+	Tool          string `json:"tool"`
+	Pattern       string `json:"pattern,omitempty"`
+	Round         int    `json:"round"`
+	Variant       string `json:"variant,omitempty"`
+	// Backend is the transport backend (NIXL: UCX, UCCL, LIBFABRIC; UCX_TLS).
+	Backend string `json:"backend,omitempty"`
+	Op      string `json:"op,omitempty"`
+
+	From  string   `json:"from,omitempty"`
+	To    string   `json:"to,omitempty"`
+	Ranks []string `json:"ranks,omitempty"`
+
+	// Samples are the per-size figures, averaged over repetitions.
+	Samples []parsers.Sample `json:"samples"`
+	// Repetitions holds each repetition's own measurement.
+	Repetitions []Repetition `json:"repetitions,omitempty"`
+	// Stats of the headline metric per size across repetitions.
+	Stats []SizeStats `json:"stats,omitempty"`
+
+	// BestBps is the headline bandwidth: the best size's average bandwidth
+	// (nccl: the best bus bandwidth). 0 for latency-only tools.
+	BestBps   float64   `json:"bestBps,omitempty"`
+	BestBytes int64     `json:"bestBytes,omitempty"`
+	LineRate  *LineRate `json:"lineRate,omitempty"`
+	// Efficiency is BestBps as a percent of the line rate.
+	Efficiency *float64 `json:"efficiencyPct,omitempty"`
+	// Expectation is the rule judged, in words: ">= 90% of line rate".
+	Expectation string `json:"expectation,omitempty"`
+
+	Verdict    string             `json:"verdict"`
+	Reason     string             `json:"reason,omitempty"`
+	ErrorClass parsers.ErrorClass `json:"errorClass,omitempty"`
+	Transport  *parsers.Transport `json:"transport,omitempty"`
+
+	// RawOutputs are paths, relative to the run folder, of every side's output.
+	RawOutputs []string  `json:"rawOutputs,omitempty"`
+	Commands   []string  `json:"commands,omitempty"`
+	Started    time.Time `json:"started"`
+	// Seconds is the leg's wall time; ToolSeconds the time inside the tools.
+	Seconds     float64 `json:"seconds"`
+	ToolSeconds float64 `json:"toolSeconds,omitempty"`
+}
+
+// Repetition is one run of a leg.
+type Repetition struct {
+	Index      int                `json:"index"`
+	OK         bool               `json:"ok"`
+	ErrorClass parsers.ErrorClass `json:"errorClass,omitempty"`
+	Error      string             `json:"error,omitempty"`
+	Samples    []parsers.Sample   `json:"samples"`
+	Seconds    float64            `json:"seconds"`
+}
+
+// SizeStats summarises the headline metric of one size over repetitions.
+type SizeStats struct {
+	Bytes  int64   `json:"bytes"`
+	Metric string  `json:"metric"` // "bw_avg_bps", "busbw_bps", "lat_avg_us"
+	N      int     `json:"n"`
+	Mean   float64 `json:"mean"`
+	Stddev float64 `json:"stddev"`
+	Min    float64 `json:"min"`
+	Max    float64 `json:"max"`
+}
+
+// Summary counts results by verdict.
+type Summary struct {
+	Total   int `json:"total"`
+	Pass    int `json:"pass"`
+	Fail    int `json:"fail"`
+	Error   int `json:"error"`
+	Skipped int `json:"skipped"`
+}

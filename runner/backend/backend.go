@@ -1,0 +1,72 @@
+// Package backend is the seam between the runner and where endpoints live:
+// local processes, processes on ssh hosts, or Kubernetes pods. A backend
+// knows nothing of tools; it provisions endpoints, starts commands on them,
+// and removes everything it created.
+package backend
+
+import (
+	"context"
+	"io"
+	"time"
+)
+
+// Endpoint is one place a tool process runs: a local process slot, an ssh
+// host, or a pod. The planner fills the static fields; Provision fills Address
+// (and Node, Host details) once the endpoint exists.
+type Endpoint struct {
+	Name  string `json:"name"`  // "prefill-0"
+	Pool  string `json:"pool"`  // "prefill"
+	Index int    `json:"index"` // replica index inside the pool
+	// Host is the ssh host name (ssh backend).
+	Host string `json:"host,omitempty"`
+	// Node is the Kubernetes node the pod landed on (kube backend).
+	Node string `json:"node,omitempty"`
+	// Device is the RDMA device ("mlx5_0", "rxe0"); "" when none.
+	Device   string `json:"device,omitempty"`
+	GIDIndex *int   `json:"gidIndex,omitempty"`
+	GPUs     int    `json:"gpus,omitempty"`
+	// Address is the data-plane address tools connect to: the secondary
+	// network's IP in a pod, the host's data address, 127.0.0.1 locally.
+	Address string            `json:"address,omitempty"`
+	Env     map[string]string `json:"env,omitempty"`
+}
+
+// Command is one process to start on an endpoint.
+type Command struct {
+	Argv []string          `json:"argv"`
+	Env  map[string]string `json:"env,omitempty"`
+	// Stdout and Stderr receive the process output as it is produced.
+	Stdout io.Writer `json:"-"`
+	Stderr io.Writer `json:"-"`
+}
+
+// Exit is how a process ended.
+type Exit struct {
+	Code     int           // exit status; -1 when killed by a signal
+	Signaled bool          // killed by a signal (timeout, Ctrl-C)
+	Elapsed  time.Duration // wall time from start to exit
+}
+
+// Process is a started command. Its whole process group (remote too) is
+// killed by Kill; Wait returns when it exits or ctx ends (then it kills).
+type Process interface {
+	Wait(ctx context.Context) (Exit, error)
+	Kill() error
+}
+
+// Backend provisions endpoints and runs commands on them.
+type Backend interface {
+	// Name is "local", "ssh" or "kube".
+	Name() string
+	// Provision creates (or checks) every endpoint and returns them with
+	// Address and placement filled. Bounded by ctx.
+	Provision(ctx context.Context, eps []Endpoint) ([]Endpoint, error)
+	// Start starts cmd on ep and returns at once.
+	Start(ctx context.Context, ep Endpoint, cmd Command) (Process, error)
+	// Exec runs a short command to completion and returns its stdout
+	// (reading /proc/net/tcp for readiness, tool versions, discovery).
+	Exec(ctx context.Context, ep Endpoint, argv []string) ([]byte, error)
+	// Cleanup kills every process and removes every object the backend
+	// created for this run. It must work on a fresh context after Ctrl-C.
+	Cleanup(ctx context.Context) error
+}

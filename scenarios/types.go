@@ -1,0 +1,264 @@
+// Package scenarios loads, defaults and validates rdmabench scenario files:
+// which pods (or processes) to create, how to place them, and which tests to
+// run between them. Loading is strict and every error names FILE:LINE:COL.
+package scenarios
+
+// APIVersion is the only scenario version this build reads.
+const APIVersion = "rdmabench.io/v1alpha1"
+
+// Kind is the only document kind a scenario file holds.
+const Kind = "Scenario"
+
+// Backends.
+const (
+	BackendLocal = "local"
+	BackendSSH   = "ssh"
+	BackendKube  = "kube"
+)
+
+// Patterns: how the endpoints of the from and to pools are paired.
+const (
+	PatternPairwise  = "pairwise"
+	PatternAllToAll  = "all-to-all"
+	PatternRing      = "ring"
+	PatternOneToMany = "one-to-many"
+	PatternManyToOne = "many-to-one"
+)
+
+// Pos is a 1-based position in the scenario file.
+type Pos struct {
+	Line int `json:"line,omitempty" yaml:"-"`
+	Col  int `json:"col,omitempty" yaml:"-"`
+}
+
+// Scenario is one scenario document.
+type Scenario struct {
+	APIVersion string   `yaml:"apiVersion" json:"apiVersion"`
+	Kind       string   `yaml:"kind" json:"kind"`
+	Metadata   Metadata `yaml:"metadata" json:"metadata"`
+
+	// Backend is where endpoints live: local (processes on this host),
+	// ssh (processes on named hosts) or kube (pods). Default local.
+	Backend string `yaml:"backend,omitempty" json:"backend,omitempty"`
+
+	// Cluster holds the Kubernetes settings (kube backend).
+	Cluster *Cluster `yaml:"cluster,omitempty" json:"cluster,omitempty"`
+	// Hosts are the machines of the ssh backend, referred to by pools.
+	Hosts []Host `yaml:"hosts,omitempty" json:"hosts,omitempty"`
+
+	// LineRate is what the NICs promise ("400Gb/s") or "auto" to read it
+	// from the NIC. Every bandwidth result is compared against it.
+	LineRate Rate `yaml:"lineRate,omitempty" json:"lineRate,omitempty"`
+
+	// Defaults apply to every pool and test that does not say otherwise.
+	Defaults Defaults `yaml:"defaults,omitempty" json:"defaults,omitempty"`
+
+	Pools []Pool `yaml:"pools" json:"pools"`
+	Tests []Test `yaml:"tests" json:"tests"`
+
+	// File is the path the scenario was read from (not part of the YAML).
+	File string `yaml:"-" json:"-"`
+}
+
+// Metadata names the scenario.
+type Metadata struct {
+	Name        string            `yaml:"name" json:"name"`
+	Description string            `yaml:"description,omitempty" json:"description,omitempty"`
+	Labels      map[string]string `yaml:"labels,omitempty" json:"labels,omitempty"`
+}
+
+// Cluster is how pods are created on Kubernetes or OpenShift.
+type Cluster struct {
+	Namespace string `yaml:"namespace,omitempty" json:"namespace,omitempty"`
+	Image     string `yaml:"image,omitempty" json:"image,omitempty"`
+	// Networks are Multus NetworkAttachmentDefinition names ("ns/name" or
+	// "name") attached as secondary networks (SR-IOV or host-device).
+	Networks []string `yaml:"networks,omitempty" json:"networks,omitempty"`
+	// Resources are extended resources each pod requests and limits,
+	// e.g. {"rdma/roce_gdr": "1", "nvidia.com/gpu": "8"}.
+	Resources map[string]string `yaml:"resources,omitempty" json:"resources,omitempty"`
+	// Capabilities RDMA needs, e.g. IPC_LOCK (pinned memory), SYS_RESOURCE.
+	Capabilities []string `yaml:"capabilities,omitempty" json:"capabilities,omitempty"`
+	Privileged   bool     `yaml:"privileged,omitempty" json:"privileged,omitempty"`
+	// AntiAffinity is the topology key pods of one pool (and of pools that
+	// must not share a node) are spread over. Default kubernetes.io/hostname.
+	AntiAffinity string            `yaml:"antiAffinity,omitempty" json:"antiAffinity,omitempty"`
+	NodeSelector map[string]string `yaml:"nodeSelector,omitempty" json:"nodeSelector,omitempty"`
+	// ServiceAccount for the pods (OpenShift needs one with a privileged SCC).
+	ServiceAccount string `yaml:"serviceAccount,omitempty" json:"serviceAccount,omitempty"`
+	// StartupTimeout bounds how long pods may take to become ready.
+	StartupTimeout Duration `yaml:"startupTimeout,omitempty" json:"startupTimeout,omitempty"`
+}
+
+// Host is one machine of the ssh backend.
+type Host struct {
+	Name    string `yaml:"name" json:"name"`
+	Address string `yaml:"address" json:"address"`
+	User    string `yaml:"user,omitempty" json:"user,omitempty"`
+	Port    int    `yaml:"port,omitempty" json:"port,omitempty"`
+	KeyFile string `yaml:"keyFile,omitempty" json:"keyFile,omitempty"`
+	// DataAddress is the address the tools use between hosts (the RDMA
+	// netdev's IP) when it differs from the ssh address.
+	DataAddress string `yaml:"dataAddress,omitempty" json:"dataAddress,omitempty"`
+	// KnownHostsFile overrides ~/.ssh/known_hosts.
+	KnownHostsFile string `yaml:"knownHostsFile,omitempty" json:"knownHostsFile,omitempty"`
+	// InsecureIgnoreHostKey turns known_hosts checking off (test rigs only).
+	InsecureIgnoreHostKey bool `yaml:"insecureIgnoreHostKey,omitempty" json:"insecureIgnoreHostKey,omitempty"`
+}
+
+// Defaults for pools and tests.
+type Defaults struct {
+	// Device is the RDMA device (mlx5_0) or "auto".
+	Device string `yaml:"device,omitempty" json:"device,omitempty"`
+	// GIDIndex for RoCE; nil means auto (the RoCE v2 IPv4 GID).
+	GIDIndex *int `yaml:"gidIndex,omitempty" json:"gidIndex,omitempty"`
+	// Env is set for every tool process (NCCL_*, UCX_* …).
+	Env map[string]string `yaml:"env,omitempty" json:"env,omitempty"`
+	// Timeout bounds one job when the test does not say.
+	Timeout Duration `yaml:"timeout,omitempty" json:"timeout,omitempty"`
+	// Repetitions of each test when the test does not say. Default 1.
+	Repetitions *int `yaml:"repetitions,omitempty" json:"repetitions,omitempty"`
+}
+
+// Pool is a group of endpoints with one role (prefill, decode, ep …).
+type Pool struct {
+	Name     string `yaml:"name" json:"name"`
+	Replicas *int   `yaml:"replicas,omitempty" json:"replicas,omitempty"`
+	// Hosts (ssh backend) lists the host of each replica, cycling.
+	Hosts []string `yaml:"hosts,omitempty" json:"hosts,omitempty"`
+	// Devices lists the RDMA device of each replica, cycling (local
+	// backend on one host with several NICs).
+	Devices []string `yaml:"devices,omitempty" json:"devices,omitempty"`
+	// GPUs per endpoint (nccl-tests -g on one host, GPU resource on kube).
+	GPUs         int               `yaml:"gpus,omitempty" json:"gpus,omitempty"`
+	NodeSelector map[string]string `yaml:"nodeSelector,omitempty" json:"nodeSelector,omitempty"`
+	Env          map[string]string `yaml:"env,omitempty" json:"env,omitempty"`
+	// Networks and Resources override the cluster's for this pool.
+	Networks  []string          `yaml:"networks,omitempty" json:"networks,omitempty"`
+	Resources map[string]string `yaml:"resources,omitempty" json:"resources,omitempty"`
+	// AvoidPools lists pools whose pods must not share a node with this
+	// pool's (prefill and decode on different nodes, so traffic crosses the fabric).
+	AvoidPools []string `yaml:"avoidPools,omitempty" json:"avoidPools,omitempty"`
+
+	Pos Pos `yaml:"-" json:"-"`
+}
+
+// Tool names.
+const (
+	ToolIBWriteBW   = "ib_write_bw"
+	ToolIBReadBW    = "ib_read_bw"
+	ToolIBSendBW    = "ib_send_bw"
+	ToolIBWriteLat  = "ib_write_lat"
+	ToolIBReadLat   = "ib_read_lat"
+	ToolIBSendLat   = "ib_send_lat"
+	ToolRping       = "rping"
+	ToolNixlbench   = "nixlbench"
+	ToolNCCL        = "nccl"
+	ToolUCXPerftest = "ucx_perftest"
+	ToolIperf3      = "iperf3"
+)
+
+// Test is one benchmark between pools.
+type Test struct {
+	Name string `yaml:"name" json:"name"`
+	Tool string `yaml:"tool" json:"tool"`
+	// From is the client / initiator side, To the server / target side.
+	// For nixlbench READ, From (decode) pulls from To (prefill).
+	From    string `yaml:"from,omitempty" json:"from,omitempty"`
+	To      string `yaml:"to,omitempty" json:"to,omitempty"`
+	Pattern string `yaml:"pattern,omitempty" json:"pattern,omitempty"`
+
+	Args Args `yaml:"args,omitempty" json:"args,omitempty"`
+
+	Repetitions *int `yaml:"repetitions,omitempty" json:"repetitions,omitempty"`
+	// Timeout bounds one job of this test; default derived from the args.
+	Timeout Duration          `yaml:"timeout,omitempty" json:"timeout,omitempty"`
+	Env     map[string]string `yaml:"env,omitempty" json:"env,omitempty"`
+	// Requires is "rdma" for tests that need an RDMA device; set by
+	// defaults from the tool, and may be overridden ("tcp" for UCX over TCP).
+	Requires string `yaml:"requires,omitempty" json:"requires,omitempty"`
+
+	Expect Expect `yaml:"expect,omitempty" json:"expect,omitempty"`
+
+	Pos Pos `yaml:"-" json:"-"`
+}
+
+// Args are the tool arguments a test may set. Each tool reads the ones
+// that mean something to it; validation rejects the ones that do not.
+type Args struct {
+	// Sizes to run; perftest runs one process per size, or Sweep (-a).
+	Sizes []Size `yaml:"sizes,omitempty" json:"sizes,omitempty"`
+	// Sweep runs perftest -a (2 B … 8 MiB) in one process.
+	Sweep bool `yaml:"sweep,omitempty" json:"sweep,omitempty"`
+	// QPs is perftest -q.
+	QPs int `yaml:"qps,omitempty" json:"qps,omitempty"`
+	// Iterations is perftest -n, ucx_perftest -n, nccl-tests -n, nixlbench --num_iter.
+	Iterations int `yaml:"iterations,omitempty" json:"iterations,omitempty"`
+	// Duration is perftest -D, iperf3 -t.
+	Duration Duration `yaml:"duration,omitempty" json:"duration,omitempty"`
+	// Bidirectional is perftest -b, iperf3 --bidir.
+	Bidirectional bool `yaml:"bidirectional,omitempty" json:"bidirectional,omitempty"`
+	// ConnectionType is perftest -c (RC, UC, UD, DC …).
+	ConnectionType string `yaml:"connection,omitempty" json:"connection,omitempty"`
+	// MTU is perftest -m.
+	MTU int `yaml:"mtu,omitempty" json:"mtu,omitempty"`
+	// RDMACM uses rdma_cm for connection setup (perftest -R).
+	RDMACM bool `yaml:"rdmaCM,omitempty" json:"rdmaCM,omitempty"`
+	// UseCUDA is the GPU index for perftest --use_cuda (GPUDirect).
+	UseCUDA *int `yaml:"useCuda,omitempty" json:"useCuda,omitempty"`
+	// Count is rping -C.
+	Count int `yaml:"count,omitempty" json:"count,omitempty"`
+
+	// Backend is the NIXL backend: UCX, UCCL, LIBFABRIC (nixlbench --backend).
+	Backend string `yaml:"backend,omitempty" json:"backend,omitempty"`
+	// Backends runs nixlbench once per backend, to compare them.
+	Backends []string `yaml:"backends,omitempty" json:"backends,omitempty"`
+	// Op is READ or WRITE (nixlbench --op_type).
+	Op string `yaml:"op,omitempty" json:"op,omitempty"`
+	// InitiatorSeg and TargetSeg are DRAM or VRAM.
+	InitiatorSeg string `yaml:"initiatorSeg,omitempty" json:"initiatorSeg,omitempty"`
+	TargetSeg    string `yaml:"targetSeg,omitempty" json:"targetSeg,omitempty"`
+	// MinSize and MaxSize bound a sweep (nixlbench block sizes, nccl -b/-e).
+	MinSize Size `yaml:"minSize,omitempty" json:"minSize,omitempty"`
+	MaxSize Size `yaml:"maxSize,omitempty" json:"maxSize,omitempty"`
+	// StepFactor is nccl-tests -f.
+	StepFactor int `yaml:"stepFactor,omitempty" json:"stepFactor,omitempty"`
+	// MaxBatch is nixlbench --max_batch_size.
+	MaxBatch int `yaml:"maxBatch,omitempty" json:"maxBatch,omitempty"`
+
+	// Collective is the nccl-tests operation: all_reduce, all_gather,
+	// reduce_scatter, alltoall, sendrecv, broadcast.
+	Collective string `yaml:"collective,omitempty" json:"collective,omitempty"`
+	// DataType is nccl-tests -d.
+	DataType string `yaml:"dataType,omitempty" json:"dataType,omitempty"`
+
+	// Test is the ucx_perftest -t test (tag_bw, ucp_put_bw, tag_lat …).
+	Test string `yaml:"test,omitempty" json:"test,omitempty"`
+	// Transports is UCX_TLS for ucx_perftest and nixlbench over UCX.
+	Transports string `yaml:"transports,omitempty" json:"transports,omitempty"`
+
+	// Streams is iperf3 -P.
+	Streams int `yaml:"streams,omitempty" json:"streams,omitempty"`
+
+	// Extra arguments appended verbatim to both sides' command lines.
+	Extra []string `yaml:"extra,omitempty" json:"extra,omitempty"`
+}
+
+// Expect is what a test must reach to pass.
+type Expect struct {
+	// MinLineRate is the least bandwidth as a percent of line rate ("90%"),
+	// judged on the best size (or on every size in MinSize… when AllSizes).
+	MinLineRate Percent `yaml:"minLineRate,omitempty" json:"minLineRate,omitempty"`
+	// MinBandwidth is an absolute floor ("350Gb/s").
+	MinBandwidth Rate `yaml:"minBandwidth,omitempty" json:"minBandwidth,omitempty"`
+	// MinBusBW is the nccl-tests average bus bandwidth floor ("40GB/s").
+	MinBusBW Rate `yaml:"minBusBW,omitempty" json:"minBusBW,omitempty"`
+	// MaxLatency is a ceiling on average latency ("5us").
+	MaxLatency Duration `yaml:"maxLatency,omitempty" json:"maxLatency,omitempty"`
+	// MaxP99Latency is a ceiling on the 99th percentile latency.
+	MaxP99Latency Duration `yaml:"maxP99Latency,omitempty" json:"maxP99Latency,omitempty"`
+	// Transport is "rdma" when a TCP fallback must fail the test.
+	Transport string `yaml:"transport,omitempty" json:"transport,omitempty"`
+	// MinPings for rping: at least this many completed pings.
+	MinPings int `yaml:"minPings,omitempty" json:"minPings,omitempty"`
+}

@@ -1,0 +1,173 @@
+// Package units parses and formats the quantities people write in scenarios
+// and read in reports: sizes (4KiB), rates (400Gb/s), percents (90%) and
+// durations (10s). Rates are held in bits per second everywhere.
+package units
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// ParseSize reads a byte size: plain bytes ("65536"), binary suffixes
+// ("4KiB", "8MiB", "1GiB"), decimal suffixes ("4KB" = 4000) and the short
+// K/M/G forms the tools themselves take ("64K" = 65536, as perftest and
+// nccl-tests read them).
+func ParseSize(s string) (int64, error) {
+	t := strings.TrimSpace(s)
+	if t == "" {
+		return 0, fmt.Errorf("empty size")
+	}
+	num, suffix := splitNumber(t)
+	if num == "" {
+		return 0, fmt.Errorf("%q is not a size: it must start with a number", s)
+	}
+	mult, ok := sizeSuffixes[strings.ToLower(strings.TrimSpace(suffix))]
+	if !ok {
+		return 0, fmt.Errorf("%q has an unknown size unit %q (use B, KiB, MiB, GiB, KB, MB, GB)", s, suffix)
+	}
+	v, err := strconv.ParseFloat(num, 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, fmt.Errorf("%q is not a size", s)
+	}
+	bytes := v * float64(mult)
+	if bytes != math.Trunc(bytes) {
+		return 0, fmt.Errorf("%q is not a whole number of bytes", s)
+	}
+	if bytes > float64(math.MaxInt64/2) {
+		return 0, fmt.Errorf("%q is too large", s)
+	}
+	return int64(bytes), nil
+}
+
+var sizeSuffixes = map[string]int64{
+	"": 1, "b": 1,
+	"k": 1 << 10, "kib": 1 << 10, "kb": 1000,
+	"m": 1 << 20, "mib": 1 << 20, "mb": 1000 * 1000,
+	"g": 1 << 30, "gib": 1 << 30, "gb": 1000 * 1000 * 1000,
+	"t": 1 << 40, "tib": 1 << 40, "tb": 1000 * 1000 * 1000 * 1000,
+}
+
+// ParseRate reads a link or bandwidth rate and returns bits per second.
+// Bits: "400Gb/s", "200Gbps", "100Gbit/s", "25Mb/s". Bytes: "25GB/s",
+// "12.5GBps" (decimal: 1 GB = 10^9 bytes), "1GiB/s" (binary).
+func ParseRate(s string) (float64, error) {
+	t := strings.TrimSpace(s)
+	num, suffix := splitNumber(t)
+	if num == "" {
+		return 0, fmt.Errorf("%q is not a rate: it must start with a number, like 400Gb/s", s)
+	}
+	v, err := strconv.ParseFloat(num, 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, fmt.Errorf("%q is not a rate", s)
+	}
+	mult, ok := rateSuffixes[strings.TrimSpace(suffix)]
+	if !ok {
+		return 0, fmt.Errorf("%q has an unknown rate unit %q (use Gb/s, Gbps, GB/s, Mb/s …)", s, suffix)
+	}
+	return v * mult, nil
+}
+
+var rateSuffixes = func() map[string]float64 {
+	m := map[string]float64{}
+	prefixes := map[string]float64{"": 1, "K": 1e3, "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
+	binary := map[string]float64{"Ki": 1 << 10, "Mi": 1 << 20, "Gi": 1 << 30, "Ti": 1 << 40}
+	for p, f := range prefixes {
+		for _, bit := range []string{"b/s", "bps", "bit/s", "bits/s"} {
+			m[p+bit] = f
+		}
+		for _, byt := range []string{"B/s", "Bps"} {
+			m[p+byt] = f * 8
+		}
+	}
+	for p, f := range binary {
+		m[p+"B/s"] = f * 8
+		m[p+"b/s"] = f
+	}
+	return m
+}()
+
+// ParsePercent reads "90%" (or "90") and returns 90.
+func ParsePercent(s string) (float64, error) {
+	t := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(s), "%"))
+	v, err := strconv.ParseFloat(t, 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, fmt.Errorf("%q is not a percent, like 90%%", s)
+	}
+	return v, nil
+}
+
+// ParseDuration reads a Go duration ("10s", "1m30s") or plain seconds ("10").
+func ParseDuration(s string) (time.Duration, error) {
+	t := strings.TrimSpace(s)
+	if v, err := strconv.ParseFloat(t, 64); err == nil {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return 0, fmt.Errorf("%q is not a duration", s)
+		}
+		return time.Duration(v * float64(time.Second)), nil
+	}
+	d, err := time.ParseDuration(t)
+	if err != nil {
+		return 0, fmt.Errorf("%q is not a duration, like 10s or 2m", s)
+	}
+	return d, nil
+}
+
+// splitNumber splits "400Gb/s" into "400" and "Gb/s".
+func splitNumber(s string) (num, rest string) {
+	i := 0
+	for i < len(s) && (s[i] >= '0' && s[i] <= '9' || s[i] == '.' || (i == 0 && (s[i] == '-' || s[i] == '+'))) {
+		i++
+	}
+	// Allow an exponent such as 1e9.
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') && i+1 < len(s) && (s[i+1] >= '0' && s[i+1] <= '9' || s[i+1] == '-') {
+		j := i + 2
+		for j < len(s) && s[j] >= '0' && s[j] <= '9' {
+			j++
+		}
+		i = j
+	}
+	return s[:i], s[i:]
+}
+
+// FormatRate renders bits per second for NICs: "392.1 Gb/s".
+func FormatRate(bps float64) string {
+	switch {
+	case bps >= 1e12:
+		return fmt.Sprintf("%.2f Tb/s", bps/1e12)
+	case bps >= 1e9:
+		return fmt.Sprintf("%.2f Gb/s", bps/1e9)
+	case bps >= 1e6:
+		return fmt.Sprintf("%.2f Mb/s", bps/1e6)
+	case bps >= 1e3:
+		return fmt.Sprintf("%.2f Kb/s", bps/1e3)
+	}
+	return fmt.Sprintf("%.0f b/s", bps)
+}
+
+// FormatByteRate renders bits per second as bytes for collectives: "45.20 GB/s".
+func FormatByteRate(bps float64) string {
+	Bps := bps / 8
+	switch {
+	case Bps >= 1e9:
+		return fmt.Sprintf("%.2f GB/s", Bps/1e9)
+	case Bps >= 1e6:
+		return fmt.Sprintf("%.2f MB/s", Bps/1e6)
+	}
+	return fmt.Sprintf("%.2f KB/s", Bps/1e3)
+}
+
+// FormatSize renders bytes with binary units: "4KiB", "1MiB", "1536B".
+func FormatSize(b int64) string {
+	for _, u := range []struct {
+		n    int64
+		name string
+	}{{1 << 40, "TiB"}, {1 << 30, "GiB"}, {1 << 20, "MiB"}, {1 << 10, "KiB"}} {
+		if b >= u.n && b%u.n == 0 {
+			return fmt.Sprintf("%d%s", b/u.n, u.name)
+		}
+	}
+	return fmt.Sprintf("%dB", b)
+}
