@@ -99,7 +99,9 @@ type PlannedCommand struct {
 	// Ready says how the runner knows this side is ready for the next
 	// command to start: "listen" (port in the listen table), "line:TEXT"
 	// (a line of output contains TEXT), "etcd:PREFIX" (a key exists),
-	// "" (no wait; the next command retries on its own).
+	// "retry" (the readiness cannot be seen, as with rping's RDMA-CM
+	// port: the next command is retried while it fails fast, within the
+	// leg's bound), "" (no wait).
 	Ready string `json:"ready,omitempty"`
 	// Parse is true for the side whose output holds the result.
 	Parse bool `json:"parse,omitempty"`
