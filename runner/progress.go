@@ -125,7 +125,10 @@ func (p *progress) done(rep *report.Report) {
 // headline is the result's main figure in words.
 func headline(res report.Result) string {
 	if res.BestBps > 0 {
-		s := units.FormatRate(res.BestBps) + " @ " + units.FormatSize(res.BestBytes)
+		s := units.FormatRate(res.BestBps)
+		if res.BestBytes > 0 {
+			s += " @ " + units.FormatSize(res.BestBytes)
+		}
 		if res.Efficiency != nil {
 			s += fmt.Sprintf(" (%.1f%% of line rate)", *res.Efficiency)
 		}

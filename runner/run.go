@@ -273,7 +273,8 @@ func (r *run) finish(ctx context.Context, rep *report.Report, runErr error) (*re
 	r.mu.Lock()
 	rep.Results = append([]report.Result(nil), r.results...)
 	r.mu.Unlock()
-	sort.SliceStable(rep.Results, func(i, j int) bool { return resultLess(rep.Results[i], rep.Results[j]) })
+	order := r.planOrder()
+	sort.SliceStable(rep.Results, func(i, j int) bool { return resultLess(order, rep.Results[i], rep.Results[j]) })
 	rep.Summary = summarize(rep.Results)
 	rep.Run.End = time.Now().UTC()
 	if ctx.Err() != nil {
@@ -314,12 +315,24 @@ func (r *run) newReport() *report.Report {
 	return &report.Report{SchemaVersion: report.SchemaVersion, Run: meta}
 }
 
-func resultLess(a, b report.Result) bool {
-	if a.Round != b.Round {
-		return a.Round < b.Round
+// planOrder numbers jobs in plan order (skipped tests first).
+func (r *run) planOrder() map[string]int {
+	order := map[string]int{}
+	for _, s := range r.cfg.Plan.Skipped {
+		order[s.Test] = len(order)
 	}
-	if a.JobID != b.JobID {
-		return a.JobID < b.JobID
+	for _, round := range r.cfg.Plan.Rounds {
+		for _, j := range round.Jobs {
+			order[j.ID] = len(order)
+		}
+	}
+	return order
+}
+
+// resultLess orders results as the plan does: job by job, leg by leg.
+func resultLess(order map[string]int, a, b report.Result) bool {
+	if order[a.JobID] != order[b.JobID] {
+		return order[a.JobID] < order[b.JobID]
 	}
 	return a.Leg < b.Leg
 }
