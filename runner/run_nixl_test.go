@@ -13,8 +13,8 @@ import (
 
 	"github.com/rdmabench/rdmabench/parsers"
 	"github.com/rdmabench/rdmabench/report"
-	"github.com/rdmabench/rdmabench/runner/local"
 	runetcd "github.com/rdmabench/rdmabench/runner/etcd"
+	"github.com/rdmabench/rdmabench/runner/local"
 )
 
 // nixlPlan is a two-rank nixlbench job: the initiator starts first and
