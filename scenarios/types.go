@@ -58,6 +58,9 @@ type Scenario struct {
 
 	// File is the path the scenario was read from (not part of the YAML).
 	File string `yaml:"-" json:"-"`
+	// Positions tells where each field was written (nil for a scenario
+	// built in code); validation and the planner use it for file:line:col.
+	Positions *Positions `yaml:"-" json:"-"`
 }
 
 // Metadata names the scenario.
@@ -88,6 +91,8 @@ type Cluster struct {
 	ServiceAccount string `yaml:"serviceAccount,omitempty" json:"serviceAccount,omitempty"`
 	// StartupTimeout bounds how long pods may take to become ready.
 	StartupTimeout Duration `yaml:"startupTimeout,omitempty" json:"startupTimeout,omitempty"`
+
+	Pos Pos `yaml:"-" json:"-"`
 }
 
 // Host is one machine of the ssh backend.
@@ -104,6 +109,8 @@ type Host struct {
 	KnownHostsFile string `yaml:"knownHostsFile,omitempty" json:"knownHostsFile,omitempty"`
 	// InsecureIgnoreHostKey turns known_hosts checking off (test rigs only).
 	InsecureIgnoreHostKey bool `yaml:"insecureIgnoreHostKey,omitempty" json:"insecureIgnoreHostKey,omitempty"`
+
+	Pos Pos `yaml:"-" json:"-"`
 }
 
 // Defaults for pools and tests.
