@@ -138,7 +138,11 @@ func syntaxError(c *collector, data []byte, err error) {
 		c.add(p, "", "YAML indents with spaces only: replace the tab with spaces", "a tab character is used for indentation")
 		return
 	}
-	c.add(Pos{Line: line, Col: firstColumn(data, line)}, "", syntaxHint(msg), "YAML syntax error: %s", msg)
+	col := firstColumn(data, line)
+	if strings.Contains(msg, "mapping values are not allowed") {
+		col = secondColon(data, line, col)
+	}
+	c.add(Pos{Line: line, Col: col}, "", syntaxHint(msg), "YAML syntax error: %s", msg)
 }
 
 // maxSearchLines bounds the line search below (it parses once per line).
@@ -223,6 +227,24 @@ func tabIndent(data []byte, limit int) (Pos, bool) {
 		}
 	}
 	return Pos{}, false
+}
+
+// secondColon is the column of the second ": " on a line (the one YAML
+// cannot take: "from: decode: prefill"), or def.
+func secondColon(data []byte, line, def int) int {
+	lines := strings.Split(string(data), "\n")
+	if line < 1 || line > len(lines) {
+		return def
+	}
+	l := lines[line-1] + " "
+	first := strings.Index(l, ": ")
+	if first < 0 {
+		return def
+	}
+	if second := strings.Index(l[first+2:], ": "); second >= 0 {
+		return first + 2 + second + 1
+	}
+	return def
 }
 
 // firstColumn is the column of the first non-blank character of a line.

@@ -15,6 +15,10 @@ type FieldError struct {
 	Path    string `json:"path,omitempty"`
 	Message string `json:"message"`
 	Hint    string `json:"hint,omitempty"`
+
+	// covers is a path whose later problems this one explains (an unknown
+	// key "pool" explains a missing "pools").
+	covers string
 }
 
 // Error renders the one-line form every rdmabench command prints.

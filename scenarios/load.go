@@ -56,11 +56,16 @@ func merge(decodeErr, validateErr error) error {
 
 func underAny(path string, list ErrorList) bool {
 	for _, e := range list {
-		if e.Path != "" && (path == e.Path || strings.HasPrefix(path, e.Path+".") || strings.HasPrefix(path, e.Path+"[")) {
+		if under(path, e.Path) || under(path, e.covers) {
 			return true
 		}
 	}
 	return false
+}
+
+// under reports whether path is parent or below it.
+func under(path, parent string) bool {
+	return parent != "" && (path == parent || strings.HasPrefix(path, parent+".") || strings.HasPrefix(path, parent+"["))
 }
 
 func readFile(path string) ([]byte, error) {

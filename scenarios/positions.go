@@ -25,9 +25,25 @@ func (p *Positions) Has(path string) bool {
 }
 
 // Value is where the value at path was written; for a field that was not
-// written, it is the position of its nearest written parent.
+// written, it is where its nearest written parent starts (its key, such as
+// "cluster:", or the first line of a list item).
 func (p *Positions) Value(path string) Pos {
-	return p.lookup(p.valueMap(), path)
+	if p == nil {
+		return Pos{Line: 1, Col: 1}
+	}
+	if pos, ok := p.value[path]; ok {
+		return pos
+	}
+	for path != "" {
+		path = parentPath(path)
+		if pos, ok := p.key[path]; ok {
+			return pos
+		}
+		if pos, ok := p.value[path]; ok {
+			return pos
+		}
+	}
+	return Pos{Line: 1, Col: 1}
 }
 
 // Key is where the key of the field at path was written (the value's
@@ -40,25 +56,6 @@ func (p *Positions) Key(path string) Pos {
 		return pos
 	}
 	return p.Value(path)
-}
-
-func (p *Positions) valueMap() map[string]Pos {
-	if p == nil {
-		return nil
-	}
-	return p.value
-}
-
-func (p *Positions) lookup(m map[string]Pos, path string) Pos {
-	for {
-		if pos, ok := m[path]; ok {
-			return pos
-		}
-		if path == "" {
-			return Pos{Line: 1, Col: 1}
-		}
-		path = parentPath(path)
-	}
 }
 
 // parentPath drops the last element: "a.b[2]" → "a.b", "a.b" → "a".

@@ -90,8 +90,11 @@ func (d *decoder) want(n *yaml.Node, kind yaml.Kind, path, what string) bool {
 		return true
 	}
 	hint := "write " + what
-	if kind == yaml.SequenceNode && n.Kind == yaml.ScalarNode {
+	switch {
+	case kind == yaml.SequenceNode && n.Kind == yaml.ScalarNode:
 		hint = "write a list, even of one item: [" + n.Value + "] or a \"- \" line per item"
+	case kind == yaml.SequenceNode && n.Kind == yaml.MappingNode:
+		hint = "write a list: start each item with \"- \""
 	}
 	d.c.add(nodePos(n), path, hint, "must be %s, not %s", shapeName(kind, what), kindName(n))
 	return false
@@ -209,7 +212,11 @@ func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, path string) {
 	d.eachKey(n, path, func(k, val *yaml.Node, p string) {
 		idx, ok := fields[k.Value]
 		if !ok {
-			d.c.add(nodePos(k), p, suggest(k.Value, "keys here", sortedKeys(fields)), "unknown key %q", k.Value)
+			keys := sortedKeys(fields)
+			d.c.add(nodePos(k), p, suggest(k.Value, "keys here", keys), "unknown key %q", k.Value)
+			if n := nearest(k.Value, keys); n != "" {
+				d.c.errs[len(d.c.errs)-1].covers = joinPath(path, n)
+			}
 			return
 		}
 		d.value(val, v.Field(idx), p)

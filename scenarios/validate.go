@@ -130,3 +130,16 @@ func plural(n int, word string) string {
 	}
 	return fmt.Sprintf("%d %ss", n, word)
 }
+
+// undecoded reports a section that was written but could not be decoded
+// (a mapping where a list belongs): references into it are not checked,
+// since the decode error already says what is wrong.
+func (v *validator) undecoded(path string) bool {
+	switch path {
+	case "pools":
+		return v.pos.Has(path) && len(v.s.Pools) == 0
+	case "hosts":
+		return v.pos.Has(path) && len(v.s.Hosts) == 0
+	}
+	return false
+}

@@ -89,7 +89,7 @@ func (v *validator) poolBackendFields(path string, p *Pool) {
 		v.errf(path, "list the hosts its replicas run on: hosts: ["+firstOr(v.hostNames(), "node1")+"]", "pool %q has no hosts (the ssh backend needs them)", p.Name)
 	}
 	for j, h := range p.Hosts {
-		if !contains(v.hostNames(), h) {
+		if !contains(v.hostNames(), h) && !v.undecoded("hosts") {
 			v.errf(fmt.Sprintf("%s.hosts[%d]", path, j), suggest(h, "hosts", v.hostNames()), "unknown host %q", h)
 		}
 	}

@@ -79,7 +79,7 @@ func (v *validator) poolRef(path, name string, required bool) *Pool {
 		return nil
 	}
 	p := v.pool(name)
-	if p == nil {
+	if p == nil && !v.undecoded("pools") {
 		v.errf(path, suggest(name, "pools", v.poolNames()), "unknown pool %q", name)
 	}
 	return p
