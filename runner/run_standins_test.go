@@ -45,16 +45,16 @@ func standins(t testing.TB) {
 			standinErr = err
 			return
 		}
+		args := []string{"build", "-o", standinDir}
 		for _, e := range ents {
-			if !e.IsDir() {
-				continue
+			if e.IsDir() && e.Name() != "internal" {
+				args = append(args, "./testdata/standins/"+e.Name())
 			}
-			cmd := exec.Command("go", "build", "-o", standinDir, "./testdata/standins/"+e.Name())
-			cmd.Dir = root
-			if out, err := cmd.CombinedOutput(); err != nil {
-				standinErr = &buildError{e.Name(), string(out), err}
-				return
-			}
+		}
+		cmd := exec.Command("go", args...)
+		cmd.Dir = root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			standinErr = &buildError{"stand-ins", string(out), err}
 		}
 	})
 	if standinErr != nil {
@@ -69,6 +69,50 @@ type buildError struct {
 }
 
 func (e *buildError) Error() string { return e.name + ": " + e.err.Error() + "\n" + e.out }
+
+// ncclRows reads nccl-tests rows (size → out-of-place busbw GB/s) and
+// the "Avg bus bandwidth" footer, independently of the parsers package.
+func ncclRows(r io.Reader) (map[int64]float64, float64, error) {
+	rows := map[int64]float64{}
+	avg := -1.0
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		line := sc.Text()
+		if v, ok := strings.CutPrefix(line, "# Avg bus bandwidth    : "); ok {
+			avg, _ = strconv.ParseFloat(strings.Fields(v)[0], 64)
+			continue
+		}
+		f := strings.Fields(line)
+		if len(f) != 13 || strings.HasPrefix(line, "#") {
+			continue
+		}
+		size, err1 := strconv.ParseInt(f[0], 10, 64)
+		busbw, err2 := strconv.ParseFloat(f[7], 64)
+		if err1 == nil && err2 == nil {
+			rows[size] = busbw
+		}
+	}
+	if avg < 0 {
+		return rows, avg, io.ErrUnexpectedEOF
+	}
+	return rows, avg, sc.Err()
+}
+
+func parseNCCL(r io.Reader) (parsers.Measurement, error) {
+	m := parsers.Measurement{Tool: "nccl"}
+	rows, avg, err := ncclRows(r)
+	if err != nil {
+		m.ErrorClass, m.Error = parsers.ClassTruncated, "no Avg bus bandwidth footer"
+		return m, nil
+	}
+	m.OK, m.AvgBusBWBps = true, parsers.F(avg*8e9)
+	for s := int64(1); s <= 1<<40; s *= 2 {
+		if v, ok := rows[s]; ok {
+			m.Samples = append(m.Samples, parsers.Sample{Bytes: s, BusBWBps: parsers.F(v * 8e9)})
+		}
+	}
+	return m, nil
+}
 
 // nixlRows reads nixlbench's table rows independently of the parsers
 // package: block size and B/W (decimal GB/s).
