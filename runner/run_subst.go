@@ -13,7 +13,10 @@ type substituter struct {
 }
 
 func newSubstituter(eps map[string]backend.Endpoint, etcdURL, runID, out string) substituter {
-	pairs := []string{PlaceholderEtcd, etcdURL, PlaceholderRun, runID, PlaceholderOut, out}
+	pairs := []string{PlaceholderRun, runID, PlaceholderOut, out}
+	if etcdURL != "" {
+		pairs = append(pairs, PlaceholderEtcd, etcdURL)
+	}
 	for name, ep := range eps {
 		pairs = append(pairs, AddrPlaceholder(name), ep.Address)
 	}
