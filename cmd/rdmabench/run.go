@@ -168,7 +168,7 @@ func writeJSON(w io.Writer, v any) error {
 // what failed); main prints nothing more but keeps its exit code.
 type silentError struct{ error }
 
-func (s silentError) Silent() bool { return true }
+func (s silentError) Silent() bool  { return true }
 func (s silentError) Unwrap() error { return s.error }
 
 // ExitCode keeps the wrapped error's code.
