@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -35,6 +36,9 @@ type Config struct {
 	Scenario *scenarios.Scenario
 	// ScenarioBytes is written as scenario.yaml (the scenario as run).
 	ScenarioBytes []byte
+	// ScenarioHash is the sha256 of the scenario file's bytes; default:
+	// of ScenarioBytes.
+	ScenarioHash string
 	// OutDir is the results folder; created if absent.
 	OutDir  string
 	RunID   string
@@ -136,6 +140,9 @@ func (r *run) prepare(ctx context.Context, rep *report.Report) error {
 	for _, ep := range eps {
 		r.endpoints[ep.Name] = ep
 		rep.Endpoints = append(rep.Endpoints, report.EndpointInfo{Name: ep.Name, Pool: ep.Pool, Host: ep.Host, Node: ep.Node, Device: ep.Device, Address: ep.Address})
+		if ep.Host != "" && !slices.Contains(rep.Run.Hosts, ep.Host) {
+			rep.Run.Hosts = append(rep.Run.Hosts, ep.Host)
+		}
 	}
 	if r.cfg.Plan.NeedsEtcd && r.anyJobRuns() {
 		return r.startEtcd(ctx)
@@ -218,7 +225,11 @@ func (r *run) cleanup() {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), bound)
 	defer cancel()
-	_ = r.cfg.Backend.Cleanup(ctx)
+	if r.cfg.Keep && r.cfg.Backend.Name() != "local" {
+		r.progress.printf("--keep: endpoints left in place for debugging; remove them with rdmabench clean")
+	} else if err := r.cfg.Backend.Cleanup(ctx); err != nil {
+		r.progress.printf("clean-up: %v", err)
+	}
 	if r.etcd != nil {
 		r.etcd.Close()
 	}
@@ -309,7 +320,8 @@ func (r *run) newReport() *report.Report {
 	if sc := r.cfg.Scenario; sc != nil {
 		meta.ScenarioFile = sc.File
 	}
-	if len(r.cfg.ScenarioBytes) > 0 {
+	meta.ScenarioHash = r.cfg.ScenarioHash
+	if meta.ScenarioHash == "" && len(r.cfg.ScenarioBytes) > 0 {
 		meta.ScenarioHash = sha256Hex(r.cfg.ScenarioBytes)
 	}
 	return &report.Report{SchemaVersion: report.SchemaVersion, Run: meta}

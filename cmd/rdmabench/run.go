@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -115,7 +117,7 @@ func execute(ctx context.Context, o *runOptions, sc *scenarios.Scenario, plan *r
 	}
 	fmt.Fprintf(o.stderr, "rdmabench: running %s (%d round(s)) on %s; results in %s\n", sc.Metadata.Name, len(plan.Rounds), be.Name(), out)
 	rep, runErr := runner.Run(ctx, runner.Config{
-		Plan: plan, Backend: be, Scenario: sc, ScenarioBytes: asRun, OutDir: out, RunID: o.runID,
+		Plan: plan, Backend: be, Scenario: sc, ScenarioBytes: asRun, ScenarioHash: fileHash(sc.File), OutDir: out, RunID: o.runID,
 		Version: version, LineRate: runner.ResolveLineRate(sc, o.nicRate), Progress: o.stderr, Keep: o.keep,
 	})
 	if rep == nil {
@@ -143,6 +145,16 @@ func renderScenario(sc *scenarios.Scenario) ([]byte, error) {
 	}
 	head := fmt.Sprintf("# The scenario as run (defaults applied), from %s\n", sc.File)
 	return append([]byte(head), body...), nil
+}
+
+// fileHash is the sha256 of the scenario file as the user wrote it.
+func fileHash(path string) string {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
 }
 
 func newBackend(sc *scenarios.Scenario) (backend.Backend, error) {
