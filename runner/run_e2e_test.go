@@ -13,7 +13,7 @@ import (
 	"github.com/rdmabench/rdmabench/scenarios"
 )
 
-const ucxSize = 1 << 20
+const ucxSize = 64 << 10
 
 // realToolsPlan is a ucx_perftest (UCX_TLS=tcp) and an iperf3 job over
 // 127.0.0.1, the way the planner plans them.
@@ -24,10 +24,10 @@ func realToolsPlan(t *testing.T) *Plan {
 		Scenario: "real-tools", Backend: "local", Endpoints: endpoints("client-0", "server-0"),
 		Rounds: []Round{
 			{Index: 0, Test: "ucx-tcp", Jobs: []Job{{
-				ID: "ucx-tcp/r0/client-0->server-0", Test: "ucx-tcp", Tool: "ucx_perftest", Repetitions: 2, TimeoutSec: 60,
-				Legs: []Leg{{From: "client-0", To: "server-0", Variant: "1MiB", Backend: "tcp", Commands: []PlannedCommand{
+				ID: "ucx-tcp/r0/client-0->server-0", Test: "ucx-tcp", Tool: "ucx_perftest", Repetitions: 2, TimeoutSec: 120,
+				Legs: []Leg{{From: "client-0", To: "server-0", Variant: "64KiB", Backend: "tcp", Commands: []PlannedCommand{
 					{Endpoint: "server-0", Role: RoleServer, Argv: []string{"ucx_perftest", "-p", up}, Env: tcp, Port: mustAtoi(up), Ready: ReadyListen},
-					{Endpoint: "client-0", Role: RoleClient, Argv: []string{"ucx_perftest", "${addr:server-0}", "-p", up, "-t", "tag_bw", "-s", strconv.Itoa(ucxSize), "-n", "3000"}, Env: tcp, Parse: true},
+					{Endpoint: "client-0", Role: RoleClient, Argv: []string{"ucx_perftest", "${addr:server-0}", "-p", up, "-t", "tag_bw", "-s", strconv.Itoa(ucxSize), "-n", "500"}, Env: tcp, Parse: true},
 				}}},
 			}}},
 			{Index: 1, Test: "iperf3-tcp", Jobs: []Job{{
@@ -102,7 +102,7 @@ func checkUCX(t *testing.T, out string, r report.Result) {
 		}
 		iters, bps, err := ucxFinal(f)
 		f.Close()
-		if err != nil || iters != 3000 || bps <= 0 {
+		if err != nil || iters != 500 || bps <= 0 {
 			t.Fatalf("raw %s: iters %v bps %v err %v", r.RawOutputs[2*i+1], iters, bps, err)
 		}
 		if got := *rep.Samples[0].BWAvgBps; got != bps {
