@@ -145,22 +145,27 @@ func syntaxError(c *collector, data []byte, err error) {
 	c.add(Pos{Line: line, Col: col}, "", syntaxHint(msg), "YAML syntax error: %s", msg)
 }
 
-// maxSearchLines bounds the line search below (it parses once per line).
-const maxSearchLines = 1000
+// maxSearchBytes bounds the work of the line search below, which parses
+// each prefix of the file once (a scenario of a few hundred lines costs well
+// under a megabyte of parsing).
+const maxSearchBytes = 4 << 20
 
 // errorLine finds the line a syntax error is on. yaml.v3 reports parser
 // errors at the line (0-based) where the enclosing block started, not where
 // the problem is; the first prefix of the file that fails with the same
-// message ends on the line that is wrong.
+// message ends on the line that is wrong. The search starts at the reported
+// line (the problem cannot be before its enclosing block).
 func errorLine(data []byte, msg string, reported int) int {
 	lines := strings.SplitAfter(string(data), "\n")
-	if len(lines) > maxSearchLines {
-		return reported
-	}
-	var prefix strings.Builder
-	for i, l := range lines {
-		prefix.WriteString(l)
-		if err := parseAll([]byte(prefix.String())); err != nil {
+	start := min(max(reported-1, 0), len(lines))
+	end := len(strings.Join(lines[:start], ""))
+	budget := maxSearchBytes
+	for i := start; i < len(lines); i++ {
+		end += len(lines[i])
+		if budget -= end; budget < 0 {
+			break
+		}
+		if err := parseAll(data[:end]); err != nil {
 			if _, m := splitYAMLError(err); m == msg {
 				return i + 1
 			}
