@@ -144,6 +144,8 @@ func (v *validator) testSettings(path string, t *Test) {
 	}
 	if v.pos.Has(path + ".timeout") {
 		v.checkDuration(path+".timeout", &t.Timeout)
+	} else if t.Timeout.IsSet() {
+		_ = t.Timeout.Parse() // copied from defaults.timeout, which reports its own problem
 	}
 	v.checkEnv(path+".env", t.Env)
 	if !v.checkOneOf(path+".requires", t.Requires, "requirements", Requirements) {
