@@ -43,3 +43,37 @@ func FuzzLoad(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkLoad measures loading (decode, defaults, validation) of the
+// largest shipped scenario.
+func BenchmarkLoad(b *testing.B) {
+	data, err := os.ReadFile("pd-disagg.yaml")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		if _, err := LoadBytes("pd-disagg.yaml", data); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkLoadBroken measures the error path, including the search for
+// the line of a syntax error.
+func BenchmarkLoadBroken(b *testing.B) {
+	data, err := os.ReadFile("testdata/broken/many-errors.yaml")
+	if err != nil {
+		b.Fatal(err)
+	}
+	syntax, err := os.ReadFile("testdata/broken/syntax-indentation.yaml")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		_, _ = LoadBytes("many-errors.yaml", data)
+		_, _ = LoadBytes("syntax-indentation.yaml", syntax)
+	}
+}
