@@ -103,16 +103,9 @@ func unsatisfiable(pattern string, from, to *Pool) (msg, hint string) {
 		}
 		return "", ""
 	}
-	switch {
-	case pattern == PatternPairwise && nf != nt:
+	if pattern == PatternPairwise && nf != nt {
 		return fmt.Sprintf("pairwise pairs %s-i with %s-i, but %q has %s and %q has %s", from.Name, to.Name, from.Name, plural(nf, "replica"), to.Name, plural(nt, "replica")),
 			"give both pools the same replicas, or use pattern: all-to-all, one-to-many or many-to-one"
-	case pattern == PatternOneToMany && nf != 1:
-		return fmt.Sprintf("one-to-many sends from a single endpoint, but %q has %s", from.Name, plural(nf, "replica")),
-			"use a from pool of 1 replica, or pattern: all-to-all"
-	case pattern == PatternManyToOne && nt != 1:
-		return fmt.Sprintf("many-to-one sends to a single endpoint, but %q has %s", to.Name, plural(nt, "replica")),
-			"use a to pool of 1 replica, or pattern: all-to-all"
 	}
 	return "", ""
 }
