@@ -24,3 +24,9 @@ e2e: build
 
 clean:
 	rm -rf bin results
+
+# Fuzz the scenario loader and validator for a bounded time.
+FUZZTIME ?= 60s
+.PHONY: fuzz-scenarios
+fuzz-scenarios:
+	$(GO) test ./scenarios -run '^$$' -fuzz FuzzLoad -fuzztime $(FUZZTIME) -fuzzminimizetime 5s

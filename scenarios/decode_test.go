@@ -107,3 +107,20 @@ func TestLoadFileErrors(t *testing.T) {
 		}
 	}
 }
+
+// Whole numbers follow YAML's own rules (0o10 is eight); a leading zero,
+// octal to some YAML readers and decimal to others, is refused.
+func TestDecodeIntegers(t *testing.T) {
+	for text, want := range map[string]int{"4": 4, "0": 0, "0o10": 8, "0x10": 16, "+3": 3} {
+		s := mustDecode(t, minimal+"  - {name: t, tool: ib_write_bw, from: a, to: b, args: {qps: "+text+"}}\n")
+		if s.Tests[0].Args.QPs != want {
+			t.Errorf("qps: %s = %d, want %d", text, s.Tests[0].Args.QPs, want)
+		}
+	}
+	for _, bad := range []string{"4.5", "'4'", "010", "four", "99999999999999999999", "true", "[4]"} {
+		_, err := Decode("t.yaml", []byte(minimal+"  - {name: t, tool: ib_write_bw, from: a, to: b, args: {qps: "+bad+"}}\n"))
+		if err == nil || !strings.Contains(err.Error(), "tests[0].args.qps: ") {
+			t.Errorf("qps: %s: %v", bad, err)
+		}
+	}
+}
