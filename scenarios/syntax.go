@@ -144,4 +144,3 @@ func firstColumn(data []byte, line int) int {
 	l := lines[line-1]
 	return len(l) - len(strings.TrimLeft(l, " \t")) + 1
 }
-
