@@ -23,7 +23,7 @@ func TestDecodePositions(t *testing.T) {
 		t.Errorf("fallback %+v", p)
 	}
 	var nilPos *Positions
-	if nilPos.Has("x") || nilPos.Value("x") != (Pos{1, 1}) {
+	if nilPos.Has("x") || nilPos.Value("x") != (Pos{}) {
 		t.Errorf("nil Positions must be usable")
 	}
 }

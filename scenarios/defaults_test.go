@@ -142,3 +142,24 @@ func TestDefaultsNeverPanic(t *testing.T) {
 		t.Errorf("a scenario built in code validates with positions 1:1: %v", err)
 	}
 }
+
+// A scenario built in code (no positions) is validated on its values:
+// units are parsed and arguments a tool does not read are reported.
+func TestValidateBuiltInCode(t *testing.T) {
+	s := &Scenario{
+		Metadata: Metadata{Name: "code"},
+		Pools:    []Pool{{Name: "a"}, {Name: "b"}},
+		Tests: []Test{
+			{Name: "bw", Tool: ToolIBWriteBW, From: "a", To: "b", Args: Args{Sizes: []Size{{Raw: "64KiB"}}, Duration: Duration{Raw: "5s"}}},
+			{Name: "ping", Tool: ToolRping, From: "a", To: "b", Args: Args{QPs: 2}},
+		},
+	}
+	ApplyDefaults(s)
+	err := Validate(s)
+	if s.Tests[0].Args.Sizes[0].Bytes != 64<<10 || s.Tests[0].Args.Duration.Value != 5*time.Second {
+		t.Errorf("values not parsed: %+v", s.Tests[0].Args)
+	}
+	if err == nil || err.Error() != "tests[1].args.qps: qps means nothing for rping (rping reads args: sizes, count, extra)" {
+		t.Errorf("got %v", err)
+	}
+}

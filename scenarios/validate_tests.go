@@ -113,7 +113,7 @@ func unsatisfiable(pattern string, from, to *Pool) (msg, hint string) {
 // ncclRanks checks an nccl test: every endpoint of from (and to) is one
 // job's ranks, so a pattern means nothing and at least 2 GPUs are needed.
 func (v *validator) ncclRanks(path string, t *Test, from, to *Pool) {
-	if v.pos.Has(path + ".pattern") {
+	if v.written(path+".pattern", t, "pattern") {
 		v.keyErrf(path+".pattern", "nccl runs one job whose ranks are every endpoint of from and to; remove pattern",
 			"pattern means nothing for nccl")
 	}
@@ -132,10 +132,10 @@ func (v *validator) ncclRanks(path string, t *Test, from, to *Pool) {
 
 // testSettings checks repetitions, timeout, env and requires.
 func (v *validator) testSettings(path string, t *Test) {
-	if v.pos.Has(path+".repetitions") && t.Repetitions != nil {
+	if v.written(path+".repetitions", t, "repetitions") && t.Repetitions != nil {
 		v.checkMin(path+".repetitions", *t.Repetitions, 1, "repeat the test at least once")
 	}
-	if v.pos.Has(path + ".timeout") {
+	if v.written(path+".timeout", t, "timeout") {
 		v.checkDuration(path+".timeout", &t.Timeout)
 	} else if t.Timeout.IsSet() {
 		_ = t.Timeout.Parse() // copied from defaults.timeout, which reports its own problem
