@@ -21,6 +21,7 @@ type testCompiler struct {
 	reps     int
 	env      []map[string]string // per endpoint, computed on first use
 	envDone  []bool
+	envForFn func(string) map[string]string
 }
 
 // variant is what differs between the legs of one direction of a job.
@@ -33,6 +34,7 @@ type variant struct {
 func (c *compiler) newTestCompiler(t *scenarios.Test, spec tools.Spec) *testCompiler {
 	tc := &testCompiler{c: c, t: t, spec: spec, variants: variants(t), reps: repetitions(c.s, t),
 		env: make([]map[string]string, len(c.plan.Endpoints)), envDone: make([]bool, len(c.plan.Endpoints))}
+	tc.envForFn = tc.envFor
 	for _, v := range tc.variants {
 		tc.timeouts = append(tc.timeouts, tools.LegTimeout(t, v.size))
 	}
@@ -144,8 +146,10 @@ func (tc *testCompiler) ends(sl slot) (int, int) {
 func (tc *testCompiler) legs(job Job, ranks []int, from, to, port int) (Job, error) {
 	eps := tc.c.plan.Endpoints
 	for _, v := range tc.variants {
-		in := tools.Leg{Test: tc.t, Size: v.size, Backend: v.backend, Port: port,
-			Group: sanitize(job.ID) + "-" + strconv.Itoa(len(job.Legs)), EnvFor: tc.envFor}
+		in := tools.Leg{Test: tc.t, Size: v.size, Backend: v.backend, Port: port, EnvFor: tc.envForFn}
+		if tc.spec.Family == tools.FamilyNixlbench {
+			in.Group = sanitize(job.ID) + "-" + strconv.Itoa(len(job.Legs))
+		}
 		leg := Leg{Variant: v.name, Backend: tc.legBackend(v)}
 		if ranks != nil {
 			in.Ranks = make([]backend.Endpoint, len(ranks))

@@ -154,7 +154,7 @@ func TestNixlbenchCommands(t *testing.T) {
 			env: map[string]string{"UCX_TLS": "rc,cuda_copy", "UCX_NET_DEVICES": "mlx5_1:1"}})
 
 	got = build(t, scenarios.Test{Tool: "nixlbench", Args: scenarios.Args{MaxBatch: 4}}, Leg{Backend: "UCCL", Group: "g"})
-	line = "nixlbench --etcd_endpoints=${etcd} --benchmark_group=rdmabench-${run}-g --backend=UCCL --op_type=READ" +
+	line = "nixlbench --etcd_endpoints=${etcd} --benchmark_group=rdmabench-${run}-g --backend=UCCL --op_type=WRITE" +
 		" --initiator_seg_type=DRAM --target_seg_type=DRAM --start_block_size=4096 --max_block_size=67108864 --max_batch_size=4"
 	check(t, got,
 		expect{endpoint: "decode-0", role: RoleInitiator, argv: line, ready: "line:Registered as rank 0", parse: true},

@@ -10,7 +10,7 @@ import (
 // whatever the nixlbench build's own defaults are.
 const (
 	DefaultNixlBackend  = "UCX"
-	DefaultNixlOp       = "READ" // decode pulls the KV cache from prefill
+	DefaultNixlOp       = "WRITE" // nixlbench's own default, as the scenario loader fills it
 	DefaultNixlSeg      = "DRAM"
 	DefaultNixlMinBlock = 4096
 	DefaultNixlMaxBlock = 64 << 20

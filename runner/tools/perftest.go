@@ -2,6 +2,7 @@ package tools
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/rdmabench/rdmabench/runner/backend"
@@ -29,17 +30,20 @@ func buildPerftest(spec Spec, leg Leg) ([]Command, error) {
 		ready = ReadyRetry
 	}
 	server := Command{Endpoint: leg.Server.Name, Role: RoleServer,
-		Argv: perftestArgv(spec, leg, leg.Server, port), Port: port, Ready: ready}
+		Argv: perftestArgv(spec, leg, leg.Server, port, ""), Port: port, Ready: ready}
 	client := Command{Endpoint: leg.Client.Name, Role: RoleClient,
-		Argv: append(perftestArgv(spec, leg, leg.Client, port), addr(leg.Server.Name)), Parse: true}
+		Argv: perftestArgv(spec, leg, leg.Client, port, addr(leg.Server.Name)), Parse: true}
 	return []Command{server, client}, nil
 }
 
-func perftestArgv(spec Spec, leg Leg, ep backend.Endpoint, port int) []string {
+// perftestArgv builds one side's argv; server is the address the client
+// names last ("" on the server itself). It is built in a scratch array and
+// copied once at its exact length (plans of big all-to-alls hold millions).
+func perftestArgv(spec Spec, leg Leg, ep backend.Endpoint, port int, server string) []string {
 	a := &leg.Test.Args
 	bw := spec.Metric == MetricBandwidth
-	argv := make([]string, 0, 24+len(a.Extra))
-	argv = append(argv, spec.Name)
+	var scratch [32]string
+	argv := append(scratch[:0], spec.Name)
 	if dev := device(ep); dev != "" {
 		argv = append(argv, "-d", dev)
 	}
@@ -81,7 +85,11 @@ func perftestArgv(spec Spec, leg Leg, ep backend.Endpoint, port int) []string {
 	if a.UseCUDA != nil {
 		argv = append(argv, "--use_cuda="+itoa(*a.UseCUDA))
 	}
-	return append(argv, a.Extra...)
+	argv = append(argv, a.Extra...)
+	if server != "" {
+		argv = append(argv, server)
+	}
+	return slices.Clone(argv)
 }
 
 // addr is the placeholder of an endpoint's data address.
