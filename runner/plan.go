@@ -126,21 +126,43 @@ func patternOf(t *scenarios.Test) string {
 
 // skipReason says why a test cannot run on these endpoints, or "".
 func (c *compiler) skipReason(t *scenarios.Test, spec tools.Spec, p pairing) string {
+	rdma := tools.NeedsRDMA(t)
+	ranks := len(p.from)
+	if !p.samePool {
+		ranks += len(p.to)
+	}
 	for _, idx := range [][]int{p.from, p.to} {
 		for _, e := range idx {
 			ep := c.plan.Endpoints[e]
-			if tools.NeedsRDMA(t) && c.opts.HasRDMA != nil && !c.opts.HasRDMA(ep) {
+			if rdma && c.opts.HasRDMA != nil && !c.opts.HasRDMA(ep) {
 				return fmt.Sprintf("%s needs an RDMA device and endpoint %s has none (set requires: tcp for a TCP-capable tool, or run where an RDMA NIC or soft-RoCE is up)", t.Tool, ep.Name)
 			}
-			if c.opts.HasBinary != nil {
-				bin := spec.Binaries[0]
-				if spec.Family == tools.FamilyNCCL {
-					bin = tools.NCCLBinary(t.Args.Collective)
-				}
-				if !c.opts.HasBinary(ep, bin) {
-					return fmt.Sprintf("%s is not installed on endpoint %s: %s", bin, ep.Name, spec.Install)
-				}
+			launcher := spec.Family == tools.FamilyNCCL && ranks > 1 && e == p.from[0]
+			if bin := c.missingBinary(t, spec, ep, launcher); bin != "" {
+				return fmt.Sprintf("%s is not installed on endpoint %s: %s", bin, ep.Name, tools.InstallHint(bin))
 			}
+		}
+	}
+	return ""
+}
+
+// missingBinary is the first binary the test needs on ep that HasBinary
+// says is absent; the launcher of nccl over several endpoints also needs
+// mpirun.
+func (c *compiler) missingBinary(t *scenarios.Test, spec tools.Spec, ep backend.Endpoint, launcher bool) string {
+	if c.opts.HasBinary == nil {
+		return ""
+	}
+	bins := spec.Binaries
+	if spec.Family == tools.FamilyNCCL {
+		bins = []string{tools.NCCLBinary(t.Args.Collective)}
+		if launcher {
+			bins = append(bins, "mpirun")
+		}
+	}
+	for _, b := range bins {
+		if !c.opts.HasBinary(ep, b) {
+			return b
 		}
 	}
 	return ""

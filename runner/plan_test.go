@@ -122,7 +122,7 @@ func TestSkipsMissingBinaryWithHint(t *testing.T) {
 	if len(p.Skipped) != 1 || !strings.Contains(p.Skipped[0].Reason, "rdmacm-utils") {
 		t.Fatalf("skipped %+v", p.Skipped)
 	}
-	if !strings.Contains(strings.Join(asked, ","), "all_gather_perf") {
+	if !strings.Contains(strings.Join(asked, ","), "all_gather_perf") || !strings.Contains(strings.Join(asked, ","), "mpirun") {
 		t.Fatalf("nccl binary not checked by collective: asked %v", asked)
 	}
 }

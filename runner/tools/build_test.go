@@ -255,3 +255,30 @@ func TestLegTimeouts(t *testing.T) {
 		t.Errorf("nixlbench default sweep timeout %v not within 5 to 20 minutes", long)
 	}
 }
+
+func TestInstallHintsAndParsers(t *testing.T) {
+	for bin, want := range map[string]string{
+		"ib_read_lat": "apt-get install perftest", "rping": "rdmacm-utils", "ucx_perftest": "ucx-utils",
+		"iperf3": "apt-get install iperf3", "nixlbench": "images/", "alltoall_perf": "nccl-tests", "mpirun": "openmpi-bin",
+	} {
+		if got := InstallHint(bin); !strings.Contains(got, want) {
+			t.Errorf("InstallHint(%s) = %q, want it to mention %q", bin, got, want)
+		}
+	}
+	if InstallHint("ls") != "" {
+		t.Error("hint for an unknown binary")
+	}
+	for _, tc := range []struct {
+		test scenarios.Test
+		want string
+	}{
+		{scenarios.Test{Tool: "ib_write_bw"}, "ib_write_bw"},
+		{scenarios.Test{Tool: "nccl", Args: scenarios.Args{Collective: "sendrecv"}}, "sendrecv_perf"},
+		{scenarios.Test{Tool: "nccl"}, "all_reduce_perf"},
+		{scenarios.Test{Tool: "nixlbench"}, "nixlbench"},
+	} {
+		if got := ParserOf(&tc.test); got != tc.want {
+			t.Errorf("ParserOf(%s) = %q, want %q", tc.test.Tool, got, tc.want)
+		}
+	}
+}

@@ -8,7 +8,12 @@
 // one case here and one builder file, nothing is registered at init time.
 package tools
 
-import "github.com/rdmabench/rdmabench/scenarios"
+import (
+	"slices"
+	"strings"
+
+	"github.com/rdmabench/rdmabench/scenarios"
+)
 
 // Family groups tools that share a command-line shape and rendezvous.
 type Family string
@@ -61,13 +66,44 @@ type Spec struct {
 }
 
 const (
-	installPerftest = "apt-get install perftest (Debian/Ubuntu; rdma-core's perftest package on RHEL)"
-	installRping    = "apt-get install rdmacm-utils (rping is in librdmacm's examples)"
-	installUCX      = "apt-get install ucx-utils (ucx_perftest)"
-	installIperf3   = "apt-get install iperf3"
-	installNixl     = "build the nixlbench image: make -C images nixlbench (see images/README.md)"
-	installNCCL     = "build the nccl-tests image: make -C images nccl-tests (MPI=1 build for several hosts)"
+	installPerftest = "install perftest (Debian/Ubuntu: apt-get install perftest; RHEL: dnf install perftest)"
+	installRping    = "install rdma-core's examples (Debian/Ubuntu: apt-get install rdmacm-utils; RHEL: dnf install librdmacm-utils)"
+	installUCX      = "install UCX's tools (Debian/Ubuntu: apt-get install ucx-utils; RHEL: dnf install ucx)"
+	installIperf3   = "install iperf3 (Debian/Ubuntu: apt-get install iperf3; RHEL: dnf install iperf3)"
+	installNixl     = "use an image with nixlbench (the project's images/ builds one from ai-dynamo/nixl benchmark/nixlbench)"
+	installNCCL     = "use an image with nccl-tests (the project's images/ builds one; make MPI=1 for several endpoints) and put its build/ on PATH"
+	installMPI      = "install an MPI launcher (Debian/Ubuntu: apt-get install openmpi-bin) on the first rank's endpoint"
 )
+
+// InstallHint says how to get a missing binary, by binary name (ib_read_lat,
+// sendrecv_perf, mpirun …); "" for a binary rdmabench does not know.
+func InstallHint(binary string) string {
+	switch {
+	case binary == "mpirun":
+		return installMPI
+	case strings.HasSuffix(binary, "_perf"):
+		return installNCCL
+	}
+	for _, name := range Names() {
+		if spec, _ := Lookup(name); slices.Contains(spec.Binaries, binary) {
+			return spec.Install
+		}
+	}
+	return ""
+}
+
+// ParserOf is the name the parsers package is given for a test's output:
+// the tool, or for nccl the binary of its collective (sendrecv_perf).
+func ParserOf(t *scenarios.Test) string {
+	spec, ok := Lookup(t.Tool)
+	if !ok {
+		return t.Tool
+	}
+	if spec.Family == FamilyNCCL {
+		return NCCLBinary(t.Args.Collective)
+	}
+	return spec.Parser
+}
 
 // Lookup returns the spec of a tool by its scenario name.
 func Lookup(tool string) (Spec, bool) {
