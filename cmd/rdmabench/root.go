@@ -26,7 +26,11 @@ against the NIC's line rate.`,
 
 	root.AddCommand(
 		newVersionCmd(stdout),
+		newValidateCmd(stdout, stderr),
+		newInitCmd(stdout, stderr),
+		newSchemaCmd(stdout),
 	)
+	enforceUsageErrors(root)
 	return root
 }
 
