@@ -24,6 +24,10 @@ type CompileOptions struct {
 	// ResolveDevice names the RDMA device of an endpoint whose device is
 	// unset or "auto" (NIC discovery); "" leaves it to the tool.
 	ResolveDevice func(ep backend.Endpoint) string
+	// PortOffset shifts every rendezvous port (tool default + the job's
+	// place in its round), for hosts where the defaults are taken or
+	// several runs share a host.
+	PortOffset int
 }
 
 // Compile turns a loaded (defaulted, validated) scenario into a plan:

@@ -115,7 +115,7 @@ func (tc *testCompiler) job(global, r, j int, sl slot) (Job, error) {
 	}
 	port := 0
 	if tc.spec.DefaultPort > 0 {
-		port = tc.spec.DefaultPort + j
+		port = tc.spec.DefaultPort + tc.c.opts.PortOffset + j
 	}
 	if sl.ranks != nil {
 		job.Pattern = ""

@@ -265,3 +265,18 @@ func TestPlanErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestPortOffset(t *testing.T) {
+	s := scenario([]scenarios.Pool{pool("a", 4)}, scenarios.Test{Name: "w", Tool: "ib_write_bw", From: "a"})
+	p, err := Compile(s, CompileOptions{PortOffset: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	jobs := p.Rounds[0].Jobs
+	if len(jobs) != 2 || jobs[0].Legs[0].Commands[0].Port != 18615 || jobs[1].Legs[0].Commands[0].Port != 18616 {
+		t.Fatalf("ports with offset 100: %+v", jobs)
+	}
+	if argv := jobs[1].Legs[0].Commands[1].Argv; strings.Join(argv, " ") != "ib_write_bw -i 1 -F --report_gbits -p 18616 ${addr:a-3}" {
+		t.Fatalf("client argv %q", argv)
+	}
+}
