@@ -24,3 +24,8 @@ e2e: build
 
 clean:
 	rm -rf bin results
+
+# Planner benchmark: a 512-endpoint all-to-all (ns/op, B/op, allocs/op).
+.PHONY: bench-plan
+bench-plan:
+	$(GO) test -run '^$$' -bench CompileAllToAll512 -benchmem -count 3 ./runner/

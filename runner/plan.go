@@ -42,7 +42,7 @@ func Compile(s *scenarios.Scenario, opts CompileOptions) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &compiler{s: s, opts: opts, poolIdx: poolIdx,
+	c := &compiler{s: s, opts: opts, poolIdx: poolIdx, strs: tools.NewStrings(),
 		plan: &Plan{Scenario: s.Metadata.Name, Backend: backendOf(s), Endpoints: eps}}
 	c.byName = make(map[string]int, len(eps))
 	for i, ep := range eps {
@@ -63,6 +63,7 @@ type compiler struct {
 	plan    *Plan
 	poolIdx map[string][]int
 	byName  map[string]int
+	strs    *tools.Strings
 }
 
 func (c *compiler) test(i int) error {

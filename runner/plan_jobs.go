@@ -22,6 +22,8 @@ type testCompiler struct {
 	env      []map[string]string // per endpoint, computed on first use
 	envDone  []bool
 	envForFn func(string) map[string]string
+	strs     *tools.Strings
+	scratch  []tools.Command // reused by every leg
 }
 
 // variant is what differs between the legs of one direction of a job.
@@ -35,6 +37,7 @@ func (c *compiler) newTestCompiler(t *scenarios.Test, spec tools.Spec) *testComp
 	tc := &testCompiler{c: c, t: t, spec: spec, variants: variants(t), reps: repetitions(c.s, t),
 		env: make([]map[string]string, len(c.plan.Endpoints)), envDone: make([]bool, len(c.plan.Endpoints))}
 	tc.envForFn = tc.envFor
+	tc.strs = c.strs
 	for _, v := range tc.variants {
 		tc.timeouts = append(tc.timeouts, tools.LegTimeout(t, v.size))
 	}
@@ -146,7 +149,7 @@ func (tc *testCompiler) ends(sl slot) (int, int) {
 func (tc *testCompiler) legs(job Job, ranks []int, from, to, port int) (Job, error) {
 	eps := tc.c.plan.Endpoints
 	for _, v := range tc.variants {
-		in := tools.Leg{Test: tc.t, Size: v.size, Backend: v.backend, Port: port, EnvFor: tc.envForFn}
+		in := tools.Leg{Test: tc.t, Size: v.size, Backend: v.backend, Port: port, EnvFor: tc.envForFn, Strings: tc.strs}
 		if tc.spec.Family == tools.FamilyNixlbench {
 			in.Group = sanitize(job.ID) + "-" + strconv.Itoa(len(job.Legs))
 		}
@@ -161,10 +164,11 @@ func (tc *testCompiler) legs(job Job, ranks []int, from, to, port int) (Job, err
 			in.Client, in.Server = eps[from], eps[to]
 			leg.From, leg.To = eps[from].Name, eps[to].Name
 		}
-		cmds, err := tools.Build(tc.spec, in)
+		cmds, err := tools.AppendCommands(tc.scratch[:0], tc.spec, in)
 		if err != nil {
 			return job, err
 		}
+		tc.scratch = cmds
 		leg.Commands = make([]PlannedCommand, len(cmds))
 		for i, cm := range cmds {
 			leg.Commands[i] = PlannedCommand{Endpoint: cm.Endpoint, Role: cm.Role, Argv: cm.Argv,

@@ -48,6 +48,49 @@ type Leg struct {
 	// EnvFor returns the environment a command on an endpoint will get
 	// (nccl's mpirun forwards it to every rank with -x). May be nil.
 	EnvFor func(endpoint string) map[string]string
+	// Strings, when set, shares the strings that recur across the legs of
+	// a plan (numbers, address placeholders): a 512-endpoint all-to-all
+	// has half a million commands. May be nil.
+	Strings *Strings
+}
+
+// Strings interns the small strings command lines repeat. Not safe for
+// concurrent use; one per Compile.
+type Strings struct {
+	nums  map[int64]string
+	addrs map[string]string
+}
+
+// NewStrings returns an empty interner.
+func NewStrings() *Strings {
+	return &Strings{nums: map[int64]string{}, addrs: map[string]string{}}
+}
+
+func (l *Leg) i64toa(n int64) string {
+	if l.Strings == nil {
+		return strconv.FormatInt(n, 10)
+	}
+	s, ok := l.Strings.nums[n]
+	if !ok {
+		s = strconv.FormatInt(n, 10)
+		l.Strings.nums[n] = s
+	}
+	return s
+}
+
+func (l *Leg) itoa(n int) string { return l.i64toa(int64(n)) }
+
+// addr is the placeholder of an endpoint's data address.
+func (l *Leg) addr(endpoint string) string {
+	if l.Strings == nil {
+		return addr(endpoint)
+	}
+	s, ok := l.Strings.addrs[endpoint]
+	if !ok {
+		s = addr(endpoint)
+		l.Strings.addrs[endpoint] = s
+	}
+	return s
 }
 
 // Command is one process of a leg, in start order. Env holds only what the
@@ -64,29 +107,34 @@ type Command struct {
 }
 
 // Build returns the commands of one leg, servers (or the first rank) first.
-func Build(spec Spec, leg Leg) ([]Command, error) {
+func Build(spec Spec, leg Leg) ([]Command, error) { return AppendCommands(nil, spec, leg) }
+
+// AppendCommands is Build appending to dst, so that a planner can reuse
+// one scratch slice for every leg.
+func AppendCommands(dst []Command, spec Spec, leg Leg) ([]Command, error) {
 	if leg.Test == nil {
-		return nil, fmt.Errorf("tools: leg without a test")
+		return dst, fmt.Errorf("tools: leg without a test")
 	}
+	var cmds []Command
+	var err error
 	switch spec.Family {
 	case FamilyPerftest:
-		return buildPerftest(spec, leg)
+		return appendPerftest(dst, spec, &leg)
 	case FamilyRping:
-		return buildRping(spec, leg)
+		cmds, err = buildRping(spec, &leg)
 	case FamilyNixlbench:
-		return buildNixlbench(leg)
+		cmds, err = buildNixlbench(&leg)
 	case FamilyNCCL:
-		return buildNCCL(leg)
+		cmds, err = buildNCCL(&leg)
 	case FamilyUCX:
-		return buildUCX(leg)
+		cmds, err = buildUCX(&leg)
 	case FamilyIperf3:
-		return buildIperf3(spec, leg)
+		cmds, err = buildIperf3(spec, &leg)
+	default:
+		return dst, fmt.Errorf("tools: no command builder for tool %q", spec.Name)
 	}
-	return nil, fmt.Errorf("tools: no command builder for tool %q", spec.Name)
+	return append(dst, cmds...), err
 }
-
-func itoa(n int) string     { return strconv.Itoa(n) }
-func i64toa(n int64) string { return strconv.FormatInt(n, 10) }
 
 // device is the RDMA device to name on a command line; "" and "auto"
 // leave the choice to the tool (its first device).

@@ -8,13 +8,13 @@ const DefaultIperf3Secs = 10
 //
 //	iperf3 -s -1 -p PORT
 //	iperf3 -c ${addr:SERVER} -p PORT -t SECS -J [-P N] [--bidir]
-func buildIperf3(spec Spec, leg Leg) ([]Command, error) {
+func buildIperf3(spec Spec, leg *Leg) ([]Command, error) {
 	a := &leg.Test.Args
 	port := portOr(leg.Port, spec.DefaultPort)
-	srv := append([]string{"iperf3", "-s", "-1", "-p", itoa(port)}, a.Extra...)
-	cli := []string{"iperf3", "-c", addr(leg.Server.Name), "-p", itoa(port), "-t", itoa(iperf3Secs(leg)), "-J"}
+	srv := append([]string{"iperf3", "-s", "-1", "-p", leg.itoa(port)}, a.Extra...)
+	cli := []string{"iperf3", "-c", leg.addr(leg.Server.Name), "-p", leg.itoa(port), "-t", leg.itoa(iperf3Secs(leg)), "-J"}
 	if a.Streams > 1 {
-		cli = append(cli, "-P", itoa(a.Streams))
+		cli = append(cli, "-P", leg.itoa(a.Streams))
 	}
 	if a.Bidirectional {
 		cli = append(cli, "--bidir")
@@ -26,7 +26,7 @@ func buildIperf3(spec Spec, leg Leg) ([]Command, error) {
 	}, nil
 }
 
-func iperf3Secs(leg Leg) int {
+func iperf3Secs(leg *Leg) int {
 	if s := durationSecs(leg.Test.Args.Duration); s > 0 {
 		return s
 	}

@@ -41,7 +41,7 @@ func NCCLBinary(collective string) string {
 //
 // MPI rank 0 runs on the first host listed, the launcher's own endpoint, so
 // the JSON file lands in its ${out}; the launcher's output is parsed.
-func buildNCCL(leg Leg) ([]Command, error) {
+func buildNCCL(leg *Leg) ([]Command, error) {
 	ranks := leg.Ranks
 	if len(ranks) == 0 {
 		ranks = []backend.Endpoint{leg.Client}
@@ -63,7 +63,7 @@ func gpusOf(ep backend.Endpoint) int {
 	return 1
 }
 
-func ncclArgv(leg Leg, gpus int) []string {
+func ncclArgv(leg *Leg, gpus int) []string {
 	a := &leg.Test.Args
 	minB, maxB := SizeBytes(a.MinSize), SizeBytes(a.MaxSize)
 	if leg.Size > 0 {
@@ -79,10 +79,10 @@ func ncclArgv(leg Leg, gpus int) []string {
 	if f <= 1 {
 		f = DefaultNCCLStepFactor
 	}
-	argv := []string{NCCLBinary(a.Collective), "-b", i64toa(minB), "-e", i64toa(maxB),
-		"-f", itoa(f), "-g", itoa(gpus)}
+	argv := []string{NCCLBinary(a.Collective), "-b", leg.i64toa(minB), "-e", leg.i64toa(maxB),
+		"-f", leg.itoa(f), "-g", leg.itoa(gpus)}
 	if a.Iterations > 0 {
-		argv = append(argv, "-n", itoa(a.Iterations))
+		argv = append(argv, "-n", leg.itoa(a.Iterations))
 	}
 	if a.DataType != "" {
 		argv = append(argv, "-d", a.DataType)
@@ -91,15 +91,15 @@ func ncclArgv(leg Leg, gpus int) []string {
 	return append(argv, a.Extra...)
 }
 
-func mpirunArgv(leg Leg, ranks []backend.Endpoint) []string {
+func mpirunArgv(leg *Leg, ranks []backend.Endpoint) []string {
 	g := gpusOf(ranks[0])
 	hosts := make([]string, len(ranks))
 	total := 0
 	for i, r := range ranks {
-		hosts[i] = addr(r.Name) + ":" + itoa(gpusOf(r))
+		hosts[i] = leg.addr(r.Name) + ":" + leg.itoa(gpusOf(r))
 		total += gpusOf(r)
 	}
-	argv := []string{"mpirun", "--allow-run-as-root", "-np", itoa(total), "-N", itoa(g),
+	argv := []string{"mpirun", "--allow-run-as-root", "-np", leg.itoa(total), "-N", leg.itoa(g),
 		"-H", strings.Join(hosts, ",")}
 	if leg.EnvFor != nil {
 		env := leg.EnvFor(ranks[0].Name)

@@ -25,7 +25,7 @@ const (
 //	nixlbench --etcd_endpoints=${etcd} --benchmark_group=rdmabench-${run}-GROUP
 //	  --backend=B --op_type=OP --initiator_seg_type=S --target_seg_type=S
 //	  --start_block_size=N --max_block_size=M [--max_batch_size=K] [--num_iter=I]
-func buildNixlbench(leg Leg) ([]Command, error) {
+func buildNixlbench(leg *Leg) ([]Command, error) {
 	backendName := nixlBackend(leg)
 	argv := nixlArgv(leg, backendName)
 	initiator := Command{Endpoint: leg.Client.Name, Role: RoleInitiator, Argv: argv,
@@ -35,7 +35,7 @@ func buildNixlbench(leg Leg) ([]Command, error) {
 	return []Command{initiator, target}, nil
 }
 
-func nixlBackend(leg Leg) string {
+func nixlBackend(leg *Leg) string {
 	switch {
 	case leg.Backend != "":
 		return leg.Backend
@@ -45,7 +45,7 @@ func nixlBackend(leg Leg) string {
 	return DefaultNixlBackend
 }
 
-func nixlArgv(leg Leg, backendName string) []string {
+func nixlArgv(leg *Leg, backendName string) []string {
 	a := &leg.Test.Args
 	minB, maxB := nixlBlocks(leg)
 	argv := []string{"nixlbench",
@@ -55,21 +55,21 @@ func nixlArgv(leg Leg, backendName string) []string {
 		"--op_type=" + upperOr(a.Op, DefaultNixlOp),
 		"--initiator_seg_type=" + upperOr(a.InitiatorSeg, DefaultNixlSeg),
 		"--target_seg_type=" + upperOr(a.TargetSeg, DefaultNixlSeg),
-		"--start_block_size=" + i64toa(minB),
-		"--max_block_size=" + i64toa(maxB),
+		"--start_block_size=" + leg.i64toa(minB),
+		"--max_block_size=" + leg.i64toa(maxB),
 	}
 	if a.MaxBatch > 0 {
-		argv = append(argv, "--max_batch_size="+itoa(a.MaxBatch))
+		argv = append(argv, "--max_batch_size="+leg.itoa(a.MaxBatch))
 	}
 	if a.Iterations > 0 {
-		argv = append(argv, "--num_iter="+itoa(a.Iterations))
+		argv = append(argv, "--num_iter="+leg.itoa(a.Iterations))
 	}
 	return append(argv, a.Extra...)
 }
 
 // nixlBlocks is the block-size sweep: args.minSize…maxSize, or the leg's
 // one size, or nixlbench's defaults.
-func nixlBlocks(leg Leg) (int64, int64) {
+func nixlBlocks(leg *Leg) (int64, int64) {
 	if leg.Size > 0 {
 		return leg.Size, leg.Size
 	}
@@ -84,7 +84,7 @@ func nixlBlocks(leg Leg) (int64, int64) {
 }
 
 // nixlEnv selects UCX transports and device for the UCX backend only.
-func nixlEnv(leg Leg, ep backend.Endpoint, backendName string) map[string]string {
+func nixlEnv(leg *Leg, ep backend.Endpoint, backendName string) map[string]string {
 	if !strings.EqualFold(backendName, "UCX") {
 		return nil
 	}

@@ -8,7 +8,7 @@ import (
 	"github.com/rdmabench/rdmabench/runner/backend"
 )
 
-// buildPerftest: the server runs the flags alone and listens on -p; the
+// appendPerftest: the server runs the flags alone and listens on -p; the
 // client runs the same flags with the server's address last (tools.md §6.1):
 //
 //	ib_write_bw -d DEV -i 1 -x GID -s SIZE|-a -n ITERS|-D SECS -q N -F --report_gbits -p PORT [-b] …
@@ -16,13 +16,13 @@ import (
 // The client's output is parsed: it prints a row per size for every test
 // (the ib_read_lat server prints none). With -R the rendezvous moves to the
 // RDMA-CM port space, invisible to the listen table, so readiness is "retry".
-func buildPerftest(spec Spec, leg Leg) ([]Command, error) {
+func appendPerftest(dst []Command, spec Spec, leg *Leg) ([]Command, error) {
 	a := &leg.Test.Args
 	if a.Sweep && leg.Size > 0 {
-		return nil, fmt.Errorf("%s: args.sweep (-a) and args.sizes cannot be combined; use one of them", spec.Name)
+		return dst, fmt.Errorf("%s: args.sweep (-a) and args.sizes cannot be combined; use one of them", spec.Name)
 	}
 	if a.Sweep && a.Duration.IsSet() {
-		return nil, fmt.Errorf("%s: args.sweep (-a) cannot be combined with args.duration (-D): perftest refuses it", spec.Name)
+		return dst, fmt.Errorf("%s: args.sweep (-a) cannot be combined with args.duration (-D): perftest refuses it", spec.Name)
 	}
 	port := portOr(leg.Port, spec.DefaultPort)
 	ready := ReadyListen
@@ -32,14 +32,14 @@ func buildPerftest(spec Spec, leg Leg) ([]Command, error) {
 	server := Command{Endpoint: leg.Server.Name, Role: RoleServer,
 		Argv: perftestArgv(spec, leg, leg.Server, port, ""), Port: port, Ready: ready}
 	client := Command{Endpoint: leg.Client.Name, Role: RoleClient,
-		Argv: perftestArgv(spec, leg, leg.Client, port, addr(leg.Server.Name)), Parse: true}
-	return []Command{server, client}, nil
+		Argv: perftestArgv(spec, leg, leg.Client, port, leg.addr(leg.Server.Name)), Parse: true}
+	return append(dst, server, client), nil
 }
 
 // perftestArgv builds one side's argv; server is the address the client
 // names last ("" on the server itself). It is built in a scratch array and
 // copied once at its exact length (plans of big all-to-alls hold millions).
-func perftestArgv(spec Spec, leg Leg, ep backend.Endpoint, port int, server string) []string {
+func perftestArgv(spec Spec, leg *Leg, ep backend.Endpoint, port int, server string) []string {
 	a := &leg.Test.Args
 	bw := spec.Metric == MetricBandwidth
 	var scratch [32]string
@@ -49,27 +49,27 @@ func perftestArgv(spec Spec, leg Leg, ep backend.Endpoint, port int, server stri
 	}
 	argv = append(argv, "-i", "1")
 	if ep.GIDIndex != nil {
-		argv = append(argv, "-x", itoa(*ep.GIDIndex))
+		argv = append(argv, "-x", leg.itoa(*ep.GIDIndex))
 	}
 	switch {
 	case a.Sweep:
 		argv = append(argv, "-a")
 	case leg.Size > 0:
-		argv = append(argv, "-s", i64toa(leg.Size))
+		argv = append(argv, "-s", leg.i64toa(leg.Size))
 	}
 	if secs := durationSecs(a.Duration); secs > 0 {
-		argv = append(argv, "-D", itoa(secs))
+		argv = append(argv, "-D", leg.itoa(secs))
 	} else if a.Iterations > 0 {
-		argv = append(argv, "-n", itoa(a.Iterations))
+		argv = append(argv, "-n", leg.itoa(a.Iterations))
 	}
 	if bw && a.QPs > 0 {
-		argv = append(argv, "-q", itoa(a.QPs))
+		argv = append(argv, "-q", leg.itoa(a.QPs))
 	}
 	argv = append(argv, "-F")
 	if bw {
 		argv = append(argv, "--report_gbits")
 	}
-	argv = append(argv, "-p", itoa(port))
+	argv = append(argv, "-p", leg.itoa(port))
 	if bw && a.Bidirectional {
 		argv = append(argv, "-b")
 	}
@@ -77,13 +77,13 @@ func perftestArgv(spec Spec, leg Leg, ep backend.Endpoint, port int, server stri
 		argv = append(argv, "-c", strings.ToUpper(a.ConnectionType))
 	}
 	if a.MTU > 0 {
-		argv = append(argv, "-m", itoa(a.MTU))
+		argv = append(argv, "-m", leg.itoa(a.MTU))
 	}
 	if a.RDMACM {
 		argv = append(argv, "-R")
 	}
 	if a.UseCUDA != nil {
-		argv = append(argv, "--use_cuda="+itoa(*a.UseCUDA))
+		argv = append(argv, "--use_cuda="+leg.itoa(*a.UseCUDA))
 	}
 	argv = append(argv, a.Extra...)
 	if server != "" {

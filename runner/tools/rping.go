@@ -12,24 +12,24 @@ const DefaultPings = 10
 //
 //	rping -s -a ${addr:SELF} -p PORT -v -C N [-S SIZE]
 //	rping -c -a ${addr:SERVER} -p PORT -v -C N [-S SIZE]
-func buildRping(spec Spec, leg Leg) ([]Command, error) {
+func buildRping(spec Spec, leg *Leg) ([]Command, error) {
 	port := portOr(leg.Port, spec.DefaultPort)
 	server := Command{Endpoint: leg.Server.Name, Role: RoleServer,
-		Argv: rpingArgv(leg, "-s", addr(leg.Server.Name), port), Port: port, Ready: ReadyRetry}
+		Argv: rpingArgv(leg, "-s", leg.addr(leg.Server.Name), port), Port: port, Ready: ReadyRetry}
 	client := Command{Endpoint: leg.Client.Name, Role: RoleClient,
-		Argv: rpingArgv(leg, "-c", addr(leg.Server.Name), port), Parse: true}
+		Argv: rpingArgv(leg, "-c", leg.addr(leg.Server.Name), port), Parse: true}
 	return []Command{server, client}, nil
 }
 
-func rpingArgv(leg Leg, role, address string, port int) []string {
+func rpingArgv(leg *Leg, role, address string, port int) []string {
 	a := &leg.Test.Args
 	count := a.Count
 	if count <= 0 {
 		count = DefaultPings
 	}
-	argv := []string{"rping", role, "-a", address, "-p", itoa(port), "-v", "-C", itoa(count)}
+	argv := []string{"rping", role, "-a", address, "-p", leg.itoa(port), "-v", "-C", leg.itoa(count)}
 	if leg.Size > 0 {
-		argv = append(argv, "-S", i64toa(leg.Size))
+		argv = append(argv, "-S", leg.i64toa(leg.Size))
 	}
 	return append(argv, a.Extra...)
 }

@@ -89,7 +89,7 @@ func perftestWork(spec Spec, a *scenarios.Args, size int64) time.Duration {
 }
 
 func nixlWork(t *scenarios.Test, size int64) time.Duration {
-	minB, maxB := nixlBlocks(Leg{Test: t, Size: size})
+	minB, maxB := nixlBlocks(&Leg{Test: t, Size: size})
 	iters := t.Args.Iterations
 	if iters <= 0 {
 		iters = 1000

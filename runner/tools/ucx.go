@@ -19,15 +19,15 @@ const (
 //
 // No -P 0: Debian's ucx-utils is built without MPI and would reject it; an
 // MPI-enabled build needs args.extra: ["-P", "0"].
-func buildUCX(leg Leg) ([]Command, error) {
+func buildUCX(leg *Leg) ([]Command, error) {
 	a := &leg.Test.Args
 	port := portOr(leg.Port, 13337)
-	srv := append([]string{"ucx_perftest", "-p", itoa(port)}, a.Extra...)
-	cli := []string{"ucx_perftest", addr(leg.Server.Name), "-p", itoa(port), "-t", ucxTest(a.Test)}
+	srv := append([]string{"ucx_perftest", "-p", leg.itoa(port)}, a.Extra...)
+	cli := []string{"ucx_perftest", leg.addr(leg.Server.Name), "-p", leg.itoa(port), "-t", ucxTest(a.Test)}
 	if leg.Size > 0 {
-		cli = append(cli, "-s", i64toa(leg.Size))
+		cli = append(cli, "-s", leg.i64toa(leg.Size))
 	}
-	cli = append(cli, "-n", itoa(ucxIterations(a.Iterations)))
+	cli = append(cli, "-n", leg.itoa(ucxIterations(a.Iterations)))
 	cli = append(cli, a.Extra...)
 	return []Command{
 		{Endpoint: leg.Server.Name, Role: RoleServer, Argv: srv, Env: ucxEnv(a, leg.Server), Port: port, Ready: ReadyListen},
