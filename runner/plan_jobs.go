@@ -17,7 +17,7 @@ type testCompiler struct {
 	t        *scenarios.Test
 	spec     tools.Spec
 	variants []variant
-	timeouts []time.Duration
+	timeout  float64 // seconds, one bound for every job of the test
 	reps     int
 	env      []map[string]string // per endpoint, computed on first use
 	envDone  []bool
@@ -38,9 +38,11 @@ func (c *compiler) newTestCompiler(t *scenarios.Test, spec tools.Spec) *testComp
 		env: make([]map[string]string, len(c.plan.Endpoints)), envDone: make([]bool, len(c.plan.Endpoints))}
 	tc.envForFn = tc.envFor
 	tc.strs = c.strs
-	for _, v := range tc.variants {
-		tc.timeouts = append(tc.timeouts, tools.LegTimeout(t, v.size))
+	legs := make([]time.Duration, len(tc.variants))
+	for i, v := range tc.variants {
+		legs[i] = tools.LegTimeout(t, v.size)
 	}
+	tc.timeout = jobTimeout(c.s, t, legs)
 	return tc
 }
 
@@ -114,7 +116,7 @@ func (tc *testCompiler) job(global, r, j int, sl slot) (Job, error) {
 		Pattern:     patternOf(tc.t),
 		Round:       global,
 		Repetitions: tc.reps,
-		TimeoutSec:  jobTimeout(tc.c.s, tc.t, tc.timeouts),
+		TimeoutSec:  tc.timeout,
 	}
 	port := 0
 	if tc.spec.DefaultPort > 0 {
