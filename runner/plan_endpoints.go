@@ -54,7 +54,7 @@ func endpoint(s *scenarios.Scenario, pool *scenarios.Pool, i int, env map[string
 		Pool:     pool.Name,
 		Index:    i,
 		Device:   s.Defaults.Device,
-		GIDIndex: s.Defaults.GIDIndex,
+		GIDIndex: copyInt(s.Defaults.GIDIndex),
 		GPUs:     pool.GPUs,
 		Env:      env,
 	}
@@ -85,6 +85,16 @@ func endpoint(s *scenarios.Scenario, pool *scenarios.Pool, i int, env map[string
 		ep.Address = AddrPlaceholder(ep.Name) // the pod's secondary IP, known once it runs
 	}
 	return ep, nil
+}
+
+// copyInt gives each endpoint its own GID index, so that discovery can
+// set one endpoint's without touching the others.
+func copyInt(p *int) *int {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	return &v
 }
 
 func backendOf(s *scenarios.Scenario) string {
