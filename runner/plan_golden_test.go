@@ -2,12 +2,15 @@ package runner
 
 import (
 	"bytes"
+	"encoding/json"
 	"flag"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 
 	"github.com/rdmabench/rdmabench/scenarios"
+	"gopkg.in/yaml.v3"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
@@ -106,4 +109,28 @@ func TestGoldenYAMLMatchesJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden(t, "plans/kube-pd.yaml", y.Bytes())
+
+	// The YAML reads back as the same document as the JSON.
+	var fromYAML any
+	if err := yaml.Unmarshal(y.Bytes(), &fromYAML); err != nil {
+		t.Fatal(err)
+	}
+	viaYAML, err := json.Marshal(fromYAML)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var js bytes.Buffer
+	if err := WritePlanJSON(&js, p); err != nil {
+		t.Fatal(err)
+	}
+	var a, b any
+	if err := json.Unmarshal(viaYAML, &a); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(js.Bytes(), &b); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(a, b) {
+		t.Fatalf("YAML and JSON plans differ:\n%s\n%s", viaYAML, js.Bytes())
+	}
 }
