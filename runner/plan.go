@@ -38,7 +38,7 @@ func Compile(s *scenarios.Scenario, opts CompileOptions) (*Plan, error) {
 	if s == nil {
 		return nil, fmt.Errorf("compile: no scenario")
 	}
-	eps, poolIdx, err := endpoints(s, opts)
+	eps, poolIdx, err := planEndpoints(s, opts)
 	if err != nil {
 		return nil, err
 	}

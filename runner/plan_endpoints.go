@@ -12,9 +12,9 @@ import (
 // LocalAddress is the data address of every endpoint of the local backend.
 const LocalAddress = "127.0.0.1"
 
-// endpoints expands the pools into endpoints named "<pool>-<i>", in pool
+// planEndpoints expands the pools into endpoints named "<pool>-<i>", in pool
 // order. poolIdx maps a pool name to the indices of its endpoints.
-func endpoints(s *scenarios.Scenario, opts CompileOptions) ([]backend.Endpoint, map[string][]int, error) {
+func planEndpoints(s *scenarios.Scenario, opts CompileOptions) ([]backend.Endpoint, map[string][]int, error) {
 	var eps []backend.Endpoint
 	poolIdx := make(map[string][]int, len(s.Pools))
 	hosts := make(map[string]scenarios.Host, len(s.Hosts))

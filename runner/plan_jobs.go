@@ -153,7 +153,7 @@ func (tc *testCompiler) legs(job Job, ranks []int, from, to, port int) (Job, err
 	for _, v := range tc.variants {
 		in := tools.Leg{Test: tc.t, Size: v.size, Backend: v.backend, Port: port, EnvFor: tc.envForFn, Strings: tc.strs}
 		if tc.spec.Family == tools.FamilyNixlbench {
-			in.Group = sanitize(job.ID) + "-" + strconv.Itoa(len(job.Legs))
+			in.Group = groupName(job.ID) + "-" + strconv.Itoa(len(job.Legs))
 		}
 		leg := Leg{Variant: v.name, Backend: tc.legBackend(v)}
 		if ranks != nil {
@@ -219,9 +219,9 @@ func (tc *testCompiler) envFor(name string) map[string]string {
 	return tc.env[i]
 }
 
-// sanitize turns a job ID into a name safe in an etcd key and a file name:
+// groupName turns a job ID into a name safe in an etcd key and a file name:
 // lower-case letters, digits and single dashes.
-func sanitize(s string) string {
+func groupName(s string) string {
 	var b strings.Builder
 	b.Grow(len(s))
 	dash := false
