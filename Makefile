@@ -30,3 +30,7 @@ FUZZTIME ?= 60s
 .PHONY: fuzz-scenarios
 fuzz-scenarios:
 	$(GO) test ./scenarios -run '^$$' -fuzz FuzzLoad -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
+# Planner benchmark: a 512-endpoint all-to-all (ns/op, B/op, allocs/op).
+.PHONY: bench-plan
+bench-plan:
+	$(GO) test -run '^$$' -bench CompileAllToAll512 -benchmem -count 3 ./runner/

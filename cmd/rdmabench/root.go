@@ -29,6 +29,7 @@ against the NIC's line rate.`,
 		newValidateCmd(stdout, stderr),
 		newInitCmd(stdout, stderr),
 		newSchemaCmd(stdout),
+		newPlanCmd(stdout),
 	)
 	enforceUsageErrors(root)
 	return root
