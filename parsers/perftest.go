@@ -1,0 +1,362 @@
+package parsers
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// ParsePerftest reads the text output of ib_write_bw, ib_read_bw,
+// ib_send_bw, ib_write_lat, ib_read_lat or ib_send_lat (either side, or
+// both interleaved in one file) and returns one Measurement per result
+// table. Bandwidth columns in MB/sec or MiB/sec (both 2^20 bytes) and Gb/sec
+// (10^9 bits) become bits per second. A run that failed yields ok=false
+// with an error class; a table cut short keeps its rows but is not ok.
+// The error is only for a failing reader.
+func ParsePerftest(r io.Reader) ([]Measurement, error) {
+	p := &ptParser{sess: newPtSession()}
+	sc := newLineScanner(r)
+	for sc.Scan() {
+		p.line(sc.Text())
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("reading perftest output: %w", err)
+	}
+	return p.finish(), nil
+}
+
+// ptSession is what perftest printed for one process: the banner, the
+// header block and any failure. A capture may hold several.
+type ptSession struct {
+	title    string
+	info     map[string]string
+	server   bool // "Waiting for client to connect" seen
+	titles   int  // banners seen (2 when two processes interleave)
+	emitted  []int
+	errClass ErrorClass
+	errLine  string
+	report   string // "local" / "remote" for --report-both
+}
+
+func newPtSession() *ptSession { return &ptSession{info: map[string]string{}} }
+
+// ptTable is a result table being read.
+type ptTable struct {
+	layout   ptLayout
+	samples  []Sample
+	warnings []string
+	elided   bool
+}
+
+type ptParser struct {
+	out      []Measurement
+	sess     *ptSession
+	table    *ptTable
+	pending  int // further headers printed back to back (interleaved processes)
+	warnings []string
+	sawAny   bool // any perftest structure at all
+	nonEmpty bool
+	fields   [32]string
+}
+
+func (p *ptParser) line(raw string) {
+	line := strings.TrimSpace(CleanLine(raw))
+	if line == "" {
+		return
+	}
+	p.nonEmpty = true
+	switch {
+	case isDashLine(line):
+		p.separator()
+		return
+	case strings.HasPrefix(line, "#bytes"):
+		if l, ok := parsePtHeader(line); ok {
+			p.sawAny = true
+			p.header(l)
+			return
+		}
+	}
+	if p.table != nil {
+		if s, ok := p.table.layout.row(splitWS(line, p.fields[:0])); ok {
+			p.table.samples = append(p.table.samples, s)
+			return
+		}
+	}
+	p.other(line)
+}
+
+// other handles every line that is neither a separator, a header nor a row.
+func (p *ptParser) other(line string) {
+	if strings.HasPrefix(line, "local address:") || strings.HasPrefix(line, "remote address:") ||
+		strings.HasPrefix(line, "GID:") || strings.HasPrefix(line, "MGID:") || strings.HasPrefix(line, "*") {
+		if strings.Contains(line, "Waiting for client to connect") {
+			p.waiting()
+		}
+		return
+	}
+	if class, ok := ptError(line); ok {
+		p.sawAny = true
+		if p.sess.errClass == ClassNone {
+			p.sess.errClass, p.sess.errLine = class, line
+		}
+		return
+	}
+	if title, ok := ptTitle(line); ok {
+		p.title(title)
+		return
+	}
+	if ptWarning(line) {
+		p.warn(line)
+		return
+	}
+	switch {
+	case line == "Local results:":
+		p.sess.report = "local"
+		return
+	case line == "Remote results:":
+		p.sess.report = "remote"
+		return
+	case strings.Trim(line, ".") == "" || line == "…":
+		if p.table != nil {
+			p.table.elided = true
+		}
+		return
+	}
+	if p.table != nil {
+		p.table.warnings = append(p.table.warnings, line)
+		return
+	}
+	if p.sess.titles > 0 {
+		p.keyValues(line)
+	}
+}
+
+// keyValues records "Key : value" header facts; a line may hold two,
+// separated by TABs (or the spaces a terminal rendered them as).
+func (p *ptParser) keyValues(line string) {
+	for _, half := range splitHeaderHalves(line) {
+		i := strings.IndexByte(half, ':')
+		if i <= 0 || i > 40 {
+			continue
+		}
+		k, v := infoKey(half[:i]), strings.TrimSpace(half[i+1:])
+		if k != "" && v != "" {
+			p.sess.info[k] = v
+		}
+	}
+}
+
+// splitHeaderHalves splits " Dual-port : OFF\t\tDevice : mlx5_0" in two:
+// at a TAB, or at a run of 3+ spaces that follows a value.
+func splitHeaderHalves(line string) []string {
+	if i := strings.IndexByte(line, '\t'); i >= 0 && strings.Contains(line[:i], ":") {
+		return []string{line[:i], strings.TrimSpace(line[i:])}
+	}
+	c := strings.IndexByte(line, ':')
+	if c < 0 {
+		return nil
+	}
+	rest := line[c+1:]
+	val := strings.TrimLeft(rest, " ")
+	if j := strings.Index(val, "   "); j > 0 && strings.Contains(val[j:], ":") {
+		cut := c + 1 + (len(rest) - len(val)) + j
+		return []string{line[:cut], strings.TrimSpace(line[cut:])}
+	}
+	return []string{line}
+}
+
+func (p *ptParser) warn(line string) {
+	if p.table != nil {
+		p.table.warnings = append(p.table.warnings, line)
+		return
+	}
+	p.warnings = append(p.warnings, line)
+}
+
+// waiting starts a server session.
+func (p *ptParser) waiting() {
+	p.sawAny = true
+	if len(p.sess.emitted) > 0 || p.sess.titles > 0 {
+		p.newSession()
+	}
+	p.sess.server = true
+}
+
+func (p *ptParser) title(t string) {
+	p.sawAny = true
+	if len(p.sess.emitted) > 0 {
+		p.newSession()
+	}
+	p.sess.title = t
+	p.sess.titles++
+}
+
+func (p *ptParser) newSession() {
+	p.closeTable(false)
+	p.endSession()
+	p.sess = newPtSession()
+}
+
+func (p *ptParser) header(l ptLayout) {
+	if p.table != nil && len(p.table.samples) == 0 {
+		p.pending++
+		return
+	}
+	p.closeTable(true)
+	p.table = &ptTable{layout: l, warnings: p.warnings}
+	p.warnings = nil
+}
+
+func (p *ptParser) separator() {
+	if p.table == nil || (len(p.table.samples) == 0 && !p.table.elided) {
+		return
+	}
+	l := p.table.layout
+	p.closeTable(true)
+	if p.pending > 0 {
+		p.pending--
+		p.table = &ptTable{layout: l}
+	}
+}
+
+// closeTable turns the open table into a measurement; terminated says the
+// closing separator (or a following table) was seen.
+func (p *ptParser) closeTable(terminated bool) {
+	t := p.table
+	p.table = nil
+	if t == nil || (len(t.samples) == 0 && !t.elided) {
+		return
+	}
+	m := Measurement{
+		Tool:     ptToolFromTitle(p.sess.title, t.layout),
+		OK:       true,
+		Side:     p.side(),
+		Test:     p.sess.title,
+		Samples:  t.samples,
+		Warnings: t.warnings,
+	}
+	if m.Samples == nil {
+		m.Samples = []Sample{}
+	}
+	m.Info = make(map[string]string, len(p.sess.info)+2)
+	for k, v := range p.sess.info {
+		m.Info[k] = v
+	}
+	if t.layout.unit != "" {
+		m.Info["bw_unit"] = t.layout.unit
+	}
+	if p.sess.report != "" {
+		m.Info["report"] = p.sess.report
+	}
+	switch {
+	case t.elided:
+		m.OK, m.ErrorClass = false, ClassTruncated
+		m.Error = fmt.Sprintf("table elided after %d rows (\"...\" in place of rows)", len(t.samples))
+	case !terminated:
+		m.OK, m.ErrorClass = false, ClassTruncated
+		m.Error = fmt.Sprintf("output ends inside the table after %d rows, without its closing line", len(t.samples))
+	}
+	p.sess.emitted = append(p.sess.emitted, len(p.out))
+	p.out = append(p.out, m)
+}
+
+// side says which process printed the table: the server when the
+// "Waiting for client" banner was seen, else the client. Two interleaved
+// processes (run_perftest_loopback) give server then client.
+func (p *ptParser) side() string {
+	switch {
+	case p.sess.server && (p.sess.titles < 2 || len(p.sess.emitted) == 0):
+		return "server"
+	case p.sess.titles > 0:
+		return "client"
+	}
+	return ""
+}
+
+// endSession applies the session's failure to its tables, or records the
+// failure on its own when no table came.
+func (p *ptParser) endSession() {
+	s := p.sess
+	if s.errClass == ClassNone {
+		return
+	}
+	msg := "perftest: " + s.errLine
+	if len(s.emitted) == 0 {
+		m := failed(ptToolFromTitle(s.title, ptLayout{}), s.errClass, msg)
+		m.Test = s.title
+		if s.server {
+			m.Side = "server"
+		}
+		p.out = append(p.out, m)
+		return
+	}
+	for _, i := range s.emitted {
+		if p.out[i].OK || p.out[i].ErrorClass == ClassTruncated {
+			p.out[i].OK, p.out[i].ErrorClass, p.out[i].Error = false, s.errClass, msg
+		}
+	}
+}
+
+func (p *ptParser) finish() []Measurement {
+	lastOpen := p.table != nil && len(p.table.samples) > 0
+	headerOnly := p.table != nil && !lastOpen
+	p.closeTable(!lastOpen)
+	p.endSession()
+	if len(p.out) > 0 {
+		return p.out
+	}
+	s := p.sess
+	tool := ptToolFromTitle(s.title, ptLayout{})
+	switch {
+	case !p.nonEmpty:
+		return []Measurement{failed(tool, ClassNoResults, "perftest printed nothing")}
+	case !p.sawAny:
+		return []Measurement{failed(tool, ClassUnknownFormat, "no perftest banner, table or message found")}
+	case strings.HasPrefix(s.title, "RDMA_Read Latency") && s.server:
+		m := failed(tool, ClassNoResults, "ib_read_lat's server prints no results; parse the client's output")
+		m.Side, m.Test = "server", s.title
+		return []Measurement{m}
+	case headerOnly:
+		return []Measurement{failed(tool, ClassTruncated, "output ends after the table header, before any row")}
+	case s.titles > 0:
+		return []Measurement{failed(tool, ClassTruncated, "output ends after the header block, before any result")}
+	}
+	return []Measurement{failed(tool, ClassTruncated, "server waited for a client; output ends before any result")}
+}
+
+// ptVerbs are the verb names perftest puts in its banner, longest first.
+var ptVerbs = []struct{ prefix, verb string }{
+	{"RDMA_Write_imm", "write"},
+	{"RDMA_Write", "write"},
+	{"RDMA_Read", "read"},
+	{"Send_imm", "send"},
+	{"Send", "send"},
+	{"Atomic", "atomic"},
+}
+
+// ptTitle recognises the banner, e.g. "RDMA_Write Bidirectional BW Test".
+func ptTitle(line string) (string, bool) {
+	if !strings.HasSuffix(line, " Test") || !(strings.Contains(line, " BW ") || strings.Contains(line, " Latency ")) {
+		return "", false
+	}
+	for _, v := range ptVerbs {
+		if strings.HasPrefix(line, v.prefix+" ") {
+			return line, true
+		}
+	}
+	return "", false
+}
+
+// ptToolFromTitle names the binary that prints a banner ("Send Latency
+// Test" → ib_send_lat); "perftest" when the banner is missing.
+func ptToolFromTitle(title string, l ptLayout) string {
+	for _, v := range ptVerbs {
+		if strings.HasPrefix(title, v.prefix+" ") {
+			if strings.Contains(title, " Latency ") {
+				return "ib_" + v.verb + "_lat"
+			}
+			return "ib_" + v.verb + "_bw"
+		}
+	}
+	return "perftest"
+}
