@@ -30,6 +30,7 @@ func ParsePerftest(r io.Reader) ([]Measurement, error) {
 type ptSession struct {
 	title    string
 	info     map[string]string
+	shared   bool // info is referenced by an emitted measurement: copy before writing
 	server   bool // "Waiting for client to connect" seen
 	titles   int  // banners seen (2 when two processes interleave)
 	emitted  []int
@@ -57,6 +58,8 @@ type ptParser struct {
 	sawAny   bool // any perftest structure at all
 	nonEmpty bool
 	fields   [32]string
+	slab     floatSlab
+	keys     map[string]string // header label → Info key, labels repeat run after run
 }
 
 func (p *ptParser) line(raw string) {
@@ -77,7 +80,7 @@ func (p *ptParser) line(raw string) {
 		}
 	}
 	if p.table != nil {
-		if s, ok := p.table.layout.row(splitWS(line, p.fields[:0])); ok {
+		if s, ok := p.table.layout.row(splitWS(line, p.fields[:0]), &p.slab); ok {
 			p.table.samples = append(p.table.samples, s)
 			return
 		}
@@ -92,6 +95,10 @@ func (p *ptParser) other(line string) {
 		if strings.Contains(line, "Waiting for client to connect") {
 			p.waiting()
 		}
+		return
+	}
+	if p.sess.titles > 0 && p.table == nil && ptKnownLabel(line) {
+		p.keyValues(line)
 		return
 	}
 	if class, ok := ptError(line); ok {
@@ -139,11 +146,27 @@ func (p *ptParser) keyValues(line string) {
 		if i <= 0 || i > 40 {
 			continue
 		}
-		k, v := infoKey(half[:i]), strings.TrimSpace(half[i+1:])
+		k, v := p.infoKey(half[:i]), strings.TrimSpace(half[i+1:])
 		if k != "" && v != "" {
-			p.sess.info[k] = v
+			p.sess.writableInfo()[k] = v
 		}
 	}
+}
+
+// ptHeaderLabels are the header-block labels perftest and its forks print
+// (formats.md §1.5); lines starting with one skip the error checks.
+var ptHeaderLabels = map[string]bool{
+	"Dual-port": true, "Number of qps": true, "Connection type": true, "PCIe relax order": true,
+	"ibv_wr* API": true, "TX depth": true, "RX depth": true, "CQ Moderation": true, "CQE Poll Batch": true,
+	"Mtu": true, "Link type": true, "GID index": true, "Max inline data": true, "Outstand reads": true,
+	"rdma_cm QPs": true, "Data ex. method": true, "Post List": true, "CPU freq": true, "NUMA node": true,
+	"Use ROCm memory": true, "Use MUSA memory": true, "Using DDP": true,
+}
+
+// ptKnownLabel reports a line that starts with a known header label.
+func ptKnownLabel(line string) bool {
+	i := strings.IndexByte(line, ':')
+	return i > 0 && ptHeaderLabels[strings.TrimRight(line[:i], " \t")]
 }
 
 // splitHeaderHalves splits " Dual-port : OFF\t\tDevice : mlx5_0" in two:
@@ -163,6 +186,32 @@ func splitHeaderHalves(line string) []string {
 		return []string{line[:cut], strings.TrimSpace(line[cut:])}
 	}
 	return []string{line}
+}
+
+// infoKey is infoKey with a cache.
+func (p *ptParser) infoKey(label string) string {
+	if k, ok := p.keys[label]; ok {
+		return k
+	}
+	if p.keys == nil {
+		p.keys = map[string]string{}
+	}
+	k := infoKey(label)
+	p.keys[label] = k
+	return k
+}
+
+// writableInfo copies the header facts before changing them if an emitted
+// measurement already holds them.
+func (s *ptSession) writableInfo() map[string]string {
+	if s.shared {
+		c := make(map[string]string, len(s.info)+2)
+		for k, v := range s.info {
+			c[k] = v
+		}
+		s.info, s.shared = c, false
+	}
+	return s.info
 }
 
 func (p *ptParser) warn(line string) {
@@ -203,7 +252,7 @@ func (p *ptParser) header(l ptLayout) {
 		return
 	}
 	p.closeTable(true)
-	p.table = &ptTable{layout: l, warnings: p.warnings}
+	p.table = &ptTable{layout: l, warnings: p.warnings, samples: make([]Sample, 0, 24)}
 	p.warnings = nil
 }
 
@@ -238,16 +287,15 @@ func (p *ptParser) closeTable(terminated bool) {
 	if m.Samples == nil {
 		m.Samples = []Sample{}
 	}
-	m.Info = make(map[string]string, len(p.sess.info)+2)
-	for k, v := range p.sess.info {
-		m.Info[k] = v
-	}
+	info := p.sess.writableInfo()
+	delete(info, "report")
 	if t.layout.unit != "" {
-		m.Info["bw_unit"] = t.layout.unit
+		info["bw_unit"] = t.layout.unit
 	}
 	if p.sess.report != "" {
-		m.Info["report"] = p.sess.report
+		info["report"] = p.sess.report
 	}
+	m.Info, p.sess.shared = info, true
 	switch {
 	case t.elided:
 		m.OK, m.ErrorClass = false, ClassTruncated

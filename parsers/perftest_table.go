@@ -123,53 +123,83 @@ func (l ptLayout) isLatency() bool {
 }
 
 // row parses one table row; ok is false for anything that is not a row of
-// this table (foreign lines, cut rows).
-func (l ptLayout) row(fields []string) (Sample, bool) {
-	if len(fields) != len(l.cols) {
+// this table (foreign lines, cut rows). Figures are allocated from slab.
+func (l ptLayout) row(fields []string, slab *floatSlab) (Sample, bool) {
+	if len(fields) != len(l.cols) || len(fields) > 16 {
 		return Sample{}, false
 	}
-	var s Sample
+	var vals [16]float64
+	var have [16]bool
 	for i, f := range fields {
-		if _, ok := finiteFloat(f); !ok && !isNoFigure(f) {
+		v, ok := finiteFloat(f)
+		if !ok && !isNoFigure(f) {
 			return Sample{}, false
 		}
-		switch l.cols[i] {
-		case ptBytes:
-			n, ok := parseCount(f)
-			if !ok {
+		vals[i], have[i] = v, ok
+	}
+	var s Sample
+	for i, kind := range l.cols {
+		if kind == ptBytes || kind == ptIters {
+			n, ok := parseCount(fields[i])
+			if kind == ptBytes && !ok {
 				return Sample{}, false
 			}
-			s.Bytes = n
-		case ptIters:
-			s.Iterations, _ = parseCount(f)
-		case ptBWPeak:
-			// 0.00 means "not measured" (-D, -N, iters > 20000, receiver).
-			if p := optFloat(f, l.bwScale); p != nil && *p != 0 && l.bwScale != 0 {
-				s.BWPeakBps = p
+			if kind == ptBytes {
+				s.Bytes = n
+			} else {
+				s.Iterations = n
 			}
-		case ptBWAvg:
-			if l.bwScale != 0 {
-				s.BWAvgBps = optFloat(f, l.bwScale)
-			}
-		case ptMsgRate:
-			s.MsgRatePPS = optFloat(f, 1e6)
-		case ptTMin:
-			s.LatMinUS = optFloat(f, 1)
-		case ptTMax:
-			s.LatMaxUS = optFloat(f, 1)
-		case ptTTypical:
-			s.LatTypicalUS = optFloat(f, 1)
-		case ptTAvg:
-			s.LatAvgUS = optFloat(f, 1)
-		case ptTStdev:
-			s.LatStdevUS = optFloat(f, 1)
-		case ptP99:
-			s.LatP99US = optFloat(f, 1)
-		case ptP999:
-			s.LatP999US = optFloat(f, 1)
-		case ptTPS:
-			s.MsgRatePPS = optFloat(f, 1)
+			continue
 		}
+		if !have[i] {
+			continue
+		}
+		l.set(&s, kind, vals[i], slab)
 	}
 	return s, true
+}
+
+// set stores one figure of a row in the sample, in the sample's units.
+func (l ptLayout) set(s *Sample, kind ptColKind, v float64, slab *floatSlab) {
+	switch kind {
+	case ptBWPeak:
+		// 0.00 means "not measured" (-D, -N, iters > 20000, receiver).
+		if v != 0 && l.bwScale != 0 {
+			s.BWPeakBps = slab.ptr(v * l.bwScale)
+		}
+	case ptBWAvg:
+		if l.bwScale != 0 {
+			s.BWAvgBps = slab.ptr(v * l.bwScale)
+		}
+	case ptMsgRate:
+		s.MsgRatePPS = slab.ptr(v * 1e6)
+	case ptTMin:
+		s.LatMinUS = slab.ptr(v)
+	case ptTMax:
+		s.LatMaxUS = slab.ptr(v)
+	case ptTTypical:
+		s.LatTypicalUS = slab.ptr(v)
+	case ptTAvg:
+		s.LatAvgUS = slab.ptr(v)
+	case ptTStdev:
+		s.LatStdevUS = slab.ptr(v)
+	case ptP99:
+		s.LatP99US = slab.ptr(v)
+	case ptP999:
+		s.LatP999US = slab.ptr(v)
+	case ptTPS:
+		s.MsgRatePPS = slab.ptr(v)
+	}
+}
+
+// floatSlab hands out *float64 from shared blocks: a sweep has thousands
+// of figures, and one allocation each would dominate parsing.
+type floatSlab struct{ block []float64 }
+
+func (f *floatSlab) ptr(v float64) *float64 {
+	if len(f.block) == cap(f.block) {
+		f.block = make([]float64, 0, 512)
+	}
+	f.block = append(f.block, v)
+	return &f.block[len(f.block)-1]
 }
