@@ -31,6 +31,9 @@ func splitWS(s string, buf []string) []string {
 // exponents). NaN and infinities are refused: they cannot travel in JSON
 // and say "no figure", not a value.
 func finiteFloat(s string) (float64, bool) {
+	if v, ok := fastDecimal(s); ok {
+		return v, true
+	}
 	v, err := strconv.ParseFloat(s, 64)
 	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
 		return 0, false
@@ -120,4 +123,46 @@ func infoKey(label string) string {
 // failed builds the one measurement a failed run yields.
 func failed(tool string, class ErrorClass, msg string) Measurement {
 	return Measurement{Tool: tool, OK: false, ErrorClass: class, Error: msg, Samples: []Sample{}}
+}
+
+// pow10 holds the powers of ten that are exact in a float64.
+var pow10 = [...]float64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15}
+
+// fastDecimal parses the plain "[-]123.456" form that table rows are made
+// of, with at most 15 digits: mantissa and power of ten are then exact, so
+// one division rounds correctly and the result equals strconv.ParseFloat's.
+// Anything else (exponents, long numbers, words) returns false.
+func fastDecimal(s string) (float64, bool) {
+	neg := false
+	if len(s) > 0 && s[0] == '-' {
+		neg, s = true, s[1:]
+	}
+	if s == "" || len(s) > 16 {
+		return 0, false
+	}
+	var mant uint64
+	digits, frac, dot := 0, 0, false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= '0' && c <= '9':
+			mant = mant*10 + uint64(c-'0')
+			digits++
+			if dot {
+				frac++
+			}
+		case c == '.' && !dot:
+			dot = true
+		default:
+			return 0, false
+		}
+	}
+	if digits == 0 || digits > 15 {
+		return 0, false
+	}
+	v := float64(mant) / pow10[frac]
+	if neg {
+		v = -v
+	}
+	return v, true
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unsafe"
 )
 
 // ParsePerftest reads the text output of ib_write_bw, ib_read_bw,
@@ -17,7 +18,11 @@ func ParsePerftest(r io.Reader) ([]Measurement, error) {
 	p := &ptParser{sess: newPtSession()}
 	sc := newLineScanner(r)
 	for sc.Scan() {
-		p.line(sc.Text())
+		// The line aliases the scanner's buffer (no copy per line); every
+		// string kept beyond this call is cloned where it is stored.
+		if b := sc.Bytes(); len(b) > 0 {
+			p.line(unsafe.String(&b[0], len(b)))
+		}
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("reading perftest output: %w", err)
@@ -59,7 +64,9 @@ type ptParser struct {
 	nonEmpty bool
 	fields   [32]string
 	slab     floatSlab
-	keys     map[string]string // header label → Info key, labels repeat run after run
+	keys     map[string]string   // header label → Info key, labels repeat run after run
+	strs     map[string]string   // interned header values ("ON", "mlx5_0" …)
+	layouts  map[string]ptLayout // table headers seen, by their text
 }
 
 func (p *ptParser) line(raw string) {
@@ -73,7 +80,7 @@ func (p *ptParser) line(raw string) {
 		p.separator()
 		return
 	case strings.HasPrefix(line, "#bytes"):
-		if l, ok := parsePtHeader(line); ok {
+		if l, ok := p.layout(line); ok {
 			p.sawAny = true
 			p.header(l)
 			return
@@ -104,12 +111,12 @@ func (p *ptParser) other(line string) {
 	if class, ok := ptError(line); ok {
 		p.sawAny = true
 		if p.sess.errClass == ClassNone {
-			p.sess.errClass, p.sess.errLine = class, line
+			p.sess.errClass, p.sess.errLine = class, strings.Clone(line)
 		}
 		return
 	}
 	if title, ok := ptTitle(line); ok {
-		p.title(title)
+		p.title(strings.Clone(title))
 		return
 	}
 	if ptWarning(line) {
@@ -130,7 +137,7 @@ func (p *ptParser) other(line string) {
 		return
 	}
 	if p.table != nil {
-		p.table.warnings = append(p.table.warnings, line)
+		p.table.warnings = append(p.table.warnings, strings.Clone(line))
 		return
 	}
 	if p.sess.titles > 0 {
@@ -148,7 +155,7 @@ func (p *ptParser) keyValues(line string) {
 		}
 		k, v := p.infoKey(half[:i]), strings.TrimSpace(half[i+1:])
 		if k != "" && v != "" {
-			p.sess.writableInfo()[k] = v
+			p.sess.writableInfo()[k] = p.intern(v)
 		}
 	}
 }
@@ -197,8 +204,38 @@ func (p *ptParser) infoKey(label string) string {
 		p.keys = map[string]string{}
 	}
 	k := infoKey(label)
-	p.keys[label] = k
+	p.keys[strings.Clone(label)] = k
 	return k
+}
+
+// intern returns a kept copy of v, shared by every run that prints it.
+func (p *ptParser) intern(v string) string {
+	if c, ok := p.strs[v]; ok {
+		return c
+	}
+	if p.strs == nil {
+		p.strs = map[string]string{}
+	}
+	c := strings.Clone(v)
+	if len(p.strs) < 4096 {
+		p.strs[c] = c
+	}
+	return c
+}
+
+// layout parses a table header, once per distinct header text.
+func (p *ptParser) layout(line string) (ptLayout, bool) {
+	if l, ok := p.layouts[line]; ok {
+		return l, true
+	}
+	l, ok := parsePtHeader(line)
+	if ok && len(p.layouts) < 64 {
+		if p.layouts == nil {
+			p.layouts = map[string]ptLayout{}
+		}
+		p.layouts[strings.Clone(line)] = l
+	}
+	return l, ok
 }
 
 // writableInfo copies the header facts before changing them if an emitted
@@ -216,10 +253,10 @@ func (s *ptSession) writableInfo() map[string]string {
 
 func (p *ptParser) warn(line string) {
 	if p.table != nil {
-		p.table.warnings = append(p.table.warnings, line)
+		p.table.warnings = append(p.table.warnings, strings.Clone(line))
 		return
 	}
-	p.warnings = append(p.warnings, line)
+	p.warnings = append(p.warnings, strings.Clone(line))
 }
 
 // waiting starts a server session.

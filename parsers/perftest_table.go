@@ -88,6 +88,7 @@ func parsePtHeader(line string) (ptLayout, bool) {
 		l.cols = append(l.cols, f.kind)
 	}
 	l.unit, l.bwScale = ptUnit(line)
+	l.unit = strings.Clone(l.unit)
 	return l, true
 }
 
