@@ -26,6 +26,7 @@ against the NIC's line rate.`,
 
 	root.AddCommand(
 		newVersionCmd(stdout),
+		newParseCmd(stdin, stdout),
 	)
 	return root
 }
