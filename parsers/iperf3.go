@@ -175,7 +175,7 @@ func parseIperf3Text(data []byte) []Measurement {
 	sc.Buffer(make([]byte, 0, 64*1024), maxLine)
 	var buf [16]string
 	for sc.Scan() {
-		line := strings.TrimSpace(CleanLine(sc.Text()))
+		line := strings.TrimSpace(stripLogPrefix(CleanLine(sc.Text())))
 		if line == "" {
 			continue
 		}

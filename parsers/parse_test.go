@@ -31,6 +31,8 @@ func TestParseCases(t *testing.T) {
 		{"perftest nan and exponent", "ib_write_bw", bwHdr + " 2          5000             -nan               1.5e+03               4.718592\n" + sep, true, "", 1, 0},
 		{"perftest server waits forever", "ib_write_bw", "\n************************************\n* Waiting for client to connect... *\n************************************\n", false, ClassTruncated, 0, 0},
 		{"perftest launcher prefixes", "ib_write_bw", "[1,0]<stdout>:" + bwHdr + "[1,0]<stdout>: 65536      5000             11030.78            11030.45\t\t     0.176487\r\n[1,0]<stdout>:" + sep, true, "", 1, 0},
+		{"perftest log time stamps", "ib_write_bw", "2026-07-28 10:17:18,674 " + bwHdr + "2026-07-28 10:17:18,675  65536      5000             11030.78            11030.45\t\t     0.176487\n2026-07-28 10:17:18,675 " + sep, true, "", 1, 0},
+		{"perftest avocado", "ib_write_bw", "07:52:39 DEBUG| [stdout] " + bwHdr + "07:52:39 DEBUG| [stdout]  65536      5000             11030.78            11030.45\t\t     0.176487\n07:52:39 DEBUG| [stdout] " + sep, true, "", 1, 0},
 		{"rping ok", "rping", "ping data: rdma-ping-0: ABC\nping data: rdma-ping-1: BCD\n", true, "", 0, 2},
 		{"rping gap", "rping", "ping data: rdma-ping-0: ABC\nping data: rdma-ping-2: CDE\n", false, ClassDataError, 0, 2},
 		{"rping mismatch", "rping", "ping data: rdma-ping-0: ABC\ndata mismatch!\nrping client failed: -1\n", false, ClassDataError, 0, 1},

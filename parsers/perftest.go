@@ -70,7 +70,7 @@ type ptParser struct {
 }
 
 func (p *ptParser) line(raw string) {
-	line := strings.TrimSpace(CleanLine(raw))
+	line := strings.TrimSpace(stripLogPrefix(CleanLine(raw)))
 	if line == "" {
 		return
 	}

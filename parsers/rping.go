@@ -59,7 +59,7 @@ func ParseRping(r io.Reader) ([]Measurement, error) {
 	want, debug, exchanges, nonEmpty := -1, false, false, false
 	sc := newLineScanner(r)
 	for sc.Scan() {
-		line := strings.TrimSpace(CleanLine(sc.Text()))
+		line := strings.TrimSpace(stripLogPrefix(CleanLine(sc.Text())))
 		if line == "" {
 			continue
 		}

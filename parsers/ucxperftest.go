@@ -71,7 +71,7 @@ func ParseUCXPerftest(r io.Reader) ([]Measurement, error) {
 }
 
 func (p *ucxParser) line(raw string) {
-	line := strings.TrimSpace(CleanLine(raw))
+	line := strings.TrimSpace(stripLogPrefix(CleanLine(raw)))
 	if line == "" {
 		return
 	}
