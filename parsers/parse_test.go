@@ -33,6 +33,9 @@ func TestParseCases(t *testing.T) {
 		{"perftest launcher prefixes", "ib_write_bw", "[1,0]<stdout>:" + bwHdr + "[1,0]<stdout>: 65536      5000             11030.78            11030.45\t\t     0.176487\r\n[1,0]<stdout>:" + sep, true, "", 1, 0},
 		{"perftest log time stamps", "ib_write_bw", "2026-07-28 10:17:18,674 " + bwHdr + "2026-07-28 10:17:18,675  65536      5000             11030.78            11030.45\t\t     0.176487\n2026-07-28 10:17:18,675 " + sep, true, "", 1, 0},
 		{"perftest avocado", "ib_write_bw", "07:52:39 DEBUG| [stdout] " + bwHdr + "07:52:39 DEBUG| [stdout]  65536      5000             11030.78            11030.45\t\t     0.176487\n07:52:39 DEBUG| [stdout] " + sep, true, "", 1, 0},
+		{"perftest interleaved sweeps", "ib_send_bw", "\n************************************\n* Waiting for client to connect... *\n" + bwHdr + bwHdr +
+			" 2 1000 0.00 4.91 2.572540\n 2 1000 4.85 4.80 2.518597\n 4 1000 8.76 8.75 2.295007\n 8 1000 19.49 19.48 2.552887\n 4 1000 0.00 8.83 2.315508\n" +
+			sep + " 8 1000 0.00 19.66 2.577234\n" + sep, true, "", 3, 0},
 		{"rping ok", "rping", "ping data: rdma-ping-0: ABC\nping data: rdma-ping-1: BCD\n", true, "", 0, 2},
 		{"rping gap", "rping", "ping data: rdma-ping-0: ABC\nping data: rdma-ping-2: CDE\n", false, ClassDataError, 0, 2},
 		{"rping mismatch", "rping", "ping data: rdma-ping-0: ABC\ndata mismatch!\nrping client failed: -1\n", false, ClassDataError, 0, 1},

@@ -33,15 +33,17 @@ func ParsePerftest(r io.Reader) ([]Measurement, error) {
 // ptSession is what perftest printed for one process: the banner, the
 // header block and any failure. A capture may hold several.
 type ptSession struct {
-	title    string
-	info     map[string]string
-	shared   bool // info is referenced by an emitted measurement: copy before writing
-	server   bool // "Waiting for client to connect" seen
-	titles   int  // banners seen (2 when two processes interleave)
-	emitted  []int
-	errClass ErrorClass
-	errLine  string
-	report   string // "local" / "remote" for --report-both
+	title  string
+	info   map[string]string
+	shared bool // info is referenced by an emitted measurement: copy before writing
+	server bool // "Waiting for client to connect" seen
+	titles int  // banners seen (2 when two processes interleave)
+	// interleaved: two table headers back to back, two processes' output
+	interleaved bool
+	emitted     []int
+	errClass    ErrorClass
+	errLine     string
+	report      string // "local" / "remote" for --report-both
 }
 
 func newPtSession() *ptSession { return &ptSession{info: map[string]string{}} }
@@ -58,7 +60,7 @@ type ptParser struct {
 	out      []Measurement
 	sess     *ptSession
 	table    *ptTable
-	pending  int // further headers printed back to back (interleaved processes)
+	twin     *ptTable // second table when two processes print interleaved (run_perftest_loopback)
 	warnings []string
 	sawAny   bool // any perftest structure at all
 	nonEmpty bool
@@ -88,7 +90,7 @@ func (p *ptParser) line(raw string) {
 	}
 	if p.table != nil {
 		if s, ok := p.table.layout.row(splitWS(line, p.fields[:0]), &p.slab); ok {
-			p.table.samples = append(p.table.samples, s)
+			p.addRow(s)
 			return
 		}
 	}
@@ -278,17 +280,26 @@ func (p *ptParser) title(t string) {
 }
 
 func (p *ptParser) newSession() {
-	p.closeTable(false)
+	for p.table != nil {
+		p.closeTable(false)
+	}
 	p.endSession()
 	p.sess = newPtSession()
 }
 
+// header opens a table; a second header before any row means a second
+// process prints into the same capture, and opens its twin.
 func (p *ptParser) header(l ptLayout) {
 	if p.table != nil && len(p.table.samples) == 0 {
-		p.pending++
+		if p.twin == nil {
+			p.twin = &ptTable{layout: l, samples: make([]Sample, 0, 24)}
+			p.sess.interleaved = true
+		}
 		return
 	}
-	p.closeTable(true)
+	for p.table != nil {
+		p.closeTable(true)
+	}
 	p.table = &ptTable{layout: l, warnings: p.warnings, samples: make([]Sample, 0, 24)}
 	p.warnings = nil
 }
@@ -297,19 +308,36 @@ func (p *ptParser) separator() {
 	if p.table == nil || (len(p.table.samples) == 0 && !p.table.elided) {
 		return
 	}
-	l := p.table.layout
 	p.closeTable(true)
-	if p.pending > 0 {
-		p.pending--
-		p.table = &ptTable{layout: l}
-	}
 }
 
-// closeTable turns the open table into a measurement; terminated says the
-// closing separator (or a following table) was seen.
+// addRow files a row. With two interleaved processes each one's sizes
+// grow, so a row goes to the table whose last size is the largest below
+// its own (the first table on a tie). Who printed which row cannot be told
+// when both print the same size at once.
+func (p *ptParser) addRow(s Sample) {
+	t := p.table
+	if p.twin != nil && p.twin.lastBytes() < s.Bytes &&
+		(t.lastBytes() >= s.Bytes || p.twin.lastBytes() > t.lastBytes()) {
+		t = p.twin
+	}
+	t.samples = append(t.samples, s)
+}
+
+// lastBytes is the size of the last row, -1 before any.
+func (t *ptTable) lastBytes() int64 {
+	if len(t.samples) == 0 {
+		return -1
+	}
+	return t.samples[len(t.samples)-1].Bytes
+}
+
+// closeTable turns the open table into a measurement (its twin, if any,
+// becomes the open table); terminated says the closing separator (or a
+// following table) was seen.
 func (p *ptParser) closeTable(terminated bool) {
 	t := p.table
-	p.table = nil
+	p.table, p.twin = p.twin, nil
 	if t == nil || (len(t.samples) == 0 && !t.elided) {
 		return
 	}
@@ -349,10 +377,12 @@ func (p *ptParser) closeTable(terminated bool) {
 // "Waiting for client" banner was seen, else the client. Two interleaved
 // processes (run_perftest_loopback) give server then client.
 func (p *ptParser) side() string {
+	s := p.sess
+	two := s.titles >= 2 || s.interleaved
 	switch {
-	case p.sess.server && (p.sess.titles < 2 || len(p.sess.emitted) == 0):
+	case s.server && (!two || len(s.emitted) == 0):
 		return "server"
-	case p.sess.titles > 0:
+	case s.titles > 0 || two:
 		return "client"
 	}
 	return ""
@@ -383,9 +413,10 @@ func (p *ptParser) endSession() {
 }
 
 func (p *ptParser) finish() []Measurement {
-	lastOpen := p.table != nil && len(p.table.samples) > 0
-	headerOnly := p.table != nil && !lastOpen
-	p.closeTable(!lastOpen)
+	headerOnly := p.table != nil && len(p.table.samples) == 0 && !p.table.elided
+	for p.table != nil {
+		p.closeTable(false)
+	}
 	p.endSession()
 	if len(p.out) > 0 {
 		return p.out
