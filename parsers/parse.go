@@ -80,6 +80,7 @@ func FamilyOf(tool string) (Family, bool) {
 // UnknownToolError is returned by Parse for a tool name it does not know.
 type UnknownToolError struct{ Tool string }
 
+// Error names the tool and lists the known ones, so the fix is in the message.
 func (e *UnknownToolError) Error() string {
 	return fmt.Sprintf("unknown tool %q; known tools: %s", e.Tool, strings.Join(Tools(), ", "))
 }
