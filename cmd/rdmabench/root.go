@@ -30,6 +30,7 @@ against the NIC's line rate.`,
 		newInitCmd(stdout, stderr),
 		newSchemaCmd(stdout),
 		newPlanCmd(stdout),
+		newParseCmd(stdin, stdout),
 	)
 	enforceUsageErrors(root)
 	return root
