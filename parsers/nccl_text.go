@@ -57,7 +57,7 @@ func (p *ncclParser) line(raw string) {
 		p.infoLine(raw)
 		return
 	}
-	line := strings.TrimRight(CleanLine(raw), " \t")
+	line := strings.TrimSpace(CleanLine(raw))
 	if line == "" {
 		return
 	}
@@ -65,9 +65,9 @@ func (p *ncclParser) line(raw string) {
 	switch c := line[0]; {
 	case c == '#':
 		p.commentLine(line)
-	case c >= '0' && c <= '9', c == ' ', c == '\t', c == '[':
+	case c >= '0' && c <= '9', c == '[':
 		if !p.rowLine(line) {
-			p.otherLine(raw, strings.TrimLeft(line, " \t"))
+			p.otherLine(raw, line)
 		}
 	default:
 		p.otherLine(raw, line)
