@@ -14,9 +14,21 @@ import (
 // folder is absent (a checkout without it).
 func ncclSharedCorpus(t *testing.T, tool string) string {
 	t.Helper()
-	dir, err := os.Getwd()
+	shared, err := ncclFindShared()
 	if err != nil {
 		t.Fatal(err)
+	}
+	if shared == "" {
+		t.Skip("no shared folder beside the repository: corpus conformance skipped")
+	}
+	return filepath.Join(shared, "corpus", tool)
+}
+
+// ncclFindShared returns <repo root>/../shared, or "" when it is absent.
+func ncclFindShared() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
 	}
 	for {
 		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
@@ -24,15 +36,15 @@ func ncclSharedCorpus(t *testing.T, tool string) string {
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			t.Fatal("go.mod not found above the test directory")
+			return "", os.ErrNotExist
 		}
 		dir = parent
 	}
 	shared := filepath.Join(dir, "..", "shared")
 	if _, err := os.Stat(shared); err != nil {
-		t.Skipf("no shared folder beside the repository (%s): corpus conformance skipped", shared)
+		return "", nil
 	}
-	return filepath.Join(shared, "corpus", tool)
+	return shared, nil
 }
 
 // ncclCorpusFiles lists the .txt captures of a corpus folder.
