@@ -53,9 +53,9 @@ func parserFor(f Family) func(io.Reader) ([]Measurement, error) {
 	case FamilyIperf3:
 		return ParseIperf3
 	case FamilyNixlbench:
-		return nil // wired after merge: return ParseNixlbench (branch parsers-b)
+		return ParseNixlbench
 	case FamilyNCCL:
-		return nil // wired after merge: return ParseNCCL (branch parsers-b, text and -J JSON)
+		return ParseNCCL
 	}
 	return nil
 }
@@ -98,7 +98,7 @@ func Parse(tool string, r io.Reader) ([]Measurement, error) {
 	}
 	parse := parserFor(fam)
 	if parse == nil {
-		return nil, fmt.Errorf("the %s parser is not wired into Parse yet", fam)
+		return nil, fmt.Errorf("no parser for the %s family", fam)
 	}
 	ms, err := parse(r)
 	if err != nil {

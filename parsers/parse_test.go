@@ -100,8 +100,11 @@ func TestParseUnknownTool(t *testing.T) {
 	if !errors.As(err, &u) || !strings.Contains(err.Error(), "ib_write_bw") || !strings.Contains(err.Error(), "ucx_perftest") {
 		t.Fatalf("err = %v; want an UnknownToolError listing the tools", err)
 	}
-	if _, err := Parse("nixlbench", strings.NewReader("")); err == nil || !strings.Contains(err.Error(), "not wired") {
-		t.Fatalf("nixlbench: err = %v; want 'not wired' until ParseNixlbench is merged", err)
+	for _, tool := range []string{"nixlbench", "all_reduce_perf"} {
+		ms, err := Parse(tool, strings.NewReader(""))
+		if err != nil || len(ms) != 1 || ms[0].OK || ms[0].ErrorClass == ClassNone || ms[0].Tool != tool {
+			t.Fatalf("%s on empty input: %+v, %v; want one failed measurement with a class", tool, ms, err)
+		}
 	}
 }
 
