@@ -3,8 +3,8 @@ package scenarios
 import (
 	"fmt"
 	"reflect"
+	"regexp"
 	"sort"
-	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -22,6 +22,8 @@ type decoder struct {
 	pos    *Positions
 	budget int
 }
+
+var leadingZero = regexp.MustCompile(`^[-+]?0[0-9_]+$`)
 
 var (
 	unmarshalerType = reflect.TypeFor[yaml.Unmarshaler]()
@@ -128,8 +130,12 @@ func (d *decoder) decodeInt(n *yaml.Node, v reflect.Value, path string) {
 	if !d.want(n, yaml.ScalarNode, path, "a whole number") {
 		return
 	}
-	i, err := strconv.ParseInt(strings.ReplaceAll(n.Value, "_", ""), 0, 0)
-	if n.ShortTag() != "!!int" || err != nil {
+	if leadingZero.MatchString(n.Value) {
+		d.c.add(nodePos(n), path, "YAML may read a leading zero as octal; write the number without it", "%q is ambiguous", n.Value)
+		return
+	}
+	var i int64
+	if n.ShortTag() != "!!int" || n.Decode(&i) != nil || i != int64(int(i)) {
 		d.c.add(nodePos(n), path, "write a whole number without quotes or units, like 4", "must be a whole number, not %q", n.Value)
 		return
 	}

@@ -103,16 +103,9 @@ func unsatisfiable(pattern string, from, to *Pool) (msg, hint string) {
 		}
 		return "", ""
 	}
-	switch {
-	case pattern == PatternPairwise && nf != nt:
+	if pattern == PatternPairwise && nf != nt {
 		return fmt.Sprintf("pairwise pairs %s-i with %s-i, but %q has %s and %q has %s", from.Name, to.Name, from.Name, plural(nf, "replica"), to.Name, plural(nt, "replica")),
 			"give both pools the same replicas, or use pattern: all-to-all, one-to-many or many-to-one"
-	case pattern == PatternOneToMany && nf != 1:
-		return fmt.Sprintf("one-to-many sends from a single endpoint, but %q has %s", from.Name, plural(nf, "replica")),
-			"use a from pool of 1 replica, or pattern: all-to-all"
-	case pattern == PatternManyToOne && nt != 1:
-		return fmt.Sprintf("many-to-one sends to a single endpoint, but %q has %s", to.Name, plural(nt, "replica")),
-			"use a to pool of 1 replica, or pattern: all-to-all"
 	}
 	return "", ""
 }
@@ -120,7 +113,7 @@ func unsatisfiable(pattern string, from, to *Pool) (msg, hint string) {
 // ncclRanks checks an nccl test: every endpoint of from (and to) is one
 // job's ranks, so a pattern means nothing and at least 2 GPUs are needed.
 func (v *validator) ncclRanks(path string, t *Test, from, to *Pool) {
-	if v.pos.Has(path + ".pattern") {
+	if v.written(path+".pattern", t, "pattern") {
 		v.keyErrf(path+".pattern", "nccl runs one job whose ranks are every endpoint of from and to; remove pattern",
 			"pattern means nothing for nccl")
 	}
@@ -139,11 +132,13 @@ func (v *validator) ncclRanks(path string, t *Test, from, to *Pool) {
 
 // testSettings checks repetitions, timeout, env and requires.
 func (v *validator) testSettings(path string, t *Test) {
-	if v.pos.Has(path+".repetitions") && t.Repetitions != nil {
+	if v.written(path+".repetitions", t, "repetitions") && t.Repetitions != nil {
 		v.checkMin(path+".repetitions", *t.Repetitions, 1, "repeat the test at least once")
 	}
-	if v.pos.Has(path + ".timeout") {
+	if v.written(path+".timeout", t, "timeout") {
 		v.checkDuration(path+".timeout", &t.Timeout)
+	} else if t.Timeout.IsSet() {
+		_ = t.Timeout.Parse() // copied from defaults.timeout, which reports its own problem
 	}
 	v.checkEnv(path+".env", t.Env)
 	if !v.checkOneOf(path+".requires", t.Requires, "requirements", Requirements) {
