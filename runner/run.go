@@ -238,14 +238,18 @@ func (r *run) cleanup() {
 	}
 }
 
-// scratch makes the leg's ${out} folder on its endpoints.
+// scratch makes the leg's ${out} folder on its endpoints, when a command
+// uses it.
 func (r *run) scratch(ctx context.Context, l *legRun) (string, error) {
 	if r.cfg.Backend.Name() == "local" {
 		abs, err := filepath.Abs(r.dir.scratchDir(l.job.ID, l.legIdx, l.rep))
-		if err != nil {
-			return "", err
+		if err != nil || !usesOut(l.leg) {
+			return abs, err
 		}
 		return abs, mkdirAll(abs)
+	}
+	if !usesOut(l.leg) {
+		return "", nil
 	}
 	dir := fmt.Sprintf("/tmp/rdmabench-%s/%s/%d-%d", r.runID, sanitize(l.job.ID), l.legIdx, l.rep)
 	seen := map[string]bool{}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -39,6 +40,9 @@ type repOutcome struct {
 	commands    []string
 	interrupted bool
 }
+
+// reapBound is how long a killed side may take to be reaped.
+const reapBound = 15 * time.Second
 
 // DefaultLegTimeout bounds a leg whose job gives no TimeoutSec.
 const DefaultLegTimeout = 120 * time.Second
@@ -96,6 +100,7 @@ func (l *legRun) execute(ctx, legCtx context.Context, timeout time.Duration) rep
 // failed turns an error of a phase into an outcome: interrupted, timeout,
 // or the error itself with the side's last output lines.
 func (l *legRun) failed(ctx, legCtx context.Context, timeout time.Duration, phase string, err error) repOutcome {
+	running := l.running()
 	l.killAll()
 	o := l.base()
 	switch {
@@ -104,7 +109,7 @@ func (l *legRun) failed(ctx, legCtx context.Context, timeout time.Duration, phas
 		o.class, o.err = parsers.ClassTimeout, "interrupted"
 	case errors.Is(legCtx.Err(), context.DeadlineExceeded):
 		o.class = parsers.ClassTimeout
-		o.err = fmt.Sprintf("timed out after %s: %s; still running: %s", timeout, phase, l.running())
+		o.err = fmt.Sprintf("timed out after %s: %s; still running: %s", timeout, phase, running)
 	default:
 		o.class = parsers.ClassToolError
 		o.err = phase + ": " + err.Error()
@@ -193,7 +198,11 @@ func (l *legRun) finish() {
 	l.killAll()
 	for _, s := range l.sides {
 		if s.done != nil {
-			<-s.done
+			select {
+			case <-s.done:
+			case <-time.After(reapBound):
+				l.notef("%s on %s did not exit after it was killed", s.pc.Role, s.pc.Endpoint)
+			}
 		}
 		_ = s.out.close()
 	}
@@ -246,7 +255,7 @@ func (l *legRun) parse() repOutcome {
 	o.notes = append(o.notes, l.pendingNotes...)
 	for _, s := range l.sides {
 		if !s.killed.Load() && s.exit.Code != 0 {
-			o.notes = append(o.notes, fmt.Sprintf("%s on %s exited with code %d", s.pc.Role, s.pc.Endpoint, s.exit.Code))
+			o.notes = append(o.notes, fmt.Sprintf("%s on %s: %s", s.pc.Role, s.pc.Endpoint, exitText(s)))
 		}
 	}
 	var firstErr repOutcome
@@ -256,9 +265,9 @@ func (l *legRun) parse() repOutcome {
 		case err != nil:
 			firstErr = withErr(firstErr, parsers.ClassUnknownFormat, fmt.Sprintf("%s output (%s): %v", s.pc.Role, s.rel, err))
 		case !m.OK:
-			firstErr = withErr(firstErr, classOr(m.ErrorClass), fmt.Sprintf("%s: %s (exit %d; last output: %s)", s.pc.Role, m.Error, s.exit.Code, s.out.lastLines()))
+			firstErr = withErr(firstErr, classOr(m.ErrorClass), fmt.Sprintf("%s: %s (%s; last output: %s)", s.pc.Role, m.Error, exitText(s), s.out.lastLines()))
 		default:
-			o.m, o.ok = m, true
+			o.m, o.ok = withLegSize(m, l.leg.Variant), true
 			return o
 		}
 	}
@@ -303,5 +312,32 @@ func (l *legRun) parseFile(s *side) (parsers.Measurement, error) {
 		return parsers.Measurement{}, err
 	}
 	defer f.Close()
-	return l.r.parse(l.job.Tool, f)
+	return l.r.parse(parserName(l.r.tests[l.job.Test], l.job.Tool), f)
+}
+
+// exitText says how a side ended, for a reason.
+func exitText(s *side) string {
+	switch {
+	case s.killed.Load():
+		return "killed by rdmabench"
+	case s.exit.Signaled:
+		return "killed by a signal (crashed)"
+	}
+	return fmt.Sprintf("exit code %d", s.exit.Code)
+}
+
+// withLegSize gives samples without a size the leg's size, when the leg
+// is one size of a sweep (Variant "65536"): ucx_perftest's client does not
+// print the message size it ran.
+func withLegSize(m parsers.Measurement, variant string) parsers.Measurement {
+	size, err := strconv.ParseInt(variant, 10, 64)
+	if err != nil || size <= 0 {
+		return m
+	}
+	for i := range m.Samples {
+		if m.Samples[i].Bytes == 0 {
+			m.Samples[i].Bytes = size
+		}
+	}
+	return m
 }

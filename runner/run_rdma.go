@@ -4,6 +4,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/rdmabench/rdmabench/runner/tools"
 	"github.com/rdmabench/rdmabench/scenarios"
 )
 
@@ -25,31 +26,12 @@ func rdmaDevicesIn(dir string) (bool, string) {
 // needsRDMA says whether a test cannot run without an RDMA device: the
 // scenario's requires when set, else by tool (perftest and rping always).
 func needsRDMA(t *scenarios.Test, tool string) bool {
-	if t != nil && t.Requires != "" {
-		return t.Requires == "rdma"
-	}
-	if t != nil && t.Tool != "" {
-		tool = t.Tool
+	if t != nil {
+		return tools.NeedsRDMA(t)
 	}
 	switch tool {
 	case scenarios.ToolRping:
 		return true
-	case scenarios.ToolUCXPerftest, scenarios.ToolNixlbench:
-		if t != nil && t.Args.Transports != "" {
-			return ucxNeedsRDMA(t.Args.Transports)
-		}
-		return false
 	}
 	return strings.HasPrefix(tool, "ib_")
-}
-
-// ucxNeedsRDMA is true when UCX_TLS names only RDMA transports.
-func ucxNeedsRDMA(tls string) bool {
-	for _, tl := range strings.Split(tls, ",") {
-		switch strings.TrimPrefix(strings.TrimSpace(tl), "^") {
-		case "tcp", "sm", "self", "shm", "posix", "sysv", "cma", "knem", "xpmem", "all", "":
-			return false
-		}
-	}
-	return true
 }

@@ -77,7 +77,9 @@ func (l *legRun) launch(ctx context.Context, s *side) error {
 	}
 	s.proc, s.started, s.done = p, time.Now(), make(chan struct{})
 	go func() {
-		s.exit, s.waitErr = p.Wait(ctx)
+		// The runner kills explicitly (timeout, grace, interrupt), so it
+		// can say what was still running; Wait itself is not cut short.
+		s.exit, s.waitErr = p.Wait(context.WithoutCancel(ctx))
 		s.ended = time.Now()
 		close(s.done)
 	}()

@@ -80,11 +80,3 @@ func TestSanitize(t *testing.T) {
 		}
 	}
 }
-
-func TestUCXNeedsRDMA(t *testing.T) {
-	for tls, want := range map[string]bool{"tcp": false, "rc,self": false, "rc_x,ud": true, "dc": true, "sm,tcp": false} {
-		if got := ucxNeedsRDMA(tls); got != want {
-			t.Errorf("%s: got %v want %v", tls, got, want)
-		}
-	}
-}

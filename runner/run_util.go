@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"os"
+	"strings"
 )
 
 func sha256Hex(b []byte) string {
@@ -22,4 +23,21 @@ func joinReason(a, b string) string {
 		return a
 	}
 	return a + "; " + b
+}
+
+// usesOut reports whether a command of the leg refers to ${out}.
+func usesOut(leg *Leg) bool {
+	for _, pc := range leg.Commands {
+		for _, a := range pc.Argv {
+			if strings.Contains(a, PlaceholderOut) {
+				return true
+			}
+		}
+		for _, v := range pc.Env {
+			if strings.Contains(v, PlaceholderOut) {
+				return true
+			}
+		}
+	}
+	return false
 }

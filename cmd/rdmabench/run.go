@@ -32,11 +32,12 @@ type runOptions struct {
 	dryRun  bool
 	keep    bool
 	timeout time.Duration
+	ports   int // port offset
 
 	stdout, stderr io.Writer
 	// seams: the planner, the summary table and NIC discovery (their own
 	// packages; swapped in tests).
-	plan    func(*scenarios.Scenario, bool) (*runner.Plan, error)
+	plan    func(sc *scenarios.Scenario, rdma bool, portOffset int) (*runner.Plan, error)
 	summary func(io.Writer, *report.Report) error
 	nicRate runner.NICRate
 }
@@ -66,7 +67,8 @@ failed (verdict error), 130 interrupted.`,
 	fl.StringVar(&o.outDir, "out", "", "results folder (default results/<scenario>-<YYYYmmdd-HHMMSS>)")
 	fl.StringVar(&o.runID, "run-id", "", "run id used in names and nixlbench groups (default: time-based)")
 	fl.StringVarP(&o.output, "output", "o", "table", "stdout at the end: table (summary) or json (report.json)")
-	fl.BoolVar(&o.dryRun, "dry-run", false, "print the plan (JSON) and exit without running anything")
+	fl.BoolVar(&o.dryRun, "dry-run", false, "print the plan (table, or JSON with -o json) and exit without running anything")
+	fl.IntVar(&o.ports, "port-offset", 0, "shift every tool port (when the defaults are taken on this host)")
 	fl.BoolVar(&o.keep, "keep", false, "leave endpoints (pods) for debugging; local processes are always killed")
 	fl.DurationVar(&o.timeout, "timeout", 0, "bound the whole run (0: only each leg's own bound)")
 	return cmd
@@ -80,12 +82,15 @@ func runRun(ctx context.Context, o *runOptions) error {
 	if err != nil {
 		return err
 	}
-	plan, err := o.plan(sc, hasRDMA())
+	plan, err := o.plan(sc, hasRDMA(), o.ports)
 	if err != nil {
 		return err
 	}
+	if o.dryRun && o.output == "json" {
+		return runner.WritePlanJSON(o.stdout, plan)
+	}
 	if o.dryRun {
-		return writeJSON(o.stdout, plan)
+		return runner.WritePlanTable(o.stdout, plan)
 	}
 	be, err := newBackend(sc)
 	if err != nil {

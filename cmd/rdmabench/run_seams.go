@@ -1,18 +1,24 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 
 	"github.com/rdmabench/rdmabench/report"
 	"github.com/rdmabench/rdmabench/runner"
+	"github.com/rdmabench/rdmabench/runner/backend"
 	"github.com/rdmabench/rdmabench/scenarios"
 )
 
-// compilePlan is the planner (branch planner: runner.Compile) once merged.
-func compilePlan(sc *scenarios.Scenario, rdma bool) (*runner.Plan, error) {
-	return nil, errors.New("the planner is not merged into this build yet")
+// compilePlan is the planner with what a run knows about this machine:
+// whether endpoints have RDMA devices (tests needing one are skipped with
+// the reason) and the port offset. Binaries are not pre-checked: a missing
+// one is an error result that names it and says how to install it.
+func compilePlan(sc *scenarios.Scenario, rdma bool, portOffset int) (*runner.Plan, error) {
+	return runner.Compile(sc, runner.CompileOptions{
+		HasRDMA:    func(backend.Endpoint) bool { return rdma },
+		PortOffset: portOffset,
+	})
 }
 
 // writeSummary prints the summary table (branch report:
