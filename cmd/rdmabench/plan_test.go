@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -43,14 +42,8 @@ func writeScenario(t *testing.T, body string) string {
 	return path
 }
 
-func runPlanCLI(args ...string) (int, string, string) {
-	var out, errb bytes.Buffer
-	code := runWith(args, strings.NewReader(""), &out, &errb)
-	return code, out.String(), errb.String()
-}
-
 func TestPlanTable(t *testing.T) {
-	code, out, errs := runPlanCLI("plan", writeScenario(t, planScenario))
+	code, out, errs := runCLI(t, "", "plan", writeScenario(t, planScenario))
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
@@ -69,7 +62,7 @@ func TestPlanTable(t *testing.T) {
 
 func TestPlanJSONAndYAML(t *testing.T) {
 	path := writeScenario(t, planScenario)
-	code, out, errs := runPlanCLI("plan", path, "-o", "json")
+	code, out, errs := runCLI(t, "", "plan", path, "-o", "json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
@@ -83,7 +76,7 @@ func TestPlanJSONAndYAML(t *testing.T) {
 	if p.Scenario != "cli-plan" || len(p.Rounds) != 2 || p.Rounds[0].Jobs[0].ID != "ucx-tcp/r0/a-0->b-0" {
 		t.Fatalf("plan %+v", p)
 	}
-	code, out, _ = runPlanCLI("plan", path, "-o", "yaml")
+	code, out, _ = runCLI(t, "", "plan", path, "-o", "yaml")
 	if code != 0 || !strings.Contains(out, "id: ucx-tcp/r0/a-0->b-0") {
 		t.Fatalf("yaml exit %d:\n%s", code, out)
 	}
@@ -101,7 +94,7 @@ func TestPlanErrorsExit2(t *testing.T) {
 		{"bad format", []string{"plan", writeScenario(t, planScenario), "-o", "xml"}, "unknown output format"},
 		{"no file", []string{"plan"}, "arg"},
 	} {
-		code, out, errs := runPlanCLI(tc.args...)
+		code, out, errs := runCLI(t, "", tc.args...)
 		if code != 2 || !strings.Contains(errs, tc.want) || out != "" {
 			t.Errorf("%s: exit %d, stderr %q, stdout %q; want exit 2 naming %q", tc.name, code, errs, out, tc.want)
 		}
