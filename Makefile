@@ -43,3 +43,7 @@ fuzz-parsers:
 
 bench-parsers:
 	$(GO) test ./parsers -run '^$$' -bench ParsePerftest -benchmem
+# Runner: the harness's own overhead per job (100 jobs of /bin/true).
+.PHONY: bench-runner
+bench-runner:
+	$(GO) test -run '^$$' -bench HarnessOverhead -benchtime 5x ./runner/
