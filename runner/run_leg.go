@@ -221,9 +221,9 @@ func (l *legRun) base() repOutcome {
 		if first.IsZero() || s.started.Before(first) {
 			first = s.started
 		}
-		end := s.ended
-		if end.IsZero() {
-			end = time.Now()
+		end := time.Now()
+		if s.exited() { // ended is written before done is closed
+			end = s.ended
 		}
 		if end.After(lastEnd) {
 			lastEnd = end

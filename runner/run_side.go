@@ -127,6 +127,10 @@ func (s *side) kill() {
 	}
 	s.killed.Store(true)
 	_ = s.proc.Kill()
+	select { // let the watcher record the exit
+	case <-s.done:
+	case <-time.After(reapBound):
+	}
 }
 
 // exited reports whether the side's process has ended.
