@@ -133,3 +133,31 @@ func TestNixlbenchEmbeddedEtcd(t *testing.T) {
 		t.Errorf("embedded etcd data folder left behind: %v", after)
 	}
 }
+
+// TestNixlbenchStaleSizeKey: a //size key left by a SIGKILLed earlier run
+// in the same group would make both ranks register wrong (tools.md §3.3);
+// the runner clears the group before each leg, so the leg still passes.
+func TestNixlbenchStaleSizeKey(t *testing.T) {
+	standins(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	srv, err := runetcd.Start(ctx, runetcd.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	c, err := srv.Client()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	stale := EtcdPrefix("rdmabench-stale-nixl-r0") + "/size"
+	if _, err := c.Put(ctx, stale, "1"); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Run(ctx, Config{Plan: nixlPlan("line:Registered as rank 0", 1), Backend: local.New(), OutDir: t.TempDir(),
+		RunID: "stale", EtcdURL: srv.URL})
+	if err != nil || rep.Results[0].Verdict != report.VerdictPass {
+		t.Fatalf("run: %v %+v", err, rep.Results)
+	}
+}
