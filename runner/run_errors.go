@@ -8,6 +8,7 @@ import (
 // expectation: exit code 1.
 type ShortfallError struct{ Failed int }
 
+// Error says how many results fell short.
 func (e *ShortfallError) Error() string {
 	return fmt.Sprintf("%d result(s) fell short of their expectation", e.Failed)
 }
@@ -22,6 +23,7 @@ type HarnessError struct {
 	Err    error
 }
 
+// Error is the cause, or how many results are errors.
 func (e *HarnessError) Error() string {
 	if e.Err != nil {
 		return e.Err.Error()
@@ -42,6 +44,7 @@ type InterruptedError struct {
 	Cause    error
 }
 
+// Error says how much was kept.
 func (e *InterruptedError) Error() string {
 	return fmt.Sprintf("interrupted after %d finished result(s); partial report written", e.Finished)
 }

@@ -105,6 +105,7 @@ type lineWriter struct {
 	buf []byte
 }
 
+// Write passes on every complete line and keeps the rest.
 func (w *lineWriter) Write(p []byte) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()

@@ -27,6 +27,7 @@ const pollInterval = 20 * time.Millisecond
 // errExited is returned when the side exits before it became ready.
 type errExited struct{ exit backend.Exit }
 
+// Error gives the exit code.
 func (e errExited) Error() string {
 	return fmt.Sprintf("exited with code %d before it was ready", e.exit.Code)
 }

@@ -149,8 +149,10 @@ func (s *side) exited() bool {
 // missingToolError names the binary and how to install it.
 type missingToolError struct{ mb *backend.MissingBinaryError }
 
+// Error names the binary, the endpoint and the install hint.
 func (e *missingToolError) Error() string {
 	return fmt.Sprintf("%s not found in PATH on endpoint %s: %s", e.mb.Binary, e.mb.Endpoint, InstallHint(e.mb.Binary))
 }
 
+// Unwrap returns the backend's error.
 func (e *missingToolError) Unwrap() error { return e.mb }

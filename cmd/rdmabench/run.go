@@ -185,7 +185,10 @@ func writeJSON(w io.Writer, v any) error {
 // what failed); main prints nothing more but keeps its exit code.
 type silentError struct{ error }
 
-func (s silentError) Silent() bool  { return true }
+// Silent tells main not to print the error again.
+func (s silentError) Silent() bool { return true }
+
+// Unwrap returns the run's error.
 func (s silentError) Unwrap() error { return s.error }
 
 // ExitCode keeps the wrapped error's code.

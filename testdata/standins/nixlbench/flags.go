@@ -58,6 +58,7 @@ type usageExit struct {
 	code int
 }
 
+// Error is the message printed before exiting.
 func (u *usageExit) Error() string { return u.msg }
 
 // parseFlags implements gflags syntax: --name=value, --name value,

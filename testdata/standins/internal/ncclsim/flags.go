@@ -43,6 +43,7 @@ type exitErr struct {
 	code int
 }
 
+// Error is the message printed before exiting.
 func (e *exitErr) Error() string { return e.msg }
 
 // parse walks argv like getopt_long: every option takes an argument
