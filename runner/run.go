@@ -74,8 +74,9 @@ type run struct {
 	etcdSrv   *runetcd.Server
 	progress  *progress
 
-	mu      sync.Mutex
-	results []report.Result
+	mu       sync.Mutex
+	results  []report.Result
+	versions map[string]string // tool → version it reported
 }
 
 // Run executes the plan round by round and returns the report, which is
@@ -287,6 +288,7 @@ func (r *run) parse(tool string, rd io.Reader) (parsers.Measurement, error) {
 func (r *run) finish(ctx context.Context, rep *report.Report, runErr error) (*report.Report, error) {
 	r.mu.Lock()
 	rep.Results = append([]report.Result(nil), r.results...)
+	rep.Run.ToolVersions = r.versions
 	r.mu.Unlock()
 	order := r.planOrder()
 	sort.SliceStable(rep.Results, func(i, j int) bool { return resultLess(order, rep.Results[i], rep.Results[j]) })

@@ -23,5 +23,21 @@ func (r *run) runLeg(ctx context.Context, job *Job, legIdx int) (report.Result, 
 		outs = append(outs, o)
 	}
 	fillResult(&res, r.tests[job.Test], r.cfg.LineRate, outs)
+	r.noteVersion(job.Tool, outs)
 	return res, true
+}
+
+// noteVersion keeps the version a tool reported, for RunMeta.ToolVersions.
+func (r *run) noteVersion(tool string, outs []repOutcome) {
+	for _, o := range outs {
+		if o.ok && o.m.Version != "" {
+			r.mu.Lock()
+			if r.versions == nil {
+				r.versions = map[string]string{}
+			}
+			r.versions[tool] = o.m.Version
+			r.mu.Unlock()
+			return
+		}
+	}
 }
