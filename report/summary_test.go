@@ -1,0 +1,44 @@
+package report
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+func TestSummaryTableGolden(t *testing.T) {
+	var buf bytes.Buffer
+	if err := WriteSummaryTable(&buf, fullReport(1)); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "summary.txt", buf.Bytes())
+}
+
+func TestSummaryTableWorstFirst(t *testing.T) {
+	var buf bytes.Buffer
+	if err := WriteSummaryTable(&buf, fullReport(1)); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	lines := strings.Split(out, "\n")
+	// The first data row is the slowest failing link: ep-3 → ep-5 of the matrix.
+	var first string
+	for _, l := range lines {
+		if strings.Contains(l, "FAIL") || strings.Contains(l, "PASS") || strings.Contains(l, "ERROR") {
+			first = l
+			break
+		}
+	}
+	if !strings.Contains(first, "ucx-put-bw") {
+		t.Errorf("first row = %q, want the TCP fallback at ~5%% of line rate", first)
+	}
+	for _, want := range []string{"ep-3 → ep-5", "TCP fallback", "… 48 more pairs", "16 ranks", "GB/s", "Gb/s",
+		"67 results: 62 pass, 3 fail, 1 error, 1 skipped"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("summary lacks %q:\n%s", want, out)
+		}
+	}
+	if i, j := strings.Index(out, "ep-3 → ep-5"), strings.Index(out, "SKIPPED"); i > j {
+		t.Errorf("slow link listed after the skipped result")
+	}
+}
