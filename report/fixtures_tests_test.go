@@ -152,7 +152,26 @@ func fullReport(seed uint64) *Report {
 	r.Results = append(r.Results, b.matrix("fabric-a2a", 8, 3, 5, 0.46, []int64{64 << 10, 1 << 20})...)
 	r.Results = append(r.Results, b.nixl("UCX", 48.2, 3), b.nixl("UCCL", 46.6, 3), b.nixl("LIBFABRIC", 38.0, 3))
 	r.Results = append(r.Results, b.nccl(93.5), b.latency(1.85), b.tcpFallback(), b.failed(), b.skipped())
-	r.Run.End = b.clock
-	r.Summary = CountVerdicts(r.Results)
+	finish(r, b)
 	return r
+}
+
+// finish closes a fixture report: end time, nodes, each result's endpoints
+// and the verdict counts.
+func finish(r *Report, b *fixtureBuilder) {
+	r.Run.End = b.clock
+	byName := map[string]EndpointInfo{}
+	for _, e := range r.Endpoints {
+		byName[e.Name] = e
+		r.Run.Nodes = append(r.Run.Nodes, e.Node)
+	}
+	for i := range r.Results {
+		res := &r.Results[i]
+		for _, side := range []struct{ role, name string }{{"client", res.From}, {"server", res.To}} {
+			if e, ok := byName[side.name]; ok {
+				res.Endpoints = append(res.Endpoints, ResultEndpoint{Role: side.role, Name: e.Name, Node: e.Node, Device: e.Device, Address: e.Address})
+			}
+		}
+	}
+	r.Summary = CountVerdicts(r.Results)
 }
