@@ -51,7 +51,7 @@ func (b *fixtureBuilder) matrix(test string, n int, slowFrom, slowTo int, slowFr
 }
 
 // nixl is nixlbench pairwise WRITE with one NIXL backend, VRAM to VRAM.
-func (b *fixtureBuilder) nixl(backend string, peakGBs float64, reps int) Result {
+func (b *fixtureBuilder) nixl(backend string, peakGBs float64, reps int, noise float64) Result {
 	res := b.newResult("kv-transfer", "nixlbench", "prefill-0", "decode-0", 40)
 	res.Backend, res.Op, res.Pattern = backend, "WRITE", "pairwise"
 	res.Transport = &parsers.Transport{Kind: parsers.TransportRDMA, Source: "ucx", Detail: "rc_mlx5/mlx5_0:1", Devices: []string{"mlx5_0:1"}}
@@ -59,8 +59,16 @@ func (b *fixtureBuilder) nixl(backend string, peakGBs float64, reps int) Result 
 		res.Transport = &parsers.Transport{Kind: parsers.TransportRDMA, Source: "nixl", Detail: "verbs;ofi_rxm", Devices: []string{"mlx5_0"}}
 	}
 	res.Commands = []string{"nixlbench --etcd_endpoints ${etcd} --backend " + backend + " --initiator_seg_type VRAM --target_seg_type VRAM --op_type WRITE"}
-	b.repeated(&res, reps, sweep(4<<10, 64<<20), func(sz int64) parsers.Sample {
-		bw := round(bwCurve(peakGBs*8e9, 256<<10, sz)*b.noise(0.015), 0)
+	// A noisy backend spreads its repetitions evenly around the curve
+	// (−noise, 0, +noise), so that its spread is exactly known.
+	call, sizes := 0, sweep(4<<10, 64<<20)
+	b.repeated(&res, reps, sizes, func(sz int64) parsers.Sample {
+		f := b.noise(noise)
+		if noise >= 0.1 {
+			f = 1 + noise*float64(call/len(sizes)-1)
+		}
+		call++
+		bw := round(bwCurve(peakGBs*8e9, 256<<10, sz)*f, 0)
 		lat := round(float64(sz)*8/bw*1e6, 1)
 		return parsers.Sample{Bytes: sz, Batch: 1, BWAvgBps: &bw, LatAvgUS: &lat}
 	}, "bw_avg_bps")
@@ -139,21 +147,51 @@ func (b *fixtureBuilder) skipped() Result {
 	return res
 }
 
+// knobs change a fixture run the way a real change of the fabric would.
+type knobs struct {
+	writeBW   float64 // peak of write-bw prefill-0 → decode-0, fraction of line rate
+	ucclGBs   float64 // UCCL peak, GB/s (noisy: ±12% spread)
+	libfabGBs float64 // LIBFABRIC peak, GB/s
+	noReadBW  bool    // read-bw was not run
+	firmware  string
+}
+
+var baselineKnobs = knobs{writeBW: 0.982, ucclGBs: 46.6, libfabGBs: 38.0, firmware: "28.43.1014"}
+
 // fullReport is every kind of result a run produces.
-func fullReport(seed uint64) *Report {
+func fullReport(seed uint64) *Report { return buildReport(seed, baselineKnobs) }
+
+func buildReport(seed uint64, k knobs) *Report {
 	b := newBuilder(seed)
 	r := &Report{SchemaVersion: SchemaVersion, Run: baseMeta(fmt.Sprintf("run-%d", seed))}
+	r.Run.Fingerprint["nic.firmware"] = k.firmware
 	r.Endpoints = append(append(endpoints("prefill", 2), endpoints("decode", 2)...), endpoints("ep", 8)...)
 	r.Results = append(r.Results,
-		b.perftestSweep("write-bw", "ib_write_bw", "prefill-0", "decode-0", 0.982*ndr),
+		b.perftestSweep("write-bw", "ib_write_bw", "prefill-0", "decode-0", k.writeBW*ndr),
 		b.perftestSweep("write-bw", "ib_write_bw", "prefill-1", "decode-1", 0.979*ndr),
-		b.perftestSweep("read-bw", "ib_read_bw", "prefill-0", "decode-0", 0.962*ndr),
 	)
+	if !k.noReadBW {
+		r.Results = append(r.Results, b.perftestSweep("read-bw", "ib_read_bw", "prefill-0", "decode-0", 0.962*ndr))
+	}
 	r.Results = append(r.Results, b.matrix("fabric-a2a", 8, 3, 5, 0.46, []int64{64 << 10, 1 << 20})...)
-	r.Results = append(r.Results, b.nixl("UCX", 48.2, 3), b.nixl("UCCL", 46.6, 3), b.nixl("LIBFABRIC", 38.0, 3))
+	r.Results = append(r.Results, b.nixl("UCX", 48.2, 3, 0.015), b.nixl("UCCL", k.ucclGBs, 3, 0.12),
+		b.nixl("LIBFABRIC", k.libfabGBs, 3, 0.015))
 	r.Results = append(r.Results, b.nccl(93.5), b.latency(1.85), b.tcpFallback(), b.failed(), b.skipped())
 	finish(r, b)
 	return r
+}
+
+// compareFixtures are a baseline and a current run holding each decision
+// compare must make: write-bw prefill-0 → decode-0 regressed 15%; UCCL
+// dropped 6% inside its ±12% spread; LIBFABRIC improved 12%; read-bw is
+// missing; the NIC firmware changed.
+func compareFixtures() (base, cur *Report) {
+	k := baselineKnobs
+	k.writeBW, k.ucclGBs, k.libfabGBs, k.noReadBW, k.firmware = 0.982*0.85, 46.6*0.94, 38.0*1.12, true, "28.44.1036"
+	base, cur = fullReport(1), buildReport(2, k)
+	base.Run.ID, cur.Run.ID = "nightly-2026-11-19", "nightly-2026-11-20"
+	cur.Run.Start = cur.Run.Start.Add(24 * 3600e9)
+	return base, cur
 }
 
 // finish closes a fixture report: end time, nodes, each result's endpoints

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/rdmabench/rdmabench/parsers"
 	"github.com/rdmabench/rdmabench/units"
 )
 
@@ -143,4 +144,24 @@ func (r *Result) TransportLabel() string {
 		return "shm"
 	}
 	return "unknown"
+}
+
+// sampleMetric reads a named metric from a sample.
+func sampleMetric(s parsers.Sample, metric string) (float64, bool) {
+	var p *float64
+	switch metric {
+	case "bw_avg_bps":
+		p = s.BWAvgBps
+	case "busbw_bps":
+		p = s.BusBWBps
+	case "lat_avg_us":
+		p = s.LatAvgUS
+		if p == nil {
+			p = s.LatTypicalUS
+		}
+	}
+	if p == nil {
+		return 0, false
+	}
+	return *p, true
 }

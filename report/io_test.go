@@ -11,7 +11,8 @@ import (
 // fixtureReports are the reports kept under testdata/report for the CLI
 // tests, the schema test and the README.
 func fixtureReports() map[string]*Report {
-	return map[string]*Report{"full.json": fullReport(1)}
+	base, cur := compareFixtures()
+	return map[string]*Report{"full.json": fullReport(1), "baseline.json": base, "current.json": cur}
 }
 
 // TestFixtures writes the fixture reports with -update and checks Save's

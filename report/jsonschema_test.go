@@ -127,7 +127,7 @@ func TestJSONSchemaAcceptsReports(t *testing.T) {
 	files, _ := filepath.Glob(filepath.Join(testdataDir, "*.json"))
 	n := 0
 	for _, f := range files {
-		if strings.HasSuffix(f, ".schema.json") {
+		if strings.HasSuffix(f, ".schema.json") || strings.HasPrefix(filepath.Base(f), "compare") {
 			continue
 		}
 		data, err := os.ReadFile(f)
