@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/rdmabench/rdmabench/parsers"
 )
@@ -10,6 +11,9 @@ import (
 func (b *fixtureBuilder) perftestSweep(test, tool, from, to string, peak float64) Result {
 	res := b.newResult(test, tool, from, to, 21)
 	res.Pattern, res.Op = "pairwise", "WRITE"
+	if strings.Contains(tool, "read") {
+		res.Op = "READ"
+	}
 	res.Transport = rdmaEvidence("mlx5_0")
 	res.Commands = []string{tool + " -d mlx5_0 -x 3 -F --report_gbits -a -q 4", tool + " -d mlx5_0 -x 3 -F --report_gbits -a -q 4 ${addr:" + to + "}"}
 	b.repeated(&res, 3, sweep(2, 8<<20), func(sz int64) parsers.Sample {
