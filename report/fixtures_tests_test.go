@@ -95,7 +95,11 @@ func (b *fixtureBuilder) nccl(peakGBs float64) Result {
 		bus := round(bwCurve(peakGBs*8e9, 4<<20, sz)*b.noise(0.02), 0)
 		alg := round(bus*16/15, 0)
 		t := round(float64(sz)*8/alg*1e6, 2)
-		return parsers.Sample{Bytes: sz, TimeUS: &t, AlgBWBps: &alg, BusBWBps: &bus, Wrong: new(int64)}
+		ibus := round(bus*b.noise(0.01)*1.01, 0)
+		ialg := round(ibus*16/15, 0)
+		it := round(float64(sz)*8/ialg*1e6, 2)
+		return parsers.Sample{Bytes: sz, TimeUS: &t, AlgBWBps: &alg, BusBWBps: &bus, Wrong: new(int64),
+			InplaceTimeUS: &it, InplaceAlgBWBps: &ialg, InplaceBusBWBps: &ibus, InplaceWrong: new(int64)}
 	}, "busbw_bps")
 	judge(&res, &LineRate{Bps: 2 * ndr, Source: LineRateNIC, Detail: "2 × mlx5 port: 400 Gb/sec per node"}, "busbw_bps")
 	return res
