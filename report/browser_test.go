@@ -1,7 +1,9 @@
 package report
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -123,8 +125,9 @@ func (b *browserSession) open(t testing.TB, path string, timeout time.Duration) 
 		chromedp.WithPollingInterval(10*time.Millisecond)))
 	if err != nil {
 		b.mu.Lock()
-		defer b.mu.Unlock()
-		t.Fatalf("charts did not draw within %v: %v (console: %v)", timeout, err, b.console)
+		console := b.console
+		b.mu.Unlock()
+		t.Fatalf("charts did not draw within %v: %v (console: %v)", timeout, err, console)
 	}
 	return time.Since(start)
 }
@@ -187,13 +190,14 @@ func TestBrowserRendersReport(t *testing.T) {
 		}
 	}
 	b.mu.Lock()
-	if len(b.requests) > 0 {
-		t.Errorf("the report made network requests: %v", b.requests)
+	requests, console := b.requests, b.console
+	b.mu.Unlock() // the event listener takes the lock: never hold it across a browser call
+	if len(requests) > 0 {
+		t.Errorf("the report made network requests: %v", requests)
 	}
-	if len(b.console) > 0 {
-		t.Errorf("console errors: %v", b.console)
+	if len(console) > 0 {
+		t.Errorf("console errors: %v", console)
 	}
-	b.mu.Unlock()
 
 	full := b.screenshot(t, true)
 	if err := os.WriteFile(filepath.Join(dir, "report-full.png"), full, 0o644); err != nil {
@@ -210,5 +214,37 @@ func TestBrowserRendersReport(t *testing.T) {
 	if keep := os.Getenv("RDMABENCH_SCREENSHOT_DIR"); keep != "" {
 		os.WriteFile(filepath.Join(keep, "report-full.png"), full, 0o644)
 		os.WriteFile(filepath.Join(keep, "report.png"), top, 0o644)
+	}
+}
+
+func TestBrowserRendersComparison(t *testing.T) {
+	b := newBrowser(t, 1366, 1200)
+	var buf bytes.Buffer
+	if err := WriteCompareHTML(&buf, compareFixture(t)); err != nil {
+		if errors.Is(err, ErrEChartsMissing) && os.Getenv("CI") == "" {
+			t.Skip(err)
+		}
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	page := filepath.Join(dir, "compare.html")
+	if err := os.WriteFile(page, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b.open(t, page, 60*time.Second)
+	pixels := b.chartPixels(t)
+	if len(pixels) != 1 || pixels[0][1].(float64) < 0.005*pixels[0][2].(float64) {
+		t.Fatalf("change chart did not draw: %v", pixels)
+	}
+	b.mu.Lock()
+	requests, console := b.requests, b.console
+	b.mu.Unlock() // the event listener takes the lock: never hold it across a browser call
+	if len(requests) > 0 || len(console) > 0 {
+		t.Fatalf("requests %v, console %v", requests, console)
+	}
+	shot := b.screenshot(t, false)
+	os.WriteFile(filepath.Join(dir, "compare.png"), shot, 0o644)
+	if keep := os.Getenv("RDMABENCH_SCREENSHOT_DIR"); keep != "" {
+		os.WriteFile(filepath.Join(keep, "compare.png"), shot, 0o644)
 	}
 }

@@ -10,11 +10,22 @@ import (
 //go:embed html.tmpl
 var htmlTemplate string
 
-var pageTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
+//go:embed compare.tmpl
+var compareTemplate string
+
+//go:embed html.css
+var htmlCSS string
+
+var templateFuncs = template.FuncMap{
 	"js":    func(s string) template.JS { return template.JS(s) },
+	"css":   func() template.CSS { return template.CSS(htmlCSS) },
 	"lower": strings.ToLower,
 	"upper": strings.ToUpper,
-}).Parse(htmlTemplate))
+}
+
+var pageTemplate = template.Must(template.New("report").Funcs(templateFuncs).Parse(htmlTemplate))
+
+var comparePageTemplate = template.Must(template.New("compare").Funcs(templateFuncs).Parse(compareTemplate))
 
 // WriteHTML writes r as one self-contained HTML file: ECharts is inlined
 // from the embedded asset, so the file opens offline and makes no network

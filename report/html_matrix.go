@@ -81,7 +81,7 @@ func heatmapChart(test string, rs []*Result) chartSpec {
 		height = 160 + 32*len(eps)
 	}
 	return chartSpec{Title: test + " — % of line rate, sender × receiver", Height: min(max(height, 360), 980),
-		Note: fmt.Sprintf("%d endpoints, %d pairs; each cell is the best bandwidth of the pair as a percent of line rate.", len(eps), len(data)),
+		Note:   fmt.Sprintf("%d endpoints, %d pairs; each cell is the best bandwidth of the pair as a percent of line rate.", len(eps), len(data)),
 		Option: string(c.JSONNotEscaped())}
 }
 

@@ -26,6 +26,8 @@ against the NIC's line rate.`,
 
 	root.AddCommand(
 		newVersionCmd(stdout),
+		newReportCmd(stdout, stderr),
+		newCompareCmd(stdout, stderr),
 	)
 	return root
 }
