@@ -1,6 +1,8 @@
 package report
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"sort"
@@ -174,4 +176,28 @@ func trailingNumber(s string) int {
 	}
 	n, _ := strconv.Atoi(s[i:])
 	return n
+}
+
+// unprogressive turns off ECharts' progressive rendering on every series of
+// an option: a 64×64 heatmap would otherwise draw in chunks over several
+// frames, and a reader (or the browser test) could see half a matrix.
+// go-echarts has no series option for it, so the JSON is patched.
+func unprogressive(option string) string {
+	var m map[string]any
+	if err := json.Unmarshal([]byte(option), &m); err != nil {
+		return option
+	}
+	series, _ := m["series"].([]any)
+	for _, s := range series {
+		if sm, ok := s.(map[string]any); ok {
+			sm["progressive"] = 0
+		}
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(m); err != nil {
+		return option
+	}
+	return buf.String()
 }

@@ -61,28 +61,32 @@ func heatmapChart(test string, rs []*Result) chartSpec {
 	}
 	c := charts.NewHeatMap()
 	showLabels := len(eps) <= 16
+	axisFont := 12
+	if !showLabels {
+		axisFont = 9
+	}
 	c.SetGlobalOptions(
 		charts.WithAnimation(false),
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Formatter: opts.FuncOpts("function (p) { return p.name; }")}),
 		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(false)}),
 		charts.WithGridOpts(opts.Grid{Left: "2%", Right: "90", Top: "30", Bottom: "8", ContainLabel: opts.Bool(true)}),
 		charts.WithXAxisOpts(opts.XAxis{Type: "category", Data: eps, Name: "receiver", Position: "top",
-			AxisLabel: &opts.AxisLabel{Rotate: 60, Interval: "0", Show: opts.Bool(showLabels)}, SplitArea: &opts.SplitArea{Show: opts.Bool(true)}}),
+			AxisLabel: &opts.AxisLabel{Rotate: 60, Interval: "0", FontSize: axisFont}, SplitArea: &opts.SplitArea{Show: opts.Bool(true)}}),
 		charts.WithYAxisOpts(opts.YAxis{Type: "category", Data: eps, Name: "sender", Inverse: opts.Bool(true),
-			AxisLabel: &opts.AxisLabel{Interval: "0", Show: opts.Bool(showLabels)}, SplitArea: &opts.SplitArea{Show: opts.Bool(true)}}),
+			AxisLabel: &opts.AxisLabel{Interval: "0", FontSize: axisFont}, SplitArea: &opts.SplitArea{Show: opts.Bool(true)}}),
 		charts.WithVisualMapOpts(opts.VisualMap{Calculable: opts.Bool(true), Min: float32(min(lo, 80)), Max: 100,
 			Orient: "vertical", Right: "0", Top: "middle", Text: []string{"100%", fmt.Sprintf("%.0f%%", min(lo, 80))},
 			InRange: &opts.VisualMapInRange{Color: []string{"#b71c1c", "#ef6c00", "#fdd835", "#9ccc65", "#2e7d32"}}}),
 	)
 	c.AddSeries("% of line rate", data, charts.WithLabelOpts(opts.Label{Show: opts.Bool(showLabels), Formatter: string(opts.FuncOpts("function (p) { return p.value[2].toFixed(0); }"))}),
 		charts.WithItemStyleOpts(opts.ItemStyle{BorderColor: "#fff", BorderWidth: 1}))
-	height := 120 + 14*len(eps)
+	height := 160 + 13*len(eps)
 	if showLabels {
 		height = 160 + 32*len(eps)
 	}
-	return chartSpec{Title: test + " — % of line rate, sender × receiver", Height: min(max(height, 360), 980),
+	return chartSpec{Title: test + " — % of line rate, sender × receiver", Height: min(max(height, 360), 1100),
 		Note:   fmt.Sprintf("%d endpoints, %d pairs; each cell is the best bandwidth of the pair as a percent of line rate.", len(eps), len(data)),
-		Option: string(c.JSONNotEscaped())}
+		Option: unprogressive(string(c.JSONNotEscaped()))}
 }
 
 // slowEndpoints ranks a matrix's endpoints by their mean efficiency as
