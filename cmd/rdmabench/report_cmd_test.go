@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"encoding/xml"
 	"os"
@@ -10,9 +9,9 @@ import (
 	"testing"
 )
 
-// fixtures is the repository's testdata/report, absolute because each CLI
+// reportFixtures is the repository's testdata/report, absolute because each CLI
 // test runs in a fresh working directory.
-var fixtures = func() string {
+var reportFixtures = func() string {
 	p, err := filepath.Abs("../../testdata/report")
 	if err != nil {
 		panic(err)
@@ -20,17 +19,15 @@ var fixtures = func() string {
 	return p
 }()
 
-// runCLI runs rdmabench with args in a fresh working directory and returns
-// the exit code, stdout and stderr.
-func runCLI(t *testing.T, args ...string) (int, string, string) {
+// runInTempDir runs rdmabench with args (through the shared runCLI) in a
+// fresh working directory, so that a file written there by surprise shows.
+func runInTempDir(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
 	t.Chdir(t.TempDir())
-	var out, errb bytes.Buffer
-	code := runWith(args, strings.NewReader(""), &out, &errb)
-	return code, out.String(), errb.String()
+	return runCLI(t, "", args...)
 }
 
-func abs(t *testing.T, p string) string {
+func absPath(t *testing.T, p string) string {
 	t.Helper()
 	a, err := filepath.Abs(p)
 	if err != nil {
@@ -42,7 +39,7 @@ func abs(t *testing.T, p string) string {
 // copyRun puts a fixture report.json in a run folder of its own.
 func copyRun(t *testing.T, name string) string {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(fixtures, name))
+	data, err := os.ReadFile(filepath.Join(reportFixtures, name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,16 +53,16 @@ func copyRun(t *testing.T, name string) string {
 }
 
 func TestReportTable(t *testing.T) {
-	code, out, _ := runCLI(t, "report", abs(t, filepath.Join(fixtures, "full.json")))
-	want, _ := os.ReadFile(filepath.Join(fixtures, "summary.txt"))
+	code, out, _ := runInTempDir(t, "report", absPath(t, filepath.Join(reportFixtures, "full.json")))
+	want, _ := os.ReadFile(filepath.Join(reportFixtures, "summary.txt"))
 	if code != 0 || out != string(want) {
 		t.Fatalf("exit %d, stdout differs from summary.txt:\n%s", code, out)
 	}
 }
 
 func TestReportJSONRoundTrip(t *testing.T) {
-	path := abs(t, filepath.Join(fixtures, "full.json"))
-	code, out, _ := runCLI(t, "report", path, "-o", "json")
+	path := absPath(t, filepath.Join(reportFixtures, "full.json"))
+	code, out, _ := runInTempDir(t, "report", path, "-o", "json")
 	want, _ := os.ReadFile(path)
 	if code != 0 || out != string(want) {
 		t.Fatalf("exit %d; -o json differs from the report.json it read", code)
@@ -75,7 +72,7 @@ func TestReportJSONRoundTrip(t *testing.T) {
 func TestReportWritesOnlyWhereAsked(t *testing.T) {
 	rep := copyRun(t, "full.json")
 	junit := filepath.Join(t.TempDir(), "out.xml")
-	code, _, stderr := runCLI(t, "report", rep, "--html", "auto", "--junit", junit)
+	code, _, stderr := runInTempDir(t, "report", rep, "--html", "auto", "--junit", junit)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -96,7 +93,7 @@ func TestReportWritesOnlyWhereAsked(t *testing.T) {
 	}
 	// Raw links from an HTML elsewhere point back into the run folder.
 	other := filepath.Join(t.TempDir(), "x.html")
-	if code, _, e := runCLI(t, "report", rep, "--html", other); code != 0 {
+	if code, _, e := runInTempDir(t, "report", rep, "--html", other); code != 0 {
 		t.Fatal(e)
 	}
 	page, _ := os.ReadFile(other)
@@ -107,8 +104,8 @@ func TestReportWritesOnlyWhereAsked(t *testing.T) {
 }
 
 func TestReportSchema(t *testing.T) {
-	code, out, _ := runCLI(t, "report", "--schema")
-	want, _ := os.ReadFile(filepath.Join(fixtures, "report.schema.json"))
+	code, out, _ := runInTempDir(t, "report", "--schema")
+	want, _ := os.ReadFile(filepath.Join(reportFixtures, "report.schema.json"))
 	if code != 0 || out != string(want) {
 		t.Fatalf("exit %d; --schema differs from report.schema.json", code)
 	}
@@ -124,30 +121,30 @@ func TestReportBadInput(t *testing.T) {
 		{"report"},
 		{"report", bad, "-o", "yaml"},
 		{"compare", bad, bad},
-		{"compare", abs(t, filepath.Join(fixtures, "full.json"))},
-		{"compare", abs(t, filepath.Join(fixtures, "full.json")), abs(t, filepath.Join(fixtures, "full.json")), "--threshold", "lots"},
+		{"compare", absPath(t, filepath.Join(reportFixtures, "full.json"))},
+		{"compare", absPath(t, filepath.Join(reportFixtures, "full.json")), absPath(t, filepath.Join(reportFixtures, "full.json")), "--threshold", "lots"},
 	}
 	for _, args := range cases {
-		code, _, stderr := runCLI(t, args...)
+		code, _, stderr := runInTempDir(t, args...)
 		if code != 2 || !strings.HasPrefix(stderr, "rdmabench: ") {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and a message", args, code, stderr)
 		}
 	}
-	_, _, stderr := runCLI(t, "report", bad)
+	_, _, stderr := runInTempDir(t, "report", bad)
 	if !strings.Contains(stderr, "bad.json: not a report.json") {
 		t.Errorf("error does not name the file: %q", stderr)
 	}
 }
 
 func TestCompareExitCodes(t *testing.T) {
-	base, cur := abs(t, filepath.Join(fixtures, "baseline.json")), abs(t, filepath.Join(fixtures, "current.json"))
+	base, cur := absPath(t, filepath.Join(reportFixtures, "baseline.json")), absPath(t, filepath.Join(reportFixtures, "current.json"))
 	junit := filepath.Join(t.TempDir(), "compare.xml")
 	html := filepath.Join(t.TempDir(), "compare.html")
-	code, out, stderr := runCLI(t, "compare", base, cur, "--threshold", "5%", "--junit", junit, "--html", html)
+	code, out, stderr := runInTempDir(t, "compare", base, cur, "--threshold", "5%", "--junit", junit, "--html", html)
 	if code != 1 {
 		t.Fatalf("regression: exit %d, want 1 (%s)", code, stderr)
 	}
-	want, _ := os.ReadFile(filepath.Join(fixtures, "compare.txt"))
+	want, _ := os.ReadFile(filepath.Join(reportFixtures, "compare.txt"))
 	if out != string(want) {
 		t.Errorf("table differs from compare.txt:\n%s", out)
 	}
@@ -163,13 +160,13 @@ func TestCompareExitCodes(t *testing.T) {
 		t.Errorf("compare junit lacks the 23 failures")
 	}
 	// No regression against itself; a huge threshold hides the drop.
-	if code, _, e := runCLI(t, "compare", base, base); code != 0 {
+	if code, _, e := runInTempDir(t, "compare", base, base); code != 0 {
 		t.Errorf("self-compare: exit %d: %s", code, e)
 	}
-	if code, _, e := runCLI(t, "compare", base, cur, "--threshold", "50%"); code != 0 {
+	if code, _, e := runInTempDir(t, "compare", base, cur, "--threshold", "50%"); code != 0 {
 		t.Errorf("threshold 50%%: exit %d: %s", code, e)
 	}
-	code, out, _ = runCLI(t, "compare", base, cur, "-o", "json")
+	code, out, _ = runInTempDir(t, "compare", base, cur, "-o", "json")
 	var c struct {
 		Counts map[string]int `json:"counts"`
 	}

@@ -26,9 +26,15 @@ against the NIC's line rate.`,
 
 	root.AddCommand(
 		newVersionCmd(stdout),
+		newValidateCmd(stdout, stderr),
+		newInitCmd(stdout, stderr),
+		newSchemaCmd(stdout),
+		newPlanCmd(stdout),
+		newParseCmd(stdin, stdout),
 		newReportCmd(stdout, stderr),
 		newCompareCmd(stdout, stderr),
 	)
+	enforceUsageErrors(root)
 	return root
 }
 
