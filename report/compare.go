@@ -164,7 +164,14 @@ func compareResult(b, c *Result, opt CompareOptions) []CompareRow {
 	metric := MetricOf(b)
 	be, ce := estimates(b, metric), estimates(c, metric)
 	if len(be) == 0 {
-		return nil // nothing measured in the baseline: nothing to regress from
+		if len(ce) == 0 {
+			return nil // measured in neither run: nothing to compare
+		}
+		note := "measured now, not in the baseline"
+		if b.Verdict == VerdictError || b.Verdict == VerdictSkipped {
+			note = "measured now; the baseline had " + b.Verdict + ": " + oneLine(b.Reason, 60)
+		}
+		return []CompareRow{wholeRow(c, StatusNew, note)}
 	}
 	if len(ce) == 0 {
 		note := "no measurement now"

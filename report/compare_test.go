@@ -147,3 +147,22 @@ func TestRegressionErrorExitCode(t *testing.T) {
 		t.Fatal("RegressionError must exit 1")
 	}
 }
+
+// A result that errored in the baseline and measures now is new, not lost.
+func TestCompareFixed(t *testing.T) {
+	base, cur := fullReport(1), fullReport(1)
+	for i := range base.Results {
+		if base.Results[i].Test == "read-bw" {
+			base.Results[i].Samples, base.Results[i].Stats, base.Results[i].Repetitions = nil, nil, nil
+			base.Results[i].Verdict, base.Results[i].Reason = VerdictError, "connection refused"
+		}
+	}
+	c := Compare(base, cur, CompareOptions{ThresholdPct: 5})
+	rows := rowsWhere(c, "read-bw", "")
+	if len(rows) != 1 || rows[0].Status != StatusNew || !strings.Contains(rows[0].Note, "baseline had error: connection refused") {
+		t.Fatalf("rows %+v", rows)
+	}
+	if c.Regressions() != 0 {
+		t.Fatal("a fixed result is not a regression")
+	}
+}
