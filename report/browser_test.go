@@ -176,14 +176,30 @@ func (b *browserSession) screenshot(t testing.TB, full bool) []byte {
 
 func TestBrowserRendersReport(t *testing.T) {
 	b := newBrowser(t, 1366, 1800)
+	real, err := Load(filepath.Join(testdataDir, "real-loopback.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name      string
+		r         *Report
+		minCharts int
+	}{{"fixture", fullReport(1), 9}, {"real-loopback", real, 1}} {
+		t.Run(tc.name, func(t *testing.T) { checkReportInBrowser(t, b, tc.r, tc.minCharts, tc.name == "fixture") })
+	}
+}
+
+// checkReportInBrowser opens r's HTML and checks every chart drew, nothing
+// left the machine and the console stayed clean; it keeps screenshots.
+func checkReportInBrowser(t *testing.T, b *browserSession, r *Report, minCharts int, readme bool) {
 	dir := t.TempDir()
-	page := writeHTMLFile(t, dir, fullReport(1))
+	page := writeHTMLFile(t, dir, r)
 	took := b.open(t, page, 60*time.Second)
 	t.Logf("charts drew in %v", took)
 
 	pixels := b.chartPixels(t)
-	if len(pixels) < 9 {
-		t.Fatalf("%d charts on the page, want >= 9", len(pixels))
+	if len(pixels) < minCharts {
+		t.Fatalf("%d charts on the page, want >= %d", len(pixels), minCharts)
 	}
 	for _, p := range pixels {
 		drawn, total, low := p[1].(float64), p[2].(float64), p[3].(float64)
@@ -193,6 +209,7 @@ func TestBrowserRendersReport(t *testing.T) {
 	}
 	b.mu.Lock()
 	requests, console := b.requests, b.console
+	b.requests, b.console = nil, nil
 	b.mu.Unlock() // the event listener takes the lock: never hold it across a browser call
 	if len(requests) > 0 {
 		t.Errorf("the report made network requests: %v", requests)
@@ -210,12 +227,13 @@ func TestBrowserRendersReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("screenshots in %s", dir)
-	if *update {
+	if *update && readme {
 		golden(t, "screenshot.png", top)
 	}
 	if keep := os.Getenv("RDMABENCH_SCREENSHOT_DIR"); keep != "" {
-		os.WriteFile(filepath.Join(keep, "report-full.png"), full, 0o644)
-		os.WriteFile(filepath.Join(keep, "report.png"), top, 0o644)
+		name := strings.ReplaceAll(t.Name(), "/", "-")
+		os.WriteFile(filepath.Join(keep, name+"-full.png"), full, 0o644)
+		os.WriteFile(filepath.Join(keep, name+".png"), top, 0o644)
 	}
 }
 

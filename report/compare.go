@@ -63,6 +63,7 @@ type CompareRow struct {
 	Tool    string `json:"tool"`
 	Backend string `json:"backend,omitempty"`
 	Op      string `json:"op,omitempty"`
+	Variant string `json:"variant,omitempty"`
 	Bytes   int64  `json:"bytes"`
 	// Metric is the figure compared: bw_avg_bps, busbw_bps or lat_avg_us.
 	Metric   string    `json:"metric"`
@@ -155,7 +156,7 @@ func indexResults(rs []Result) (map[string]*Result, []string) {
 }
 
 func wholeRow(r *Result, status, note string) CompareRow {
-	return CompareRow{Test: r.Test, Pair: r.Pair(), Tool: r.Tool, Backend: r.Backend, Op: r.Op,
+	return CompareRow{Test: r.Test, Pair: r.Label(), Tool: r.Tool, Backend: r.Backend, Op: r.Op, Variant: r.Variant,
 		Metric: MetricOf(r), Status: status, Note: note}
 }
 

@@ -25,6 +25,15 @@ func FormatBandwidth(tool string, bps float64) string {
 	return units.FormatRate(bps)
 }
 
+// Label is Pair with the variant, when the runner split a pair's work into
+// variants (one leg per message size): "a → b [65536]".
+func (r *Result) Label() string {
+	if r.Variant == "" {
+		return r.Pair()
+	}
+	return r.Pair() + " [" + r.Variant + "]"
+}
+
 // Pair names a result's endpoints for tables and charts: "a → b", or the
 // rank count of a collective.
 func (r *Result) Pair() string {
@@ -127,8 +136,11 @@ func FormatEfficiency(e *float64) string {
 }
 
 // TransportLabel is a result's transport badge: "RDMA", "TCP fallback",
-// "shm" or "unknown".
+// "shm" or "unknown"; "" when nothing was measured.
 func (r *Result) TransportLabel() string {
+	if r.Transport == nil && len(r.Samples) == 0 && r.ErrorClass != "tcp_fallback" {
+		return "" // nothing ran: no transport to speak of
+	}
 	if r.Transport == nil {
 		if r.ErrorClass == "tcp_fallback" {
 			return "TCP fallback"

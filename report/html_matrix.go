@@ -157,7 +157,7 @@ func efficiencyChart(rs []*Result) chartSpec {
 	var names []string
 	var data []opts.BarData
 	for _, r := range rs {
-		name := r.Test + ": " + r.Pair()
+		name := r.Test + ": " + r.Label()
 		if r.Backend != "" {
 			name += " [" + r.Backend + "]"
 		}

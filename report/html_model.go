@@ -61,7 +61,11 @@ func buildPage(r *Report, o HTMLOptions) *page {
 		p.Duration = r.Run.End.Sub(r.Run.Start).Round(1e9).String()
 	}
 	if lr := r.Run.LineRate; lr != nil {
-		p.LineRate = fmt.Sprintf("%s (%s: %s)", units.FormatRate(lr.Bps), lr.Source, lr.Detail)
+		rate := "unknown"
+		if lr.Bps > 0 {
+			rate = units.FormatRate(lr.Bps)
+		}
+		p.LineRate = fmt.Sprintf("%s (%s: %s)", rate, lr.Source, lr.Detail)
 	}
 	p.Env = environmentRows(r.Run)
 	p.Rows = verdictRows(r, o)
@@ -109,6 +113,10 @@ func environmentRows(m RunMeta) [][2]string {
 const htmlPassesPerTest = 12
 
 func verdictRows(r *Report, o HTMLOptions) []verdictRow {
+	eps := map[string]EndpointInfo{}
+	for _, e := range r.Endpoints {
+		eps[e.Name] = e
+	}
 	var rows []verdictRow
 	shown := map[string]int{}
 	folded := map[string]*foldedPasses{}
@@ -124,7 +132,7 @@ func verdictRows(r *Report, o HTMLOptions) []verdictRow {
 			continue
 		}
 		shown[res.Test]++
-		rows = append(rows, verdictRowOf(res, o))
+		rows = append(rows, verdictRowOf(res, o, eps))
 	}
 	for _, t := range order {
 		cells := folded[t].row(t)
@@ -133,8 +141,8 @@ func verdictRows(r *Report, o HTMLOptions) []verdictRow {
 	return rows
 }
 
-func verdictRowOf(res *Result, o HTMLOptions) verdictRow {
-	row := verdictRow{Verdict: res.Verdict, Test: res.Test, Tool: res.Tool, Backend: res.Backend, Pair: res.Pair(),
+func verdictRowOf(res *Result, o HTMLOptions, eps map[string]EndpointInfo) verdictRow {
+	row := verdictRow{Verdict: res.Verdict, Test: res.Test, Tool: res.Tool, Backend: res.Backend, Pair: res.Label(),
 		Best: res.Headline(), Eff: FormatEfficiency(res.Efficiency), Transport: res.TransportLabel(), Reason: res.Reason}
 	if res.Efficiency != nil {
 		row.EffWidth = min(max(*res.Efficiency, 0), 100)
@@ -144,8 +152,8 @@ func verdictRowOf(res *Result, o HTMLOptions) verdictRow {
 		row.TransportClass = "unknown"
 	}
 	var where []string
-	for _, e := range res.Endpoints {
-		where = append(where, strings.TrimSpace(fmt.Sprintf("%s %s: %s %s %s", e.Role, e.Name, e.Node, e.Device, e.Address)))
+	for _, e := range resultEndpoints(res, eps) {
+		where = append(where, strings.Join(strings.Fields(fmt.Sprintf("%s %s: %s %s %s", e.Role, e.Name, e.Node, e.Device, e.Address)), " "))
 	}
 	row.PairTitle = strings.Join(where, "\n")
 	for i, raw := range res.RawOutputs {
@@ -164,4 +172,23 @@ func rawLabel(p string, i int) string {
 		}
 	}
 	return fmt.Sprintf("log %d", i+1)
+}
+
+// resultEndpoints are a result's sides: its own Endpoints, else the run's
+// endpoints named From (client) and To (server).
+func resultEndpoints(res *Result, eps map[string]EndpointInfo) []ResultEndpoint {
+	if len(res.Endpoints) > 0 {
+		return res.Endpoints
+	}
+	var out []ResultEndpoint
+	for _, side := range []struct{ role, name string }{{"client", res.From}, {"server", res.To}} {
+		if e, ok := eps[side.name]; ok {
+			node := e.Node
+			if node == "" {
+				node = e.Host
+			}
+			out = append(out, ResultEndpoint{Role: side.role, Name: e.Name, Node: node, Device: e.Device, Address: e.Address})
+		}
+	}
+	return out
 }

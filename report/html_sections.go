@@ -46,7 +46,8 @@ func buildSections(r *Report) []section {
 	nixlGroups := map[string][]*Result{}
 	var nixlOrder []string
 	for _, test := range order {
-		rs := by[test]
+		legs := by[test]
+		rs := mergeVariants(legs)
 		tool := rs[0].Tool
 		switch {
 		case IsCollective(tool):
@@ -69,12 +70,16 @@ func buildSections(r *Report) []section {
 		case isMatrix(rs):
 			mat.Charts = append(mat.Charts, heatmapChart(test, rs))
 			mat.Tables = append(mat.Tables, slowTable(test, rs, nodes))
-			bw.Charts = append(bw.Charts, bandwidthChart(test, rs))
+			if sizes, _ := sizeAxis(rs); len(sizes) > 1 {
+				bw.Charts = append(bw.Charts, bandwidthChart(test, rs))
+			}
 			continue // the heatmap shows their efficiency
 		default:
-			bw.Charts = append(bw.Charts, bandwidthChart(test, rs))
+			if sizes, _ := sizeAxis(rs); len(sizes) > 1 { // one size is a figure, not a curve
+				bw.Charts = append(bw.Charts, bandwidthChart(test, rs))
+			}
 		}
-		for _, x := range rs {
+		for _, x := range legs {
 			if x.Efficiency != nil {
 				effResults = append(effResults, x)
 			}
@@ -120,4 +125,45 @@ func nixlTable(title string, rs []*Result) htmlTable {
 		t.Rows = append(t.Rows, []string{fmt.Sprint(i + 1), r.Backend, r.Headline(), FormatEfficiency(r.Efficiency), r.Verdict})
 	}
 	return t
+}
+
+// mergeVariants joins the legs of one pair that differ only by variant (a
+// runner that runs one leg per message size) into one result per pair, so
+// that a chart draws one line through every size rather than one point per leg.
+func mergeVariants(rs []*Result) []*Result {
+	type key struct{ pair, backend, op string }
+	groups := map[key][]*Result{}
+	var order []key
+	for _, r := range rs {
+		k := key{r.Pair(), r.Backend, r.Op}
+		if groups[k] == nil {
+			order = append(order, k)
+		}
+		groups[k] = append(groups[k], r)
+	}
+	if len(order) == len(rs) {
+		return rs
+	}
+	out := make([]*Result, 0, len(order))
+	for _, k := range order {
+		g := groups[k]
+		if len(g) == 1 {
+			out = append(out, g[0])
+			continue
+		}
+		m := *g[0]
+		m.Samples, m.Variant = nil, ""
+		for _, r := range g {
+			m.Samples = append(m.Samples, r.Samples...)
+			if r.BestBps > m.BestBps {
+				m.BestBps, m.BestBytes, m.Efficiency = r.BestBps, r.BestBytes, r.Efficiency
+			}
+			if verdictRank(r.Verdict) < verdictRank(m.Verdict) {
+				m.Verdict = r.Verdict
+			}
+		}
+		sort.SliceStable(m.Samples, func(i, j int) bool { return m.Samples[i].Bytes < m.Samples[j].Bytes })
+		out = append(out, &m)
+	}
+	return out
 }

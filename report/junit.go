@@ -145,11 +145,13 @@ func resultFigures(r *Result) string {
 	if r.Expectation != "" {
 		fmt.Fprintf(&b, "expectation: %s\n", r.Expectation)
 	}
-	fmt.Fprintf(&b, "transport: %s", r.TransportLabel())
-	if r.Transport != nil && r.Transport.Detail != "" {
-		fmt.Fprintf(&b, " (%s)", r.Transport.Detail)
+	if t := r.TransportLabel(); t != "" {
+		fmt.Fprintf(&b, "transport: %s", t)
+		if r.Transport != nil && r.Transport.Detail != "" {
+			fmt.Fprintf(&b, " (%s)", r.Transport.Detail)
+		}
+		b.WriteString("\n")
 	}
-	b.WriteString("\n")
 	if r.BestBps == 0 && len(r.Samples) > 0 {
 		fmt.Fprintf(&b, "headline: %s\n", r.Headline())
 	}

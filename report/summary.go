@@ -84,7 +84,7 @@ func appendFolded(rows [][]string, order []string, folded map[string]*foldedPass
 
 func resultRow(r *Result) []string {
 	return []string{
-		strings.ToUpper(r.Verdict), r.Test, r.Tool, r.Backend, r.Pair(),
+		strings.ToUpper(r.Verdict), r.Test, r.Tool, r.Backend, r.Label(),
 		r.Headline(), FormatEfficiency(r.Efficiency), r.TransportLabel(), oneLine(r.Reason, 48),
 	}
 }
