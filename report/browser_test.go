@@ -234,6 +234,28 @@ func checkReportInBrowser(t *testing.T, b *browserSession, r *Report, minCharts 
 		name := strings.ReplaceAll(t.Name(), "/", "-")
 		os.WriteFile(filepath.Join(keep, name+"-full.png"), full, 0o644)
 		os.WriteFile(filepath.Join(keep, name+".png"), top, 0o644)
+		b.sectionShots(t, filepath.Join(keep, name))
+	}
+}
+
+// sectionShots keeps one viewport screenshot per section, for a person
+// reviewing the layout (RDMABENCH_SCREENSHOT_DIR).
+func (b *browserSession) sectionShots(t *testing.T, prefix string) {
+	ctx, cancel := context.WithTimeout(b.ctx, 60*time.Second)
+	defer cancel()
+	ids, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll("section.card")).map(function (s) { return s.id; })`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range ids {
+		if err := chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](`document.getElementById("`+id+`").scrollIntoView()`)); err != nil {
+			t.Fatal(err)
+		}
+		shot, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(prefix+"-"+id+".png", shot, 0o644)
 	}
 }
 

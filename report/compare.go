@@ -93,6 +93,7 @@ func (c *Comparison) Regressions() int {
 // maps it to exit code 1.
 type RegressionError struct{ N int }
 
+// Error says how many rows regressed; the table above it says which.
 func (e *RegressionError) Error() string {
 	return fmt.Sprintf("%d regression(s) against the baseline", e.N)
 }

@@ -132,7 +132,7 @@ func lineRateOf(rs []*Result) float64 {
 // place and in place, in GB/s as nccl-tests prints it.
 func ncclChart(test string, rs []*Result) chartSpec {
 	sizes, labels := sizeAxis(rs)
-	c := newLineChart(labels, "message size", "bus bandwidth GB/s", false)
+	c := newLineChart(labels, "message size", "busbw GB/s", false)
 	for i, r := range rs {
 		color := seriesPalette[i%len(seriesPalette)]
 		name := r.Tool

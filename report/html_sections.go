@@ -89,14 +89,7 @@ func buildSections(r *Report) []section {
 		nixl.Charts = append(nixl.Charts, nixlChart(k+" — bandwidth per block size and backend", nixlGroups[k]))
 		nixl.Tables = append(nixl.Tables, nixlTable(k, nixlGroups[k]))
 	}
-	if len(effResults) > 0 {
-		sort.SliceStable(effResults, func(i, j int) bool { return efficiencyKey(effResults[i]) < efficiencyKey(effResults[j]) })
-		if len(effResults) > maxEfficiencyBars {
-			eff.Intro = fmt.Sprintf("The %d worst of %d results.", maxEfficiencyBars, len(effResults))
-			effResults = effResults[:maxEfficiencyBars]
-		}
-		eff.Charts = append(eff.Charts, efficiencyChart(effResults))
-	}
+	fillEfficiency(&eff, effResults)
 	var out []section
 	for _, s := range []section{eff, mat, bw, nixl, lat, nccl} {
 		if len(s.Charts) > 0 {
@@ -166,4 +159,18 @@ func mergeVariants(rs []*Result) []*Result {
 		out = append(out, &m)
 	}
 	return out
+}
+
+// fillEfficiency adds the per-pair efficiency chart, bounded to the worst
+// maxEfficiencyBars results.
+func fillEfficiency(eff *section, rs []*Result) {
+	if len(rs) == 0 {
+		return
+	}
+	sort.SliceStable(rs, func(i, j int) bool { return efficiencyKey(rs[i]) < efficiencyKey(rs[j]) })
+	if len(rs) > maxEfficiencyBars {
+		eff.Intro = fmt.Sprintf("The %d worst of %d results.", maxEfficiencyBars, len(rs))
+		rs = rs[:maxEfficiencyBars]
+	}
+	eff.Charts = append(eff.Charts, efficiencyChart(rs))
 }
