@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"math"
 	"sort"
 
 	"github.com/go-echarts/go-echarts/v2/charts"
@@ -162,7 +163,7 @@ func efficiencyChart(rs []*Result) chartSpec {
 			name += " [" + r.Backend + "]"
 		}
 		names = append(names, name)
-		data = append(data, opts.BarData{Value: round2(*r.Efficiency), ItemStyle: &opts.ItemStyle{Color: verdictColor(r.Verdict)}})
+		data = append(data, opts.BarData{Value: math.Round(*r.Efficiency*10) / 10, ItemStyle: &opts.ItemStyle{Color: verdictColor(r.Verdict)}})
 	}
 	c := charts.NewBar()
 	c.SetGlobalOptions(
