@@ -31,7 +31,7 @@ func (e inputError) ExitCode() int { return exitUsage }
 func newReportCmd(stdout, stderr io.Writer) *cobra.Command {
 	o := &reportOptions{}
 	cmd := &cobra.Command{
-		Use:   "report RUN/report.json",
+		Use:   "report RUN/report.json|RUN",
 		Short: "Re-render a run's report.json: terminal table, JSON, HTML, JUnit",
 		Long: `report re-renders a finished run from its report.json, the single source of truth.
 It prints the summary table (or -o json), and writes the HTML report and JUnit XML
@@ -68,6 +68,9 @@ func printSchema(w io.Writer) error {
 func runReport(o *reportOptions, path string, stdout, stderr io.Writer) error {
 	if err := checkOutput(o.output); err != nil {
 		return err
+	}
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		path = filepath.Join(path, "report.json") // the run folder itself
 	}
 	r, err := report.Load(path)
 	if err != nil {

@@ -174,3 +174,11 @@ func TestCompareExitCodes(t *testing.T) {
 		t.Errorf("-o json: exit %d, %v, counts %v", code, err, c.Counts)
 	}
 }
+
+func TestReportRunFolder(t *testing.T) {
+	rep := copyRun(t, "full.json")
+	code, out, stderr := runInTempDir(t, "report", filepath.Dir(rep))
+	if code != 0 || !strings.Contains(out, "67 results: 62 pass, 3 fail, 1 error, 1 skipped") {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+}
