@@ -52,22 +52,19 @@ func short(hash string) string {
 	return hash
 }
 
-// MetricOf names the headline metric compared for a result: bus bandwidth
-// for collectives, average bandwidth where measured, average latency for
-// latency-only tools.
+// MetricOf names the headline metric compared for a result, as the runner
+// chooses it for SizeStats: bus bandwidth where measured (collectives),
+// else average bandwidth, else average latency (latency-only tools).
 func MetricOf(r *Result) string {
+	for _, m := range []string{"busbw_bps", "bw_avg_bps", "lat_avg_us"} {
+		for _, s := range r.Samples {
+			if _, ok := sampleMetric(s, m); ok {
+				return m
+			}
+		}
+	}
 	if IsCollective(r.Tool) {
 		return "busbw_bps"
-	}
-	for _, s := range r.Samples {
-		if s.BWAvgBps != nil {
-			return "bw_avg_bps"
-		}
-	}
-	for _, s := range r.Samples {
-		if s.LatAvgUS != nil {
-			return "lat_avg_us"
-		}
 	}
 	return "bw_avg_bps"
 }
