@@ -269,7 +269,8 @@ func sortedSizes(a, b map[int64]*Estimate) []int64 {
 	return out
 }
 
-// statusRank orders rows for people: what fails CI first.
+// statusRank orders rows for people: what fails CI first; within a status
+// the largest change comes first.
 var statusRank = map[string]int{StatusBroken: 0, StatusRegression: 1, StatusMissing: 2, StatusNoise: 3,
 	StatusNew: 4, StatusImprovement: 5, StatusUnchanged: 6}
 
@@ -280,7 +281,10 @@ func sortRows(rows []CompareRow) {
 			return statusRank[a.Status] < statusRank[b.Status]
 		}
 		if a.ChangePct != nil && b.ChangePct != nil && *a.ChangePct != *b.ChangePct {
-			return *a.ChangePct < *b.ChangePct
+			if a.Status == StatusImprovement {
+				return *a.ChangePct > *b.ChangePct // largest gain first
+			}
+			return *a.ChangePct < *b.ChangePct // largest drop first
 		}
 		return false
 	})

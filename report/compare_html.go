@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strings"
 
 	"github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
@@ -25,6 +26,10 @@ type compareHTMLRow struct {
 	Note                                                    string
 }
 
+// maxCompareHTMLRows bounds the change table of the HTML (one row per
+// result and status; -o json has every size).
+const maxCompareHTMLRows = 2000
+
 // maxCompareChartBars bounds the change chart to the worst results.
 const maxCompareChartBars = 40
 
@@ -40,15 +45,16 @@ func WriteCompareHTML(w io.Writer, c *Comparison) error {
 	for _, k := range []string{StatusBroken, StatusRegression, StatusMissing, StatusNoise, StatusNew, StatusImprovement, StatusUnchanged} {
 		p.Counts = append(p.Counts, [2]any{k, c.Counts[k]})
 	}
-	for i := range c.Rows {
-		r := &c.Rows[i]
-		if r.Status == StatusUnchanged {
-			p.Hidden++
-			continue
-		}
+	p.Hidden = len(c.Rows) - countChanged(c.Rows)
+	for _, f := range foldCompareRows(c.Rows, maxCompareHTMLRows) {
+		r := f.Row
 		cells := compareRowCells(r)
+		note := r.Note
+		if f.More > 0 {
+			note = strings.TrimSpace(fmt.Sprintf("%s (+%d more sizes, %s)", note, f.More, r.Status))
+		}
 		p.Rows = append(p.Rows, compareHTMLRow{Status: r.Status, Test: r.Test, Pair: r.Pair, Backend: r.Backend,
-			Size: cells[4], Baseline: cells[5], Current: cells[6], Change: cells[7], P: cells[8], Note: r.Note})
+			Size: cells[4], Baseline: cells[5], Current: cells[6], Change: cells[7], P: cells[8], Note: note})
 	}
 	if spec, ok := changeChart(c); ok {
 		spec.ID, spec.Option = "chart-1", optionJSON(spec.Option)

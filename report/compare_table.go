@@ -26,24 +26,79 @@ func WriteCompareTable(w io.Writer, c *Comparison) error {
 		tablewriter.WithRowAlignment(tw.AlignLeft),
 	)
 	t.Header("STATUS", "TEST", "PAIR", "BACKEND", "SIZE", "BASELINE", "CURRENT", "CHANGE", "P", "NOTE")
-	shown := 0
-	for i := range c.Rows {
-		r := &c.Rows[i]
-		if r.Status == StatusUnchanged {
-			continue
+	shown := foldCompareRows(c.Rows, MaxCompareTableRows)
+	for _, f := range shown {
+		cells := compareRowCells(f.Row)
+		if f.More > 0 {
+			cells[9] = oneLine(strings.TrimSpace(fmt.Sprintf("%s (+%d more sizes)", cells[9], f.More)), 48)
 		}
-		shown++
-		if err := t.Append(compareRowCells(r)); err != nil {
+		if err := t.Append(cells); err != nil {
 			return err
 		}
 	}
-	if shown > 0 {
+	if len(shown) > 0 {
 		if err := t.Render(); err != nil {
 			return err
 		}
 	}
+	if n := countChanged(c.Rows) - shownRows(shown); n > 0 {
+		fmt.Fprintf(w, "… %d more changed rows not shown (-o json has every row)\n", n)
+	}
 	_, err := fmt.Fprintf(w, "%s\nrule: %s\n", countsLine(c.Counts), CompareRule)
 	return err
+}
+
+// MaxCompareTableRows bounds the compare table printed to a terminal or CI
+// log; -o json and the HTML hold every row.
+const MaxCompareTableRows = 200
+
+// foldedRow is one result's rows of one status, shown by the worst of them.
+type foldedRow struct {
+	Row  *CompareRow
+	More int
+}
+
+// foldCompareRows keeps, per result and status, its first (worst) row and
+// counts the others: a node that slowed down on 126 pairs × 12 sizes reads
+// as 126 lines, not 1,512. Unchanged rows are left out; at most max rows.
+func foldCompareRows(rows []CompareRow, max int) []foldedRow {
+	var out []foldedRow
+	at := map[string]int{}
+	for i := range rows {
+		r := &rows[i]
+		if r.Status == StatusUnchanged {
+			continue
+		}
+		k := r.Status + "\x00" + r.Test + "\x00" + r.Pair + "\x00" + r.Backend + "\x00" + r.Op
+		if j, ok := at[k]; ok {
+			out[j].More++
+			continue
+		}
+		if len(out) >= max {
+			continue
+		}
+		at[k] = len(out)
+		out = append(out, foldedRow{Row: r})
+	}
+	return out
+}
+
+func countChanged(rows []CompareRow) int {
+	n := 0
+	for _, r := range rows {
+		if r.Status != StatusUnchanged {
+			n++
+		}
+	}
+	return n
+}
+
+func shownRows(f []foldedRow) int {
+	n := 0
+	for _, r := range f {
+		n += 1 + r.More
+	}
+	return n
 }
 
 func compareRowCells(r *CompareRow) []string {
