@@ -166,3 +166,31 @@ func TestCompareFixed(t *testing.T) {
 		t.Fatal("a fixed result is not a regression")
 	}
 }
+
+// A node that slowed down on every pair reads as one line per pair in the
+// table, not one per pair and size.
+func TestCompareTableFoldsLargeRegression(t *testing.T) {
+	base, cur := bigMatrixReport(), bigMatrixReport()
+	for i := range cur.Results {
+		r := &cur.Results[i]
+		if r.From != "ep-5" {
+			continue
+		}
+		for j := range r.Samples {
+			v := *r.Samples[j].BWAvgBps * 0.8
+			r.Samples[j].BWAvgBps = &v
+		}
+	}
+	c := Compare(base, cur, CompareOptions{ThresholdPct: 5})
+	if c.Counts[StatusRegression] != 63*12 {
+		t.Fatalf("regressions %d, want 756 (63 pairs × 12 sizes)", c.Counts[StatusRegression])
+	}
+	var buf bytes.Buffer
+	if err := WriteCompareTable(&buf, c); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Count(buf.String(), "\n")
+	if lines > 75 || strings.Count(buf.String(), "(+11 more sizes)") != 63 {
+		t.Fatalf("%d lines:\n%s", lines, buf.String())
+	}
+}
