@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"io"
 	"math"
+	"strings"
 )
 
 // ncclBps converts nccl-tests' and nixlbench's GB/s (10^9 bytes per second)
@@ -51,12 +52,34 @@ func ncclLooksJSON(br *bufio.Reader) bool {
 // attached to every Measurement.
 func ParseNCCLText(r io.Reader) ([]Measurement, error) {
 	p := &ncclParser{}
-	sc := newLineScanner(r)
-	for sc.Scan() {
-		p.line(string(sc.Bytes()))
-	}
-	if err := sc.Err(); err != nil {
+	if err := ncclEachLine(r, p.line); err != nil {
 		return nil, err
 	}
 	return p.finish(), nil
+}
+
+// ncclEachLine reads all of r into one string and calls fn for each line
+// (without its "\n"), so that lines are substrings, not copies: debug logs
+// of hundreds of MB are mostly lines that are looked at once and dropped.
+// Lines longer than maxLine are cut, as newLineScanner does.
+func ncclEachLine(r io.Reader, fn func(string)) error {
+	var sb strings.Builder
+	if _, err := io.Copy(&sb, r); err != nil {
+		return err
+	}
+	text := sb.String()
+	for len(text) > 0 {
+		i := strings.IndexByte(text, '\n')
+		line := text
+		if i >= 0 {
+			line, text = text[:i], text[i+1:]
+		} else {
+			text = ""
+		}
+		if len(line) > maxLine {
+			line = line[:maxLine]
+		}
+		fn(line)
+	}
+	return nil
 }

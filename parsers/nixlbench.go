@@ -14,11 +14,7 @@ import (
 // Measurement with OK=false and an ErrorClass.
 func ParseNixlbench(r io.Reader) ([]Measurement, error) {
 	p := &nixlParser{}
-	sc := newLineScanner(r)
-	for sc.Scan() {
-		p.line(string(sc.Bytes()))
-	}
-	if err := sc.Err(); err != nil {
+	if err := ncclEachLine(r, p.line); err != nil {
 		return nil, err
 	}
 	return p.finish(), nil
