@@ -72,9 +72,10 @@ func (p *nixlParser) line(raw string) {
 		p.inConfig = true
 	case p.inConfig && strings.HasPrefix(line, "---"):
 		p.inConfig = false
-	case p.inConfig:
+	case p.inConfig && !strings.HasPrefix(line, "Block Size (B)"):
 		p.configLine(line)
 	case strings.HasPrefix(line, "Block Size (B)"):
+		p.inConfig = false
 		r := p.run()
 		if r.cols != nil || len(r.m.Samples) > 0 {
 			r = p.nextRun()
