@@ -26,7 +26,13 @@ against the NIC's line rate.`,
 
 	root.AddCommand(
 		newVersionCmd(stdout),
+		newValidateCmd(stdout, stderr),
+		newInitCmd(stdout, stderr),
+		newSchemaCmd(stdout),
+		newPlanCmd(stdout),
+		newParseCmd(stdin, stdout),
 	)
+	enforceUsageErrors(root)
 	return root
 }
 
