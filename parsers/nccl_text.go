@@ -29,6 +29,7 @@ type ncclRun struct {
 	fail      bool
 	specific  bool // the failure class came from a specific message
 	wrongRows int
+	starRows  int // rows with an error marked '*' (above the tool's threshold)
 }
 
 // maxWarnings bounds Measurement.Warnings; logs can repeat a warning per rank.
@@ -89,6 +90,11 @@ func (p *ncclParser) rowLine(line string) bool {
 	if strings.IndexByte(line, '[') >= 0 {
 		line = ncclStripRankTags(line)
 	}
+	starred := strings.IndexByte(line, '*') >= 0
+	if starred {
+		// rccl-tests marks an error above its threshold with '*'.
+		line = strings.ReplaceAll(line, "*", " ")
+	}
 	p.fields = ncclFields(p.fields[:0], line)
 	f := p.fields
 	if len(f) < 4 || !isDigits(f[0]) {
@@ -108,6 +114,9 @@ func (p *ncclParser) rowLine(line string) bool {
 	}
 	if ncclSampleWrong(s) {
 		r.wrongRows++
+	}
+	if starred {
+		r.starRows++
 	}
 	r.m.Samples = append(r.m.Samples, s)
 	return true
