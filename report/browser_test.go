@@ -184,7 +184,9 @@ func TestBrowserRendersReport(t *testing.T) {
 		name      string
 		r         *Report
 		minCharts int
-	}{{"fixture", fullReport(1), 9}, {"real-loopback", real, 1}} {
+	}{{"fixture", fullReport(1), 9}, {"real-loopback", real, 1},
+		{"interrupted-empty", &Report{SchemaVersion: SchemaVersion, Run: RunMeta{ID: "x", Scenario: "s", Start: fixtureStart,
+			Interrupted: true, Error: "interrupted before any job ended"}}, 0}} {
 		t.Run(tc.name, func(t *testing.T) { checkReportInBrowser(t, b, tc.r, tc.minCharts, tc.name == "fixture") })
 	}
 }

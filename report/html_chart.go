@@ -83,14 +83,9 @@ func sizeAxis(rs []*Result) ([]int64, []string) {
 	sort.Slice(sizes, func(i, j int) bool { return sizes[i] < sizes[j] })
 	labels := make([]string, len(sizes))
 	for i, s := range sizes {
-		labels[i] = sizeLabel(s)
+		labels[i] = FormatSizeShort(s)
 	}
 	return sizes, labels
-}
-
-func sizeLabel(b int64) string {
-	s := FormatSizeShort(b)
-	return s
 }
 
 // FormatSizeShort renders sizes for axes: 4K, 1M, 2G (binary), 1536B.
