@@ -33,6 +33,8 @@ against the NIC's line rate.`,
 		newParseCmd(stdin, stdout),
 		newRunCmd(stdout, stderr),
 		newEtcdCmd(stdout, stderr),
+		newReportCmd(stdout, stderr),
+		newCompareCmd(stdout, stderr),
 	)
 	enforceUsageErrors(root)
 	return root

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -173,12 +172,6 @@ func newBackend(sc *scenarios.Scenario) (backend.Backend, error) {
 func hasRDMA() bool {
 	ok, _ := runner.DetectRDMA()
 	return ok
-}
-
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
 }
 
 // silentError marks an error already reported (the run's progress said

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"io"
 
 	"github.com/rdmabench/rdmabench/report"
@@ -21,10 +20,5 @@ func compilePlan(sc *scenarios.Scenario, rdma bool, portOffset int) (*runner.Pla
 	})
 }
 
-// writeSummary prints the summary table (branch report:
-// report.WriteSummaryTable) once merged; until then one line.
-func writeSummary(w io.Writer, r *report.Report) error {
-	s := r.Summary
-	_, err := fmt.Fprintf(w, "%d result(s): %d pass, %d fail, %d error, %d skipped\n", s.Total, s.Pass, s.Fail, s.Error, s.Skipped)
-	return err
-}
+// writeSummary prints the summary table of the report (report package).
+func writeSummary(w io.Writer, r *report.Report) error { return report.WriteSummaryTable(w, r) }
