@@ -268,6 +268,9 @@ func (l *legRun) parse() repOutcome {
 			firstErr = withErr(firstErr, classOr(m.ErrorClass), fmt.Sprintf("%s: %s (%s; last output: %s)", s.pc.Role, m.Error, exitText(s), s.out.lastLines()))
 		default:
 			o.m, o.ok = withLegSize(m, l.leg.Variant), true
+			if o.m.Transport == nil {
+				o.m.Transport = configuredTransport(l.job.Tool, s.env)
+			}
 			return o
 		}
 	}

@@ -80,3 +80,26 @@ func TestSanitize(t *testing.T) {
 		}
 	}
 }
+
+func TestConfiguredTransport(t *testing.T) {
+	for _, c := range []struct {
+		tool string
+		env  map[string]string
+		want string
+	}{
+		{"iperf3", nil, "tcp"},
+		{"ucx_perftest", map[string]string{"UCX_TLS": "tcp"}, "tcp"},
+		{"ucx_perftest", map[string]string{"UCX_TLS": "tcp,self,sm"}, "tcp"},
+		{"ucx_perftest", map[string]string{"UCX_TLS": "rc,tcp"}, ""},
+		{"ucx_perftest", map[string]string{"UCX_TLS": "sm"}, ""},
+		{"ucx_perftest", nil, ""},
+	} {
+		got := ""
+		if tr := configuredTransport(c.tool, c.env); tr != nil {
+			got = tr.Kind
+		}
+		if got != c.want {
+			t.Errorf("%s %v: got %q want %q", c.tool, c.env, got, c.want)
+		}
+	}
+}
