@@ -21,8 +21,12 @@ const (
 	ReadyRetry  = "retry"
 )
 
-// pollInterval is how often the listen table or etcd is read.
-const pollInterval = 20 * time.Millisecond
+// The listen table or etcd is read every firstPoll at first (a server
+// usually listens within milliseconds), backing off to maxPoll.
+const (
+	firstPoll = 2 * time.Millisecond
+	maxPoll   = 20 * time.Millisecond
+)
 
 // errExited is returned when the side exits before it became ready.
 type errExited struct{ exit backend.Exit }
@@ -72,8 +76,7 @@ func (l *legRun) waitReady(ctx context.Context, s *side) error {
 // poll calls check until it says ready, s exits, or ctx ends. Transient
 // check errors are retried; the last one is reported on timeout.
 func (l *legRun) poll(ctx context.Context, s *side, check func(context.Context) (bool, error)) error {
-	t := time.NewTicker(pollInterval)
-	defer t.Stop()
+	wait := firstPoll
 	var last error
 	for {
 		ok, err := check(ctx)
@@ -91,8 +94,9 @@ func (l *legRun) poll(ctx context.Context, s *side, check func(context.Context) 
 				return fmt.Errorf("%w (last check: %v)", ctx.Err(), last)
 			}
 			return ctx.Err()
-		case <-t.C:
+		case <-time.After(wait):
 		}
+		wait = min(2*wait, maxPoll)
 	}
 }
 
