@@ -182,6 +182,7 @@ func (r *run) rounds(ctx context.Context) {
 			wg.Add(1)
 			go func(job *Job) {
 				defer wg.Done()
+				defer r.recoverJob(job)
 				r.runJob(ctx, job)
 			}(&round.Jobs[j])
 		}
@@ -203,6 +204,18 @@ func (r *run) runJob(ctx context.Context, job *Job) {
 		if !ok {
 			return // interrupted: an unfinished leg is not a result
 		}
+		r.record(res)
+	}
+}
+
+// recoverJob turns a panic inside a job into an error result, so that a
+// harness bug costs one job, not the run and its report.
+func (r *run) recoverJob(job *Job) {
+	if p := recover(); p != nil {
+		res := newResult(job, 0)
+		res.Verdict, res.ErrorClass = report.VerdictError, parsers.ClassToolError
+		res.Reason = fmt.Sprintf("internal error in rdmabench (please report): %v", p)
+		res.Started = time.Now().UTC()
 		r.record(res)
 	}
 }
