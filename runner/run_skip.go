@@ -54,7 +54,10 @@ func (r *run) skippedResult(job *Job, legIdx int, why string) report.Result {
 
 // newResult is a result carrying the leg's identity.
 func newResult(job *Job, legIdx int) report.Result {
-	leg := job.Legs[legIdx]
+	var leg Leg
+	if legIdx < len(job.Legs) {
+		leg = job.Legs[legIdx]
+	}
 	return report.Result{
 		JobID: job.ID, Leg: legIdx, Test: job.Test, Tool: job.Tool, Pattern: job.Pattern,
 		Round: job.Round, Variant: leg.Variant, Backend: leg.Backend,
