@@ -1,25 +1,69 @@
 package runner
 
 import (
+	"context"
+	"slices"
 	"time"
+
+	"github.com/rdmabench/rdmabench/runner/backend"
 
 	"github.com/rdmabench/rdmabench/report"
 )
 
-// skipReason says whether a job cannot run here: an RDMA-only test on a
-// host without RDMA devices. TCP-capable tests still run.
+// skipReason says whether a job cannot run here: an RDMA-only test where
+// an endpoint has no RDMA device. TCP-capable tests still run. The planner
+// already set such tests aside; this is the runner's own check, by
+// Config.HasRDMA, else the backend's, else (local) this host's devices.
 func (r *run) skipReason(job *Job) (bool, string) {
 	if !needsRDMA(r.tests[job.Test], job.Tool) {
 		return false, ""
 	}
-	has := r.cfg.HasRDMA
-	if has == nil {
-		has = DetectRDMA
+	if has := r.cfg.HasRDMA; has != nil {
+		if ok, why := has(); !ok {
+			return true, why + "; " + job.Tool + " needs RDMA"
+		}
+		return false, ""
 	}
-	if ok, why := has(); !ok {
-		return true, why + "; " + job.Tool + " needs RDMA"
+	if c, ok := r.cfg.Backend.(RDMAChecker); ok {
+		for _, name := range jobEndpoints(job) {
+			if !c.HasRDMA(context.Background(), r.endpoint(name)) {
+				return true, "endpoint " + name + " has no RDMA device; " + job.Tool + " needs RDMA"
+			}
+		}
+		return false, ""
+	}
+	if r.cfg.Backend.Name() == "local" {
+		if ok, why := DetectRDMA(); !ok {
+			return true, why + "; " + job.Tool + " needs RDMA"
+		}
 	}
 	return false, ""
+}
+
+// endpoint is a provisioned endpoint, or the planned one before Provision.
+func (r *run) endpoint(name string) backend.Endpoint {
+	if ep, ok := r.endpoints[name]; ok {
+		return ep
+	}
+	for _, ep := range r.cfg.Plan.Endpoints {
+		if ep.Name == name {
+			return ep
+		}
+	}
+	return backend.Endpoint{Name: name}
+}
+
+// jobEndpoints lists the endpoints a job's commands run on.
+func jobEndpoints(job *Job) []string {
+	var names []string
+	for _, leg := range job.Legs {
+		for _, pc := range leg.Commands {
+			if !slices.Contains(names, pc.Endpoint) {
+				names = append(names, pc.Endpoint)
+			}
+		}
+	}
+	return names
 }
 
 // anyJobRuns is false when every job will be skipped (no etcd needed).

@@ -36,7 +36,7 @@ type runOptions struct {
 	stdout, stderr io.Writer
 	// seams: the planner, the summary table and NIC discovery (their own
 	// packages; swapped in tests).
-	plan    func(sc *scenarios.Scenario, rdma bool, portOffset int) (*runner.Plan, error)
+	plan    func(sc *scenarios.Scenario, hasRDMA func(backend.Endpoint) bool, portOffset int) (*runner.Plan, error)
 	summary func(io.Writer, *report.Report) error
 	nicRate runner.NICRate
 }
@@ -81,7 +81,14 @@ func runRun(ctx context.Context, o *runOptions) error {
 	if err != nil {
 		return err
 	}
-	plan, err := o.plan(sc, hasRDMA(), o.ports)
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	be, err := newBackend(sc)
+	if err != nil {
+		return err
+	}
+	plan, err := o.plan(sc, runner.BackendHasRDMA(ctx, be), o.ports)
 	if err != nil {
 		return err
 	}
@@ -90,13 +97,6 @@ func runRun(ctx context.Context, o *runOptions) error {
 	}
 	if o.dryRun {
 		return runner.WritePlanTable(o.stdout, plan)
-	}
-	be, err := newBackend(sc)
-	if err != nil {
-		return err
-	}
-	if ctx == nil {
-		ctx = context.Background()
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -122,7 +122,7 @@ func execute(ctx context.Context, o *runOptions, sc *scenarios.Scenario, plan *r
 	fmt.Fprintf(o.stderr, "rdmabench: running %s (%d round(s)) on %s; results in %s\n", sc.Metadata.Name, len(plan.Rounds), be.Name(), out)
 	rep, runErr := runner.Run(ctx, runner.Config{
 		Plan: plan, Backend: be, Scenario: sc, ScenarioBytes: asRun, ScenarioHash: fileHash(sc.File), OutDir: out, RunID: o.runID,
-		Version: version, LineRate: runner.ResolveLineRate(sc, o.nicRate), Progress: o.stderr, Keep: o.keep,
+		Version: version, LineRate: runner.ResolveLineRate(sc, o.lineRate(ctx, be, plan)), Progress: o.stderr, Keep: o.keep,
 	})
 	if rep == nil {
 		return runErr
@@ -169,9 +169,13 @@ func newBackend(sc *scenarios.Scenario) (backend.Backend, error) {
 	return nil, fmt.Errorf("backend %q is not available in this build of rdmabench run (local is)", sc.Backend)
 }
 
-func hasRDMA() bool {
-	ok, _ := runner.DetectRDMA()
-	return ok
+// lineRate is how `lineRate: auto` is read: the test's seam, else the
+// backend's NIC discovery.
+func (o *runOptions) lineRate(ctx context.Context, be backend.Backend, plan *runner.Plan) runner.NICRate {
+	if o.nicRate != nil {
+		return o.nicRate
+	}
+	return runner.BackendNICRate(ctx, be, plan.Endpoints)
 }
 
 // silentError marks an error already reported (the run's progress said

@@ -13,11 +13,8 @@ import (
 // whether endpoints have RDMA devices (tests needing one are skipped with
 // the reason) and the port offset. Binaries are not pre-checked: a missing
 // one is an error result that names it and says how to install it.
-func compilePlan(sc *scenarios.Scenario, rdma bool, portOffset int) (*runner.Plan, error) {
-	return runner.Compile(sc, runner.CompileOptions{
-		HasRDMA:    func(backend.Endpoint) bool { return rdma },
-		PortOffset: portOffset,
-	})
+func compilePlan(sc *scenarios.Scenario, hasRDMA func(backend.Endpoint) bool, portOffset int) (*runner.Plan, error) {
+	return runner.Compile(sc, runner.CompileOptions{HasRDMA: hasRDMA, PortOffset: portOffset})
 }
 
 // writeSummary prints the summary table of the report (report package).
