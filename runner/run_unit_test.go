@@ -103,3 +103,12 @@ func TestConfiguredTransport(t *testing.T) {
 		}
 	}
 }
+
+// FuzzPortListening: no listen table text may panic the readiness check.
+func FuzzPortListening(f *testing.F) {
+	f.Add([]byte("  sl  local_address rem_address   st\n   0: 0100007F:3419 00000000:0000 0A 0\n"), 13337)
+	f.Add([]byte("0: :zz 0 0A\n1: 0100007F: x 0A"), 0)
+	f.Fuzz(func(t *testing.T, table []byte, port int) {
+		portListening(table, port)
+	})
+}
