@@ -55,14 +55,21 @@ func opCtx() (context.Context, context.CancelFunc) {
 // setup registers this process: lock, read //size, rank key with a 30-s
 // lease kept alive, //size = rank+1, unlock.
 func (rt *etcdRT) setup() error {
-	sess, err := concurrency.NewSession(rt.c, concurrency.WithTTL(10))
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	// The lock's lease grant is the first RPC: an unreachable etcd fails here.
+	gctx, gcancel := context.WithTimeout(ctx, 5*time.Second)
+	lease, err := rt.c.Grant(gctx, 10)
+	gcancel()
+	if err != nil {
+		return fmt.Errorf("Failed to acquire lock: %v", err)
+	}
+	sess, err := concurrency.NewSession(rt.c, concurrency.WithLease(lease.ID), concurrency.WithContext(ctx))
 	if err != nil {
 		return fmt.Errorf("Failed to acquire lock: %v", err)
 	}
 	defer sess.Close()
 	mu := concurrency.NewMutex(sess, rt.prefix+"/lock")
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
 	if err := mu.Lock(ctx); err != nil {
 		return fmt.Errorf("Failed to acquire lock: %v", err)
 	}
