@@ -28,6 +28,8 @@ ucx tag_lat_8 13340 -t tag_lat -s 8 -n 20000
 # Long enough for progress lines; an unknown UCX_ variable gives a WARN line.
 UCX_RDMABENCH_UNUSED=1 ucx tag_bw_64k_progress_warn 13341 -t tag_bw -s 65536 -n 100000
 ucx stream_bw_1m_csv_progress 13342 -t stream_bw -s 1048576 -n 6000 -v
+# Protocol tables (UCX_PROTO_INFO) name the transport that carried the data.
+UCX_PROTO_ENABLE=y UCX_PROTO_INFO=y ucx tag_bw_1k_proto_info 13344 -t tag_bw -s 1024 -n 20000
 # The client dies mid-run: the server sees the peer go away.
 inns "
   timeout 5 ucx_perftest -p 13343 -c 0 > /dev/null 2>&1 &
