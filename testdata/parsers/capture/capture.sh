@@ -43,7 +43,7 @@ inns "timeout 20 ucx_perftest 127.0.0.1 -p 13399 -t tag_bw -s 65536 -n 100 > '$o
 
 # iperf3 -J: a good run and a refused one.
 inns "
-  timeout 30 iperf3 -s -1 -B 127.0.0.1 -p 5201 > /dev/null 2>&1 &
+  timeout 30 iperf3 -s -1 -J -B 127.0.0.1 -p 5201 > '$out/iperf3/tcp_p2_t2_server.json' 2>&1 &
   for i in \$(seq 100); do grep -q ':1451 00000000:0000 0A' /proc/net/tcp && break; sleep 0.05; done
   timeout 30 iperf3 -c 127.0.0.1 -p 5201 -t 2 -P 2 -J > '$out/iperf3/tcp_p2_t2.json' 2>&1 || true
   wait
