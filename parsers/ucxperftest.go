@@ -118,7 +118,9 @@ func (p *ucxParser) logLine(level, msg string) {
 			}
 		}
 	case "WARN":
-		p.warnings = append(p.warnings, msg)
+		if len(p.warnings) < ptMaxWarnings {
+			p.warnings = append(p.warnings, msg)
+		}
 	}
 }
 
