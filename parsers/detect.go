@@ -46,6 +46,7 @@ var detectRules = []detectRule{
 	{"Failed to store agent", "nixlbench", false},
 	{"NCCL INFO", "nccl-tests", false},
 	{"perftest.c:", "ucx_perftest", false},
+	{"Waiting for connection...", "ucx_perftest", false},
 	{"created cm_id", "rping", false},
 	{"#bytes", "perftest", false},
 	{"Couldn't connect to ", "perftest", false},

@@ -2,6 +2,7 @@ package parsers
 
 import (
 	"os"
+	"strings"
 	"testing"
 )
 
@@ -25,5 +26,19 @@ func TestUCXTransportEvidence(t *testing.T) {
 	s := m.Samples[0]
 	if s.Iterations != 20000 || *s.BWAvgBps != 215.04*mibPerSecBits || *s.MsgRatePPS != 220203 || s.LatAvgUS != nil {
 		t.Errorf("sample %+v", s)
+	}
+}
+
+// TestUCXSeveralRuns: two client captures one after the other give two
+// measurements, the latency one with latency figures.
+func TestUCXSeveralRuns(t *testing.T) {
+	a, _ := os.ReadFile("../testdata/parsers/ucx_perftest/tag_bw_64k_client.txt")
+	b, _ := os.ReadFile("../testdata/parsers/ucx_perftest/tag_lat_8_client.txt")
+	ms, err := ParseUCXPerftest(strings.NewReader(string(a) + string(b)))
+	if err != nil || len(ms) != 2 || !ms[0].OK || !ms[1].OK {
+		t.Fatalf("%+v, %v", ms, err)
+	}
+	if ms[0].Samples[0].LatAvgUS != nil || ms[1].Samples[0].LatAvgUS == nil || ms[1].Samples[0].LatTypicalUS == nil {
+		t.Errorf("latency figures: bw run %+v, lat run %+v", ms[0].Samples[0], ms[1].Samples[0])
 	}
 }
