@@ -21,7 +21,7 @@ type ptSession struct {
 	report      string // "local" / "remote" for --report-both
 }
 
-func newPtSession() *ptSession { return &ptSession{info: map[string]string{}} }
+func newPtSession() *ptSession { return &ptSession{info: make(map[string]string, 24)} }
 
 // writableInfo copies the header facts before changing them if an emitted
 // measurement already holds them.
