@@ -19,6 +19,7 @@ func TestParseCases(t *testing.T) {
 		pings            int
 	}{
 		{"perftest empty", "ib_write_bw", "", false, ClassNoResults, 0, 0},
+		{"perftest --output=bandwidth", "ib_write_bw", "11030.450000\n", false, ClassUnknownFormat, 0, 0},
 		{"perftest foreign text", "ib_write_bw", "hello\nworld\n", false, ClassUnknownFormat, 0, 0},
 		{"perftest mismatch", "ib_write_bw", " size mismatch: local=65536, remote=4096\n Failed to negotiate parameters\n", false, ClassParameterMismatch, 0, 0},
 		{"perftest no device", "ib_read_bw", " Did not detect devices \n If device exists, check if driver is up\n", false, ClassNoDevice, 0, 0},

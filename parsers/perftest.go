@@ -46,11 +46,13 @@ type ptParser struct {
 	warnings []string
 	sawAny   bool // any perftest structure at all
 	nonEmpty bool
-	fields   [32]string
-	slab     floatSlab
-	keys     map[string]string   // header label → Info key, labels repeat run after run
-	strs     map[string]string   // interned header values ("ON", "mlx5_0" …)
-	layouts  map[string]ptLayout // table headers seen, by their text
+	// bareNumbers: every line so far is one number (--output=bandwidth …)
+	bareNumbers bool
+	fields      [32]string
+	slab        floatSlab
+	keys        map[string]string   // header label → Info key, labels repeat run after run
+	strs        map[string]string   // interned header values ("ON", "mlx5_0" …)
+	layouts     map[string]ptLayout // table headers seen, by their text
 }
 
 func (p *ptParser) line(raw string) {
@@ -58,7 +60,14 @@ func (p *ptParser) line(raw string) {
 	if line == "" {
 		return
 	}
+	if !p.nonEmpty {
+		p.bareNumbers = true
+	}
 	p.nonEmpty = true
+	if p.bareNumbers {
+		_, ok := finiteFloat(line)
+		p.bareNumbers = ok
+	}
 	switch {
 	case isDashLine(line):
 		p.separator()

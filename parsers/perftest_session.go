@@ -130,6 +130,9 @@ func (p *ptParser) finish() []Measurement {
 	switch {
 	case !p.nonEmpty:
 		return []Measurement{failed(tool, ClassNoResults, "perftest printed nothing")}
+	case !p.sawAny && p.bareNumbers:
+		return []Measurement{failed(tool, ClassUnknownFormat,
+			"only bare numbers: --output=bandwidth|message_rate|latency prints no sizes or units; run perftest with its full output")}
 	case !p.sawAny:
 		return []Measurement{failed(tool, ClassUnknownFormat, "no perftest banner, table or message found")}
 	case strings.HasPrefix(s.title, "RDMA_Read Latency") && s.server:
