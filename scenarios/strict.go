@@ -220,8 +220,10 @@ func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, path string) {
 		if !ok {
 			keys := sortedKeys(fields)
 			d.c.add(nodePos(k), p, suggest(k.Value, "keys here", keys), "unknown key %q", k.Value)
-			if n := nearest(k.Value, keys); n != "" {
-				d.c.errs[len(d.c.errs)-1].covers = joinPath(path, n)
+			// Only an absent key is explained by its misspelling: when the
+			// real key is also written, its own problems still count.
+			if near := nearest(k.Value, keys); near != "" && !mappingHasKey(n, near) {
+				d.c.errs[len(d.c.errs)-1].covers = joinPath(path, near)
 			}
 			return
 		}
@@ -259,4 +261,14 @@ func sortedKeys(m map[string]int) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// mappingHasKey reports whether the mapping node n writes key.
+func mappingHasKey(n *yaml.Node, key string) bool {
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return true
+		}
+	}
+	return false
 }

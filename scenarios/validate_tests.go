@@ -16,6 +16,9 @@ func (v *validator) tests() {
 		path := fmt.Sprintf("tests[%d]", i)
 		v.testName(path, t, seen)
 		if !v.tool(path, t) {
+			// The pools can still be checked; the rest depends on the tool.
+			v.poolRef(path+".from", t.From, true)
+			v.defaultedPoolRef(path, t)
 			continue
 		}
 		v.endpoints(path, t)
@@ -53,7 +56,7 @@ func (v *validator) tool(path string, t *Test) bool {
 // endpoints checks from/to and that the pattern can pair their endpoints.
 func (v *validator) endpoints(path string, t *Test) {
 	from := v.poolRef(path+".from", t.From, true)
-	to := v.poolRef(path+".to", t.To, false)
+	to := v.defaultedPoolRef(path, t)
 	if t.Tool == ToolNCCL {
 		v.ncclRanks(path, t, from, to)
 		return
@@ -83,6 +86,15 @@ func (v *validator) poolRef(path, name string, required bool) *Pool {
 		v.errf(path, suggest(name, "pools", v.poolNames()), "unknown pool %q", name)
 	}
 	return p
+}
+
+// defaultedPoolRef checks "to", unless it was not written and took its
+// value from "from": that pool has been reported already.
+func (v *validator) defaultedPoolRef(path string, t *Test) *Pool {
+	if !v.pos.Has(path+".to") && t.To == t.From {
+		return v.pool(t.To)
+	}
+	return v.poolRef(path+".to", t.To, false)
 }
 
 // unsatisfiable explains why a pattern cannot pair the endpoints of two

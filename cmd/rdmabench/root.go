@@ -31,6 +31,8 @@ against the NIC's line rate.`,
 		newSchemaCmd(stdout),
 		newPlanCmd(stdout),
 		newParseCmd(stdin, stdout),
+		newReportCmd(stdout, stderr),
+		newCompareCmd(stdout, stderr),
 	)
 	enforceUsageErrors(root)
 	return root
