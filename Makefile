@@ -43,6 +43,10 @@ fuzz-parsers:
 
 bench-parsers:
 	$(GO) test ./parsers -run '^$$' -bench ParsePerftest -benchmem
+# Runner: the harness's own overhead per job (100 jobs of /bin/true).
+.PHONY: bench-runner
+bench-runner:
+	$(GO) test -run '^$$' -bench HarnessOverhead -benchtime 5x ./runner/
 
 # Reports: ECharts is embedded in the binary from the npm package pinned in
 # report/assets/package-lock.json; the library itself is not committed.

@@ -31,6 +31,8 @@ against the NIC's line rate.`,
 		newSchemaCmd(stdout),
 		newPlanCmd(stdout),
 		newParseCmd(stdin, stdout),
+		newRunCmd(stdout, stderr),
+		newEtcdCmd(stdout, stderr),
 		newReportCmd(stdout, stderr),
 		newCompareCmd(stdout, stderr),
 	)
