@@ -161,3 +161,48 @@ func TestNixlbenchStaleSizeKey(t *testing.T) {
 		t.Fatalf("run: %v %+v", err, rep.Results)
 	}
 }
+
+// TestNixlbenchInterruptedLeavesNoKeys: Ctrl-C while the ranks are
+// registered: both are killed, the group's keys (//size, //rank/N with
+// their 30-s lease, barriers) are deleted, the run exits 130.
+func TestNixlbenchInterruptedLeavesNoKeys(t *testing.T) {
+	standins(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	srv, err := runetcd.Start(ctx, runetcd.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	c, err := srv.Client()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	p := nixlPlan("line:Registered as rank 0", 1)
+	for i := range p.Rounds[0].Jobs[0].Legs[0].Commands {
+		// slow polling keeps the ranks in the rendezvous when Ctrl-C comes
+		p.Rounds[0].Jobs[0].Legs[0].Commands[i].Env = map[string]string{"NIXLBENCH_STANDIN_POLL_MS": "3000"}
+	}
+	runCtx, interrupt := context.WithCancel(ctx)
+	go func() {
+		for {
+			if n, _ := runetcd.CountPrefix(ctx, c, EtcdPrefix("rdmabench-int-nixl-r0")+"/rank/"); n == 2 {
+				interrupt()
+				return
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}()
+	_, err = Run(runCtx, Config{Plan: p, Backend: local.New(), OutDir: t.TempDir(), RunID: "int", EtcdURL: srv.URL})
+	if exitCode(err) != 130 {
+		t.Fatalf("exit %d (%v), want 130", exitCode(err), err)
+	}
+	resp, err := c.Get(ctx, "xferbench/", clientv3.WithPrefix())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, kv := range resp.Kvs {
+		t.Errorf("key left after the interrupted run: %s", kv.Key)
+	}
+}
