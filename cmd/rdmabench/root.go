@@ -26,6 +26,7 @@ against the NIC's line rate.`,
 
 	root.AddCommand(
 		newVersionCmd(stdout),
+		newDiscoverCmd(stdout),
 	)
 	return root
 }
