@@ -39,7 +39,7 @@ type Scenario struct {
 
 	// Backend is where endpoints live: local (processes on this host),
 	// ssh (processes on named hosts) or kube (pods). Default local.
-	Backend string `yaml:"backend,omitempty" json:"backend,omitempty"`
+	Backend string `yaml:"backend,omitempty" json:"backend,omitempty" schema:"enum=backends"`
 
 	// Cluster holds the Kubernetes settings (kube backend).
 	Cluster *Cluster `yaml:"cluster,omitempty" json:"cluster,omitempty"`
@@ -58,6 +58,9 @@ type Scenario struct {
 
 	// File is the path the scenario was read from (not part of the YAML).
 	File string `yaml:"-" json:"-"`
+	// Positions tells where each field was written (nil for a scenario
+	// built in code); validation and the planner use it for file:line:col.
+	Positions *Positions `yaml:"-" json:"-"`
 }
 
 // Metadata names the scenario.
@@ -88,6 +91,8 @@ type Cluster struct {
 	ServiceAccount string `yaml:"serviceAccount,omitempty" json:"serviceAccount,omitempty"`
 	// StartupTimeout bounds how long pods may take to become ready.
 	StartupTimeout Duration `yaml:"startupTimeout,omitempty" json:"startupTimeout,omitempty"`
+
+	Pos Pos `yaml:"-" json:"-"`
 }
 
 // Host is one machine of the ssh backend.
@@ -104,6 +109,8 @@ type Host struct {
 	KnownHostsFile string `yaml:"knownHostsFile,omitempty" json:"knownHostsFile,omitempty"`
 	// InsecureIgnoreHostKey turns known_hosts checking off (test rigs only).
 	InsecureIgnoreHostKey bool `yaml:"insecureIgnoreHostKey,omitempty" json:"insecureIgnoreHostKey,omitempty"`
+
+	Pos Pos `yaml:"-" json:"-"`
 }
 
 // Defaults for pools and tests.
@@ -161,12 +168,12 @@ const (
 // Test is one benchmark between pools.
 type Test struct {
 	Name string `yaml:"name" json:"name"`
-	Tool string `yaml:"tool" json:"tool"`
+	Tool string `yaml:"tool" json:"tool" schema:"enum=tools"`
 	// From is the client / initiator side, To the server / target side.
 	// For nixlbench READ, From (decode) pulls from To (prefill).
-	From    string `yaml:"from,omitempty" json:"from,omitempty"`
+	From    string `yaml:"from,omitempty" json:"from,omitempty" schema:"required"`
 	To      string `yaml:"to,omitempty" json:"to,omitempty"`
-	Pattern string `yaml:"pattern,omitempty" json:"pattern,omitempty"`
+	Pattern string `yaml:"pattern,omitempty" json:"pattern,omitempty" schema:"enum=patterns"`
 
 	Args Args `yaml:"args,omitempty" json:"args,omitempty"`
 
@@ -176,7 +183,7 @@ type Test struct {
 	Env     map[string]string `yaml:"env,omitempty" json:"env,omitempty"`
 	// Requires is "rdma" for tests that need an RDMA device; set by
 	// defaults from the tool, and may be overridden ("tcp" for UCX over TCP).
-	Requires string `yaml:"requires,omitempty" json:"requires,omitempty"`
+	Requires string `yaml:"requires,omitempty" json:"requires,omitempty" schema:"enum=requirements"`
 
 	Expect Expect `yaml:"expect,omitempty" json:"expect,omitempty"`
 
@@ -199,9 +206,9 @@ type Args struct {
 	// Bidirectional is perftest -b, iperf3 --bidir.
 	Bidirectional bool `yaml:"bidirectional,omitempty" json:"bidirectional,omitempty"`
 	// ConnectionType is perftest -c (RC, UC, UD, DC …).
-	ConnectionType string `yaml:"connection,omitempty" json:"connection,omitempty"`
+	ConnectionType string `yaml:"connection,omitempty" json:"connection,omitempty" schema:"enum=connections"`
 	// MTU is perftest -m.
-	MTU int `yaml:"mtu,omitempty" json:"mtu,omitempty"`
+	MTU int `yaml:"mtu,omitempty" json:"mtu,omitempty" schema:"enum=mtus"`
 	// RDMACM uses rdma_cm for connection setup (perftest -R).
 	RDMACM bool `yaml:"rdmaCM,omitempty" json:"rdmaCM,omitempty"`
 	// UseCUDA is the GPU index for perftest --use_cuda (GPUDirect).
@@ -210,14 +217,14 @@ type Args struct {
 	Count int `yaml:"count,omitempty" json:"count,omitempty"`
 
 	// Backend is the NIXL backend: UCX, UCCL, LIBFABRIC (nixlbench --backend).
-	Backend string `yaml:"backend,omitempty" json:"backend,omitempty"`
+	Backend string `yaml:"backend,omitempty" json:"backend,omitempty" schema:"enum=nixlBackends"`
 	// Backends runs nixlbench once per backend, to compare them.
-	Backends []string `yaml:"backends,omitempty" json:"backends,omitempty"`
+	Backends []string `yaml:"backends,omitempty" json:"backends,omitempty" schema:"enum=nixlBackends"`
 	// Op is READ or WRITE (nixlbench --op_type).
-	Op string `yaml:"op,omitempty" json:"op,omitempty"`
+	Op string `yaml:"op,omitempty" json:"op,omitempty" schema:"enum=nixlOps"`
 	// InitiatorSeg and TargetSeg are DRAM or VRAM.
-	InitiatorSeg string `yaml:"initiatorSeg,omitempty" json:"initiatorSeg,omitempty"`
-	TargetSeg    string `yaml:"targetSeg,omitempty" json:"targetSeg,omitempty"`
+	InitiatorSeg string `yaml:"initiatorSeg,omitempty" json:"initiatorSeg,omitempty" schema:"enum=segments"`
+	TargetSeg    string `yaml:"targetSeg,omitempty" json:"targetSeg,omitempty" schema:"enum=segments"`
 	// MinSize and MaxSize bound a sweep (nixlbench block sizes, nccl -b/-e).
 	MinSize Size `yaml:"minSize,omitempty" json:"minSize,omitempty"`
 	MaxSize Size `yaml:"maxSize,omitempty" json:"maxSize,omitempty"`
@@ -228,12 +235,12 @@ type Args struct {
 
 	// Collective is the nccl-tests operation: all_reduce, all_gather,
 	// reduce_scatter, alltoall, sendrecv, broadcast.
-	Collective string `yaml:"collective,omitempty" json:"collective,omitempty"`
+	Collective string `yaml:"collective,omitempty" json:"collective,omitempty" schema:"enum=collectives"`
 	// DataType is nccl-tests -d.
-	DataType string `yaml:"dataType,omitempty" json:"dataType,omitempty"`
+	DataType string `yaml:"dataType,omitempty" json:"dataType,omitempty" schema:"enum=dataTypes"`
 
 	// Test is the ucx_perftest -t test (tag_bw, ucp_put_bw, tag_lat …).
-	Test string `yaml:"test,omitempty" json:"test,omitempty"`
+	Test string `yaml:"test,omitempty" json:"test,omitempty" schema:"enum=ucxTests"`
 	// Transports is UCX_TLS for ucx_perftest and nixlbench over UCX.
 	Transports string `yaml:"transports,omitempty" json:"transports,omitempty"`
 
@@ -258,7 +265,7 @@ type Expect struct {
 	// MaxP99Latency is a ceiling on the 99th percentile latency.
 	MaxP99Latency Duration `yaml:"maxP99Latency,omitempty" json:"maxP99Latency,omitempty"`
 	// Transport is "rdma" when a TCP fallback must fail the test.
-	Transport string `yaml:"transport,omitempty" json:"transport,omitempty"`
+	Transport string `yaml:"transport,omitempty" json:"transport,omitempty" schema:"enum=requirements"`
 	// MinPings for rping: at least this many completed pings.
 	MinPings int `yaml:"minPings,omitempty" json:"minPings,omitempty"`
 }

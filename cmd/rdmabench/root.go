@@ -26,8 +26,12 @@ against the NIC's line rate.`,
 
 	root.AddCommand(
 		newVersionCmd(stdout),
+		newValidateCmd(stdout, stderr),
+		newInitCmd(stdout, stderr),
+		newSchemaCmd(stdout),
 		newDiscoverCmd(stdout),
 	)
+	enforceUsageErrors(root)
 	return root
 }
 

@@ -1,0 +1,313 @@
+package scenarios
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Decode parses one scenario document strictly: the text must be YAML, hold
+// exactly one mapping, name this build's apiVersion and kind, and use only
+// known keys with values of the right type. It neither defaults nor
+// validates; every problem it finds is in the returned ErrorList. When the
+// document is a scenario mapping but some fields are wrong, it returns the
+// scenario decoded as far as possible together with the errors, so that
+// validation can still report the other problems in the same pass.
+func Decode(name string, data []byte) (*Scenario, error) {
+	c := &collector{file: name}
+	root := parseDocument(c, data)
+	if root == nil {
+		return nil, c.err()
+	}
+	if !checkVersion(c, root) {
+		return nil, c.err()
+	}
+	s := &Scenario{File: name, Positions: newPositions()}
+	d := &decoder{c: c, pos: s.Positions, budget: maxNodes}
+	d.decodeStruct(root, structValue(s), "")
+	return s, c.err()
+}
+
+// parseDocument turns the bytes into the document's top mapping node, or
+// reports why it cannot (binary data, syntax error, empty, several documents,
+// not a mapping) and returns nil.
+func parseDocument(c *collector, data []byte) *yaml.Node {
+	if p, msg, ok := binaryAt(data); !ok {
+		c.add(p, "", "a scenario is a UTF-8 YAML text file; check that the right file was given", "%s", msg)
+		return nil
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var doc yaml.Node
+	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			c.add(Pos{1, 1}, "", "start from a shipped one: rdmabench init loopback", "the file is empty")
+			return nil
+		}
+		syntaxError(c, data, err)
+		return nil
+	}
+	if !secondDocumentOK(c, data, dec) {
+		return nil
+	}
+	top := documentContent(&doc)
+	if top == nil {
+		c.add(Pos{1, 1}, "", "start from a shipped one: rdmabench init loopback", "the file holds no scenario (only comments or null)")
+		return nil
+	}
+	if top.Kind != yaml.MappingNode {
+		c.add(nodePos(top), "", "a scenario is a mapping that starts with apiVersion: "+APIVersion,
+			"the document is %s, not a mapping of keys to values", kindName(top))
+		return nil
+	}
+	return top
+}
+
+// documentContent is the node under the document, nil when there is none.
+func documentContent(doc *yaml.Node) *yaml.Node {
+	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
+		return nil
+	}
+	top := doc.Content[0]
+	if top.Kind == yaml.ScalarNode && top.ShortTag() == "!!null" {
+		return nil
+	}
+	return top
+}
+
+// secondDocumentOK reports a second document (or a syntax error in it).
+// A trailing empty document ("---" at the end) is harmless.
+func secondDocumentOK(c *collector, data []byte, dec *yaml.Decoder) bool {
+	var next yaml.Node
+	err := dec.Decode(&next)
+	switch {
+	case errors.Is(err, io.EOF):
+		return true
+	case err != nil:
+		syntaxError(c, data, err)
+		return false
+	case documentContent(&next) == nil:
+		return true
+	}
+	c.add(secondDocumentPos(data, nodePos(documentContent(&next))), "", "a scenario file holds one document: remove the extra \"---\" or split the file",
+		"a second YAML document starts here")
+	return false
+}
+
+// secondDocumentPos finds the "---" line that starts the second document:
+// the last one at or before its first node.
+func secondDocumentPos(data []byte, p Pos) Pos {
+	lines := strings.Split(string(data), "\n")
+	for i := min(p.Line, len(lines)) - 1; i > 0; i-- {
+		if strings.HasPrefix(lines[i], "---") {
+			return Pos{Line: i + 1, Col: 1}
+		}
+	}
+	return p
+}
+
+// binaryAt finds the first byte that cannot be in a YAML text file.
+func binaryAt(data []byte) (Pos, string, bool) {
+	line, col := 1, 1
+	for i := 0; i < len(data); {
+		r, size := utf8.DecodeRune(data[i:])
+		switch {
+		case r == utf8.RuneError && size <= 1:
+			return Pos{line, col}, "the file is not UTF-8 text (byte 0x" + strconv.FormatUint(uint64(data[i]), 16) + " at offset " + strconv.Itoa(i) + ")", false
+		case r < 0x20 && r != '\t' && r != '\n' && r != '\r', r == 0x7f:
+			return Pos{line, col}, "the file holds a control character (0x" + strconv.FormatUint(uint64(r), 16) + ") and is not YAML text", false
+		case r == '\n':
+			line, col = line+1, 0
+		}
+		col++
+		i += size
+	}
+	return Pos{}, "", true
+}
+
+// syntaxError reports a YAML syntax error at its line, preferring the clearer
+// "tab in indentation" when a tab indents a line at or before it.
+func syntaxError(c *collector, data []byte, err error) {
+	line, msg := splitYAMLError(err)
+	line = errorLine(data, msg, line)
+	if p, ok := tabIndent(data, line); ok {
+		c.add(p, "", "YAML indents with spaces only: replace the tab with spaces", "a tab character is used for indentation")
+		return
+	}
+	col := firstColumn(data, line)
+	if strings.Contains(msg, "mapping values are not allowed") {
+		col = secondColon(data, line, col)
+	}
+	c.add(Pos{Line: line, Col: col}, "", syntaxHint(msg), "YAML syntax error: %s", msg)
+}
+
+// maxSearchLines bounds the line search below (it parses once per line).
+const maxSearchLines = 1000
+
+// errorLine finds the line a syntax error is on. yaml.v3 reports parser
+// errors at the line (0-based) where the enclosing block started, not where
+// the problem is; the first prefix of the file that fails with the same
+// message ends on the line that is wrong.
+func errorLine(data []byte, msg string, reported int) int {
+	lines := strings.SplitAfter(string(data), "\n")
+	if len(lines) > maxSearchLines {
+		return reported
+	}
+	var prefix strings.Builder
+	for i, l := range lines {
+		prefix.WriteString(l)
+		if err := parseAll([]byte(prefix.String())); err != nil {
+			if _, m := splitYAMLError(err); m == msg {
+				return i + 1
+			}
+		}
+	}
+	return reported
+}
+
+// parseAll parses every document of data, returning the first error.
+func parseAll(data []byte) error {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	for {
+		var n yaml.Node
+		if err := dec.Decode(&n); err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return err
+		}
+	}
+}
+
+// splitYAMLError takes "yaml: line 3: mapping values are not allowed in
+// this context" apart; line is 1 when the message names none.
+func splitYAMLError(err error) (int, string) {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	if rest, ok := strings.CutPrefix(msg, "line "); ok {
+		if num, text, ok := strings.Cut(rest, ": "); ok {
+			if n, err := strconv.Atoi(num); err == nil {
+				return max(n, 1), text
+			}
+		}
+	}
+	return 1, msg
+}
+
+func syntaxHint(msg string) string {
+	switch {
+	case strings.Contains(msg, "mapping values are not allowed"):
+		return "a value holding \": \" must be quoted, or a key is indented wrongly"
+	case strings.Contains(msg, "did not find expected key"), strings.Contains(msg, "did not find expected '-'"):
+		return "check the indentation of this line against the lines above it"
+	case strings.Contains(msg, "could not find expected ':'"):
+		return "every key needs a \": \" before its value"
+	case strings.Contains(msg, "already defined"):
+		return "each key may appear once in a mapping"
+	}
+	return "check quoting and indentation around this line"
+}
+
+// tabIndent finds a tab in the leading whitespace of a line up to line limit.
+func tabIndent(data []byte, limit int) (Pos, bool) {
+	for i, l := range strings.Split(string(data), "\n") {
+		if i+1 > limit {
+			break
+		}
+		for j, r := range l {
+			if r == '\t' {
+				return Pos{Line: i + 1, Col: j + 1}, true
+			}
+			if r != ' ' {
+				break
+			}
+		}
+	}
+	return Pos{}, false
+}
+
+// secondColon is the column of the second ": " on a line (the one YAML
+// cannot take: "from: decode: prefill"), or def.
+func secondColon(data []byte, line, def int) int {
+	lines := strings.Split(string(data), "\n")
+	if line < 1 || line > len(lines) {
+		return def
+	}
+	l := lines[line-1] + " "
+	first := strings.Index(l, ": ")
+	if first < 0 {
+		return def
+	}
+	if second := strings.Index(l[first+2:], ": "); second >= 0 {
+		return first + 2 + second + 1
+	}
+	return def
+}
+
+// firstColumn is the column of the first non-blank character of a line.
+func firstColumn(data []byte, line int) int {
+	lines := strings.Split(string(data), "\n")
+	if line < 1 || line > len(lines) {
+		return 1
+	}
+	l := lines[line-1]
+	return len(l) - len(strings.TrimLeft(l, " \t")) + 1
+}
+
+// checkVersion switches on apiVersion and kind before the strict decode:
+// a document of another version would fail with confusing unknown keys.
+func checkVersion(c *collector, top *yaml.Node) bool {
+	ok := true
+	for _, f := range []struct{ key, want string }{{"apiVersion", APIVersion}, {"kind", Kind}} {
+		_, v := mappingValue(top, f.key)
+		switch {
+		case v == nil:
+			c.add(nodePos(top), f.key, "add \""+f.key+": "+f.want+"\" at the top of the file", "%s is missing", f.key)
+			ok = false
+		case v.Kind != yaml.ScalarNode || v.Value != f.want:
+			c.add(nodePos(v), f.key, "this build reads "+f.key+": "+f.want, "unsupported %s %q", f.key, scalarOr(v))
+			ok = false
+		}
+	}
+	return ok
+}
+
+// mappingValue finds key in a mapping node.
+func mappingValue(m *yaml.Node, key string) (*yaml.Node, *yaml.Node) {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			return m.Content[i], m.Content[i+1]
+		}
+	}
+	return nil, nil
+}
+
+func scalarOr(n *yaml.Node) string {
+	if n.Kind == yaml.ScalarNode {
+		return n.Value
+	}
+	return kindName(n)
+}
+
+func nodePos(n *yaml.Node) Pos { return Pos{Line: max(n.Line, 1), Col: max(n.Column, 1)} }
+
+// kindName names a node's shape the way a user thinks of it.
+func kindName(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.AliasNode:
+		return "an alias"
+	case yaml.ScalarNode:
+		if n.ShortTag() == "!!null" {
+			return "empty (null)"
+		}
+		return "a single value (" + strconv.Quote(n.Value) + ")"
+	}
+	return "not a value"
+}

@@ -1,0 +1,117 @@
+package scenarios
+
+// Defaults the loader applies, in one place, so that what a scenario means
+// is visible in code (and in the rendered scenario saved with each run).
+const (
+	DefaultNamespace    = "rdmabench"
+	DefaultAntiAffinity = "kubernetes.io/hostname"
+	DefaultCapability   = "IPC_LOCK"
+	DefaultUCXTest      = "tag_bw"
+)
+
+// ApplyDefaults fills every field the user left unset with its default.
+// It runs after Decode and before Validate, never fails and never panics,
+// whatever the document holds (validation judges the result). Fields the
+// user wrote are left alone; Positions still tells written from defaulted.
+func ApplyDefaults(s *Scenario) {
+	if s.Backend == "" {
+		s.Backend = BackendLocal
+	}
+	if s.Backend == BackendKube {
+		if s.Cluster == nil {
+			s.Cluster = &Cluster{}
+		}
+		defaultCluster(s.Cluster)
+	}
+	if s.Defaults.Repetitions == nil {
+		s.Defaults.Repetitions = intPtr(1)
+	}
+	for i := range s.Pools {
+		if s.Pools[i].Replicas == nil {
+			s.Pools[i].Replicas = intPtr(1)
+		}
+	}
+	for i := range s.Tests {
+		defaultTest(&s.Tests[i], &s.Defaults)
+	}
+}
+
+func defaultCluster(c *Cluster) {
+	if c.Namespace == "" {
+		c.Namespace = DefaultNamespace
+	}
+	if c.AntiAffinity == "" {
+		c.AntiAffinity = DefaultAntiAffinity
+	}
+	if c.Capabilities == nil {
+		c.Capabilities = []string{DefaultCapability}
+	}
+}
+
+// defaultTest fills a test's defaults. The test timeout stays unset unless
+// defaults.timeout gives one: the planner derives it from the arguments.
+func defaultTest(t *Test, d *Defaults) {
+	if c, ok := ncclAlias(t.Tool); ok {
+		t.Tool = ToolNCCL
+		if t.Args.Collective == "" {
+			t.Args.Collective = c
+		}
+	}
+	if t.Pattern == "" && t.Tool != ToolNCCL {
+		t.Pattern = PatternPairwise
+	}
+	if t.To == "" && t.Tool != ToolNCCL {
+		t.To = t.From
+	}
+	if t.Repetitions == nil && d.Repetitions != nil {
+		t.Repetitions = intPtr(*d.Repetitions)
+	}
+	if !t.Timeout.IsSet() {
+		t.Timeout = d.Timeout
+	}
+	if t.Requires == "" {
+		t.Requires = defaultRequires(t)
+	}
+	defaultArgs(t)
+}
+
+// defaultRequires: RDMA tools need a device; UCX-based tools over a TCP
+// UCX_TLS and iperf3 do not, so they run on any host.
+func defaultRequires(t *Test) string {
+	switch t.Tool {
+	case ToolIperf3:
+		return RequiresTCP
+	case ToolUCXPerftest, ToolNixlbench:
+		if transportsAreTCP(t.Args.Transports) {
+			return RequiresTCP
+		}
+	}
+	return RequiresRDMA
+}
+
+// defaultArgs makes the tools' own defaults explicit where the report
+// shows them (NIXL backend, op and memory; the UCX test).
+func defaultArgs(t *Test) {
+	a := &t.Args
+	switch t.Tool {
+	case ToolNixlbench:
+		if a.Backend == "" && len(a.Backends) == 0 {
+			a.Backend = "UCX"
+		}
+		if a.Op == "" {
+			a.Op = "WRITE"
+		}
+		if a.InitiatorSeg == "" {
+			a.InitiatorSeg = "DRAM"
+		}
+		if a.TargetSeg == "" {
+			a.TargetSeg = "DRAM"
+		}
+	case ToolUCXPerftest:
+		if a.Test == "" {
+			a.Test = DefaultUCXTest
+		}
+	}
+}
+
+func intPtr(i int) *int { return &i }

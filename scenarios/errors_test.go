@@ -1,0 +1,135 @@
+package scenarios
+
+import (
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
+
+// brokenCases are the files in testdata/broken and the exact problems each
+// must produce: "LINE:COL path" in file order (no path for whole-file problems).
+var brokenCases = []struct {
+	name string
+	want []string
+}{
+	{"arg-meaningless", []string{"16:7 tests[0].args.qps", "19:7 tests[0].expect.maxLatency"}},
+	{"bad-duration", []string{"15:14 tests[0].timeout", "17:17 tests[0].args.duration"}},
+	{"bad-percent", []string{"17:20 tests[0].expect.minLineRate", "23:20 tests[1].expect.minLineRate"}},
+	{"bad-rate", []string{"5:11 lineRate", "17:21 tests[0].expect.minBandwidth"}},
+	{"bad-size", []string{"16:21 tests[0].args.sizes[1]", "16:26 tests[0].args.sizes[2]", "16:29 tests[0].args.sizes[3]"}},
+	{"binary-not-utf8", []string{"1:1"}},
+	{"binary-nul", []string{"2:9"}},
+	{"document-is-list", []string{"1:1"}},
+	{"document-is-scalar", []string{"1:1"}},
+	{"duplicate-key", []string{"15:5 tests[0].tool"}},
+	{"duplicate-names", []string{"8:11 pools[1].name", "13:11 tests[1].name"}},
+	{"empty", []string{"1:1"}},
+	{"kube-needs-image", []string{"6:1 cluster.image", "7:14 cluster.namespace"}},
+	{"line-rate-missing", []string{"16:20 tests[0].expect.minLineRate"}},
+	{"local-with-cluster", []string{"5:1 cluster", "9:5 pools[0].networks"}},
+	{"many-errors", []string{"9:15 pools[0].replicas", "11:5 pools[1].replicaz", "14:11 tests[0].tool", "18:11 tests[1].from", "20:12 tests[1].args.qps", "20:27 tests[1].args.count", "21:11 tests[2].name", "26:21 tests[2].args.sizes[1]", "28:20 tests[2].expect.minLineRate"}},
+	{"merge-key", []string{"19:7 tests[0].env"}},
+	{"missing-apiversion", []string{"1:1 apiVersion"}},
+	{"nccl-checks", []string{"15:5 tests[0].pattern", "17:19 tests[0].args.collective", "18:19 tests[0].args.stepFactor"}},
+	{"nixl-enums", []string{"16:16 tests[0].args.backend", "17:11 tests[0].args.op", "18:21 tests[0].args.initiatorSeg", "19:16 tests[0].args.minSize"}},
+	{"no-pools-no-tests", []string{"1:1 pools", "1:1 tests"}},
+	{"only-comments", []string{"1:1"}},
+	{"pairwise-unequal", []string{"11:5 tests[0].pattern"}},
+	{"pattern-needs-two", []string{"12:14 tests[0].pattern"}},
+	{"replicas-zero", []string{"7:15 pools[0].replicas", "9:15 pools[1].replicas"}},
+	{"requires-contradiction", []string{"15:15 tests[0].requires", "18:13 tests[0].args.test", "23:15 tests[1].requires"}},
+	{"ssh-hosts", []string{"11:13 pools[0].hosts[0]", "12:5 pools[1]"}},
+	{"syntax-indentation", []string{"13:4"}},
+	{"syntax-mapping-values", []string{"13:17"}},
+	{"syntax-unclosed-flow", []string{"14:5"}},
+	{"syntax-unclosed-quote", []string{"5:3"}},
+	{"tab-indentation", []string{"12:1"}},
+	{"two-documents", []string{"15:1"}},
+	{"unknown-backend", []string{"5:10 backend"}},
+	{"unknown-key-nested", []string{"15:5 tests[0].arg"}},
+	{"unknown-key-top", []string{"1:1 tests", "5:1 pool"}},
+	{"unknown-pattern", []string{"15:14 tests[0].pattern"}},
+	{"unknown-pool", []string{"13:11 tests[0].from", "14:9 tests[0].to"}},
+	{"unknown-tool", []string{"12:11 tests[0].tool"}},
+	{"wrong-apiversion", []string{"1:13 apiVersion"}},
+	{"wrong-kind", []string{"2:7 kind"}},
+	{"wrong-type-bool", []string{"16:14 tests[0].args.sweep"}},
+	{"wrong-type-int", []string{"7:15 pools[0].replicas"}},
+	{"wrong-type-list", []string{"16:14 tests[0].args.sizes"}},
+	{"wrong-type-mapping", []string{"6:3 pools"}},
+	{"wrong-type-scalar-for-map", []string{"15:10 tests[0].env"}},
+}
+
+// Every broken scenario fails with exactly the expected positions and
+// paths, each with a hint, and the full text matches its golden file.
+func TestBrokenScenarios(t *testing.T) {
+	files, _ := filepath.Glob("testdata/broken/*.yaml")
+	if len(files) != len(brokenCases) {
+		t.Errorf("%d files in testdata/broken, %d cases in the table", len(files), len(brokenCases))
+	}
+	for _, tc := range brokenCases {
+		t.Run(tc.name, func(t *testing.T) {
+			data, err := os.ReadFile(filepath.Join("testdata/broken", tc.name+".yaml"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, err := LoadBytes(tc.name+".yaml", data)
+			if s != nil || err == nil {
+				t.Fatalf("want an error, got a scenario")
+			}
+			var list ErrorList
+			if !errors.As(err, &list) || list.ExitCode() != 2 {
+				t.Fatalf("error %T is not an ErrorList with exit code 2", err)
+			}
+			checkPositions(t, list, tc.name+".yaml", tc.want)
+			checkGolden(t, tc.name, err.Error()+"\n")
+		})
+	}
+}
+
+func checkPositions(t *testing.T, list ErrorList, file string, want []string) {
+	t.Helper()
+	var got []string
+	for _, e := range list {
+		got = append(got, strings.TrimSpace(itoa(e.Line)+":"+itoa(e.Col)+" "+e.Path))
+		if e.File != file || e.Hint == "" || e.Message == "" {
+			t.Errorf("%s: file %q, message %q, hint %q: want the file, a message and a hint", e, e.File, e.Message, e.Hint)
+		}
+		if !strings.HasPrefix(e.Error(), file+":"+itoa(e.Line)+":"+itoa(e.Col)+": ") {
+			t.Errorf("%q does not start with FILE:LINE:COL", e.Error())
+		}
+	}
+	if strings.Join(got, " | ") != strings.Join(want, " | ") {
+		t.Errorf("positions:\n got %q\nwant %q\n%v", got, want, list)
+	}
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }
+
+// checkGolden compares text with testdata/golden/NAME.txt (-update rewrites it).
+func checkGolden(t *testing.T, name, text string) {
+	t.Helper()
+	path := filepath.Join("testdata/golden", name+".txt")
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./scenarios -update to create it)", err)
+	}
+	if string(want) != text {
+		t.Errorf("error text differs from %s:\n got:\n%s\nwant:\n%s", path, text, want)
+	}
+}

@@ -1,0 +1,74 @@
+package scenarios
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// Every shipped scenario (on disk and embedded) loads without a problem.
+func TestShippedScenariosValidate(t *testing.T) {
+	files, err := filepath.Glob("*.yaml")
+	if err != nil || len(files) < 4 {
+		t.Fatalf("want at least 4 shipped scenarios, found %v (%v)", files, err)
+	}
+	for _, f := range files {
+		if _, err := Load(f); err != nil {
+			t.Errorf("%s does not validate:\n%v", f, err)
+		}
+	}
+	emb := ShippedScenarios()
+	if len(emb) != len(files) {
+		t.Fatalf("embedded %d scenarios, %d on disk", len(emb), len(files))
+	}
+	for _, s := range emb {
+		disk, err := os.ReadFile(s.Name + ".yaml")
+		if err != nil || string(disk) != string(s.Data) {
+			t.Errorf("embedded %s differs from the file on disk (%v)", s.Name, err)
+		}
+		if s.Description == "" {
+			t.Errorf("%s has no metadata.description (rdmabench init lists it)", s.Name)
+		}
+	}
+}
+
+// The shipped scenarios are what the issue asks for: check the parts other
+// packages and the README rely on.
+func TestShippedScenarioShapes(t *testing.T) {
+	pd, err := Load("pd-disagg.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pd.Backend != BackendKube || len(pd.Pools) != 2 || *pd.Pools[0].Replicas != 2 || *pd.Pools[1].Replicas != 2 {
+		t.Errorf("pd-disagg: backend %q pools %+v", pd.Backend, pd.Pools)
+	}
+	tools := map[string]*Test{}
+	for i := range pd.Tests {
+		tools[pd.Tests[i].Tool] = &pd.Tests[i]
+	}
+	for _, want := range []string{ToolRping, ToolIBWriteBW, ToolNixlbench, ToolNCCL} {
+		if tools[want] == nil {
+			t.Errorf("pd-disagg has no %s test", want)
+		}
+	}
+	if n := tools[ToolNixlbench]; n != nil && (n.Args.Op != "READ" || n.From != "decode" || n.To != "prefill" || n.Args.InitiatorSeg != "VRAM") {
+		t.Errorf("pd-disagg nixlbench: %+v", n)
+	}
+	lb, err := Load("loopback.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := map[string]string{}
+	for _, tt := range lb.Tests {
+		req[tt.Tool] = tt.Requires
+	}
+	want := map[string]string{ToolRping: "rdma", ToolIBWriteBW: "rdma", ToolIBSendLat: "rdma", ToolUCXPerftest: "tcp", ToolIperf3: "tcp"}
+	for tool, r := range want {
+		if req[tool] != r {
+			t.Errorf("loopback %s requires %q, want %q", tool, req[tool], r)
+		}
+	}
+	if lb.Backend != BackendLocal || !lb.LineRate.Auto {
+		t.Errorf("loopback: backend %q lineRate %+v", lb.Backend, lb.LineRate)
+	}
+}

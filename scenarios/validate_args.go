@@ -1,0 +1,187 @@
+package scenarios
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+)
+
+var (
+	argKeys    = sortedKeys(yamlFields(reflect.TypeFor[Args]()))
+	expectKeys = sortedKeys(yamlFields(reflect.TypeFor[Expect]()))
+)
+
+// meaningless reports the keys under section that the tool does not read:
+// a silently ignored qps on rping would be a test that is not what it says.
+func (v *validator) meaningless(path, section, tool string, keys, allowed []string) map[string]bool {
+	bad := map[string]bool{}
+	for _, k := range keys {
+		p := path + "." + section + "." + k
+		if v.pos.Has(p) && !contains(allowed, k) {
+			v.keyErrf(p, fmt.Sprintf("%s reads %s: %s", tool, section, strings.Join(allowed, ", ")), "%s means nothing for %s", k, tool)
+			bad[k] = true
+		}
+	}
+	return bad
+}
+
+func (v *validator) args(path string, t *Test) {
+	bad := v.meaningless(path, "args", t.Tool, argKeys, toolSpecs[t.Tool].args)
+	ap := path + ".args"
+	a := &t.Args
+	has := func(k string) bool { return v.pos.Has(ap+"."+k) && !bad[k] }
+	if has("sizes") {
+		for i := range a.Sizes {
+			v.checkSize(fmt.Sprintf("%s.sizes[%d]", ap, i), &a.Sizes[i])
+		}
+		if a.Sweep && has("sweep") {
+			v.errf(ap+".sweep", "sweep runs every size from 2 B to 8 MiB; keep either sweep or sizes", "sweep and sizes exclude each other")
+		}
+	}
+	v.intArgs(ap, a, has)
+	v.nixlArgs(ap, t, has)
+	v.ncclArgs(ap, t, has)
+	if t.Tool == ToolUCXPerftest {
+		v.checkOneOf(ap+".test", a.Test, "ucx_perftest tests", UCXTests)
+	}
+	if has("transports") {
+		for _, tl := range strings.Split(a.Transports, ",") {
+			if strings.TrimSpace(tl) == "" {
+				v.errf(ap+".transports", "a UCX_TLS list such as tcp, rc,sm,self or rc_x", "transports %q has an empty item", a.Transports)
+				break
+			}
+		}
+	}
+	if has("duration") {
+		v.checkDuration(ap+".duration", &a.Duration)
+	}
+	if has("connection") {
+		v.checkOneOf(ap+".connection", a.ConnectionType, "connection types", Connections)
+	}
+	v.checkStrings(ap+".extra", a.Extra, "one command-line word per item")
+}
+
+// intArgs checks the whole-number arguments.
+func (v *validator) intArgs(ap string, a *Args, has func(string) bool) {
+	for _, c := range []struct {
+		key      string
+		val, min int
+		hint     string
+	}{
+		{"qps", a.QPs, 1, "perftest -q: queue pairs per process, 1 or more"},
+		{"iterations", a.Iterations, 1, "iterations per size, 1 or more"},
+		{"count", a.Count, 1, "rping -C: pings to send, 1 or more"},
+		{"stepFactor", a.StepFactor, 2, "nccl-tests -f: each size is the previous times this, 2 or more"},
+		{"maxBatch", a.MaxBatch, 1, "nixlbench --max_batch_size, 1 or more"},
+		{"streams", a.Streams, 1, "iperf3 -P: parallel streams, 1–128"},
+	} {
+		if has(c.key) {
+			v.checkMin(ap+"."+c.key, c.val, c.min, c.hint)
+		}
+	}
+	if has("streams") && a.Streams > 128 {
+		v.errf(ap+".streams", "iperf3 -P accepts at most 128", "%d streams is too many", a.Streams)
+	}
+	if has("mtu") && !contains(MTUs, a.MTU) {
+		v.errf(ap+".mtu", "perftest -m accepts 256, 512, 1024, 2048 or 4096", "%d is not an IB MTU", a.MTU)
+	}
+	if has("useCuda") && a.UseCUDA != nil && *a.UseCUDA < 0 {
+		v.errf(ap+".useCuda", "the GPU index for --use_cuda, 0 or more", "GPU index %d is negative", *a.UseCUDA)
+	}
+}
+
+func (v *validator) nixlArgs(ap string, t *Test, has func(string) bool) {
+	if t.Tool != ToolNixlbench {
+		return
+	}
+	a := &t.Args
+	if has("backend") && has("backends") {
+		v.errf(ap+".backends", "backend runs one NIXL backend, backends compares several; keep one of them", "backend and backends exclude each other")
+	}
+	if a.Backend != "" {
+		v.checkOneOf(ap+".backend", a.Backend, "NIXL backends", NixlBackends)
+	}
+	seen := map[string]bool{}
+	for i, b := range a.Backends {
+		p := fmt.Sprintf("%s.backends[%d]", ap, i)
+		if v.checkOneOf(p, b, "NIXL backends", NixlBackends) && seen[b] {
+			v.errf(p, "each backend runs once per test", "backend %q is listed twice", b)
+		}
+		seen[b] = true
+	}
+	if has("backends") && len(a.Backends) == 0 {
+		v.errf(ap+".backends", "list at least one: backends: [UCX, UCCL]", "backends is empty")
+	}
+	v.checkOneOf(ap+".op", a.Op, "NIXL ops", NixlOps)
+	v.checkOneOf(ap+".initiatorSeg", a.InitiatorSeg, "segment types", NixlSegments)
+	v.checkOneOf(ap+".targetSeg", a.TargetSeg, "segment types", NixlSegments)
+	v.sizeRange(ap, a, has)
+}
+
+func (v *validator) ncclArgs(ap string, t *Test, has func(string) bool) {
+	if t.Tool != ToolNCCL {
+		return
+	}
+	a := &t.Args
+	if a.Collective == "" {
+		v.errf(ap+".collective", "collectives are: "+strings.Join(Collectives, ", "), "nccl needs args.collective")
+	} else {
+		v.checkOneOf(ap+".collective", a.Collective, "collectives", Collectives)
+	}
+	if has("dataType") {
+		v.checkOneOf(ap+".dataType", a.DataType, "data types", NCCLDataTypes)
+	}
+	v.sizeRange(ap, a, has)
+}
+
+// sizeRange checks minSize and maxSize and their order.
+func (v *validator) sizeRange(ap string, a *Args, has func(string) bool) {
+	okMin := has("minSize") && v.checkSize(ap+".minSize", &a.MinSize)
+	okMax := has("maxSize") && v.checkSize(ap+".maxSize", &a.MaxSize)
+	if okMin && okMax && a.MinSize.Bytes > a.MaxSize.Bytes {
+		v.errf(ap+".minSize", "minSize is the first size of the sweep, maxSize the last", "minSize %s is larger than maxSize %s", a.MinSize.Raw, a.MaxSize.Raw)
+	}
+}
+
+func (v *validator) expect(path string, t *Test) {
+	allowed := toolSpecs[t.Tool].expect
+	if t.Tool == ToolUCXPerftest {
+		allowed = bwExpect
+		if isLatencyTest(t) {
+			allowed = latExpect
+		}
+	}
+	what := t.Tool
+	if t.Tool == ToolUCXPerftest {
+		what += " " + t.Args.Test
+	}
+	bad := v.meaningless(path, "expect", what, expectKeys, allowed)
+	ep := path + ".expect"
+	e := &t.Expect
+	has := func(k string) bool { return v.pos.Has(ep+"."+k) && !bad[k] }
+	if has("minLineRate") {
+		v.checkPercent(ep+".minLineRate", &e.MinLineRate)
+		if !v.s.LineRate.IsSet() {
+			v.errf(ep+".minLineRate", "set lineRate: 400Gb/s (or lineRate: auto to read it from the NIC) at the top of the file",
+				"a percent of line rate needs a lineRate")
+		}
+	}
+	if has("minBandwidth") {
+		v.checkRate(ep+".minBandwidth", &e.MinBandwidth, false)
+	}
+	if has("minBusBW") {
+		v.checkRate(ep+".minBusBW", &e.MinBusBW, false)
+	}
+	for _, k := range []string{"maxLatency", "maxP99Latency"} {
+		if has(k) {
+			d := map[string]*Duration{"maxLatency": &e.MaxLatency, "maxP99Latency": &e.MaxP99Latency}[k]
+			v.checkDuration(ep+"."+k, d)
+		}
+	}
+	if has("transport") {
+		v.checkOneOf(ep+".transport", e.Transport, "transports", Requirements)
+	}
+	if has("minPings") {
+		v.checkMin(ep+".minPings", e.MinPings, 1, "rping: pings that must complete, 1 or more")
+	}
+}

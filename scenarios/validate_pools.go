@@ -1,0 +1,103 @@
+package scenarios
+
+import "fmt"
+
+// replicas is a pool's endpoint count (1 before defaults).
+func replicas(p *Pool) int {
+	if p.Replicas == nil {
+		return 1
+	}
+	return *p.Replicas
+}
+
+// poolNames lists the pools in file order, for hints.
+func (v *validator) poolNames() []string {
+	names := make([]string, 0, len(v.s.Pools))
+	for _, p := range v.s.Pools {
+		names = append(names, p.Name)
+	}
+	return names
+}
+
+// pool finds a pool by name.
+func (v *validator) pool(name string) *Pool {
+	for i := range v.s.Pools {
+		if v.s.Pools[i].Name == name {
+			return &v.s.Pools[i]
+		}
+	}
+	return nil
+}
+
+func (v *validator) pools() {
+	if len(v.s.Pools) == 0 {
+		v.errf("pools", "add at least one pool: pools: [{name: a, replicas: 2}]", "no pools are defined")
+		return
+	}
+	seen := map[string]bool{}
+	for i := range v.s.Pools {
+		p := &v.s.Pools[i]
+		path := fmt.Sprintf("pools[%d]", i)
+		if v.checkLabel(path+".name", p.Name, "pool") && seen[p.Name] {
+			v.errf(path+".name", "pool names must be unique", "pool %q is defined twice", p.Name)
+		}
+		seen[p.Name] = true
+		v.onePool(path, p)
+	}
+}
+
+func (v *validator) onePool(path string, p *Pool) {
+	if n := replicas(p); n < 1 {
+		v.errf(path+".replicas", "a pool needs at least 1 replica", "must be at least 1, not %d", n)
+	} else if n > 4096 {
+		v.errf(path+".replicas", "split the scenario; at most 4096 endpoints per pool", "%d replicas is too many", n)
+	}
+	if p.GPUs < 0 {
+		v.errf(path+".gpus", "GPUs per endpoint is 0 or more", "must be at least 0, not %d", p.GPUs)
+	}
+	for j, a := range p.AvoidPools {
+		ap := fmt.Sprintf("%s.avoidPools[%d]", path, j)
+		if v.pool(a) == nil {
+			v.errf(ap, suggest(a, "pools", v.poolNames()), "unknown pool %q", a)
+		}
+	}
+	v.checkStrings(path+".devices", p.Devices, "an RDMA device name such as mlx5_0")
+	v.checkEnv(path+".env", p.Env)
+	v.poolBackendFields(path, p)
+}
+
+// poolBackendFields checks the pool fields that only one backend reads.
+func (v *validator) poolBackendFields(path string, p *Pool) {
+	b := v.s.Backend
+	if b != BackendKube {
+		for _, f := range []string{"nodeSelector", "networks", "resources", "avoidPools"} {
+			if v.pos.Has(path + "." + f) {
+				v.keyErrf(path+"."+f, "it applies to backend: kube only; remove it", "%s means nothing for the %s backend", f, b)
+			}
+		}
+	} else {
+		v.checkStrings(path+".networks", p.Networks, "a NetworkAttachmentDefinition name")
+		v.checkResources(path+".resources", p.Resources)
+	}
+	if b != BackendSSH {
+		if v.pos.Has(path + ".hosts") {
+			v.keyErrf(path+".hosts", "hosts apply to backend: ssh only; remove it", "hosts mean nothing for the %s backend", b)
+		}
+		return
+	}
+	if len(p.Hosts) == 0 {
+		v.errf(path, "list the hosts its replicas run on: hosts: ["+firstOr(v.hostNames(), "node1")+"]", "pool %q has no hosts (the ssh backend needs them)", p.Name)
+	}
+	for j, h := range p.Hosts {
+		if !contains(v.hostNames(), h) && !v.undecoded("hosts") {
+			v.errf(fmt.Sprintf("%s.hosts[%d]", path, j), suggest(h, "hosts", v.hostNames()), "unknown host %q", h)
+		}
+	}
+}
+
+func firstOr(list []string, def string) string {
+	if len(list) > 0 && list[0] != "" {
+		return list[0]
+	}
+	return def
+}

@@ -1,0 +1,159 @@
+package scenarios
+
+import (
+	"fmt"
+	"strings"
+)
+
+func (v *validator) tests() {
+	if len(v.s.Tests) == 0 {
+		v.errf("tests", "add at least one test: tests: [{name: bw, tool: ib_write_bw, from: a, to: b}]", "no tests are defined")
+		return
+	}
+	seen := map[string]bool{}
+	for i := range v.s.Tests {
+		t := &v.s.Tests[i]
+		path := fmt.Sprintf("tests[%d]", i)
+		v.testName(path, t, seen)
+		if !v.tool(path, t) {
+			continue
+		}
+		v.endpoints(path, t)
+		v.testSettings(path, t)
+		v.args(path, t)
+		v.expect(path, t)
+	}
+}
+
+func (v *validator) testName(path string, t *Test, seen map[string]bool) {
+	switch {
+	case t.Name == "":
+		v.errf(path+".name", "give the test a short name such as write-bw", "test name is missing")
+	case len(t.Name) > 63 || !testName.MatchString(t.Name):
+		v.errf(path+".name", "use letters, digits, '.', '_' and '-', at most 63 characters (it names result files)", "%q is not a valid test name", t.Name)
+	case seen[t.Name]:
+		v.errf(path+".name", "test names must be unique", "test %q is defined twice", t.Name)
+	}
+	seen[t.Name] = true
+}
+
+// tool checks the tool name; the other checks depend on it.
+func (v *validator) tool(path string, t *Test) bool {
+	if t.Tool == "" {
+		v.errf(path+".tool", "tools are: "+strings.Join(Tools, ", "), "tool is missing")
+		return false
+	}
+	if _, ok := toolSpecs[t.Tool]; !ok {
+		v.errf(path+".tool", suggest(t.Tool, "tools", Tools), "unknown tool %q", t.Tool)
+		return false
+	}
+	return true
+}
+
+// endpoints checks from/to and that the pattern can pair their endpoints.
+func (v *validator) endpoints(path string, t *Test) {
+	from := v.poolRef(path+".from", t.From, true)
+	to := v.poolRef(path+".to", t.To, false)
+	if t.Tool == ToolNCCL {
+		v.ncclRanks(path, t, from, to)
+		return
+	}
+	if !v.checkOneOf(path+".pattern", t.Pattern, "patterns", Patterns) || from == nil || to == nil {
+		return
+	}
+	if msg, hint := unsatisfiable(t.Pattern, from, to); msg != "" {
+		p := path + ".pattern"
+		if !v.pos.Has(p) {
+			msg += " (pairwise is the default pattern)"
+		}
+		v.errf(p, hint, "%s", msg)
+	}
+}
+
+// poolRef checks a reference to a pool; the pool, or nil.
+func (v *validator) poolRef(path, name string, required bool) *Pool {
+	if name == "" {
+		if required {
+			v.errf(path, "name the pool the test starts from; pools are: "+strings.Join(v.poolNames(), ", "), "from is missing")
+		}
+		return nil
+	}
+	p := v.pool(name)
+	if p == nil && !v.undecoded("pools") {
+		v.errf(path, suggest(name, "pools", v.poolNames()), "unknown pool %q", name)
+	}
+	return p
+}
+
+// unsatisfiable explains why a pattern cannot pair the endpoints of two
+// pools (the same pool when from == to), or returns "".
+func unsatisfiable(pattern string, from, to *Pool) (msg, hint string) {
+	nf, nt := replicas(from), replicas(to)
+	if nf < 1 || nt < 1 {
+		return "", "" // reported on the pool
+	}
+	if from == to {
+		if nf < 2 {
+			return fmt.Sprintf("%s within pool %q needs at least 2 endpoints, and it has %s", pattern, from.Name, plural(nf, "replica")),
+				fmt.Sprintf("raise pools %q replicas to 2 or more, or test between two pools with to:", from.Name)
+		}
+		if pattern == PatternPairwise && nf%2 != 0 {
+			return fmt.Sprintf("pairwise within pool %q pairs endpoints 0-1, 2-3 …, and %s cannot all be paired", from.Name, plural(nf, "replica")),
+				"use an even number of replicas, or pattern: ring or all-to-all"
+		}
+		return "", ""
+	}
+	switch {
+	case pattern == PatternPairwise && nf != nt:
+		return fmt.Sprintf("pairwise pairs %s-i with %s-i, but %q has %s and %q has %s", from.Name, to.Name, from.Name, plural(nf, "replica"), to.Name, plural(nt, "replica")),
+			"give both pools the same replicas, or use pattern: all-to-all, one-to-many or many-to-one"
+	case pattern == PatternOneToMany && nf != 1:
+		return fmt.Sprintf("one-to-many sends from a single endpoint, but %q has %s", from.Name, plural(nf, "replica")),
+			"use a from pool of 1 replica, or pattern: all-to-all"
+	case pattern == PatternManyToOne && nt != 1:
+		return fmt.Sprintf("many-to-one sends to a single endpoint, but %q has %s", to.Name, plural(nt, "replica")),
+			"use a to pool of 1 replica, or pattern: all-to-all"
+	}
+	return "", ""
+}
+
+// ncclRanks checks an nccl test: every endpoint of from (and to) is one
+// job's ranks, so a pattern means nothing and at least 2 GPUs are needed.
+func (v *validator) ncclRanks(path string, t *Test, from, to *Pool) {
+	if v.pos.Has(path + ".pattern") {
+		v.keyErrf(path+".pattern", "nccl runs one job whose ranks are every endpoint of from and to; remove pattern",
+			"pattern means nothing for nccl")
+	}
+	if from == nil || (t.To != "" && to == nil) {
+		return
+	}
+	ranks := replicas(from) * max(from.GPUs, 1)
+	if to != nil && to != from {
+		ranks += replicas(to) * max(to.GPUs, 1)
+	}
+	if ranks < 2 && replicas(from) >= 1 {
+		v.errf(path+".from", "give the pool 2 replicas, gpus: 2 or more, or add a to: pool",
+			"nccl needs at least 2 ranks, and pool %q gives %d", from.Name, ranks)
+	}
+}
+
+// testSettings checks repetitions, timeout, env and requires.
+func (v *validator) testSettings(path string, t *Test) {
+	if v.pos.Has(path+".repetitions") && t.Repetitions != nil {
+		v.checkMin(path+".repetitions", *t.Repetitions, 1, "repeat the test at least once")
+	}
+	if v.pos.Has(path + ".timeout") {
+		v.checkDuration(path+".timeout", &t.Timeout)
+	}
+	v.checkEnv(path+".env", t.Env)
+	if !v.checkOneOf(path+".requires", t.Requires, "requirements", Requirements) {
+		return
+	}
+	switch {
+	case t.Requires == RequiresTCP && toolSpecs[t.Tool].rdma && t.Tool != ToolUCXPerftest && t.Tool != ToolNixlbench && t.Tool != ToolNCCL:
+		v.errf(path+".requires", t.Tool+" only runs over RDMA; remove requires", "%s cannot run without RDMA", t.Tool)
+	case t.Requires == RequiresRDMA && transportsAreTCP(t.Args.Transports) && v.pos.Has(path+".requires"):
+		v.errf(path+".requires", "args.transports names TCP only; set requires: tcp, or add an RDMA transport (rc, ud, dc)",
+			"requires rdma contradicts args.transports %q", t.Args.Transports)
+	}
+}
