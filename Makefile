@@ -14,7 +14,7 @@ build:
 test-unit:
 	$(GO) test -count=1 ./...
 
-test: build test-unit
+test: build test-unit e2e-rdma
 
 lint:
 	$(GO) vet ./...
@@ -24,3 +24,11 @@ e2e: build
 
 clean:
 	rm -rf bin results
+
+# The soft-RoCE lane: two QEMU VMs with rdma_rxe, built from Debian packages
+# (images/), driven over ssh: real ib_write_bw, ib_read_lat, rping and
+# ucx_perftest between two kernels. Needs qemu-system-x86 (./.ci/setup).
+.PHONY: e2e-rdma
+e2e-rdma: build
+	$(MAKE) -C images softroce
+	RDMABENCH_SOFTROCE=$(CURDIR)/.work/softroce $(GO) test -count=1 -timeout 20m -v ./test/e2erdma/

@@ -56,7 +56,7 @@ func treeNames(t *testing.T) []string {
 }
 
 func TestDiscoverValues(t *testing.T) {
-	three := 3
+	three, one := 3, 1
 	cases := []struct {
 		tree, dev     string
 		netdev, layer string
@@ -69,6 +69,7 @@ func TestDiscoverValues(t *testing.T) {
 		{"cx7-roce-gpu", "mlx5_0", "ens1f0np0", "Ethernet", 400e9, 400e9, &three, 4096, 0, "0000:1a:00.0", 504123e6},
 		{"cx7-roce-gpu", "mlx5_1", "ens2f0np0", "Ethernet", 400e9, 252062e6, &three, 4096, 1, "0000:9a:00.0", 252062e6},
 		{"ib-ndr", "mlx5_0", "ib0", "InfiniBand", 400e9, 400e9, nil, 4096, 0, "0000:0c:00.0", 504123e6},
+		{"rxe-vm", "rxe0", "eth0", "Ethernet", 2.5e9, 2.5e9, &one, 4096, -1, "", 0},
 	}
 	for _, c := range cases {
 		t.Run(c.tree+"/"+c.dev, func(t *testing.T) {

@@ -19,8 +19,8 @@ func readGIDs(fs sysfs, pdir string) []GID {
 	}
 	var out []GID
 	for _, name := range sortedInts(names) {
-		g := fs.str(path.Join(pdir, "gids", strconv.Itoa(name)))
-		if g == "" || g == zeroGID {
+		g, _ := fs.readIf(path.Join(pdir, "gids", strconv.Itoa(name)), populated)
+		if !populated(g) {
 			continue
 		}
 		out = append(out, GID{
@@ -33,6 +33,8 @@ func readGIDs(fs sysfs, pdir string) []GID {
 	}
 	return out
 }
+
+func populated(gid string) bool { return gid != "" && gid != zeroGID }
 
 // roceV2IPv4 is the index of the first RoCE v2 GID holding an IPv4
 // address: the one perftest needs with -x on a RoCE fabric routed over IPv4.

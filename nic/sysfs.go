@@ -19,11 +19,17 @@ func (s sysfs) path(rel string) string { return filepath.Join(s.root, rel) }
 
 // read returns the trimmed content of a file, or "" and the error.
 func (s sysfs) read(rel string) (string, error) {
+	return s.readIf(rel, func(string) bool { return true })
+}
+
+// readIf is read that records the file only when keep says so (the empty
+// entries of a 1024-entry GID table are not worth a file each).
+func (s sysfs) readIf(rel string, keep func(string) bool) (string, error) {
 	b, err := os.ReadFile(s.path(rel))
 	if err != nil {
 		return "", err
 	}
-	if s.rec != "" {
+	if s.rec != "" && keep(strings.TrimSpace(string(b))) {
 		if err := s.save(rel, b); err != nil {
 			return "", err
 		}

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rdmabench/rdmabench/nic"
 	"github.com/rdmabench/rdmabench/runner/backend"
 	"github.com/rdmabench/rdmabench/scenarios"
 )
@@ -40,6 +41,7 @@ type Backend struct {
 	mu    sync.Mutex
 	conns map[string]*hostConn
 	procs map[*process]struct{}
+	invs  map[string]*nic.Inventory
 }
 
 var _ backend.Backend = (*Backend)(nil)
@@ -48,7 +50,7 @@ var _ backend.Backend = (*Backend)(nil)
 // until Provision or the first command.
 func New(hosts []scenarios.Host, opts Options) (*Backend, error) {
 	b := &Backend{opts: withDefaults(opts), hosts: map[string]scenarios.Host{},
-		conns: map[string]*hostConn{}, procs: map[*process]struct{}{}}
+		conns: map[string]*hostConn{}, procs: map[*process]struct{}{}, invs: map[string]*nic.Inventory{}}
 	for _, h := range hosts {
 		if h.Name == "" || h.Address == "" {
 			return nil, fmt.Errorf("ssh host %q: name and address are required", h.Name)
@@ -78,7 +80,8 @@ func withDefaults(o Options) Options {
 func (b *Backend) Name() string { return scenarios.BackendSSH }
 
 // Provision connects to every endpoint's host (checking its host key and
-// credentials) and fills Address with the host's data address.
+// credentials), fills Address with the host's data address, and checks the
+// endpoint's RDMA device and GID index against the host's sysfs.
 func (b *Backend) Provision(ctx context.Context, eps []backend.Endpoint) ([]backend.Endpoint, error) {
 	out := make([]backend.Endpoint, len(eps))
 	for i, ep := range eps {
@@ -90,6 +93,9 @@ func (b *Backend) Provision(ctx context.Context, eps []backend.Endpoint) ([]back
 			return nil, err
 		}
 		ep.Address = dataAddress(h)
+		if err := b.resolveDevice(ctx, &ep); err != nil {
+			return nil, err
+		}
 		out[i] = ep
 	}
 	return out, nil
