@@ -5,7 +5,7 @@ BIN     := bin/rdmabench
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
 
-.PHONY: build test test-unit lint e2e clean
+.PHONY: build test test-unit lint e2e clean fuzz-parsers bench-parsers
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/rdmabench
@@ -25,6 +25,25 @@ e2e: build
 clean:
 	rm -rf bin results
 
+# Fuzz the scenario loader and validator for a bounded time.
+FUZZTIME ?= 60s
+.PHONY: fuzz-scenarios
+fuzz-scenarios:
+	$(GO) test ./scenarios -run '^$$' -fuzz FuzzLoad -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
+# Planner benchmark: a 512-endpoint all-to-all (ns/op, B/op, allocs/op).
+.PHONY: bench-plan
+bench-plan:
+	$(GO) test -run '^$$' -bench CompileAllToAll512 -benchmem -count 3 ./runner/
+# Parsers: fuzz each one for FUZZTIME (not part of `make test`), and
+# measure parse throughput on a generated 10 MB perftest capture.
+FUZZTIME ?= 60s
+fuzz-parsers:
+	for f in FuzzParsePerftest FuzzParsePerftestJSON FuzzParseRping FuzzParseUCXPerftest FuzzParseIperf3 FuzzDetect FuzzFastDecimal; do \
+		$(GO) test ./parsers -run '^$$' -fuzz "^$$f\$$" -fuzztime $(FUZZTIME) || exit 1; done
+
+bench-parsers:
+	$(GO) test ./parsers -run '^$$' -bench ParsePerftest -benchmem
+
 # The soft-RoCE lane: two QEMU VMs with rdma_rxe, built from Debian packages
 # (images/), driven over ssh: real ib_write_bw, ib_read_lat, rping and
 # ucx_perftest between two kernels. Needs qemu-system-x86 (./.ci/setup).
@@ -32,3 +51,4 @@ clean:
 e2e-rdma: build
 	$(MAKE) -C images softroce
 	RDMABENCH_SOFTROCE=$(CURDIR)/.work/softroce $(GO) test -count=1 -timeout 20m -v ./test/e2erdma/
+

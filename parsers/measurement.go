@@ -94,6 +94,17 @@ type Sample struct {
 	InplaceBusBWBps *float64 `json:"inplace_busbw_bps,omitempty"`
 	Wrong           *int64   `json:"wrong,omitempty"`
 	InplaceWrong    *int64   `json:"inplace_wrong,omitempty"`
+
+	// nccl-tests row identity: -d all / -o all sweeps repeat sizes with another
+	// data type or reduction, so a size alone does not name a row.
+	Count    int64  `json:"count,omitempty"`
+	DataType string `json:"type,omitempty"`
+	RedOp    string `json:"redop,omitempty"`
+	Root     *int   `json:"root,omitempty"`
+	// MaxError and InplaceMaxError are the legacy (<= 2.11) "error" column:
+	// the largest deviation seen, where newer versions count wrong elements.
+	MaxError        *float64 `json:"max_error,omitempty"`
+	InplaceMaxError *float64 `json:"inplace_max_error,omitempty"`
 }
 
 // Transport kinds named by evidence.

@@ -28,7 +28,9 @@ func (e *FieldError) Error() string {
 	if e.Line > 0 {
 		fmt.Fprintf(&b, ":%d:%d", e.Line, max(e.Col, 1))
 	}
-	b.WriteString(": ")
+	if b.Len() > 0 {
+		b.WriteString(": ")
+	}
 	if e.Path != "" {
 		b.WriteString(e.Path + ": ")
 	}

@@ -57,6 +57,9 @@ var brokenCases = []struct {
 	{"unknown-pattern", []string{"15:14 tests[0].pattern"}},
 	{"unknown-pool", []string{"13:11 tests[0].from", "14:9 tests[0].to"}},
 	{"unknown-tool", []string{"12:11 tests[0].tool"}},
+	// A misspelled key beside the real one does not hide the real one's
+	// problem, and an unknown tool does not hide an unknown pool.
+	{"misspelled-beside-real-key", []string{"7:15 pools[0].replicas", "8:5 pools[0].replicaz", "11:11 tests[0].tool", "12:11 tests[0].from"}},
 	{"wrong-apiversion", []string{"1:13 apiVersion"}},
 	{"wrong-kind", []string{"2:7 kind"}},
 	{"wrong-type-bool", []string{"16:14 tests[0].args.sweep"}},

@@ -29,7 +29,7 @@ func (p *Positions) Has(path string) bool {
 // "cluster:", or the first line of a list item).
 func (p *Positions) Value(path string) Pos {
 	if p == nil {
-		return Pos{Line: 1, Col: 1}
+		return Pos{} // built in code: no position
 	}
 	if pos, ok := p.value[path]; ok {
 		return pos

@@ -1,9 +1,12 @@
 package scenarios
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"gopkg.in/yaml.v3"
 )
 
 // Every shipped scenario (on disk and embedded) loads without a problem.
@@ -70,5 +73,31 @@ func TestShippedScenarioShapes(t *testing.T) {
 	}
 	if lb.Backend != BackendLocal || !lb.LineRate.Auto {
 		t.Errorf("loopback: backend %q lineRate %+v", lb.Backend, lb.LineRate)
+	}
+}
+
+// A loaded scenario rendered back to YAML (as a run saves it with its
+// results) loads again to the same scenario: the defaults are explicit
+// values that validate.
+func TestRenderedScenarioRoundTrips(t *testing.T) {
+	files, _ := filepath.Glob("*.yaml")
+	for _, f := range files {
+		s, err := Load(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := yaml.Marshal(s)
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		again, err := LoadBytes("rendered-"+f, out)
+		if err != nil {
+			t.Fatalf("%s rendered does not load:\n%v\n%s", f, err, out)
+		}
+		a, _ := json.Marshal(s)
+		b, _ := json.Marshal(again)
+		if string(a) != string(b) {
+			t.Errorf("%s changed on the round trip:\n%s\n%s", f, a, b)
+		}
 	}
 }

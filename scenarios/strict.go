@@ -3,8 +3,8 @@ package scenarios
 import (
 	"fmt"
 	"reflect"
+	"regexp"
 	"sort"
-	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -22,6 +22,8 @@ type decoder struct {
 	pos    *Positions
 	budget int
 }
+
+var leadingZero = regexp.MustCompile(`^[-+]?0[0-9_]+$`)
 
 var (
 	unmarshalerType = reflect.TypeFor[yaml.Unmarshaler]()
@@ -128,8 +130,12 @@ func (d *decoder) decodeInt(n *yaml.Node, v reflect.Value, path string) {
 	if !d.want(n, yaml.ScalarNode, path, "a whole number") {
 		return
 	}
-	i, err := strconv.ParseInt(strings.ReplaceAll(n.Value, "_", ""), 0, 0)
-	if n.ShortTag() != "!!int" || err != nil {
+	if leadingZero.MatchString(n.Value) {
+		d.c.add(nodePos(n), path, "YAML may read a leading zero as octal; write the number without it", "%q is ambiguous", n.Value)
+		return
+	}
+	var i int64
+	if n.ShortTag() != "!!int" || n.Decode(&i) != nil || i != int64(int(i)) {
 		d.c.add(nodePos(n), path, "write a whole number without quotes or units, like 4", "must be a whole number, not %q", n.Value)
 		return
 	}
@@ -214,8 +220,10 @@ func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, path string) {
 		if !ok {
 			keys := sortedKeys(fields)
 			d.c.add(nodePos(k), p, suggest(k.Value, "keys here", keys), "unknown key %q", k.Value)
-			if n := nearest(k.Value, keys); n != "" {
-				d.c.errs[len(d.c.errs)-1].covers = joinPath(path, n)
+			// Only an absent key is explained by its misspelling: when the
+			// real key is also written, its own problems still count.
+			if near := nearest(k.Value, keys); near != "" && !mappingHasKey(n, near) {
+				d.c.errs[len(d.c.errs)-1].covers = joinPath(path, near)
 			}
 			return
 		}
@@ -253,4 +261,14 @@ func sortedKeys(m map[string]int) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// mappingHasKey reports whether the mapping node n writes key.
+func mappingHasKey(n *yaml.Node, key string) bool {
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return true
+		}
+	}
+	return false
 }

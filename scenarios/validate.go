@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"reflect"
 	"regexp"
 	"strings"
 )
@@ -83,13 +84,13 @@ func (v *validator) defaults() {
 	if d.Timeout.IsSet() {
 		v.checkDuration("defaults.timeout", &d.Timeout)
 	}
-	if v.pos.Has("defaults.repetitions") && d.Repetitions != nil {
+	if v.written("defaults.repetitions", d, "repetitions") && d.Repetitions != nil {
 		v.checkMin("defaults.repetitions", *d.Repetitions, 1, "repeat each test at least once")
 	}
 	if d.GIDIndex != nil && (*d.GIDIndex < 0 || *d.GIDIndex > 255) {
 		v.errf("defaults.gidIndex", "leave it out to pick the RoCE v2 IPv4 GID automatically", "GID index %d is out of range 0–255", *d.GIDIndex)
 	}
-	if v.pos.Has("defaults.device") && strings.TrimSpace(d.Device) == "" {
+	if v.written("defaults.device", d, "device") && strings.TrimSpace(d.Device) == "" {
 		v.errf("defaults.device", "name an RDMA device such as mlx5_0, or auto", "device is empty")
 	}
 	v.checkEnv("defaults.env", d.Env)
@@ -142,4 +143,16 @@ func (v *validator) undecoded(path string) bool {
 		return v.pos.Has(path) && len(v.s.Hosts) == 0
 	}
 	return false
+}
+
+// written reports whether the user wrote the field key of owner (a struct
+// pointer) at path. A scenario built in code has no positions: there, a
+// field counts as written when it is not zero.
+func (v *validator) written(path string, owner any, key string) bool {
+	if v.pos != nil {
+		return v.pos.Has(path)
+	}
+	o := reflect.ValueOf(owner).Elem()
+	i, ok := yamlFields(o.Type())[key]
+	return ok && !o.Field(i).IsZero()
 }

@@ -13,11 +13,11 @@ var (
 
 // meaningless reports the keys under section that the tool does not read:
 // a silently ignored qps on rping would be a test that is not what it says.
-func (v *validator) meaningless(path, section, tool string, keys, allowed []string) map[string]bool {
+func (v *validator) meaningless(path, section, tool string, owner any, keys, allowed []string) map[string]bool {
 	bad := map[string]bool{}
 	for _, k := range keys {
 		p := path + "." + section + "." + k
-		if v.pos.Has(p) && !contains(allowed, k) {
+		if v.written(p, owner, k) && !contains(allowed, k) {
 			v.keyErrf(p, fmt.Sprintf("%s reads %s: %s", tool, section, strings.Join(allowed, ", ")), "%s means nothing for %s", k, tool)
 			bad[k] = true
 		}
@@ -26,10 +26,10 @@ func (v *validator) meaningless(path, section, tool string, keys, allowed []stri
 }
 
 func (v *validator) args(path string, t *Test) {
-	bad := v.meaningless(path, "args", t.Tool, argKeys, toolSpecs[t.Tool].args)
+	bad := v.meaningless(path, "args", t.Tool, &t.Args, argKeys, toolSpecs[t.Tool].args)
 	ap := path + ".args"
 	a := &t.Args
-	has := func(k string) bool { return v.pos.Has(ap+"."+k) && !bad[k] }
+	has := func(k string) bool { return v.written(ap+"."+k, a, k) && !bad[k] }
 	if has("sizes") {
 		for i := range a.Sizes {
 			v.checkSize(fmt.Sprintf("%s.sizes[%d]", ap, i), &a.Sizes[i])
@@ -155,10 +155,10 @@ func (v *validator) expect(path string, t *Test) {
 	if t.Tool == ToolUCXPerftest {
 		what += " " + t.Args.Test
 	}
-	bad := v.meaningless(path, "expect", what, expectKeys, allowed)
+	bad := v.meaningless(path, "expect", what, &t.Expect, expectKeys, allowed)
 	ep := path + ".expect"
 	e := &t.Expect
-	has := func(k string) bool { return v.pos.Has(ep+"."+k) && !bad[k] }
+	has := func(k string) bool { return v.written(ep+"."+k, e, k) && !bad[k] }
 	if has("minLineRate") {
 		v.checkPercent(ep+".minLineRate", &e.MinLineRate)
 		if !v.s.LineRate.IsSet() {

@@ -14,11 +14,11 @@ func (v *validator) backend() {
 	if !v.checkOneOf("backend", s.Backend, "backends", Backends) {
 		return
 	}
-	if s.Backend != BackendKube && v.pos.Has("cluster") {
+	if s.Backend != BackendKube && v.written("cluster", s, "cluster") {
 		v.keyErrf("cluster", "cluster settings apply to backend: kube; set that, or remove the section",
 			"cluster means nothing for the %s backend", s.Backend)
 	}
-	if s.Backend != BackendSSH && v.pos.Has("hosts") {
+	if s.Backend != BackendSSH && v.written("hosts", s, "hosts") {
 		v.keyErrf("hosts", "hosts apply to backend: ssh; set that, or remove the section",
 			"hosts mean nothing for the %s backend", s.Backend)
 	}

@@ -71,7 +71,7 @@ func (v *validator) poolBackendFields(path string, p *Pool) {
 	b := v.s.Backend
 	if b != BackendKube {
 		for _, f := range []string{"nodeSelector", "networks", "resources", "avoidPools"} {
-			if v.pos.Has(path + "." + f) {
+			if v.written(path+"."+f, p, f) {
 				v.keyErrf(path+"."+f, "it applies to backend: kube only; remove it", "%s means nothing for the %s backend", f, b)
 			}
 		}
@@ -80,7 +80,7 @@ func (v *validator) poolBackendFields(path string, p *Pool) {
 		v.checkResources(path+".resources", p.Resources)
 	}
 	if b != BackendSSH {
-		if v.pos.Has(path + ".hosts") {
+		if v.written(path+".hosts", p, "hosts") {
 			v.keyErrf(path+".hosts", "hosts apply to backend: ssh only; remove it", "hosts mean nothing for the %s backend", b)
 		}
 		return

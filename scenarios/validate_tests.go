@@ -16,6 +16,9 @@ func (v *validator) tests() {
 		path := fmt.Sprintf("tests[%d]", i)
 		v.testName(path, t, seen)
 		if !v.tool(path, t) {
+			// The pools can still be checked; the rest depends on the tool.
+			v.poolRef(path+".from", t.From, true)
+			v.defaultedPoolRef(path, t)
 			continue
 		}
 		v.endpoints(path, t)
@@ -53,7 +56,7 @@ func (v *validator) tool(path string, t *Test) bool {
 // endpoints checks from/to and that the pattern can pair their endpoints.
 func (v *validator) endpoints(path string, t *Test) {
 	from := v.poolRef(path+".from", t.From, true)
-	to := v.poolRef(path+".to", t.To, false)
+	to := v.defaultedPoolRef(path, t)
 	if t.Tool == ToolNCCL {
 		v.ncclRanks(path, t, from, to)
 		return
@@ -85,6 +88,15 @@ func (v *validator) poolRef(path, name string, required bool) *Pool {
 	return p
 }
 
+// defaultedPoolRef checks "to", unless it was not written and took its
+// value from "from": that pool has been reported already.
+func (v *validator) defaultedPoolRef(path string, t *Test) *Pool {
+	if !v.pos.Has(path+".to") && t.To == t.From {
+		return v.pool(t.To)
+	}
+	return v.poolRef(path+".to", t.To, false)
+}
+
 // unsatisfiable explains why a pattern cannot pair the endpoints of two
 // pools (the same pool when from == to), or returns "".
 func unsatisfiable(pattern string, from, to *Pool) (msg, hint string) {
@@ -103,16 +115,9 @@ func unsatisfiable(pattern string, from, to *Pool) (msg, hint string) {
 		}
 		return "", ""
 	}
-	switch {
-	case pattern == PatternPairwise && nf != nt:
+	if pattern == PatternPairwise && nf != nt {
 		return fmt.Sprintf("pairwise pairs %s-i with %s-i, but %q has %s and %q has %s", from.Name, to.Name, from.Name, plural(nf, "replica"), to.Name, plural(nt, "replica")),
 			"give both pools the same replicas, or use pattern: all-to-all, one-to-many or many-to-one"
-	case pattern == PatternOneToMany && nf != 1:
-		return fmt.Sprintf("one-to-many sends from a single endpoint, but %q has %s", from.Name, plural(nf, "replica")),
-			"use a from pool of 1 replica, or pattern: all-to-all"
-	case pattern == PatternManyToOne && nt != 1:
-		return fmt.Sprintf("many-to-one sends to a single endpoint, but %q has %s", to.Name, plural(nt, "replica")),
-			"use a to pool of 1 replica, or pattern: all-to-all"
 	}
 	return "", ""
 }
@@ -120,7 +125,7 @@ func unsatisfiable(pattern string, from, to *Pool) (msg, hint string) {
 // ncclRanks checks an nccl test: every endpoint of from (and to) is one
 // job's ranks, so a pattern means nothing and at least 2 GPUs are needed.
 func (v *validator) ncclRanks(path string, t *Test, from, to *Pool) {
-	if v.pos.Has(path + ".pattern") {
+	if v.written(path+".pattern", t, "pattern") {
 		v.keyErrf(path+".pattern", "nccl runs one job whose ranks are every endpoint of from and to; remove pattern",
 			"pattern means nothing for nccl")
 	}
@@ -139,11 +144,13 @@ func (v *validator) ncclRanks(path string, t *Test, from, to *Pool) {
 
 // testSettings checks repetitions, timeout, env and requires.
 func (v *validator) testSettings(path string, t *Test) {
-	if v.pos.Has(path+".repetitions") && t.Repetitions != nil {
+	if v.written(path+".repetitions", t, "repetitions") && t.Repetitions != nil {
 		v.checkMin(path+".repetitions", *t.Repetitions, 1, "repeat the test at least once")
 	}
-	if v.pos.Has(path + ".timeout") {
+	if v.written(path+".timeout", t, "timeout") {
 		v.checkDuration(path+".timeout", &t.Timeout)
+	} else if t.Timeout.IsSet() {
+		_ = t.Timeout.Parse() // copied from defaults.timeout, which reports its own problem
 	}
 	v.checkEnv(path+".env", t.Env)
 	if !v.checkOneOf(path+".requires", t.Requires, "requirements", Requirements) {

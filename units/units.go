@@ -99,12 +99,16 @@ func ParsePercent(s string) (float64, error) {
 	return v, nil
 }
 
+// maxDurationSeconds keeps plain seconds within time.Duration (about 292
+// years); a larger number would wrap around to a negative duration.
+const maxDurationSeconds = float64(math.MaxInt64/int64(time.Second)) - 1
+
 // ParseDuration reads a Go duration ("10s", "1m30s") or plain seconds ("10").
 func ParseDuration(s string) (time.Duration, error) {
 	t := strings.TrimSpace(s)
 	if v, err := strconv.ParseFloat(t, 64); err == nil {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return 0, fmt.Errorf("%q is not a duration", s)
+		if math.IsNaN(v) || math.IsInf(v, 0) || math.Abs(v) > maxDurationSeconds {
+			return 0, fmt.Errorf("%q is not a duration (plain numbers are seconds, at most %.0f)", s, maxDurationSeconds)
 		}
 		return time.Duration(v * float64(time.Second)), nil
 	}

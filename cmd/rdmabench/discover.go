@@ -67,56 +67,56 @@ func writeInventory(w io.Writer, inv *nic.Inventory) error {
 	for _, d := range inv.Devices {
 		for _, p := range d.Ports {
 			fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", d.Name, p.Port, p.State, p.LinkLayer,
-				dash(p.Netdev), dash(p.Rate), pcie(d), rate(p.CeilingBps), gid(p.RoCEv2GIDIndex), dash(num(p.ActiveMTU)), numa(d.NUMANode))
+				orDash(p.Netdev), orDash(p.Rate), pcieText(d), bpsText(p.CeilingBps), gidText(p.RoCEv2GIDIndex), orDash(mtuText(p.ActiveMTU)), numaText(d.NUMANode))
 		}
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
 	for _, g := range inv.GPUs {
-		if _, err := fmt.Fprintf(w, "%s nearest NIC: %s (%s)\n", g.Name, dash(strings.Join(g.Nearest, ", ")), dash(g.Relation)); err != nil {
+		if _, err := fmt.Fprintf(w, "%s nearest NIC: %s (%s)\n", g.Name, orDash(strings.Join(g.Nearest, ", ")), orDash(g.Relation)); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func pcie(d nic.Device) string {
+func pcieText(d nic.Device) string {
 	if d.PCIeBps == 0 {
 		return "-"
 	}
-	return fmt.Sprintf("%s x%d (%s)", strings.TrimSuffix(d.PCIeSpeed, " PCIe"), d.PCIeWidth, rate(d.PCIeBps))
+	return fmt.Sprintf("%s x%d (%s)", strings.TrimSuffix(d.PCIeSpeed, " PCIe"), d.PCIeWidth, bpsText(d.PCIeBps))
 }
 
-func rate(bps float64) string {
+func bpsText(bps float64) string {
 	if bps <= 0 {
 		return "-"
 	}
 	return units.FormatRate(bps)
 }
 
-func gid(i *int) string {
+func gidText(i *int) string {
 	if i == nil {
 		return "-"
 	}
 	return strconv.Itoa(*i)
 }
 
-func num(n int) string {
+func mtuText(n int) string {
 	if n == 0 {
 		return ""
 	}
 	return strconv.Itoa(n)
 }
 
-func numa(n int) string {
+func numaText(n int) string {
 	if n < 0 {
 		return "-"
 	}
 	return strconv.Itoa(n)
 }
 
-func dash(s string) string {
+func orDash(s string) string {
 	if s == "" {
 		return "-"
 	}

@@ -33,6 +33,12 @@ current directory (or to -o PATH: a file, a directory, or - for stdout), to
 adapt to your cluster. It never overwrites a file unless --force is given.
 Without NAME it lists the shipped scenarios.`,
 		Args: cobra.MaximumNArgs(1),
+		ValidArgsFunction: func(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
+			if len(args) > 0 {
+				return nil, cobra.ShellCompDirectiveNoFileComp
+			}
+			return scenarios.ShippedNames(), cobra.ShellCompDirectiveNoFileComp
+		},
 		RunE: func(_ *cobra.Command, args []string) error {
 			if len(args) == 1 {
 				o.name = args[0]

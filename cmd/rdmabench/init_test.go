@@ -88,3 +88,10 @@ func TestSchemaCommand(t *testing.T) {
 		t.Errorf("schema output: %v", err)
 	}
 }
+
+func TestInitCompletesNames(t *testing.T) {
+	code, out, _ := cli(t, "__complete", "init", "")
+	if code != 0 || !strings.Contains(out, "pd-disagg\n") || !strings.Contains(out, "loopback\n") {
+		t.Errorf("completion: exit %d %q", code, out)
+	}
+}

@@ -29,6 +29,8 @@ against the NIC's line rate.`,
 		newValidateCmd(stdout, stderr),
 		newInitCmd(stdout, stderr),
 		newSchemaCmd(stdout),
+		newPlanCmd(stdout),
+		newParseCmd(stdin, stdout),
 		newDiscoverCmd(stdout),
 	)
 	enforceUsageErrors(root)

@@ -1,0 +1,138 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/rdmabench/rdmabench/parsers"
+	"github.com/spf13/cobra"
+)
+
+// parseOptions are the flags and arguments of `rdmabench parse`.
+type parseOptions struct {
+	tool   string
+	output string
+	files  []string
+}
+
+// parsedFile is one file's measurements.
+type parsedFile struct {
+	name string
+	ms   []parsers.Measurement
+}
+
+// newParseCmd builds `rdmabench parse`: raw tool output in, measurements
+// out, for logs captured outside rdmabench or to check a parser.
+func newParseCmd(stdin io.Reader, stdout io.Writer) *cobra.Command {
+	o := &parseOptions{}
+	cmd := &cobra.Command{
+		Use:   "parse [--tool TOOL] FILE... [-o json|table]",
+		Short: "Parse raw output of perftest, rping, ucx_perftest, iperf3 … into measurements",
+		Long: `parse reads files holding the raw output of a benchmark tool (or - for stdin)
+and prints the measurements rdmabench would record: JSON (one object, or an
+array when there are several tables) or a table. Without --tool the tool is
+recognised from the text. A run that failed is reported with ok=false and an
+error class; parse itself exits 0 unless a file cannot be read or recognised.`,
+		Example: `  rdmabench parse ib_write_bw.client.log
+  rdmabench parse --tool ucx_perftest -o table client.txt
+  ib_send_lat -a 10.0.0.2 | rdmabench parse --tool ib_send_lat -`,
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usageError{fmt.Errorf("parse needs at least one FILE (or - for stdin)")}
+			}
+			return nil
+		},
+		RunE: func(_ *cobra.Command, args []string) error {
+			o.files = args
+			return runParse(o, stdin, stdout)
+		},
+	}
+	cmd.Flags().StringVar(&o.tool, "tool", "", "tool that wrote the files (default: recognise from the text)")
+	cmd.Flags().StringVarP(&o.output, "output", "o", "json", "output format: json or table")
+	return cmd
+}
+
+func runParse(o *parseOptions, stdin io.Reader, stdout io.Writer) error {
+	if o.output != "json" && o.output != "table" {
+		return usageError{fmt.Errorf("-o %q: want json or table", o.output)}
+	}
+	if o.tool != "" {
+		if _, ok := parsers.FamilyOf(o.tool); !ok {
+			return usageError{&parsers.UnknownToolError{Tool: o.tool}}
+		}
+	}
+	var all []parsedFile
+	for _, f := range o.files {
+		ms, err := parseFile(f, o.tool, stdin)
+		if err != nil {
+			return err
+		}
+		all = append(all, parsedFile{name: f, ms: ms})
+	}
+	if o.output == "table" {
+		return renderParseTable(stdout, all)
+	}
+	return writeParseJSON(stdout, all)
+}
+
+// parseFile reads one file (or stdin for "-") and parses it with tool, or
+// with the tool its text reveals.
+func parseFile(name, tool string, stdin io.Reader) ([]parsers.Measurement, error) {
+	var data []byte
+	var err error
+	if name == "-" {
+		data, err = io.ReadAll(stdin)
+	} else {
+		data, err = os.ReadFile(name)
+	}
+	if err != nil {
+		return nil, usageError{fmt.Errorf("%s: %w", name, err)}
+	}
+	if tool == "" {
+		head := data
+		if len(head) > 64<<10 {
+			head = head[:64<<10]
+		}
+		var ok bool
+		if tool, ok = parsers.Detect(head); !ok {
+			return nil, usageError{fmt.Errorf("%s: cannot tell which tool wrote it; name it with --tool (one of %s)",
+				name, strings.Join(parsers.Tools(), ", "))}
+		}
+	}
+	ms, err := parsers.Parse(tool, bytes.NewReader(data))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return ms, nil
+}
+
+// writeParseJSON prints one object for a single measurement, else an array.
+func writeParseJSON(w io.Writer, files []parsedFile) error {
+	var ms []parsers.Measurement
+	for _, f := range files {
+		ms = append(ms, f.ms...)
+	}
+	var v any = ms
+	if len(ms) == 1 {
+		v = ms[0]
+	}
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
+
+// displayName shortens a path for the table.
+func displayName(p string) string {
+	if p == "-" {
+		return "stdin"
+	}
+	return filepath.Base(p)
+}

@@ -1,0 +1,68 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/rdmabench/rdmabench/runner"
+	"github.com/rdmabench/rdmabench/scenarios"
+	"github.com/spf13/cobra"
+)
+
+// planOptions are the flags of `rdmabench plan`.
+type planOptions struct {
+	file   string
+	output string // table | json | yaml
+}
+
+// newPlanCmd shows what a run would do, without touching anything: the
+// endpoints, the rounds, and every command line each job will run.
+func newPlanCmd(stdout io.Writer) *cobra.Command {
+	opts := &planOptions{}
+	cmd := &cobra.Command{
+		Use:   "plan FILE",
+		Short: "Show the endpoints, rounds and exact command lines a scenario will run",
+		Long: `plan compiles a scenario into the plan a run would execute and prints it:
+the endpoints (pods or processes), the rounds of jobs (jobs of a round run at
+the same time), and for every leg the exact commands with their environment,
+port and readiness signal. Nothing is started. Placeholders such as
+${addr:NAME}, ${etcd}, ${run} and ${out} are filled in at run time.`,
+		Example: `  rdmabench plan scenarios/pd-disagg.yaml
+  rdmabench plan scenarios/wideep.yaml -o json`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			opts.file = args[0]
+			return runPlan(opts, stdout)
+		},
+	}
+	cmd.Flags().StringVarP(&opts.output, "output", "o", "table", "output format: table, json or yaml")
+	return cmd
+}
+
+func runPlan(opts *planOptions, stdout io.Writer) error {
+	write, err := planWriter(opts.output)
+	if err != nil {
+		return err
+	}
+	s, err := scenarios.Load(opts.file)
+	if err != nil {
+		return err
+	}
+	p, err := runner.Compile(s, runner.CompileOptions{})
+	if err != nil {
+		return err
+	}
+	return write(stdout, p)
+}
+
+func planWriter(format string) (func(io.Writer, *runner.Plan) error, error) {
+	switch format {
+	case "table", "":
+		return runner.WritePlanTable, nil
+	case "json":
+		return runner.WritePlanJSON, nil
+	case "yaml":
+		return runner.WritePlanYAML, nil
+	}
+	return nil, usageError{fmt.Errorf("unknown output format %q: use table, json or yaml", format)}
+}

@@ -1,0 +1,102 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const planScenario = `apiVersion: rdmabench.io/v1alpha1
+kind: Scenario
+metadata:
+  name: cli-plan
+backend: local
+pools:
+  - name: a
+  - name: b
+tests:
+  - name: ucx-tcp
+    tool: ucx_perftest
+    from: a
+    to: b
+    args:
+      transports: tcp
+      sizes: [64KiB]
+      iterations: 2000
+  - name: iperf3
+    tool: iperf3
+    from: a
+    to: b
+    args:
+      duration: 3s
+`
+
+func writeScenario(t *testing.T, body string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "s.yaml")
+	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestPlanTable(t *testing.T) {
+	code, out, errs := runCLI(t, "", "plan", writeScenario(t, planScenario))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{
+		"Plan for cli-plan (backend local): 2 endpoints, 2 rounds, 2 jobs",
+		"UCX_TLS=tcp ucx_perftest ${addr:b-0} -p 13337 -t tag_bw -s 65536 -n 2000",
+		"iperf3 -s -1 -p 5201",
+		"iperf3 -c ${addr:b-0} -p 5201 -t 3 -J",
+		"listen :13337",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestPlanJSONAndYAML(t *testing.T) {
+	path := writeScenario(t, planScenario)
+	code, out, errs := runCLI(t, "", "plan", path, "-o", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var p struct {
+		Scenario string
+		Rounds   []struct{ Jobs []struct{ ID string } }
+	}
+	if err := json.Unmarshal([]byte(out), &p); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, out)
+	}
+	if p.Scenario != "cli-plan" || len(p.Rounds) != 2 || p.Rounds[0].Jobs[0].ID != "ucx-tcp/r0/a-0->b-0" {
+		t.Fatalf("plan %+v", p)
+	}
+	code, out, _ = runCLI(t, "", "plan", path, "-o", "yaml")
+	if code != 0 || !strings.Contains(out, "id: ucx-tcp/r0/a-0->b-0") {
+		t.Fatalf("yaml exit %d:\n%s", code, out)
+	}
+}
+
+func TestPlanErrorsExit2(t *testing.T) {
+	bad := strings.Replace(planScenario, "tool: iperf3", "tool: iperf4", 1)
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"bad scenario", []string{"plan", writeScenario(t, bad)}, "iperf4"},
+		{"missing file", []string{"plan", filepath.Join(t.TempDir(), "nope.yaml")}, "nope.yaml"},
+		{"bad format", []string{"plan", writeScenario(t, planScenario), "-o", "xml"}, "unknown output format"},
+		{"no file", []string{"plan"}, "arg"},
+	} {
+		code, out, errs := runCLI(t, "", tc.args...)
+		if code != 2 || !strings.Contains(errs, tc.want) || out != "" {
+			t.Errorf("%s: exit %d, stderr %q, stdout %q; want exit 2 naming %q", tc.name, code, errs, out, tc.want)
+		}
+	}
+}

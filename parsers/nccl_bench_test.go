@@ -1,0 +1,41 @@
+package parsers
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// ncclBenchLog builds a ~100 MB NCCL_DEBUG=INFO log by repeating a real
+// capture (INFO lines with the result table inside), as a long job's log
+// with many runs would look.
+func ncclBenchLog(b *testing.B, size int) []byte {
+	b.Helper()
+	one, err := os.ReadFile(filepath.Join(ncclCaptureDir, "all_reduce_g4_debug_info.txt"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	var buf bytes.Buffer
+	buf.Grow(size + len(one))
+	for buf.Len() < size {
+		buf.Write(one)
+	}
+	return buf.Bytes()
+}
+
+// BenchmarkParseNCCLInfoLog100MB measures parse throughput (MB/s) on a
+// 100 MB NCCL_DEBUG=INFO log:
+//
+//	go test ./parsers -run '^$' -bench ParseNCCLInfoLog100MB -benchmem
+func BenchmarkParseNCCLInfoLog100MB(b *testing.B) {
+	data := ncclBenchLog(b, 100<<20)
+	b.SetBytes(int64(len(data)))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		ms, err := ParseNCCL(bytes.NewReader(data))
+		if err != nil || len(ms) == 0 || !ms[0].OK || ms[0].Transport == nil {
+			b.Fatalf("parse failed: %v", err)
+		}
+	}
+}

@@ -1,0 +1,181 @@
+package parsers
+
+import (
+	"strings"
+)
+
+// ncclParser is the state of one pass over nccl-tests text output.
+type ncclParser struct {
+	runs      []*ncclRun
+	cur       *ncclRun
+	transport transportScan
+	command   string // test name seen on a command line before any banner
+	lines     int    // non-blank lines seen
+	lastWarn  string // latest "NCCL WARN" message, to explain a failure
+	version   string // "NCCL version …" from an INFO line
+}
+
+// ncclRun collects one run: banner, device list, table and footer.
+type ncclRun struct {
+	m         Measurement
+	layout    *ncclLayout
+	header    bool // the column header was seen
+	banner    bool
+	footer    bool
+	maxRank   int
+	hosts     []string
+	gpus      []string
+	fail      bool
+	specific  bool // the failure class came from a specific message
+	wrongRows int
+}
+
+// maxWarnings bounds Measurement.Warnings; logs can repeat a warning per rank.
+const maxWarnings = 10
+
+func (p *ncclParser) run() *ncclRun {
+	if p.cur == nil {
+		p.cur = &ncclRun{m: Measurement{Tool: "nccl-tests", Test: p.command}, maxRank: -1}
+		p.runs = append(p.runs, p.cur)
+	}
+	return p.cur
+}
+
+// newRunIfUsed starts a new run at a banner line when the current one
+// already has a table: several runs may share one capture.
+func (p *ncclParser) newRunIfUsed() *ncclRun {
+	if c := p.cur; c != nil && (c.header || c.footer || len(c.m.Samples) > 0 || c.fail) {
+		p.cur = nil
+	}
+	return p.run()
+}
+
+// line handles one raw line of output.
+func (p *ncclParser) line(raw string) {
+	if strings.Contains(raw, "NCCL INFO ") {
+		p.transport.observe(raw)
+		p.infoLine(raw)
+		return
+	}
+	line := strings.TrimSpace(CleanLine(raw))
+	if line == "" {
+		return
+	}
+	p.lines++
+	switch c := line[0]; {
+	case c == '#':
+		p.commentLine(line)
+	case c >= '0' && c <= '9', c == '[':
+		if !p.rowLine(line) {
+			p.otherLine(raw, line)
+		}
+	default:
+		p.otherLine(raw, line)
+	}
+}
+
+// infoLine keeps the NCCL version an INFO line states.
+func (p *ncclParser) infoLine(raw string) {
+	if p.version != "" {
+		return
+	}
+	if i := strings.Index(raw, "NCCL INFO NCCL version "); i >= 0 {
+		p.version = strings.TrimSpace(raw[i+len("NCCL INFO NCCL version "):])
+	}
+}
+
+// rowLine parses a table row; false when the line is not one.
+func (p *ncclParser) rowLine(line string) bool {
+	if strings.IndexByte(line, '[') >= 0 {
+		line = ncclStripRankTags(line)
+	}
+	f := strings.Fields(line)
+	if len(f) < 4 || !isDigits(f[0]) {
+		return false
+	}
+	r := p.run()
+	lay := r.layout
+	if lay == nil {
+		lay = ncclGuessLayout(len(f))
+		if lay == nil {
+			return false
+		}
+	}
+	s, ok := lay.parseRow(f)
+	if !ok {
+		return false
+	}
+	if ncclSampleWrong(s) {
+		r.wrongRows++
+	}
+	r.m.Samples = append(r.m.Samples, s)
+	return true
+}
+
+// ncclStripRankTags removes "[0]" tags that per-write launchers put inside
+// rows (nccl-tests prints a row with three printf calls).
+func ncclStripRankTags(line string) string {
+	var b strings.Builder
+	for {
+		i := strings.IndexByte(line, '[')
+		if i < 0 {
+			b.WriteString(line)
+			return b.String()
+		}
+		j := strings.IndexByte(line[i:], ']')
+		if j < 0 || !isDigits(line[i+1:i+j]) {
+			b.WriteString(line[:i+1])
+			line = line[i+1:]
+			continue
+		}
+		b.WriteString(line[:i])
+		b.WriteByte(' ')
+		line = line[i+j+1:]
+	}
+}
+
+func ncclSetInfo(m *Measurement, k, v string) {
+	if v == "" {
+		return
+	}
+	if m.Info == nil {
+		m.Info = map[string]string{}
+	}
+	m.Info[k] = v
+}
+
+func (r *ncclRun) warn(w string) {
+	if len(r.m.Warnings) >= maxWarnings {
+		return
+	}
+	for _, x := range r.m.Warnings {
+		if x == w {
+			return
+		}
+	}
+	r.m.Warnings = append(r.m.Warnings, w)
+}
+
+// finish closes every run and returns the measurements.
+func (p *ncclParser) finish() []Measurement {
+	t := p.transport.result()
+	if len(p.runs) == 0 {
+		m := Measurement{Tool: "nccl-tests", Test: p.command, OK: false, ErrorClass: ClassNoResults,
+			Error: "no nccl-tests output found (no banner, table or failure line)", Samples: []Sample{}, Transport: t}
+		if p.lines > 0 {
+			m.ErrorClass = ClassUnknownFormat
+			m.Error = "text is not nccl-tests output: no banner, column header, result row or failure line"
+		}
+		return []Measurement{m}
+	}
+	out := make([]Measurement, 0, len(p.runs))
+	for _, r := range p.runs {
+		r.close()
+		if r.m.Info["nccl_version"] == "" {
+			ncclSetInfo(&r.m, "nccl_version", p.version)
+		}
+		r.m.Transport = t
+		out = append(out, r.m)
+	}
+	return out
+}

@@ -1,0 +1,135 @@
+package parsers
+
+import (
+	"io"
+	"strings"
+)
+
+// ParseNixlbench reads nixlbench output (the initiator's stdout, or a
+// merged log of several ranks) and returns one Measurement per run: each
+// "NIXLBench Configuration" block and the table below it. READ/WRITE and
+// the backend are only stated in that block, so every table is tied to the
+// block above it. Both the legacy (≤ 0.5.0) and the current table layouts
+// are understood. The error is only for read failures; a failed run is a
+// Measurement with OK=false and an ErrorClass.
+func ParseNixlbench(r io.Reader) ([]Measurement, error) {
+	p := &nixlParser{}
+	sc := newLineScanner(r)
+	for sc.Scan() {
+		p.line(string(sc.Bytes()))
+	}
+	if err := sc.Err(); err != nil {
+		return nil, err
+	}
+	return p.finish(), nil
+}
+
+// nixlParser is the state of one pass over nixlbench output.
+type nixlParser struct {
+	runs      []*nixlRun
+	cur       *nixlRun
+	inConfig  bool
+	transport transportScan
+	lines     int
+}
+
+// nixlRun is one configuration block, its table and its failures.
+type nixlRun struct {
+	m        Measurement
+	cols     []string // table header columns
+	config   bool
+	target   bool // only a target rank's start-up lines were seen
+	fail     bool
+	specific bool
+}
+
+func (p *nixlParser) run() *nixlRun {
+	if p.cur == nil {
+		p.cur = &nixlRun{m: Measurement{Tool: "nixlbench", Test: "nixlbench"}}
+		p.runs = append(p.runs, p.cur)
+	}
+	return p.cur
+}
+
+// nextRun starts a new run when the current one already holds a table.
+func (p *nixlParser) nextRun() *nixlRun {
+	if c := p.cur; c != nil && (c.cols != nil || len(c.m.Samples) > 0 || c.fail) {
+		p.cur = nil
+	}
+	return p.run()
+}
+
+// line handles one raw line.
+func (p *nixlParser) line(raw string) {
+	line := strings.TrimSpace(CleanLine(raw))
+	if line == "" {
+		return
+	}
+	p.lines++
+	switch {
+	case strings.HasPrefix(line, "***"):
+	case line == "NIXLBench Configuration":
+		if c := p.nextRun(); c.config {
+			p.cur = nil
+		}
+		p.run().config = true
+		p.inConfig = true
+	case p.inConfig && strings.HasPrefix(line, "---"):
+		p.inConfig = false
+	case p.inConfig:
+		p.configLine(line)
+	case strings.HasPrefix(line, "Block Size (B)"):
+		r := p.run()
+		if r.cols != nil || len(r.m.Samples) > 0 {
+			r = p.nextRun()
+		}
+		r.cols = nixlColumns(line)
+	case strings.HasPrefix(line, "---"):
+	case line[0] >= '0' && line[0] <= '9' && p.rowLine(line):
+	default:
+		p.otherLine(raw, line)
+	}
+}
+
+// configLine reads "Op type (--op_type=[READ,WRITE])        : WRITE".
+func (p *nixlParser) configLine(line string) {
+	i := strings.Index(line, ": ")
+	if i < 0 {
+		return
+	}
+	label, value := strings.TrimSpace(line[:i]), strings.TrimSpace(line[i+2:])
+	key := nixlConfigKey(label)
+	r := p.run()
+	ncclSetInfo(&r.m, key, value)
+	switch key {
+	case "backend":
+		r.m.Backend = value
+	case "op_type":
+		r.m.Op = strings.ToUpper(value)
+	}
+}
+
+// nixlConfigKey names an option by its flag ("(--op_type=" → op_type), or
+// by its label when it has none ("ETCD Endpoint" → etcd_endpoint).
+func nixlConfigKey(label string) string {
+	if i := strings.Index(label, "(--"); i >= 0 {
+		k := label[i+3:]
+		if j := strings.IndexAny(k, "=)"); j >= 0 {
+			k = k[:j]
+		}
+		return strings.ReplaceAll(k, "-", "_")
+	}
+	return strings.ReplaceAll(strings.ToLower(label), " ", "_")
+}
+
+// nixlColumns splits a header on runs of two or more blanks: the column
+// names themselves contain single spaces ("Avg Lat. (us)").
+func nixlColumns(line string) []string {
+	var cols []string
+	for _, part := range strings.Split(strings.ReplaceAll(line, "\t", "  "), "  ") {
+		if part = strings.TrimSpace(part); part != "" {
+			cols = append(cols, part)
+		}
+	}
+	return cols
+}

@@ -1,0 +1,263 @@
+package parsers
+
+import (
+	"sort"
+	"strings"
+)
+
+// DetectTransport reads debug output (NCCL_DEBUG=INFO lines, UCX_PROTO_INFO
+// tables, UCX log lines) and says what actually carried the data, so that a
+// run which silently fell back to TCP is flagged instead of trusted. It
+// returns nil when the text holds no transport evidence at all.
+func DetectTransport(text string) *Transport {
+	var ts transportScan
+	for len(text) > 0 {
+		i := strings.IndexByte(text, '\n')
+		var line string
+		if i < 0 {
+			line, text = text, ""
+		} else {
+			line, text = text[:i], text[i+1:]
+		}
+		ts.observe(line)
+	}
+	return ts.result()
+}
+
+// maxEvidence bounds the lines kept as evidence: enough to convince a
+// reader, few enough to keep results small.
+const maxEvidence = 6
+
+// transportScan accumulates transport evidence one line at a time, so that
+// parsers can collect it in the same pass as their tables.
+type transportScan struct {
+	seen     bool
+	nccl     bool
+	netRDMA  map[string]bool // NET/IB, NET/OFI, COLLNET … named in "via" lines
+	netTCP   bool            // "via NET/Socket"
+	local    map[string]bool // P2P, SHM, NVLS
+	network  string          // "Using network X"
+	nNodes   int
+	ibDevs   []string
+	sockDevs []string
+	gdr      *bool
+	ringGDR  *bool // "Connected all rings … GDR n"
+	ucxTLs   map[string]bool
+	ucxDevs  map[string][]string // kind → devices after "tl/"
+	evidence []string
+	keys     map[string]bool // evidence already kept, by category
+}
+
+// observe feeds one raw line; it is cheap for lines that carry no evidence.
+func (ts *transportScan) observe(raw string) {
+	if i := strings.Index(raw, "NCCL INFO "); i >= 0 {
+		ts.ncclInfo(strings.TrimRight(raw[i+len("NCCL INFO "):], "\r"), raw)
+		return
+	}
+	if strings.Contains(raw, "UCX") || strings.Contains(raw, " | ") || strings.Contains(raw, "ep_cfg[") {
+		ts.ucxLine(raw)
+	}
+}
+
+// ncclInfo handles the text after "NCCL INFO ".
+func (ts *transportScan) ncclInfo(msg, raw string) {
+	switch {
+	case strings.Contains(msg, " via "):
+		ts.ncclVia(msg, raw)
+	case strings.HasPrefix(msg, "Using network "):
+		ts.mark("network", raw)
+		ts.network = strings.TrimSpace(msg[len("Using network "):])
+	case strings.HasPrefix(msg, "NET/IB : Using "):
+		ts.mark("ibdev", raw)
+		if ts.ibDevs == nil {
+			ts.ibDevs = trNetDevices(msg[len("NET/IB : Using "):])
+		}
+	case strings.HasPrefix(msg, "NET/Socket : Using "):
+		ts.mark("sockdev", raw)
+		if ts.sockDevs == nil {
+			ts.sockDevs = trNetDevices(msg[len("NET/Socket : Using "):])
+		}
+	case strings.HasPrefix(msg, "NET/IB : No device found"):
+		ts.mark("noib", raw)
+	case strings.Contains(msg, "GPU Direct RDMA Enabled"):
+		ts.setGDR(true)
+		ts.mark("gdr", raw)
+	case strings.Contains(msg, "GPU Direct RDMA Disabled"):
+		if ts.gdr == nil {
+			ts.setGDR(false)
+		}
+		ts.mark("gdr", raw)
+	case strings.HasPrefix(msg, "Connected all rings"):
+		// The ring's GDR flag also covers GPU peer-to-peer, so it only
+		// speaks for GPUDirect RDMA when the ring uses the network.
+		if i := strings.Index(msg, " GDR "); i >= 0 && ts.ringGDR == nil {
+			v := strings.HasPrefix(msg[i+5:], "1")
+			ts.ringGDR = &v
+		}
+	case strings.HasPrefix(msg, "comm ") && strings.Contains(msg, " nNodes "):
+		ts.nccl, ts.seen = true, true
+		f := strings.Fields(msg[strings.Index(msg, " nNodes ")+1:])
+		if len(f) >= 2 {
+			if n, ok := trAtoi(f[1]); ok && n > ts.nNodes {
+				ts.nNodes = n
+			}
+		}
+	case strings.HasPrefix(msg, "NCCL version "):
+		ts.nccl = true
+	}
+}
+
+// ncclVia handles channel connection lines such as
+// "Channel 00/0 : 0[0] -> 1[1] [send] via NET/IB/0/GDRDMA".
+func (ts *transportScan) ncclVia(msg, raw string) {
+	via := msg[strings.Index(msg, " via ")+5:]
+	if strings.Contains(via, "GDRDMA") {
+		ts.setGDR(true)
+	}
+	switch {
+	case strings.HasPrefix(via, "NET/"):
+		name := via[4:]
+		if j := strings.IndexByte(name, '/'); j >= 0 {
+			name = name[:j]
+		}
+		if name == "Socket" {
+			ts.netTCP = true
+			ts.mark("via-tcp", raw)
+			return
+		}
+		if ts.netRDMA == nil {
+			ts.netRDMA = map[string]bool{}
+		}
+		ts.netRDMA["NET/"+name] = true
+		ts.mark("via-rdma", raw)
+	case strings.HasPrefix(via, "COLLNET"):
+		if ts.netRDMA == nil {
+			ts.netRDMA = map[string]bool{}
+		}
+		ts.netRDMA["COLLNET"] = true
+		ts.mark("via-rdma", raw)
+	default:
+		name := via
+		if j := strings.IndexAny(name, "/ "); j >= 0 {
+			name = name[:j]
+		}
+		if name == "" {
+			return
+		}
+		if ts.local == nil {
+			ts.local = map[string]bool{}
+		}
+		ts.local[name] = true
+		ts.mark("via-local", raw)
+	}
+}
+
+func (ts *transportScan) setGDR(v bool) {
+	ts.gdr = &v
+	ts.nccl, ts.seen = true, true
+}
+
+// mark records that NCCL evidence was seen and keeps the line as evidence
+// the first time its category appears.
+func (ts *transportScan) mark(key, raw string) {
+	ts.nccl, ts.seen = true, true
+	ts.keep(key, raw)
+}
+
+func (ts *transportScan) keep(key, raw string) {
+	if ts.keys[key] || len(ts.evidence) >= maxEvidence {
+		return
+	}
+	if ts.keys == nil {
+		ts.keys = map[string]bool{}
+	}
+	ts.keys[key] = true
+	ts.evidence = append(ts.evidence, strings.TrimSpace(strings.TrimRight(raw, "\r")))
+}
+
+// trNetDevices turns "[0]mlx5_0:1/RoCE [1]mlx5_1:1/IB ; OOB eth0:…" or
+// "[0]eth0:192.0.2.2<0>" into device names.
+func trNetDevices(s string) []string {
+	if i := strings.IndexByte(s, ';'); i >= 0 {
+		s = s[:i]
+	}
+	var devs []string
+	for _, f := range strings.Fields(s) {
+		if !strings.HasPrefix(f, "[") {
+			continue
+		}
+		j := strings.IndexByte(f, ']')
+		if j < 0 || !isDigits(f[1:j]) {
+			continue
+		}
+		d := f[j+1:]
+		if k := strings.IndexByte(d, '<'); k >= 0 {
+			d = d[:k]
+		}
+		if d != "" {
+			devs = append(devs, d)
+		}
+	}
+	return devs
+}
+
+func trAtoi(s string) (int, bool) {
+	if !isDigits(s) || len(s) > 9 {
+		return 0, false
+	}
+	n := 0
+	for i := 0; i < len(s); i++ {
+		n = n*10 + int(s[i]-'0')
+	}
+	return n, true
+}
+
+// result turns the evidence into a verdict; nil when nothing was seen.
+func (ts *transportScan) result() *Transport {
+	if !ts.seen {
+		return nil
+	}
+	if ts.nccl {
+		return ts.ncclResult()
+	}
+	return ts.ucxResult()
+}
+
+func (ts *transportScan) ncclResult() *Transport {
+	t := &Transport{Kind: TransportUnknown, Source: "nccl", GDR: ts.gdr, Evidence: ts.evidence}
+	if t.GDR == nil && (len(ts.netRDMA) > 0 || ts.netTCP) {
+		t.GDR = ts.ringGDR
+	}
+	switch {
+	case len(ts.netRDMA) > 0:
+		t.Kind, t.Detail, t.Devices = TransportRDMA, trJoin(ts.netRDMA), ts.ibDevs
+		if ts.netTCP {
+			t.Detail += "+NET/Socket"
+		}
+	case ts.netTCP:
+		t.Kind, t.Detail, t.Devices = TransportTCP, "NET/Socket", ts.sockDevs
+	case len(ts.local) > 0:
+		t.Kind, t.Detail = TransportShm, trJoin(ts.local)
+	case ts.network != "" && ts.nNodes != 1:
+		t.Detail = "NET/" + ts.network
+		if ts.network == "Socket" {
+			t.Kind, t.Devices = TransportTCP, ts.sockDevs
+		} else {
+			t.Kind, t.Devices = TransportRDMA, ts.ibDevs
+		}
+	case ts.network != "":
+		t.Detail = "NET/" + ts.network + " (single node, no channel lines)"
+	case len(ts.ibDevs) > 0:
+		t.Kind, t.Detail, t.Devices = TransportRDMA, "NET/IB", ts.ibDevs
+	}
+	return t
+}
+
+func trJoin(set map[string]bool) string {
+	names := make([]string, 0, len(set))
+	for k := range set {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	return strings.Join(names, "+")
+}

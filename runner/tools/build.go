@@ -1,0 +1,212 @@
+package tools
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/rdmabench/rdmabench/runner/backend"
+	"github.com/rdmabench/rdmabench/scenarios"
+)
+
+// Roles of a command; the same strings as runner.Role* (the runner package
+// imports this one, so it cannot be the other way round).
+const (
+	RoleServer    = "server"
+	RoleClient    = "client"
+	RoleInitiator = "initiator"
+	RoleTarget    = "target"
+	RoleRank      = "rank"
+)
+
+// Readiness signals; see runner.PlannedCommand.Ready.
+const (
+	ReadyListen = "listen"
+	ReadyRetry  = "retry"
+	// ReadyNixlRank0 is the line nixlbench's first process prints once it
+	// holds rank 0 (and so is the initiator).
+	ReadyNixlRank0 = "line:Registered as rank 0"
+)
+
+// Leg is what a builder needs to know about one execution of a tool.
+type Leg struct {
+	Test *scenarios.Test
+	// Client is the client / initiator (the test's from side), Server the
+	// server / target (the to side). Multi-rank tools use Ranks instead.
+	Client, Server backend.Endpoint
+	Ranks          []backend.Endpoint
+	// Size is this leg's message size in bytes; 0 means the tool's default
+	// (or a sweep, for perftest with args.sweep).
+	Size int64
+	// Backend is this leg's NIXL backend ("" = args.backend or UCX).
+	Backend string
+	// Port is the rendezvous port chosen by the planner (0 = tool default).
+	Port int
+	// Group names this leg uniquely within the run, for nixlbench's
+	// --benchmark_group (the planner passes "<sanitized job id>-<leg>").
+	Group string
+	// EnvFor returns the environment a command on an endpoint will get
+	// (nccl's mpirun forwards it to every rank with -x). May be nil.
+	EnvFor func(endpoint string) map[string]string
+	// Strings, when set, shares the strings that recur across the legs of
+	// a plan (numbers, address placeholders): a 512-endpoint all-to-all
+	// has half a million commands. May be nil.
+	Strings *Strings
+}
+
+// Strings interns the small strings command lines repeat. Not safe for
+// concurrent use; one per Compile.
+type Strings struct {
+	nums  map[int64]string
+	addrs map[string]string
+}
+
+// NewStrings returns an empty interner.
+func NewStrings() *Strings {
+	return &Strings{nums: map[int64]string{}, addrs: map[string]string{}}
+}
+
+func (l *Leg) i64toa(n int64) string {
+	if l.Strings == nil {
+		return strconv.FormatInt(n, 10)
+	}
+	s, ok := l.Strings.nums[n]
+	if !ok {
+		s = strconv.FormatInt(n, 10)
+		l.Strings.nums[n] = s
+	}
+	return s
+}
+
+func (l *Leg) itoa(n int) string { return l.i64toa(int64(n)) }
+
+// addr is the placeholder of an endpoint's data address.
+func (l *Leg) addr(endpoint string) string {
+	if l.Strings == nil {
+		return addr(endpoint)
+	}
+	s, ok := l.Strings.addrs[endpoint]
+	if !ok {
+		s = addr(endpoint)
+		l.Strings.addrs[endpoint] = s
+	}
+	return s
+}
+
+// Command is one process of a leg, in start order. Env holds only what the
+// tool itself needs (UCX_TLS …); the planner merges the endpoint's and the
+// test's environment underneath it.
+type Command struct {
+	Endpoint string
+	Role     string
+	Argv     []string
+	Env      map[string]string
+	Port     int
+	Ready    string
+	Parse    bool
+}
+
+// Build returns the commands of one leg, servers (or the first rank) first.
+func Build(spec Spec, leg Leg) ([]Command, error) { return AppendCommands(nil, spec, leg) }
+
+// AppendCommands is Build appending to dst, so that a planner can reuse
+// one scratch slice for every leg.
+func AppendCommands(dst []Command, spec Spec, leg Leg) ([]Command, error) {
+	if leg.Test == nil {
+		return dst, fmt.Errorf("tools: leg without a test")
+	}
+	var cmds []Command
+	var err error
+	switch spec.Family {
+	case FamilyPerftest:
+		return appendPerftest(dst, spec, &leg)
+	case FamilyRping:
+		cmds, err = buildRping(spec, &leg)
+	case FamilyNixlbench:
+		cmds, err = buildNixlbench(&leg)
+	case FamilyNCCL:
+		cmds, err = buildNCCL(&leg)
+	case FamilyUCX:
+		cmds, err = buildUCX(&leg)
+	case FamilyIperf3:
+		cmds, err = buildIperf3(spec, &leg)
+	default:
+		return dst, fmt.Errorf("tools: no command builder for tool %q", spec.Name)
+	}
+	return append(dst, cmds...), err
+}
+
+// device is the RDMA device to name on a command line; "" and "auto"
+// leave the choice to the tool (its first device).
+func device(ep backend.Endpoint) string {
+	if ep.Device == "auto" {
+		return ""
+	}
+	return ep.Device
+}
+
+func portOr(p, def int) int {
+	if p > 0 {
+		return p
+	}
+	return def
+}
+
+// tcpOnly reports whether a UCX_TLS list selects TCP (and local
+// transports) only, i.e. no RDMA device is involved.
+func tcpOnly(tls string) bool {
+	if tls == "" {
+		return false
+	}
+	for _, t := range strings.Split(tls, ",") {
+		switch strings.TrimSpace(t) {
+		case "tcp", "self", "sm", "shm", "posix", "sysv", "cma", "knem", "xpmem", "^ib", "^rc", "^ud", "^dc":
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// ucxEnv is the UCX transport selection of one side: UCX_TLS from the
+// test's transports, UCX_NET_DEVICES from the endpoint's RDMA device (unless
+// the transports are TCP-only, where an RDMA device name would hide the
+// TCP devices).
+func ucxEnv(a *scenarios.Args, ep backend.Endpoint) map[string]string {
+	env := map[string]string{}
+	if a.Transports != "" {
+		env["UCX_TLS"] = a.Transports
+	}
+	if dev := device(ep); dev != "" && !tcpOnly(a.Transports) {
+		env["UCX_NET_DEVICES"] = dev + ":1"
+	}
+	if len(env) == 0 {
+		return nil
+	}
+	return env
+}
+
+// durationSecs is a scenario duration in whole seconds, rounded up; 0 when unset.
+func durationSecs(d scenarios.Duration) int {
+	v := d.Value
+	if v == 0 && d.Raw != "" {
+		_ = d.Parse()
+		v = d.Value
+	}
+	if v <= 0 {
+		return 0
+	}
+	s := int(v.Seconds())
+	if float64(s) < v.Seconds() {
+		s++
+	}
+	return s
+}
+
+// SizeBytes is a scenario size in bytes (parsing Raw when the loader has not).
+func SizeBytes(s scenarios.Size) int64 {
+	if s.Bytes == 0 && s.Raw != "" {
+		_ = s.Parse()
+	}
+	return s.Bytes
+}

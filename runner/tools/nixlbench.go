@@ -1,0 +1,99 @@
+package tools
+
+import (
+	"strings"
+
+	"github.com/rdmabench/rdmabench/runner/backend"
+)
+
+// nixlbench defaults the planner writes explicitly so a plan reads the same
+// whatever the nixlbench build's own defaults are.
+const (
+	DefaultNixlBackend  = "UCX"
+	DefaultNixlOp       = "WRITE" // nixlbench's own default, as the scenario loader fills it
+	DefaultNixlSeg      = "DRAM"
+	DefaultNixlMinBlock = 4096
+	DefaultNixlMaxBlock = 64 << 20
+)
+
+// buildNixlbench: both processes get the same command (gflags syntax);
+// the role comes from the order of registration in etcd. The initiator (the
+// test's from side, decode) starts first and is ready once it prints
+// "Registered as rank 0"; then the target starts. Rank 0 prints the table,
+// so the initiator's output is parsed.
+//
+//	nixlbench --etcd_endpoints=${etcd} --benchmark_group=rdmabench-${run}-GROUP
+//	  --backend=B --op_type=OP --initiator_seg_type=S --target_seg_type=S
+//	  --start_block_size=N --max_block_size=M [--max_batch_size=K] [--num_iter=I]
+func buildNixlbench(leg *Leg) ([]Command, error) {
+	backendName := nixlBackend(leg)
+	argv := nixlArgv(leg, backendName)
+	initiator := Command{Endpoint: leg.Client.Name, Role: RoleInitiator, Argv: argv,
+		Env: nixlEnv(leg, leg.Client, backendName), Ready: ReadyNixlRank0, Parse: true}
+	target := Command{Endpoint: leg.Server.Name, Role: RoleTarget, Argv: argv,
+		Env: nixlEnv(leg, leg.Server, backendName)}
+	return []Command{initiator, target}, nil
+}
+
+func nixlBackend(leg *Leg) string {
+	switch {
+	case leg.Backend != "":
+		return leg.Backend
+	case leg.Test.Args.Backend != "":
+		return leg.Test.Args.Backend
+	}
+	return DefaultNixlBackend
+}
+
+func nixlArgv(leg *Leg, backendName string) []string {
+	a := &leg.Test.Args
+	minB, maxB := nixlBlocks(leg)
+	argv := []string{"nixlbench",
+		"--etcd_endpoints=${etcd}",
+		"--benchmark_group=rdmabench-${run}-" + leg.Group,
+		"--backend=" + backendName,
+		"--op_type=" + upperOr(a.Op, DefaultNixlOp),
+		"--initiator_seg_type=" + upperOr(a.InitiatorSeg, DefaultNixlSeg),
+		"--target_seg_type=" + upperOr(a.TargetSeg, DefaultNixlSeg),
+		"--start_block_size=" + leg.i64toa(minB),
+		"--max_block_size=" + leg.i64toa(maxB),
+	}
+	if a.MaxBatch > 0 {
+		argv = append(argv, "--max_batch_size="+leg.itoa(a.MaxBatch))
+	}
+	if a.Iterations > 0 {
+		argv = append(argv, "--num_iter="+leg.itoa(a.Iterations))
+	}
+	return append(argv, a.Extra...)
+}
+
+// nixlBlocks is the block-size sweep: args.minSize…maxSize, or the leg's
+// one size, or nixlbench's defaults.
+func nixlBlocks(leg *Leg) (int64, int64) {
+	if leg.Size > 0 {
+		return leg.Size, leg.Size
+	}
+	minB, maxB := SizeBytes(leg.Test.Args.MinSize), SizeBytes(leg.Test.Args.MaxSize)
+	if minB <= 0 {
+		minB = DefaultNixlMinBlock
+	}
+	if maxB <= 0 {
+		maxB = max(int64(DefaultNixlMaxBlock), minB)
+	}
+	return minB, maxB
+}
+
+// nixlEnv selects UCX transports and device for the UCX backend only.
+func nixlEnv(leg *Leg, ep backend.Endpoint, backendName string) map[string]string {
+	if !strings.EqualFold(backendName, "UCX") {
+		return nil
+	}
+	return ucxEnv(&leg.Test.Args, ep)
+}
+
+func upperOr(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return strings.ToUpper(s)
+}

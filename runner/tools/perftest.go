@@ -1,0 +1,96 @@
+package tools
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/rdmabench/rdmabench/runner/backend"
+)
+
+// appendPerftest: the server runs the flags alone and listens on -p; the
+// client runs the same flags with the server's address last (tools.md §6.1):
+//
+//	ib_write_bw -d DEV -i 1 -x GID -s SIZE|-a -n ITERS|-D SECS -q N -F --report_gbits -p PORT [-b] …
+//
+// The client's output is parsed: it prints a row per size for every test
+// (the ib_read_lat server prints none). With -R the rendezvous moves to the
+// RDMA-CM port space, invisible to the listen table, so readiness is "retry".
+func appendPerftest(dst []Command, spec Spec, leg *Leg) ([]Command, error) {
+	a := &leg.Test.Args
+	if a.Sweep && leg.Size > 0 {
+		return dst, fmt.Errorf("%s: args.sweep (-a) and args.sizes cannot be combined; use one of them", spec.Name)
+	}
+	if a.Sweep && a.Duration.IsSet() {
+		return dst, fmt.Errorf("%s: args.sweep (-a) cannot be combined with args.duration (-D): perftest refuses it", spec.Name)
+	}
+	port := portOr(leg.Port, spec.DefaultPort)
+	ready := ReadyListen
+	if a.RDMACM {
+		ready = ReadyRetry
+	}
+	server := Command{Endpoint: leg.Server.Name, Role: RoleServer,
+		Argv: perftestArgv(spec, leg, leg.Server, port, ""), Port: port, Ready: ready}
+	client := Command{Endpoint: leg.Client.Name, Role: RoleClient,
+		Argv: perftestArgv(spec, leg, leg.Client, port, leg.addr(leg.Server.Name)), Parse: true}
+	return append(dst, server, client), nil
+}
+
+// perftestArgv builds one side's argv; server is the address the client
+// names last ("" on the server itself). It is built in a scratch array and
+// copied once at its exact length (plans of big all-to-alls hold millions).
+func perftestArgv(spec Spec, leg *Leg, ep backend.Endpoint, port int, server string) []string {
+	a := &leg.Test.Args
+	bw := spec.Metric == MetricBandwidth
+	var scratch [32]string
+	argv := append(scratch[:0], spec.Name)
+	if dev := device(ep); dev != "" {
+		argv = append(argv, "-d", dev)
+	}
+	argv = append(argv, "-i", "1")
+	if ep.GIDIndex != nil {
+		argv = append(argv, "-x", leg.itoa(*ep.GIDIndex))
+	}
+	switch {
+	case a.Sweep:
+		argv = append(argv, "-a")
+	case leg.Size > 0:
+		argv = append(argv, "-s", leg.i64toa(leg.Size))
+	}
+	if secs := durationSecs(a.Duration); secs > 0 {
+		argv = append(argv, "-D", leg.itoa(secs))
+	} else if a.Iterations > 0 {
+		argv = append(argv, "-n", leg.itoa(a.Iterations))
+	}
+	if bw && a.QPs > 0 {
+		argv = append(argv, "-q", leg.itoa(a.QPs))
+	}
+	argv = append(argv, "-F")
+	if bw {
+		argv = append(argv, "--report_gbits")
+	}
+	argv = append(argv, "-p", leg.itoa(port))
+	if bw && a.Bidirectional {
+		argv = append(argv, "-b")
+	}
+	if a.ConnectionType != "" {
+		argv = append(argv, "-c", strings.ToUpper(a.ConnectionType))
+	}
+	if a.MTU > 0 {
+		argv = append(argv, "-m", leg.itoa(a.MTU))
+	}
+	if a.RDMACM {
+		argv = append(argv, "-R")
+	}
+	if a.UseCUDA != nil {
+		argv = append(argv, "--use_cuda="+leg.itoa(*a.UseCUDA))
+	}
+	argv = append(argv, a.Extra...)
+	if server != "" {
+		argv = append(argv, server)
+	}
+	return slices.Clone(argv)
+}
+
+// addr is the placeholder of an endpoint's data address.
+func addr(endpoint string) string { return "${addr:" + endpoint + "}" }

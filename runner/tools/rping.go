@@ -1,0 +1,35 @@
+package tools
+
+// DefaultPings is rping's -C when the test gives no count: rping's own
+// default (0) pings forever.
+const DefaultPings = 10
+
+// buildRping: the server binds its own data address; the client names the
+// server's. The port is RDMA-CM (not in the TCP listen table), so the
+// server's readiness is "retry": the client fails fast (exit 255, REJECTED)
+// while no server listens and is retried. The client's "ping data" lines are
+// parsed.
+//
+//	rping -s -a ${addr:SELF} -p PORT -v -C N [-S SIZE]
+//	rping -c -a ${addr:SERVER} -p PORT -v -C N [-S SIZE]
+func buildRping(spec Spec, leg *Leg) ([]Command, error) {
+	port := portOr(leg.Port, spec.DefaultPort)
+	server := Command{Endpoint: leg.Server.Name, Role: RoleServer,
+		Argv: rpingArgv(leg, "-s", leg.addr(leg.Server.Name), port), Port: port, Ready: ReadyRetry}
+	client := Command{Endpoint: leg.Client.Name, Role: RoleClient,
+		Argv: rpingArgv(leg, "-c", leg.addr(leg.Server.Name), port), Parse: true}
+	return []Command{server, client}, nil
+}
+
+func rpingArgv(leg *Leg, role, address string, port int) []string {
+	a := &leg.Test.Args
+	count := a.Count
+	if count <= 0 {
+		count = DefaultPings
+	}
+	argv := []string{"rping", role, "-a", address, "-p", leg.itoa(port), "-v", "-C", leg.itoa(count)}
+	if leg.Size > 0 {
+		argv = append(argv, "-S", leg.i64toa(leg.Size))
+	}
+	return append(argv, a.Extra...)
+}
