@@ -114,15 +114,17 @@ func (p *process) Wait(ctx context.Context) (backend.Exit, error) {
 	kctx, cancel := context.WithTimeout(context.Background(), 3*p.b.opts.KillGrace+p.b.opts.DialTimeout)
 	defer cancel()
 	kerr := p.kill(kctx)
+	exit := backend.Exit{Code: -1, Signaled: true, Elapsed: time.Since(p.start)}
 	select {
 	case <-p.done:
+		exit = p.exit
 	case <-kctx.Done():
-		p.sess.Close()
+		p.sess.Close() // the remote end did not finish in time; stop waiting for it
 	}
 	if kerr != nil {
-		return p.exit, fmt.Errorf("%w (and killing %s: %v)", ctx.Err(), p.argv[0], kerr)
+		return exit, fmt.Errorf("%w (and killing %s: %v)", ctx.Err(), p.argv[0], kerr)
 	}
-	return p.exit, ctx.Err()
+	return exit, ctx.Err()
 }
 
 // Kill ends the remote process group: SIGTERM, then SIGKILL after KillGrace.

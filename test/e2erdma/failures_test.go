@@ -54,10 +54,15 @@ func TestFailuresOnVMs(t *testing.T) {
 		eps, _ = provision(t, b)
 		args := []string{"ib_write_bw", "-d", "rxe0", "-x", "5", "-n", "100"}
 		srv := start(t, b, eps[0], nil, args...)
+		srvDone := make(chan struct{})
+		var se backend.Exit
+		var serr error
+		go func() { se, serr = srv.p.Wait(timeout(t, 60*time.Second)); close(srvDone) }()
+		waitPortOr(t, b, eps[0], 18515, srvDone)
 		cli := start(t, b, eps[1], nil, append(args, eps[0].Address)...)
 		begin := time.Now()
 		ce, cerr := cli.p.Wait(timeout(t, 30*time.Second))
-		se, serr := srv.p.Wait(timeout(t, 10*time.Second))
+		<-srvDone
 		if time.Since(begin) > 50*time.Second {
 			t.Fatalf("took %v; the bound is 40 s", time.Since(begin))
 		}

@@ -64,6 +64,12 @@ func (r *run) wait(t *testing.T, d time.Duration) backend.Exit {
 // waitPort polls the host's listen table for a TCP port (never a probe
 // connection: perftest takes the first connection as its client).
 func waitPort(t *testing.T, b backend.Backend, ep backend.Endpoint, port int) {
+	waitPortOr(t, b, ep, port, nil)
+}
+
+// waitPortOr is waitPort that also returns when done closes (the server
+// exited before it listened).
+func waitPortOr(t *testing.T, b backend.Backend, ep backend.Endpoint, port int, done <-chan struct{}) {
 	want := ":" + strings.ToUpper(strconv.FormatInt(int64(port), 16)) + " 00000000:0000 0A"
 	deadline := time.Now().Add(60 * time.Second)
 	for time.Now().Before(deadline) {
@@ -74,7 +80,11 @@ func waitPort(t *testing.T, b backend.Backend, ep backend.Endpoint, port int) {
 		if bytes.Contains(out, []byte(want)) {
 			return
 		}
-		time.Sleep(200 * time.Millisecond)
+		select {
+		case <-done:
+			return
+		case <-time.After(200 * time.Millisecond):
+		}
 	}
 	t.Fatalf("nothing listens on port %d of %s", port, ep.Host)
 }
