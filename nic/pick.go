@@ -11,7 +11,11 @@ import (
 // error names what was found, so a wrong name in a scenario is easy to fix.
 func (inv *Inventory) Pick(device string) (*Device, *Port, error) {
 	if len(inv.Devices) == 0 {
-		return nil, nil, fmt.Errorf("no RDMA device under %s/sys/class/infiniband (is the driver loaded? `rdma link` and `ibv_devices` list them)", strings.TrimSuffix(inv.Root, "/"))
+		want := ""
+		if device != "" && device != "auto" {
+			want = fmt.Sprintf("RDMA device %q not found: ", device)
+		}
+		return nil, nil, fmt.Errorf(want+"no RDMA device under %s/sys/class/infiniband (is the driver loaded? `rdma link` and `ibv_devices` list them)", strings.TrimSuffix(inv.Root, "/"))
 	}
 	for i := range inv.Devices {
 		d := &inv.Devices[i]
