@@ -77,3 +77,29 @@ func checkGID(ep *backend.Endpoint, p *nic.Port) error {
 	return fmt.Errorf("ssh %s: endpoint %s: GID index %d of %s port %d is empty; populated: %s; %s",
 		ep.Host, ep.Name, *ep.GIDIndex, ep.Device, p.Port, strings.Join(have, ", "), hint)
 }
+
+// LineRate is `lineRate: auto` on ssh hosts: the rate of ep's device (or
+// its host's first ACTIVE port), read from the host's sysfs, with where it
+// came from ("vm1 rxe0 port 1: 2.5 Gb/sec (1X SDR)").
+func (b *Backend) LineRate(ctx context.Context, ep backend.Endpoint) (bps float64, detail string, ok bool) {
+	inv, err := b.Discover(ctx, ep)
+	if err != nil {
+		return 0, err.Error(), false
+	}
+	d, p, err := inv.Pick(ep.Device)
+	if err != nil || p.RateBps <= 0 {
+		return 0, "", false
+	}
+	return p.RateBps, fmt.Sprintf("%s %s port %d: %s", ep.Host, d.Name, p.Port, p.Rate), true
+}
+
+// HasRDMA reports whether ep's host has an RDMA device with an ACTIVE
+// port (the runner skips RDMA tests where it has none).
+func (b *Backend) HasRDMA(ctx context.Context, ep backend.Endpoint) bool {
+	inv, err := b.Discover(ctx, ep)
+	if err != nil {
+		return false
+	}
+	_, p, err := inv.Pick("auto")
+	return err == nil && p != nil
+}
