@@ -51,6 +51,12 @@ func TestBackendOnVMs(t *testing.T) {
 			p.RoCEv2GIDIndex == nil || *p.RoCEv2GIDIndex != 1 || p.NetdevMTU != 4200 || p.ActiveMTU != 4096 || d.PCIAddress != "" {
 			t.Errorf("rxe0 as discovered over ssh: %+v %+v", d, p)
 		}
+		if bps, detail, ok := b.LineRate(timeout(t, 30*time.Second), eps[0]); !ok || bps != 2.5e9 || detail != "vm1 rxe0 port 1: 2.5 Gb/sec (1X SDR)" {
+			t.Errorf("LineRate = %g %q %v", bps, detail, ok)
+		}
+		if !b.HasRDMA(timeout(t, 30*time.Second), eps[1]) {
+			t.Error("HasRDMA(vm2) = false")
+		}
 		if p.GIDs[1].IPv4 != "10.9.0.1" {
 			t.Errorf("GID 1 = %+v; want 10.9.0.1", p.GIDs[1])
 		}
