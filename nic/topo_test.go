@@ -54,3 +54,24 @@ func FuzzParseRate(f *testing.F) {
 		}
 	})
 }
+
+// TestParseTopoRealH200 reads a real `nvidia-smi topo -m` (driver
+// 580.159.04, two H200 GPUs, no NIC; recorded on a lent GPU machine): the
+// header carries ANSI underline codes even when written to a file.
+func TestParseTopoRealH200(t *testing.T) {
+	b, err := os.ReadFile("testdata/topo-h200x2-nonic.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gpus, err := ParseTopo(string(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []GPU{
+		{Name: "GPU0", NICs: map[string]string{}, CPUs: "0-31", NUMA: "0"},
+		{Name: "GPU1", NICs: map[string]string{}, CPUs: "0-31", NUMA: "0"},
+	}
+	if !reflect.DeepEqual(gpus, want) {
+		t.Fatalf("got %+v\nwant %+v", gpus, want)
+	}
+}
