@@ -85,3 +85,45 @@ func TestRunSoftRoCEScenario(t *testing.T) {
 		}
 	}
 }
+
+// TestRunInterrupted: Ctrl-C during the ib_write_bw sweep ends the run
+// with exit 130 and leaves no tool running on either VM (the ssh backend
+// kills each remote process group).
+func TestRunInterrupted(t *testing.T) {
+	needVMs(t)
+	bin := filepath.Join(repoRoot, "bin", "rdmabench")
+	cmd := exec.Command(bin, "run", "scenarios/softroce.yaml", "--out", t.TempDir())
+	cmd.Dir = repoRoot
+	var stderr syncBuffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(2 * time.Minute)
+	for !strings.Contains(stderr.String(), "round 1/") {
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatalf("the run never started its first round:\n%s", stderr.String())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if strings.Contains(stderr.String(), `unknown command "run"`) {
+		t.Skip("this build has no `rdmabench run` yet")
+	}
+	time.Sleep(3 * time.Second) // ib_write_bw is running on both VMs
+	cmd.Process.Signal(os.Interrupt)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(90 * time.Second):
+		cmd.Process.Kill()
+		t.Fatalf("rdmabench run did not end within 90 s of Ctrl-C:\n%s", stderr.String())
+	}
+	if code := cmd.ProcessState.ExitCode(); code != 130 {
+		t.Errorf("exit %d; want 130\n%s", code, stderr.String())
+	}
+	b, _ := newBackend(t)
+	eps, _ := provision(t, b)
+	assertNoLeftovers(t, b, eps)
+}
