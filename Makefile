@@ -5,9 +5,9 @@ BIN     := bin/rdmabench
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
 
-.PHONY: build test test-unit lint e2e clean fuzz-parsers bench-parsers
+.PHONY: build test test-unit lint e2e clean fuzz-parsers bench-parsers assets test-report bench-report
 
-build:
+build: assets
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/rdmabench
 
 # Unit tests: parsers, scenarios, planner, report (fast, no tools needed).
@@ -43,6 +43,27 @@ fuzz-parsers:
 
 bench-parsers:
 	$(GO) test ./parsers -run '^$$' -bench ParsePerftest -benchmem
+# Runner: the harness's own overhead per job (100 jobs of /bin/true).
+.PHONY: bench-runner
+bench-runner:
+	$(GO) test -run '^$$' -bench HarnessOverhead -benchtime 5x ./runner/
+
+# Reports: ECharts is embedded in the binary from the npm package pinned in
+# report/assets/package-lock.json; the library itself is not committed.
+ECHARTS := report/assets/dist/echarts.min.js
+assets: $(ECHARTS)
+$(ECHARTS): report/assets/package.json report/assets/package-lock.json
+	cd report/assets && npm ci --no-audit --no-fund --loglevel=error
+	cp report/assets/node_modules/echarts/dist/echarts.min.js $@
+
+# The report lane alone: golden files, compare decisions, CLI, and the HTML
+# in headless Chromium (skipped without chromium unless CI=true).
+test-report: assets
+	$(GO) test -count=1 ./report/... ./cmd/rdmabench/...
+
+# HTML size and Chromium render time of a 64-endpoint all-to-all report.
+bench-report: assets
+	$(GO) test -run '^$$' -bench 'HTML' -benchtime 5x ./report/
 
 # The soft-RoCE lane: two QEMU VMs with rdma_rxe, built from Debian packages
 # (images/), driven over ssh: real ib_write_bw, ib_read_lat, rping and

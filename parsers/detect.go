@@ -46,6 +46,7 @@ var detectRules = []detectRule{
 	{"Failed to store agent", "nixlbench", false},
 	{"NCCL INFO", "nccl-tests", false},
 	{"perftest.c:", "ucx_perftest", false},
+	{"Waiting for connection...", "ucx_perftest", false},
 	{"created cm_id", "rping", false},
 	{"#bytes", "perftest", false},
 	{"Couldn't connect to ", "perftest", false},
@@ -84,7 +85,10 @@ func Detect(head []byte) (string, bool) {
 			return ptToolFromTitle(title, ptLayout{}), true
 		}
 		if m := collectiveRe.FindStringSubmatch(line); m != nil {
-			return m[1], true
+			if _, known := toolFamilies[m[1]]; known {
+				return m[1], true
+			}
+			return "nccl-tests", true // a collective this list does not name
 		}
 		for _, r := range detectRules {
 			if !strings.Contains(line, r.text) {

@@ -117,7 +117,8 @@ func iperf3Result(d *iperf3JSON) Measurement {
 	if recv == nil {
 		recv = d.End.Sum
 	}
-	if s := d.End.SumSent; s != nil {
+	// The server's sum_sent is all zeros ("sender": false): not a figure.
+	if s := d.End.SumSent; s != nil && s.Bytes > 0 {
 		m.Info["sender_bps"] = fmtNum(s.BitsPerSecond)
 		if s.Retransmits != nil {
 			m.Info["retransmits"] = fmtNum(*s.Retransmits)

@@ -6,7 +6,14 @@ import "strings"
 // (it strips bracketed ones): "07:52:39 DEBUG| [stderr] " (Avocado),
 // "2026-07-28 10:17:18,674 " and "2026-07-28T10:17:18.674Z ".
 func stripLogPrefix(s string) string {
-	t := strings.TrimLeft(s, " \t")
+	i := 0
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
+		i++
+	}
+	t := s[i:]
+	if len(t) < 8 || t[0] < '0' || t[0] > '9' {
+		return s
+	}
 	n := timestampLen(t)
 	if n == 0 || (n < len(t) && t[n] != ' ' && t[n] != '\t') {
 		return s

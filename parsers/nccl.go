@@ -5,6 +5,8 @@ import (
 	"bytes"
 	"io"
 	"math"
+	"os"
+	"strings"
 )
 
 // ncclBps converts nccl-tests' and nixlbench's GB/s (10^9 bytes per second)
@@ -20,6 +22,7 @@ func ncclBps(gbps float64) *float64 { return F(math.Round(gbps * 8e9)) }
 // by the first non-blank byte. The error is only for read failures; a
 // failed run is a Measurement with OK=false and an ErrorClass.
 func ParseNCCL(r io.Reader) ([]Measurement, error) {
+	hint := ncclSizeHint(r)
 	br := bufio.NewReaderSize(r, 64*1024)
 	if ncclLooksJSON(br) {
 		data, err := io.ReadAll(br)
@@ -28,7 +31,25 @@ func ParseNCCL(r io.Reader) ([]Measurement, error) {
 		}
 		return ParseNCCLJSON(data)
 	}
-	return ParseNCCLText(br)
+	p := &ncclParser{}
+	if err := ncclEachLineHint(br, hint, p.line); err != nil {
+		return nil, err
+	}
+	return p.finish(), nil
+}
+
+// ncclSizeHint guesses how many bytes r holds (in-memory readers, files) so
+// that the text is read into one buffer of the right size; 0 if unknown.
+func ncclSizeHint(r io.Reader) int {
+	switch v := r.(type) {
+	case interface{ Len() int }:
+		return v.Len()
+	case interface{ Stat() (os.FileInfo, error) }:
+		if fi, err := v.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() < 1<<31 {
+			return int(fi.Size())
+		}
+	}
+	return 0
 }
 
 // ncclLooksJSON peeks past leading blanks for the '{' that starts a -J file.
@@ -51,12 +72,39 @@ func ncclLooksJSON(br *bufio.Reader) bool {
 // attached to every Measurement.
 func ParseNCCLText(r io.Reader) ([]Measurement, error) {
 	p := &ncclParser{}
-	sc := newLineScanner(r)
-	for sc.Scan() {
-		p.line(string(sc.Bytes()))
-	}
-	if err := sc.Err(); err != nil {
+	if err := ncclEachLine(r, p.line); err != nil {
 		return nil, err
 	}
 	return p.finish(), nil
+}
+
+// ncclEachLine reads all of r into one string and calls fn for each line
+// (without its "\n"), so that lines are substrings, not copies: debug logs
+// of hundreds of MB are mostly lines that are looked at once and dropped.
+// Lines longer than maxLine are cut, as newLineScanner does.
+func ncclEachLine(r io.Reader, fn func(string)) error {
+	return ncclEachLineHint(r, ncclSizeHint(r), fn)
+}
+
+func ncclEachLineHint(r io.Reader, hint int, fn func(string)) error {
+	var sb strings.Builder
+	sb.Grow(hint + 512)
+	if _, err := io.Copy(&sb, r); err != nil {
+		return err
+	}
+	text := sb.String()
+	for len(text) > 0 {
+		i := strings.IndexByte(text, '\n')
+		line := text
+		if i >= 0 {
+			line, text = text[:i], text[i+1:]
+		} else {
+			text = ""
+		}
+		if len(line) > maxLine {
+			line = line[:maxLine]
+		}
+		fn(line)
+	}
+	return nil
 }

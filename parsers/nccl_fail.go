@@ -143,6 +143,8 @@ func (r *ncclRun) close() {
 	case r.fail:
 	case r.wrongRows > 0:
 		r.failWith(ClassDataError, "nccl-tests: #wrong > 0 in "+strconv.Itoa(r.wrongRows)+" row(s): data corruption", true)
+	case r.starRows > 0:
+		r.failWith(ClassDataError, "rccl-tests: error above threshold ('*') in "+strconv.Itoa(r.starRows)+" row(s): data corruption", true)
 	case r.legacyErrors() > 0:
 		r.failWith(ClassDataError, "nccl-tests: legacy error column above tolerance in "+strconv.Itoa(r.legacyErrors())+" row(s): data corruption", true)
 	case len(r.m.Samples) == 0 && (r.header || r.banner):

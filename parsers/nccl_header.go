@@ -30,6 +30,8 @@ func (p *ncclParser) commentLine(line string) {
 		p.outOfBounds(body)
 	case strings.HasPrefix(body, "Avg bus bandwidth"):
 		p.avgBusBW(body)
+	case strings.HasPrefix(body, "skipping json output"):
+		p.newRunIfUsed().warn(body)
 	case strings.HasPrefix(body, "Reducing maxBytes"):
 		p.run().warn(body)
 	case strings.HasPrefix(body, "error:"):

@@ -87,13 +87,14 @@ func (l *ncclLayout) parseRow(f []string) (Sample, bool) {
 		}
 	}
 	rest := f[ni:]
+	vals := &ncclVals{}
 	for h := 0; h < 2; h++ {
 		cols := l.half[h]
 		if len(rest) < len(cols) || len(cols) == 0 {
 			break
 		}
 		for i, name := range cols {
-			if !ncclCell(&s, h == 1, name, rest[i]) {
+			if !ncclCell(&s, vals, h == 1, name, rest[i]) {
 				return s, h == 1
 			}
 		}
@@ -127,42 +128,54 @@ func ncclIdent(s *Sample, name, v string) bool {
 	return true
 }
 
-// ncclCell fills one measured cell; false when the value is not a number
-// where one must be (the row is then not a table row).
-func ncclCell(s *Sample, inplace bool, name, v string) bool {
-	x, ok := ncclNum(v)
-	if !ok && !ncclIsNA(v) {
-		return false
-	}
-	ptr := func() *float64 {
-		if !ok {
-			return nil
-		}
+// ncclVals holds the numbers of one row, so that a row costs one
+// allocation instead of one per pointer field.
+type ncclVals struct {
+	f  [12]float64
+	nf int
+	i  [2]int64
+	ni int
+}
+
+func (v *ncclVals) float(x float64) *float64 {
+	if v.nf == len(v.f) {
 		return F(x)
 	}
-	bw := func() *float64 {
-		if !ok {
-			return nil
-		}
-		return ncclBps(x)
+	v.f[v.nf] = x
+	v.nf++
+	return &v.f[v.nf-1]
+}
+
+func (v *ncclVals) int(x int64) *int64 {
+	if v.ni == len(v.i) {
+		return &x
+	}
+	v.i[v.ni] = x
+	v.ni++
+	return &v.i[v.ni-1]
+}
+
+// ncclCell fills one measured cell; false when the value is not a number
+// where one must be (the row is then not a table row).
+func ncclCell(s *Sample, vals *ncclVals, inplace bool, name, v string) bool {
+	x, ok := ncclNum(v)
+	if !ok {
+		return ncclIsNA(v)
 	}
 	switch name {
 	case "time", "cputime":
-		ncclPick(inplace, &s.TimeUS, &s.InplaceTimeUS, ptr())
+		ncclPick(inplace, &s.TimeUS, &s.InplaceTimeUS, vals.float(x))
 	case "algbw":
-		ncclPick(inplace, &s.AlgBWBps, &s.InplaceAlgBWBps, bw())
+		ncclPick(inplace, &s.AlgBWBps, &s.InplaceAlgBWBps, vals.float(math.Round(x*8e9)))
 	case "busbw":
-		ncclPick(inplace, &s.BusBWBps, &s.InplaceBusBWBps, bw())
+		ncclPick(inplace, &s.BusBWBps, &s.InplaceBusBWBps, vals.float(math.Round(x*8e9)))
 	case "error":
-		ncclPick(inplace, &s.MaxError, &s.InplaceMaxError, ptr())
+		ncclPick(inplace, &s.MaxError, &s.InplaceMaxError, vals.float(x))
 	case "#wrong":
-		if ok {
-			n := int64(x)
-			if inplace {
-				s.InplaceWrong = &n
-			} else {
-				s.Wrong = &n
-			}
+		if inplace {
+			s.InplaceWrong = vals.int(int64(x))
+		} else {
+			s.Wrong = vals.int(int64(x))
 		}
 	}
 	return true

@@ -46,6 +46,9 @@ func TestNCCLTextEdgeCases(t *testing.T) {
 		{name: "out of bounds", text: ncclHead + ok2 + strings.Replace(ncclFoot, "0 OK", "2 FAILED", 1), runs: 1, class: ClassDataError, samples: 2},
 		{name: "failure in the middle of a row", runs: 1, class: ClassConnectionFailed, samples: 1,
 			text: ncclHead + ncclRowText(1024, 1.5, "0", "0") + "        2048           512     float     sum      -1vm: Test NCCL failure common.cu:1550 'remote process exited or there was a network error / '\n .. vm pid 1: Test failure common.cu:1454\n"},
+		{name: "rccl error above threshold", runs: 1, class: ClassDataError, samples: 1,
+			text: "#       size         count      type   redop     time   algbw   busbw  error     time   algbw   busbw  error\n" +
+				"     1048576        262144     float     sum    27.76   37.78   66.11  3e-02*    27.49   38.15   66.76  0e+00\n"},
 		{name: "timeout", text: ncclHead + ncclRowText(1024, 1.5, "0", "0") + "all_reduce_perf: Test timeout (30s) common.cu:400\n", runs: 1, class: ClassTimeout, samples: 1},
 		{name: "header then nothing", text: ncclHead, runs: 1, class: ClassTruncated},
 		{name: "two runs in one capture", text: ncclHead + ok2 + ncclFoot + ncclHead + ncclRowText(4096, 7.0, "0", "0") + ncclFoot, runs: 2, ok: true, samples: 1},

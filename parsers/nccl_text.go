@@ -13,6 +13,7 @@ type ncclParser struct {
 	lines     int    // non-blank lines seen
 	lastWarn  string // latest "NCCL WARN" message, to explain a failure
 	version   string // "NCCL version …" from an INFO line
+	fields    []string
 }
 
 // ncclRun collects one run: banner, device list, table and footer.
@@ -28,6 +29,7 @@ type ncclRun struct {
 	fail      bool
 	specific  bool // the failure class came from a specific message
 	wrongRows int
+	starRows  int // rows with an error marked '*' (above the tool's threshold)
 }
 
 // maxWarnings bounds Measurement.Warnings; logs can repeat a warning per rank.
@@ -52,9 +54,11 @@ func (p *ncclParser) newRunIfUsed() *ncclRun {
 
 // line handles one raw line of output.
 func (p *ncclParser) line(raw string) {
-	if strings.Contains(raw, "NCCL INFO ") {
-		p.transport.observe(raw)
-		p.infoLine(raw)
+	if i := strings.Index(raw, "NCCL INFO "); i >= 0 {
+		p.transport.observeInfo(raw, i)
+		if p.version == "" {
+			p.infoLine(raw)
+		}
 		return
 	}
 	line := strings.TrimSpace(CleanLine(raw))
@@ -76,9 +80,6 @@ func (p *ncclParser) line(raw string) {
 
 // infoLine keeps the NCCL version an INFO line states.
 func (p *ncclParser) infoLine(raw string) {
-	if p.version != "" {
-		return
-	}
 	if i := strings.Index(raw, "NCCL INFO NCCL version "); i >= 0 {
 		p.version = strings.TrimSpace(raw[i+len("NCCL INFO NCCL version "):])
 	}
@@ -89,7 +90,13 @@ func (p *ncclParser) rowLine(line string) bool {
 	if strings.IndexByte(line, '[') >= 0 {
 		line = ncclStripRankTags(line)
 	}
-	f := strings.Fields(line)
+	starred := strings.IndexByte(line, '*') >= 0
+	if starred {
+		// rccl-tests marks an error above its threshold with '*'.
+		line = strings.ReplaceAll(line, "*", " ")
+	}
+	p.fields = ncclFields(p.fields[:0], line)
+	f := p.fields
 	if len(f) < 4 || !isDigits(f[0]) {
 		return false
 	}
@@ -108,8 +115,31 @@ func (p *ncclParser) rowLine(line string) bool {
 	if ncclSampleWrong(s) {
 		r.wrongRows++
 	}
+	if starred {
+		r.starRows++
+	}
 	r.m.Samples = append(r.m.Samples, s)
 	return true
+}
+
+// ncclFields is strings.Fields for blank- and tab-separated rows, reusing
+// dst so that rows cost no allocation.
+func ncclFields(dst []string, s string) []string {
+	start := -1
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f' {
+			if start >= 0 {
+				dst = append(dst, s[start:i])
+				start = -1
+			}
+		} else if start < 0 {
+			start = i
+		}
+	}
+	if start >= 0 {
+		dst = append(dst, s[start:])
+	}
+	return dst
 }
 
 // ncclStripRankTags removes "[0]" tags that per-write launchers put inside

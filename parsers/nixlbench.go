@@ -14,11 +14,7 @@ import (
 // Measurement with OK=false and an ErrorClass.
 func ParseNixlbench(r io.Reader) ([]Measurement, error) {
 	p := &nixlParser{}
-	sc := newLineScanner(r)
-	for sc.Scan() {
-		p.line(string(sc.Bytes()))
-	}
-	if err := sc.Err(); err != nil {
+	if err := ncclEachLine(r, p.line); err != nil {
 		return nil, err
 	}
 	return p.finish(), nil
@@ -76,9 +72,10 @@ func (p *nixlParser) line(raw string) {
 		p.inConfig = true
 	case p.inConfig && strings.HasPrefix(line, "---"):
 		p.inConfig = false
-	case p.inConfig:
+	case p.inConfig && !strings.HasPrefix(line, "Block Size (B)"):
 		p.configLine(line)
 	case strings.HasPrefix(line, "Block Size (B)"):
+		p.inConfig = false
 		r := p.run()
 		if r.cols != nil || len(r.m.Samples) > 0 {
 			r = p.nextRun()

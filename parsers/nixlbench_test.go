@@ -119,3 +119,13 @@ func TestNixlbenchFailures(t *testing.T) {
 		})
 	}
 }
+
+// A configuration block whose closing rule was lost (trimmed log) must not
+// swallow the table below it.
+func TestNixlbenchConfigWithoutRule(t *testing.T) {
+	cfg := strings.Replace(nixlConfigBlock("UCX", "WRITE", 4096, 8192, 1, 1), strings.Repeat("-", 160)+"\n", "", 1)
+	ms, err := ParseNixlbench(strings.NewReader(cfg + nixlHeader(false) + nixlRow(4096, 1, 1.0, nil, 4.0) + nixlRow(8192, 1, 2.0, nil, 4.1)))
+	if err != nil || len(ms) != 1 || !ms[0].OK || len(ms[0].Samples) != 2 || ms[0].Op != "WRITE" {
+		t.Fatalf("got %+v, %v", ms, err)
+	}
+}

@@ -19,6 +19,7 @@ func TestParseCases(t *testing.T) {
 		pings            int
 	}{
 		{"perftest empty", "ib_write_bw", "", false, ClassNoResults, 0, 0},
+		{"perftest --output=bandwidth", "ib_write_bw", "11030.450000\n", false, ClassUnknownFormat, 0, 0},
 		{"perftest foreign text", "ib_write_bw", "hello\nworld\n", false, ClassUnknownFormat, 0, 0},
 		{"perftest mismatch", "ib_write_bw", " size mismatch: local=65536, remote=4096\n Failed to negotiate parameters\n", false, ClassParameterMismatch, 0, 0},
 		{"perftest no device", "ib_read_bw", " Did not detect devices \n If device exists, check if driver is up\n", false, ClassNoDevice, 0, 0},
@@ -36,6 +37,8 @@ func TestParseCases(t *testing.T) {
 		{"perftest interleaved sweeps", "ib_send_bw", "\n************************************\n* Waiting for client to connect... *\n" + bwHdr + bwHdr +
 			" 2 1000 0.00 4.91 2.572540\n 2 1000 4.85 4.80 2.518597\n 4 1000 8.76 8.75 2.295007\n 8 1000 19.49 19.48 2.552887\n 4 1000 0.00 8.83 2.315508\n" +
 			sep + " 8 1000 0.00 19.66 2.577234\n" + sep, true, "", 3, 0},
+		{"perftest run_infinitely stopped", "ib_write_bw", bwHdr + " 65536 100000 0.00 11030.45 0.176487\n 65536 100000 0.00 11031.10 0.176498\n\n User stopped traffic\n", true, "", 2, 0},
+		{"perftest histogram", "ib_write_lat", " #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]    t_stdev[usec]   99% percentile[usec]   99.9% percentile[usec] \n#, usec\n1, 1.52\n2, 1.60\n 2 1000 1.50 3.00 1.60 1.62 0.05 1.90 2.90\n" + sep, true, "", 1, 0},
 		{"rping ok", "rping", "ping data: rdma-ping-0: ABC\nping data: rdma-ping-1: BCD\n", true, "", 0, 2},
 		{"rping gap", "rping", "ping data: rdma-ping-0: ABC\nping data: rdma-ping-2: CDE\n", false, ClassDataError, 0, 2},
 		{"rping mismatch", "rping", "ping data: rdma-ping-0: ABC\ndata mismatch!\nrping client failed: -1\n", false, ClassDataError, 0, 1},

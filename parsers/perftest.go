@@ -46,11 +46,13 @@ type ptParser struct {
 	warnings []string
 	sawAny   bool // any perftest structure at all
 	nonEmpty bool
-	fields   [32]string
-	slab     floatSlab
-	keys     map[string]string   // header label → Info key, labels repeat run after run
-	strs     map[string]string   // interned header values ("ON", "mlx5_0" …)
-	layouts  map[string]ptLayout // table headers seen, by their text
+	// bareNumbers: every line so far is one number (--output=bandwidth …)
+	bareNumbers bool
+	fields      [32]string
+	slab        floatSlab
+	keys        map[string]string   // header label → Info key, labels repeat run after run
+	strs        map[string]string   // interned header values ("ON", "mlx5_0" …)
+	layouts     map[string]ptLayout // table headers seen, by their text
 }
 
 func (p *ptParser) line(raw string) {
@@ -58,7 +60,14 @@ func (p *ptParser) line(raw string) {
 	if line == "" {
 		return
 	}
+	if !p.nonEmpty {
+		p.bareNumbers = true
+	}
 	p.nonEmpty = true
+	if p.bareNumbers {
+		_, ok := finiteFloat(line)
+		p.bareNumbers = ok
+	}
 	switch {
 	case isDashLine(line):
 		p.separator()
@@ -119,9 +128,15 @@ func (p *ptParser) other(line string) {
 			p.table.elided = true
 		}
 		return
+	case line == "User stopped traffic" || line == "Client closed connection":
+		// The normal end of --run_infinitely (Ctrl-C), without a closing line.
+		p.separator()
+		return
+	case isHistogramLine(line):
+		return // -H / -U per-sample latencies: "#, usec" then "N, value"
 	}
 	if p.table != nil {
-		p.table.warnings = append(p.table.warnings, strings.Clone(line))
+		p.warn(line)
 		return
 	}
 	if p.sess.titles > 0 {
@@ -129,12 +144,35 @@ func (p *ptParser) other(line string) {
 	}
 }
 
+// ptMaxWarnings bounds the foreign lines kept per table: a log that pours
+// thousands of lines into a table must not make the result as large.
+const ptMaxWarnings = 32
+
 func (p *ptParser) warn(line string) {
+	w := &p.warnings
 	if p.table != nil {
-		p.table.warnings = append(p.table.warnings, strings.Clone(line))
-		return
+		w = &p.table.warnings
 	}
-	p.warnings = append(p.warnings, strings.Clone(line))
+	switch n := len(*w); {
+	case n < ptMaxWarnings:
+		*w = append(*w, strings.Clone(line))
+	case n == ptMaxWarnings:
+		*w = append(*w, "(further lines not kept)")
+	}
+}
+
+// isHistogramLine recognises "#, usec" and "12, 3.45" lines of -H / -U.
+func isHistogramLine(line string) bool {
+	if line == "#, usec" {
+		return true
+	}
+	a, b, ok := strings.Cut(line, ", ")
+	if !ok {
+		return false
+	}
+	_, errA := parseCount(a)
+	_, errB := finiteFloat(b)
+	return errA && errB
 }
 
 // waiting starts a server session.

@@ -8,6 +8,9 @@ import (
 // separated by TABs (or the spaces a terminal rendered them as).
 func (p *ptParser) keyValues(line string) {
 	for _, half := range splitHeaderHalves(line) {
+		if half == "" {
+			continue
+		}
 		i := strings.IndexByte(half, ':')
 		if i <= 0 || i > 40 {
 			continue
@@ -37,21 +40,21 @@ func ptKnownLabel(line string) bool {
 
 // splitHeaderHalves splits " Dual-port : OFF\t\tDevice : mlx5_0" in two:
 // at a TAB, or at a run of 3+ spaces that follows a value.
-func splitHeaderHalves(line string) []string {
+func splitHeaderHalves(line string) [2]string {
 	if i := strings.IndexByte(line, '\t'); i >= 0 && strings.Contains(line[:i], ":") {
-		return []string{line[:i], strings.TrimSpace(line[i:])}
+		return [2]string{line[:i], strings.TrimSpace(line[i:])}
 	}
 	c := strings.IndexByte(line, ':')
 	if c < 0 {
-		return nil
+		return [2]string{}
 	}
 	rest := line[c+1:]
 	val := strings.TrimLeft(rest, " ")
 	if j := strings.Index(val, "   "); j > 0 && strings.Contains(val[j:], ":") {
 		cut := c + 1 + (len(rest) - len(val)) + j
-		return []string{line[:cut], strings.TrimSpace(line[cut:])}
+		return [2]string{line[:cut], strings.TrimSpace(line[cut:])}
 	}
-	return []string{line}
+	return [2]string{line}
 }
 
 // infoKey is infoKey with a cache.

@@ -21,7 +21,7 @@ type ptSession struct {
 	report      string // "local" / "remote" for --report-both
 }
 
-func newPtSession() *ptSession { return &ptSession{info: map[string]string{}} }
+func newPtSession() *ptSession { return &ptSession{info: make(map[string]string, 24)} }
 
 // writableInfo copies the header facts before changing them if an emitted
 // measurement already holds them.
@@ -130,6 +130,9 @@ func (p *ptParser) finish() []Measurement {
 	switch {
 	case !p.nonEmpty:
 		return []Measurement{failed(tool, ClassNoResults, "perftest printed nothing")}
+	case !p.sawAny && p.bareNumbers:
+		return []Measurement{failed(tool, ClassUnknownFormat,
+			"only bare numbers: --output=bandwidth|message_rate|latency prints no sizes or units; run perftest with its full output")}
 	case !p.sawAny:
 		return []Measurement{failed(tool, ClassUnknownFormat, "no perftest banner, table or message found")}
 	case strings.HasPrefix(s.title, "RDMA_Read Latency") && s.server:

@@ -64,3 +64,18 @@ func TestPerftestInterleavedSweeps(t *testing.T) {
 		t.Errorf("second table's last row = %v", *ms[1].Samples[2].BWAvgBps)
 	}
 }
+
+// TestPerftestWarningsBounded: a log pouring lines into a table keeps a
+// bounded number of them.
+func TestPerftestWarningsBounded(t *testing.T) {
+	var b bytes.Buffer
+	b.WriteString(" #bytes     #iterations    BW peak[MiB/sec]    BW average[MiB/sec]   MsgRate[Mpps]\n")
+	for i := 0; i < 1000; i++ {
+		b.WriteString("NCCL INFO something unrelated\n")
+	}
+	b.WriteString(" 65536 5000 11030.78 11030.45 0.176487\n---------------------------------------------------------------------------------------\n")
+	ms, _ := ParsePerftest(&b)
+	if len(ms) != 1 || !ms[0].OK || len(ms[0].Warnings) != ptMaxWarnings+1 {
+		t.Fatalf("%d measurements, ok=%v, %d warnings", len(ms), ms[0].OK, len(ms[0].Warnings))
+	}
+}

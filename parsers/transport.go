@@ -51,7 +51,7 @@ type transportScan struct {
 // observe feeds one raw line; it is cheap for lines that carry no evidence.
 func (ts *transportScan) observe(raw string) {
 	if i := strings.Index(raw, "NCCL INFO "); i >= 0 {
-		ts.ncclInfo(strings.TrimRight(raw[i+len("NCCL INFO "):], "\r"), raw)
+		ts.observeInfo(raw, i)
 		return
 	}
 	if strings.Contains(raw, "UCX") || strings.Contains(raw, " | ") || strings.Contains(raw, "ep_cfg[") {
@@ -59,9 +59,24 @@ func (ts *transportScan) observe(raw string) {
 	}
 }
 
-// ncclInfo handles the text after "NCCL INFO ".
+// observeInfo handles a line whose "NCCL INFO " marker is at index i.
+func (ts *transportScan) observeInfo(raw string, i int) {
+	msg := raw[i+len("NCCL INFO "):]
+	if n := len(msg); n > 0 && msg[n-1] == '\r' {
+		msg = msg[:n-1]
+	}
+	ts.ncclInfo(msg, raw)
+}
+
+// ncclInfo handles the text after "NCCL INFO ". Channel lines, by far the
+// most frequent, are recognised by their prefix before anything is searched.
 func (ts *transportScan) ncclInfo(msg, raw string) {
 	switch {
+	case strings.HasPrefix(msg, "Channel ") || strings.HasPrefix(msg, "CollNet "):
+		if strings.Contains(msg, " via ") {
+			ts.ncclVia(msg, raw)
+		}
+	case strings.HasPrefix(msg, "Trees ") || strings.HasPrefix(msg, "P2P Chunksize") || strings.HasPrefix(msg, "["):
 	case strings.Contains(msg, " via "):
 		ts.ncclVia(msg, raw)
 	case strings.HasPrefix(msg, "Using network "):

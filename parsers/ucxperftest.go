@@ -39,6 +39,8 @@ type ucxParser struct {
 	errLine  string
 	nonEmpty bool
 	fields   [16]string
+	// transport collects UCX_PROTO_INFO / UCX log evidence (transport.go).
+	transport transportScan
 }
 
 // ParseUCXPerftest reads ucx_perftest output: the server's test box, the
@@ -47,7 +49,9 @@ type ucxParser struct {
 // Measurement with one Sample from the final line (bandwidth in MB/s, which
 // ucx_perftest means as 2^20 bytes, becomes bits/s). The client does not
 // print the message size; Bytes is 0 unless the server box is in the same
-// text. UCX WARN lines become Warnings; ERROR lines fail the run.
+// text. UCX WARN lines become Warnings; ERROR lines fail the run. With
+// UCX_PROTO_ENABLE=y UCX_PROTO_INFO=y the protocol tables say which
+// transport carried the data: Transport holds that evidence.
 func ParseUCXPerftest(r io.Reader) ([]Measurement, error) {
 	p := &ucxParser{info: map[string]string{}}
 	sc := newLineScanner(r)
@@ -61,6 +65,7 @@ func ParseUCXPerftest(r io.Reader) ([]Measurement, error) {
 }
 
 func (p *ucxParser) line(raw string) {
+	p.transport.observe(raw)
 	line := strings.TrimSpace(stripLogPrefix(CleanLine(raw)))
 	if line == "" {
 		return
@@ -113,7 +118,9 @@ func (p *ucxParser) logLine(level, msg string) {
 			}
 		}
 	case "WARN":
-		p.warnings = append(p.warnings, msg)
+		if len(p.warnings) < ptMaxWarnings {
+			p.warnings = append(p.warnings, msg)
+		}
 	}
 }
 
@@ -195,7 +202,18 @@ func (p *ucxParser) measurement() Measurement {
 	return m
 }
 
+// finish returns the measurements, each with the transport evidence.
 func (p *ucxParser) finish() []Measurement {
+	ms := p.measurements()
+	if tr := p.transport.result(); tr != nil {
+		for i := range ms {
+			ms[i].Transport = tr
+		}
+	}
+	return ms
+}
+
+func (p *ucxParser) measurements() []Measurement {
 	p.close()
 	if p.errClass != ClassNone {
 		msg := "ucx_perftest: " + p.errLine

@@ -41,6 +41,8 @@ type RunMeta struct {
 	Version      string    `json:"rdmabenchVersion"`
 	Backend      string    `json:"backend"`
 	Hosts        []string  `json:"hosts,omitempty"`
+	// Nodes are the Kubernetes nodes the endpoints ran on (kube backend).
+	Nodes []string `json:"nodes,omitempty"`
 	// ToolVersions maps tool name to the version it reported.
 	ToolVersions map[string]string `json:"toolVersions,omitempty"`
 	// Fingerprint of the environment: nic.model, nic.firmware, nic.driver,
@@ -96,6 +98,9 @@ type Result struct {
 	From  string   `json:"from,omitempty"`
 	To    string   `json:"to,omitempty"`
 	Ranks []string `json:"ranks,omitempty"`
+	// Endpoints are where this result's sides ran (node, device, address),
+	// copied from the run's endpoints so that one result reads on its own.
+	Endpoints []ResultEndpoint `json:"endpoints,omitempty"`
 
 	// Samples are the per-size figures, averaged over repetitions.
 	Samples []parsers.Sample `json:"samples"`
@@ -127,6 +132,30 @@ type Result struct {
 	Seconds     float64 `json:"seconds"`
 	ToolSeconds float64 `json:"toolSeconds,omitempty"`
 }
+
+// ResultEndpoint is one side of a result: its role and where it ran.
+type ResultEndpoint struct {
+	// Role is "server", "client", "initiator", "target" or "rank3".
+	Role    string `json:"role"`
+	Name    string `json:"name"`
+	Node    string `json:"node,omitempty"`
+	Device  string `json:"device,omitempty"`
+	Address string `json:"address,omitempty"`
+}
+
+// Fingerprint keys the runner fills where it can; compare warns when any of
+// them differ between two runs, because a result then measures a different
+// system.
+const (
+	FingerprintNICModel    = "nic.model"
+	FingerprintNICFirmware = "nic.firmware"
+	FingerprintNICDriver   = "nic.driver"
+	FingerprintMTU         = "nic.mtu"
+	FingerprintKernel      = "kernel"
+	FingerprintNCCL        = "nccl.version"
+	FingerprintUCX         = "ucx.version"
+	FingerprintNIXL        = "nixl.version"
+)
 
 // Repetition is one run of a leg.
 type Repetition struct {

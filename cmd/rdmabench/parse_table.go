@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
@@ -11,13 +12,20 @@ import (
 	"github.com/rdmabench/rdmabench/units"
 )
 
-// renderParseTable prints one row per sample (one per failed run).
+// renderParseTable prints one row per sample (one per failed run). Files
+// of collectives (nccl-tests) get their own columns: bus bandwidth in GB/s.
 func renderParseTable(w io.Writer, files []parsedFile) error {
 	t := tablewriter.NewTable(w, tablewriter.WithHeaderAutoFormat(tw.Off))
-	t.Header("FILE", "TOOL", "SIDE", "RESULT", "BYTES", "BW AVG", "BW PEAK", "MSG RATE", "LAT AVG us", "LAT P99 us", "NOTE")
+	rowsOf := measurementRows
+	if allCollective(files) {
+		rowsOf = collectiveRows
+		t.Header("FILE", "TOOL", "RESULT", "BYTES", "TIME us", "ALGBW", "BUSBW", "IN-PLACE BUSBW", "#WRONG", "NOTE")
+	} else {
+		t.Header("FILE", "TOOL", "SIDE", "RESULT", "BYTES", "BW AVG", "BW PEAK", "MSG RATE", "LAT AVG us", "LAT P99 us", "NOTE")
+	}
 	for _, f := range files {
 		for _, m := range f.ms {
-			for _, row := range measurementRows(displayName(f.name), m) {
+			for _, row := range rowsOf(displayName(f.name), m) {
 				if err := t.Append(row); err != nil {
 					return err
 				}
@@ -60,4 +68,51 @@ func num(v *float64, format string) string {
 		return ""
 	}
 	return fmt.Sprintf(format, *v)
+}
+
+// allCollective reports whether every measurement comes from nccl-tests.
+func allCollective(files []parsedFile) bool {
+	n := 0
+	for _, f := range files {
+		for _, m := range f.ms {
+			if fam, _ := parsers.FamilyOf(m.Tool); fam != parsers.FamilyNCCL {
+				return false
+			}
+			n++
+		}
+	}
+	return n > 0
+}
+
+// collectiveRows is measurementRows for nccl-tests: time, algorithm and bus
+// bandwidth (out-of-place, then in-place bus bandwidth) and wrong counts.
+func collectiveRows(file string, m parsers.Measurement) [][]string {
+	result, note := "ok", ""
+	if !m.OK {
+		result, note = string(m.ErrorClass), m.Error
+	}
+	if m.AvgBusBWBps != nil {
+		note = strings.TrimSpace("avg busbw " + units.FormatByteRate(*m.AvgBusBWBps) + " " + note)
+	}
+	if len(m.Samples) == 0 {
+		return [][]string{{file, m.Tool, result, "", "", "", "", "", "", note}}
+	}
+	rows := make([][]string, 0, len(m.Samples))
+	for _, s := range m.Samples {
+		wrong := ""
+		if s.Wrong != nil {
+			wrong = strconv.FormatInt(*s.Wrong, 10)
+		}
+		rows = append(rows, []string{file, m.Tool, result, strconv.FormatInt(s.Bytes, 10),
+			num(s.TimeUS, "%.1f"), byteRate(s.AlgBWBps), byteRate(s.BusBWBps), byteRate(s.InplaceBusBWBps), wrong, note})
+		note = ""
+	}
+	return rows
+}
+
+func byteRate(v *float64) string {
+	if v == nil {
+		return ""
+	}
+	return units.FormatByteRate(*v)
 }

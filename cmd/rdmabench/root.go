@@ -31,6 +31,10 @@ against the NIC's line rate.`,
 		newSchemaCmd(stdout),
 		newPlanCmd(stdout),
 		newParseCmd(stdin, stdout),
+		newRunCmd(stdout, stderr),
+		newEtcdCmd(stdout, stderr),
+		newReportCmd(stdout, stderr),
+		newCompareCmd(stdout, stderr),
 		newDiscoverCmd(stdout),
 	)
 	enforceUsageErrors(root)

@@ -28,6 +28,8 @@ ucx tag_lat_8 13340 -t tag_lat -s 8 -n 20000
 # Long enough for progress lines; an unknown UCX_ variable gives a WARN line.
 UCX_RDMABENCH_UNUSED=1 ucx tag_bw_64k_progress_warn 13341 -t tag_bw -s 65536 -n 100000
 ucx stream_bw_1m_csv_progress 13342 -t stream_bw -s 1048576 -n 6000 -v
+# Protocol tables (UCX_PROTO_INFO) name the transport that carried the data.
+UCX_PROTO_ENABLE=y UCX_PROTO_INFO=y ucx tag_bw_1k_proto_info 13344 -t tag_bw -s 1024 -n 20000
 # The client dies mid-run: the server sees the peer go away.
 inns "
   timeout 5 ucx_perftest -p 13343 -c 0 > /dev/null 2>&1 &
@@ -41,7 +43,7 @@ inns "timeout 20 ucx_perftest 127.0.0.1 -p 13399 -t tag_bw -s 65536 -n 100 > '$o
 
 # iperf3 -J: a good run and a refused one.
 inns "
-  timeout 30 iperf3 -s -1 -B 127.0.0.1 -p 5201 > /dev/null 2>&1 &
+  timeout 30 iperf3 -s -1 -J -B 127.0.0.1 -p 5201 > '$out/iperf3/tcp_p2_t2_server.json' 2>&1 &
   for i in \$(seq 100); do grep -q ':1451 00000000:0000 0A' /proc/net/tcp && break; sleep 0.05; done
   timeout 30 iperf3 -c 127.0.0.1 -p 5201 -t 2 -P 2 -J > '$out/iperf3/tcp_p2_t2.json' 2>&1 || true
   wait

@@ -1,0 +1,108 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/rdmabench/rdmabench/report"
+	"github.com/rdmabench/rdmabench/units"
+)
+
+// compareOptions are the flags of `rdmabench compare`.
+type compareOptions struct {
+	threshold string
+	alpha     float64
+	html      string
+	junit     string
+	output    string
+}
+
+func newCompareCmd(stdout, stderr io.Writer) *cobra.Command {
+	o := &compareOptions{}
+	cmd := &cobra.Command{
+		Use:   "compare BASELINE.json CURRENT.json",
+		Short: "Compare a run with a baseline; exit 1 on regression (the nightly CI verb)",
+		Long: `compare matches the results of two report.json files by test, pair, backend,
+operation and message size, and reports regressions, drops within the noise,
+improvements, missing and new results, and differences of environment.
+
+` + report.CompareRule + `.
+
+Exit codes: 0 no regression, 1 regression, 2 unreadable input or bad flags.`,
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) != 2 {
+				return usageError{fmt.Errorf("compare needs BASELINE.json and CURRENT.json, got %d argument(s)", len(args))}
+			}
+			return nil
+		},
+		RunE: func(_ *cobra.Command, args []string) error {
+			return runCompare(o, args[0], args[1], stdout, stderr)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.threshold, "threshold", "5%", "smallest change that counts, in percent of the baseline")
+	f.Float64Var(&o.alpha, "alpha", 0.05, "significance level of the Welch t-test when both runs have repetitions")
+	f.StringVar(&o.html, "html", "", "write the comparison as HTML to this file")
+	f.StringVar(&o.junit, "junit", "", "write JUnit XML to this file (a failure per regression)")
+	f.StringVarP(&o.output, "output", "o", "table", "stdout format: table or json")
+	return cmd
+}
+
+func runCompare(o *compareOptions, basePath, curPath string, stdout, stderr io.Writer) error {
+	if err := checkOutput(o.output); err != nil {
+		return err
+	}
+	threshold, err := units.ParsePercent(o.threshold)
+	if err != nil || threshold < 0 {
+		return usageError{fmt.Errorf("--threshold %q: want a percent such as 5%%", o.threshold)}
+	}
+	if o.alpha <= 0 || o.alpha >= 1 {
+		return usageError{fmt.Errorf("--alpha %g: want a probability between 0 and 1, such as 0.05", o.alpha)}
+	}
+	base, err := report.Load(basePath)
+	if err != nil {
+		return inputError{fmt.Errorf("baseline: %w", err)}
+	}
+	cur, err := report.Load(curPath)
+	if err != nil {
+		return inputError{fmt.Errorf("current: %w", err)}
+	}
+	c := report.Compare(base, cur, report.CompareOptions{ThresholdPct: threshold, Alpha: o.alpha})
+	c.Baseline.Path, c.Current.Path = basePath, curPath
+	for _, w := range c.Warnings {
+		fmt.Fprintln(stderr, "warning:", w)
+	}
+	if err := writeCompareFiles(o, c, stderr); err != nil {
+		return err
+	}
+	if o.output == "json" {
+		err = writeJSON(stdout, c)
+	} else {
+		err = report.WriteCompareTable(stdout, c)
+	}
+	if err != nil {
+		return err
+	}
+	if n := c.Regressions(); n > 0 {
+		return &report.RegressionError{N: n}
+	}
+	return nil
+}
+
+func writeCompareFiles(o *compareOptions, c *report.Comparison, stderr io.Writer) error {
+	if o.html != "" {
+		if err := writeFileWith(o.html, func(w io.Writer) error { return report.WriteCompareHTML(w, c) }); err != nil {
+			return err
+		}
+		fmt.Fprintln(stderr, "wrote", o.html)
+	}
+	if o.junit != "" {
+		if err := writeFileWith(o.junit, func(w io.Writer) error { return report.WriteCompareJUnit(w, c) }); err != nil {
+			return err
+		}
+		fmt.Fprintln(stderr, "wrote", o.junit)
+	}
+	return nil
+}

@@ -1,0 +1,162 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/rdmabench/rdmabench/report"
+)
+
+// reportOptions are the flags of `rdmabench report`.
+type reportOptions struct {
+	html   string
+	junit  string
+	output string
+	schema bool
+}
+
+// inputError marks a report.json that cannot be read: exit code 2, like a
+// usage error, so that CI tells "no data" from "regression".
+type inputError struct{ err error }
+
+func (e inputError) Error() string { return e.err.Error() }
+func (e inputError) Unwrap() error { return e.err }
+func (e inputError) ExitCode() int { return exitUsage }
+
+func newReportCmd(stdout, stderr io.Writer) *cobra.Command {
+	o := &reportOptions{}
+	cmd := &cobra.Command{
+		Use:   "report RUN/report.json|RUN",
+		Short: "Re-render a run's report.json: terminal table, JSON, HTML, JUnit",
+		Long: `report re-renders a finished run from its report.json, the single source of truth.
+It prints the summary table (or -o json), and writes the HTML report and JUnit XML
+only where asked: --html auto writes report.html next to the report.json.
+--schema prints the JSON Schema of report.json.`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if o.schema {
+				return printSchema(stdout)
+			}
+			if len(args) != 1 {
+				return usageError{fmt.Errorf("report needs one report.json (or --schema)")}
+			}
+			return runReport(o, args[0], stdout, stderr)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.html, "html", "", `write the HTML report to this file ("auto": report.html next to the report.json)`)
+	f.StringVar(&o.junit, "junit", "", "write JUnit XML to this file")
+	f.StringVarP(&o.output, "output", "o", "table", "stdout format: table or json")
+	f.BoolVar(&o.schema, "schema", false, "print the JSON Schema of report.json and exit")
+	return cmd
+}
+
+func printSchema(w io.Writer) error {
+	data, err := report.JSONSchema()
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(w, "%s\n", data)
+	return err
+}
+
+func runReport(o *reportOptions, path string, stdout, stderr io.Writer) error {
+	if err := checkOutput(o.output); err != nil {
+		return err
+	}
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		path = filepath.Join(path, "report.json") // the run folder itself
+	}
+	r, err := report.Load(path)
+	if err != nil {
+		return inputError{err}
+	}
+	if o.html != "" {
+		dest := htmlPath(o.html, path)
+		if err := writeFileWith(dest, func(w io.Writer) error {
+			return report.WriteHTML(w, r, report.HTMLOptions{RawBase: rawBase(dest, path)})
+		}); err != nil {
+			return err
+		}
+		fmt.Fprintln(stderr, "wrote", dest)
+	}
+	if o.junit != "" {
+		if err := writeFileWith(o.junit, func(w io.Writer) error { return report.WriteJUnit(w, r) }); err != nil {
+			return err
+		}
+		fmt.Fprintln(stderr, "wrote", o.junit)
+	}
+	if o.output == "json" {
+		return writeJSON(stdout, r)
+	}
+	return report.WriteSummaryTable(stdout, r)
+}
+
+func checkOutput(o string) error {
+	if o != "table" && o != "json" {
+		return usageError{fmt.Errorf("-o %q: use table or json", o)}
+	}
+	return nil
+}
+
+// htmlPath resolves --html: "auto" (or a folder) means report.html beside
+// the report.json, never the working directory by surprise.
+func htmlPath(flag, reportJSON string) string {
+	if flag == "auto" {
+		return filepath.Join(filepath.Dir(reportJSON), "report.html")
+	}
+	if st, err := os.Stat(flag); err == nil && st.IsDir() {
+		return filepath.Join(flag, "report.html")
+	}
+	return flag
+}
+
+// rawBase is the path from the HTML's folder to the run folder, so that
+// links to raw outputs work wherever the HTML was written.
+func rawBase(htmlFile, reportJSON string) string {
+	from, err1 := filepath.Abs(filepath.Dir(htmlFile))
+	to, err2 := filepath.Abs(filepath.Dir(reportJSON))
+	if err1 != nil || err2 != nil {
+		return filepath.ToSlash(filepath.Dir(reportJSON))
+	}
+	rel, err := filepath.Rel(from, to)
+	if err != nil {
+		return filepath.ToSlash(to)
+	}
+	if rel == "." {
+		return ""
+	}
+	return filepath.ToSlash(rel)
+}
+
+// writeFileWith writes a file through a temporary one, so that a failed
+// render leaves no half file behind.
+func writeFileWith(path string, render func(io.Writer) error) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".rdmabench-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if err := render(tmp); err != nil {
+		tmp.Close()
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}

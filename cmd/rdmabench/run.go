@@ -1,0 +1,207 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+	"gopkg.in/yaml.v3"
+
+	"github.com/rdmabench/rdmabench/report"
+	"github.com/rdmabench/rdmabench/runner"
+	"github.com/rdmabench/rdmabench/runner/backend"
+	"github.com/rdmabench/rdmabench/runner/local"
+	"github.com/rdmabench/rdmabench/scenarios"
+)
+
+// runOptions are the flags and arguments of `rdmabench run`.
+type runOptions struct {
+	file    string
+	outDir  string
+	runID   string
+	output  string // table or json
+	dryRun  bool
+	keep    bool
+	timeout time.Duration
+	ports   int // port offset
+
+	stdout, stderr io.Writer
+	// seams: the planner, the summary table and NIC discovery (their own
+	// packages; swapped in tests).
+	plan    func(sc *scenarios.Scenario, hasRDMA func(backend.Endpoint) bool, portOffset int) (*runner.Plan, error)
+	summary func(io.Writer, *report.Report) error
+	nicRate runner.NICRate
+}
+
+func newRunCmd(stdout, stderr io.Writer) *cobra.Command {
+	o := &runOptions{stdout: stdout, stderr: stderr, plan: compilePlan, summary: writeSummary}
+	cmd := &cobra.Command{
+		Use:   "run SCENARIO",
+		Short: "Run a scenario's tests and write a results folder (report.json, raw outputs)",
+		Long: `run loads the scenario, compiles its plan, runs it round by round on the
+scenario's backend and writes results/<scenario>-<YYYYmmdd-HHMMSS>/ (or --out):
+scenario.yaml, plan.json, raw/ (every tool's output), results.jsonl (one line
+per finished leg, written as it ends) and report.json. Progress goes to stderr,
+the summary table to stdout. Ctrl-C stops the run, cleans up and still writes
+report.json with every finished result (exit 130).
+
+Exit codes: 0 every test passed (skipped tests do not fail a run), 1 some test
+fell short of its expectation, 2 bad scenario or flags, 3 a tool or the harness
+failed (verdict error), 130 interrupted.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			o.file = args[0]
+			return runRun(c.Context(), o)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&o.outDir, "out", "", "results folder (default results/<scenario>-<YYYYmmdd-HHMMSS>)")
+	fl.StringVar(&o.runID, "run-id", "", "run id used in names and nixlbench groups (default: time-based)")
+	fl.StringVarP(&o.output, "output", "o", "table", "stdout at the end: table (summary) or json (report.json)")
+	fl.BoolVar(&o.dryRun, "dry-run", false, "print the plan (table, or JSON with -o json) and exit without running anything")
+	fl.IntVar(&o.ports, "port-offset", 0, "shift every tool port (when the defaults are taken on this host)")
+	fl.BoolVar(&o.keep, "keep", false, "leave endpoints (pods) for debugging; local processes are always killed")
+	fl.DurationVar(&o.timeout, "timeout", 0, "bound the whole run (0: only each leg's own bound)")
+	return cmd
+}
+
+func runRun(ctx context.Context, o *runOptions) error {
+	if o.output != "table" && o.output != "json" {
+		return usageError{fmt.Errorf("--output %q: want table or json", o.output)}
+	}
+	sc, err := scenarios.Load(o.file)
+	if err != nil {
+		return err
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	be, err := newBackend(sc)
+	if err != nil {
+		return err
+	}
+	plan, err := o.plan(sc, runner.BackendHasRDMA(ctx, be), o.ports)
+	if err != nil {
+		return err
+	}
+	if o.dryRun && o.output == "json" {
+		return runner.WritePlanJSON(o.stdout, plan)
+	}
+	if o.dryRun {
+		return runner.WritePlanTable(o.stdout, plan)
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if o.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, o.timeout)
+		defer cancel()
+	}
+	return execute(ctx, o, sc, plan, be)
+}
+
+// execute runs the plan and prints where the results are and the summary.
+func execute(ctx context.Context, o *runOptions, sc *scenarios.Scenario, plan *runner.Plan, be backend.Backend) error {
+	now := time.Now()
+	out := o.outDir
+	if out == "" {
+		out = runner.DefaultOutDir(sc.Metadata.Name, now)
+	}
+	asRun, err := renderScenario(sc)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(o.stderr, "rdmabench: running %s (%d round(s)) on %s; results in %s\n", sc.Metadata.Name, len(plan.Rounds), be.Name(), out)
+	rep, runErr := runner.Run(ctx, runner.Config{
+		Plan: plan, Backend: be, Scenario: sc, ScenarioBytes: asRun, ScenarioHash: fileHash(sc.File), OutDir: out, RunID: o.runID,
+		Version: version, LineRate: runner.ResolveLineRate(sc, o.lineRate(ctx, be, plan)), Progress: o.stderr, Keep: o.keep,
+	})
+	if rep == nil {
+		return runErr
+	}
+	if err := printOutcome(o, rep); err != nil && runErr == nil {
+		runErr = err
+	}
+	fmt.Fprintf(o.stderr, "rdmabench: report: %s\n", out+"/"+runner.ReportFile)
+	return quiet(runErr)
+}
+
+func printOutcome(o *runOptions, rep *report.Report) error {
+	if o.output == "json" {
+		return writeJSON(o.stdout, rep)
+	}
+	return o.summary(o.stdout, rep)
+}
+
+// renderScenario is the scenario as run: defaults applied, values as written.
+func renderScenario(sc *scenarios.Scenario) ([]byte, error) {
+	body, err := yaml.Marshal(sc)
+	if err != nil {
+		return nil, fmt.Errorf("render scenario: %w", err)
+	}
+	head := fmt.Sprintf("# The scenario as run (defaults applied), from %s\n", sc.File)
+	return append([]byte(head), body...), nil
+}
+
+// fileHash is the sha256 of the scenario file as the user wrote it.
+func fileHash(path string) string {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
+}
+
+func newBackend(sc *scenarios.Scenario) (backend.Backend, error) {
+	switch sc.Backend {
+	case "", scenarios.BackendLocal:
+		return local.New(), nil
+	}
+	return nil, fmt.Errorf("backend %q is not available in this build of rdmabench run (local is)", sc.Backend)
+}
+
+// lineRate is how `lineRate: auto` is read: the test's seam, else the
+// backend's NIC discovery.
+func (o *runOptions) lineRate(ctx context.Context, be backend.Backend, plan *runner.Plan) runner.NICRate {
+	if o.nicRate != nil {
+		return o.nicRate
+	}
+	return runner.BackendNICRate(ctx, be, plan.Endpoints)
+}
+
+// silentError marks an error already reported (the run's progress said
+// what failed); main prints nothing more but keeps its exit code.
+type silentError struct{ error }
+
+// Silent tells main not to print the error again.
+func (s silentError) Silent() bool { return true }
+
+// Unwrap returns the run's error.
+func (s silentError) Unwrap() error { return s.error }
+
+// ExitCode keeps the wrapped error's code.
+func (s silentError) ExitCode() int { return exitCodeFor(s.error) }
+
+// quiet wraps the run's outcome errors (shortfall, errors, interrupt),
+// whose details are in the progress lines and report.json already.
+func quiet(err error) error {
+	if err == nil {
+		return nil
+	}
+	var sf *runner.ShortfallError
+	var in *runner.InterruptedError
+	var he *runner.HarnessError
+	if errors.As(err, &sf) || errors.As(err, &in) || (errors.As(err, &he) && he.Err == nil) {
+		return silentError{err}
+	}
+	return err
+}

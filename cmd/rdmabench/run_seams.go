@@ -1,0 +1,21 @@
+package main
+
+import (
+	"io"
+
+	"github.com/rdmabench/rdmabench/report"
+	"github.com/rdmabench/rdmabench/runner"
+	"github.com/rdmabench/rdmabench/runner/backend"
+	"github.com/rdmabench/rdmabench/scenarios"
+)
+
+// compilePlan is the planner with what a run knows about this machine:
+// whether endpoints have RDMA devices (tests needing one are skipped with
+// the reason) and the port offset. Binaries are not pre-checked: a missing
+// one is an error result that names it and says how to install it.
+func compilePlan(sc *scenarios.Scenario, hasRDMA func(backend.Endpoint) bool, portOffset int) (*runner.Plan, error) {
+	return runner.Compile(sc, runner.CompileOptions{HasRDMA: hasRDMA, PortOffset: portOffset})
+}
+
+// writeSummary prints the summary table of the report (report package).
+func writeSummary(w io.Writer, r *report.Report) error { return report.WriteSummaryTable(w, r) }

@@ -1,0 +1,291 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// Comparison statuses of one (result, size) between two runs.
+const (
+	StatusRegression  = "regression"  // worse beyond the threshold and beyond the noise
+	StatusNoise       = "noise"       // worse beyond the threshold, but within the noise
+	StatusImprovement = "improvement" // better beyond the threshold and beyond the noise
+	StatusUnchanged   = "unchanged"   // within the threshold
+	StatusMissing     = "missing"     // in the baseline, not in the current run
+	StatusNew         = "new"         // in the current run, not in the baseline
+	StatusBroken      = "broken"      // measured in the baseline, error or no figure now
+)
+
+// CompareOptions tunes Compare.
+type CompareOptions struct {
+	// ThresholdPct is the smallest change, in percent of the baseline, that
+	// counts: 5 means a drop of more than 5%.
+	ThresholdPct float64
+	// Alpha is the significance level of the one-sided Welch t-test used
+	// when both runs have repetitions (default 0.05).
+	Alpha float64
+}
+
+// CompareRule documents the regression rule; it is printed with every
+// comparison so that a CI log says how it decided.
+const CompareRule = "regression = worse than the baseline by more than the threshold AND, " +
+	"when both runs have >= 2 repetitions at that size, significant by a one-sided Welch t-test " +
+	"(p < alpha); bandwidth worse = lower, latency worse = higher; a result that measured in the " +
+	"baseline and errors now is a regression (broken)"
+
+// Comparison is the outcome of comparing a current run with a baseline.
+type Comparison struct {
+	Baseline     RunRef         `json:"baseline"`
+	Current      RunRef         `json:"current"`
+	ThresholdPct float64        `json:"thresholdPct"`
+	Alpha        float64        `json:"alpha"`
+	Rule         string         `json:"rule"`
+	Warnings     []string       `json:"warnings,omitempty"`
+	Rows         []CompareRow   `json:"rows"`
+	Counts       map[string]int `json:"counts"`
+}
+
+// RunRef names a compared run.
+type RunRef struct {
+	ID      string `json:"id"`
+	Path    string `json:"path,omitempty"`
+	Version string `json:"rdmabenchVersion,omitempty"`
+}
+
+// CompareRow is one result at one size in both runs.
+type CompareRow struct {
+	Test    string `json:"test"`
+	Pair    string `json:"pair"`
+	Tool    string `json:"tool"`
+	Backend string `json:"backend,omitempty"`
+	Op      string `json:"op,omitempty"`
+	Variant string `json:"variant,omitempty"`
+	Bytes   int64  `json:"bytes"`
+	// Metric is the figure compared: bw_avg_bps, busbw_bps or lat_avg_us.
+	Metric   string    `json:"metric"`
+	Baseline *Estimate `json:"baseline,omitempty"`
+	Current  *Estimate `json:"current,omitempty"`
+	// ChangePct is (current − baseline) / baseline × 100.
+	ChangePct *float64 `json:"changePct,omitempty"`
+	// PValue of the one-sided Welch t-test, when both sides repeated.
+	PValue *float64 `json:"pValue,omitempty"`
+	Status string   `json:"status"`
+	Note   string   `json:"note,omitempty"`
+}
+
+// Estimate is a metric's mean over N repetitions and their spread.
+type Estimate struct {
+	Mean   float64 `json:"mean"`
+	Stddev float64 `json:"stddev,omitempty"`
+	N      int     `json:"n"`
+}
+
+// Regressions counts rows whose status fails a CI job.
+func (c *Comparison) Regressions() int {
+	return c.Counts[StatusRegression] + c.Counts[StatusBroken]
+}
+
+// RegressionError is returned when a comparison found regressions; the CLI
+// maps it to exit code 1.
+type RegressionError struct{ N int }
+
+// Error says how many rows regressed; the table above it says which.
+func (e *RegressionError) Error() string {
+	return fmt.Sprintf("%d regression(s) against the baseline", e.N)
+}
+
+// ExitCode is 1: a regression is a shortfall, not a harness failure.
+func (e *RegressionError) ExitCode() int { return 1 }
+
+// Compare matches the results of cur with those of base by test, pair,
+// backend, operation and message size, and classifies each change (see
+// CompareRule). It also warns when the two environments differ.
+func Compare(base, cur *Report, opt CompareOptions) *Comparison {
+	if opt.Alpha == 0 {
+		opt.Alpha = 0.05
+	}
+	c := &Comparison{
+		Baseline:     RunRef{ID: base.Run.ID, Version: base.Run.Version},
+		Current:      RunRef{ID: cur.Run.ID, Version: cur.Run.Version},
+		ThresholdPct: opt.ThresholdPct, Alpha: opt.Alpha, Rule: CompareRule,
+		Warnings: environmentWarnings(base, cur), Counts: map[string]int{},
+	}
+	bm, bkeys := indexResults(base.Results)
+	cm, ckeys := indexResults(cur.Results)
+	for _, k := range bkeys {
+		b := bm[k]
+		if cr, ok := cm[k]; ok {
+			c.Rows = append(c.Rows, compareResult(b, cr, opt)...)
+		} else {
+			c.Rows = append(c.Rows, wholeRow(b, StatusMissing, "not in the current run"))
+		}
+	}
+	for _, k := range ckeys {
+		if _, ok := bm[k]; !ok {
+			c.Rows = append(c.Rows, wholeRow(cm[k], StatusNew, "not in the baseline"))
+		}
+	}
+	for _, r := range c.Rows {
+		c.Counts[r.Status]++
+	}
+	sortRows(c.Rows)
+	return c
+}
+
+// resultKey identifies a result across runs. Legs repeating the same key
+// (the same pair measured twice) are told apart by their order.
+func resultKey(r *Result) string {
+	return strings.Join([]string{r.Test, r.Pair(), r.Backend, r.Op, r.Variant}, "\x00")
+}
+
+func indexResults(rs []Result) (map[string]*Result, []string) {
+	m := map[string]*Result{}
+	var keys []string
+	for i := range rs {
+		k := resultKey(&rs[i])
+		for n := 2; m[k] != nil; n++ {
+			k = fmt.Sprintf("%s\x00#%d", resultKey(&rs[i]), n)
+		}
+		m[k] = &rs[i]
+		keys = append(keys, k)
+	}
+	return m, keys
+}
+
+func wholeRow(r *Result, status, note string) CompareRow {
+	return CompareRow{Test: r.Test, Pair: r.Label(), Tool: r.Tool, Backend: r.Backend, Op: r.Op, Variant: r.Variant,
+		Metric: MetricOf(r), Status: status, Note: note}
+}
+
+// compareResult compares one matched result size by size.
+func compareResult(b, c *Result, opt CompareOptions) []CompareRow {
+	metric := MetricOf(b)
+	be, ce := estimates(b, metric), estimates(c, metric)
+	if len(be) == 0 {
+		if len(ce) == 0 {
+			return nil // measured in neither run: nothing to compare
+		}
+		note := "measured now, not in the baseline"
+		if b.Verdict == VerdictError || b.Verdict == VerdictSkipped {
+			note = "measured now; the baseline had " + b.Verdict + ": " + oneLine(b.Reason, 60)
+		}
+		return []CompareRow{wholeRow(c, StatusNew, note)}
+	}
+	if len(ce) == 0 {
+		note := "no measurement now"
+		if c.Verdict == VerdictError || c.Verdict == VerdictSkipped {
+			note = c.Verdict + ": " + oneLine(c.Reason, 80)
+		}
+		return []CompareRow{wholeRow(c, StatusBroken, note)}
+	}
+	var rows []CompareRow
+	for _, sz := range sortedSizes(be, ce) {
+		row := wholeRow(c, "", "")
+		row.Metric, row.Bytes = metric, sz
+		row.Baseline, row.Current = be[sz], ce[sz]
+		switch {
+		case row.Current == nil:
+			row.Status, row.Note = StatusMissing, "size not measured now"
+		case row.Baseline == nil:
+			row.Status, row.Note = StatusNew, "size not in the baseline"
+		default:
+			classify(&row, opt, metric == "lat_avg_us")
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+// classify applies CompareRule to one row with both estimates.
+func classify(row *CompareRow, opt CompareOptions, lowerIsBetter bool) {
+	b, c := row.Baseline, row.Current
+	if b.Mean == 0 {
+		row.Status, row.Note = StatusUnchanged, "baseline is zero"
+		return
+	}
+	change := 100 * (c.Mean - b.Mean) / b.Mean
+	row.ChangePct = &change
+	worse := -change // percent worse
+	if lowerIsBetter {
+		worse = change
+	}
+	if math.Abs(change) <= opt.ThresholdPct {
+		row.Status = StatusUnchanged
+		return
+	}
+	significant := true
+	if b.N >= 2 && c.N >= 2 {
+		p := welchOneSided(b, c, worse > 0 != lowerIsBetter)
+		row.PValue = &p
+		significant = p < opt.Alpha
+	}
+	switch {
+	case worse > 0 && significant:
+		row.Status = StatusRegression
+	case worse > 0:
+		row.Status, row.Note = StatusNoise, fmt.Sprintf("within the noise (p=%.2f)", *row.PValue)
+	case significant:
+		row.Status = StatusImprovement
+	default:
+		row.Status, row.Note = StatusUnchanged, fmt.Sprintf("gain within the noise (p=%.2f)", *row.PValue)
+	}
+}
+
+// welchOneSided returns the p-value of Welch's t-test that the current mean
+// is below the baseline mean (baselineHigher) or above it.
+func welchOneSided(b, c *Estimate, baselineHigher bool) float64 {
+	vb, vc := b.Stddev*b.Stddev/float64(b.N), c.Stddev*c.Stddev/float64(c.N)
+	diff := b.Mean - c.Mean
+	if !baselineHigher {
+		diff = -diff
+	}
+	if vb+vc == 0 {
+		if diff > 0 {
+			return 0
+		}
+		return 1
+	}
+	t := diff / math.Sqrt(vb+vc)
+	df := (vb + vc) * (vb + vc) / (vb*vb/float64(b.N-1) + vc*vc/float64(c.N-1))
+	return distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Survival(t)
+}
+
+func sortedSizes(a, b map[int64]*Estimate) []int64 {
+	seen := map[int64]bool{}
+	var out []int64
+	for _, m := range []map[int64]*Estimate{a, b} {
+		for k := range m {
+			if !seen[k] {
+				seen[k] = true
+				out = append(out, k)
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}
+
+// statusRank orders rows for people: what fails CI first; within a status
+// the largest change comes first.
+var statusRank = map[string]int{StatusBroken: 0, StatusRegression: 1, StatusMissing: 2, StatusNoise: 3,
+	StatusNew: 4, StatusImprovement: 5, StatusUnchanged: 6}
+
+func sortRows(rows []CompareRow) {
+	sort.SliceStable(rows, func(i, j int) bool {
+		a, b := rows[i], rows[j]
+		if statusRank[a.Status] != statusRank[b.Status] {
+			return statusRank[a.Status] < statusRank[b.Status]
+		}
+		if a.ChangePct != nil && b.ChangePct != nil && *a.ChangePct != *b.ChangePct {
+			if a.Status == StatusImprovement {
+				return *a.ChangePct > *b.ChangePct // largest gain first
+			}
+			return *a.ChangePct < *b.ChangePct // largest drop first
+		}
+		return false
+	})
+}

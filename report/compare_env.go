@@ -1,0 +1,115 @@
+package report
+
+import (
+	"fmt"
+	"sort"
+
+	"gonum.org/v1/gonum/stat"
+)
+
+// environmentWarnings says what differs between the systems two runs
+// measured: a changed firmware or MTU explains a change better than the fabric.
+func environmentWarnings(base, cur *Report) []string {
+	var w []string
+	keys := map[string]bool{}
+	for k := range base.Run.Fingerprint {
+		keys[k] = true
+	}
+	for k := range cur.Run.Fingerprint {
+		keys[k] = true
+	}
+	sorted := make([]string, 0, len(keys))
+	for k := range keys {
+		sorted = append(sorted, k)
+	}
+	sort.Strings(sorted)
+	for _, k := range sorted {
+		b, bok := base.Run.Fingerprint[k]
+		c, cok := cur.Run.Fingerprint[k]
+		switch {
+		case bok && cok && b != c:
+			w = append(w, fmt.Sprintf("environment differs: %s was %q, now %q", k, b, c))
+		case bok && !cok:
+			w = append(w, fmt.Sprintf("environment differs: %s was %q, now unknown", k, b))
+		case !bok && cok:
+			w = append(w, fmt.Sprintf("environment differs: %s was unknown, now %q", k, c))
+		}
+	}
+	if base.Run.ScenarioHash != cur.Run.ScenarioHash {
+		w = append(w, fmt.Sprintf("scenario differs: %s (%s) vs %s (%s)",
+			base.Run.Scenario, short(base.Run.ScenarioHash), cur.Run.Scenario, short(cur.Run.ScenarioHash)))
+	}
+	if lb, lc := base.Run.LineRate, cur.Run.LineRate; lb != nil && lc != nil && lb.Bps != lc.Bps {
+		w = append(w, fmt.Sprintf("line rate differs: %s vs %s", FormatBandwidth("", lb.Bps), FormatBandwidth("", lc.Bps)))
+	}
+	return w
+}
+
+func short(hash string) string {
+	if len(hash) > 19 {
+		return hash[:19]
+	}
+	return hash
+}
+
+// MetricOf names the headline metric compared for a result, as the runner
+// chooses it for SizeStats: bus bandwidth where measured (collectives),
+// else average bandwidth, else average latency (latency-only tools).
+func MetricOf(r *Result) string {
+	for _, m := range []string{"busbw_bps", "bw_avg_bps", "lat_avg_us"} {
+		for _, s := range r.Samples {
+			if _, ok := sampleMetric(s, m); ok {
+				return m
+			}
+		}
+	}
+	if IsCollective(r.Tool) {
+		return "busbw_bps"
+	}
+	return "bw_avg_bps"
+}
+
+// estimates returns the metric per size: from Stats when the runner
+// computed them, else from the repetitions, else the samples (N = 1).
+func estimates(r *Result, metric string) map[int64]*Estimate {
+	out := map[int64]*Estimate{}
+	for _, st := range r.Stats {
+		if st.Metric == metric && st.N > 0 {
+			out[st.Bytes] = &Estimate{Mean: st.Mean, Stddev: st.Stddev, N: st.N}
+		}
+	}
+	if len(out) > 0 {
+		return out
+	}
+	if ok := fromRepetitions(r, metric, out); ok {
+		return out
+	}
+	for _, s := range r.Samples {
+		if v, ok := sampleMetric(s, metric); ok {
+			out[s.Bytes] = &Estimate{Mean: v, N: 1}
+		}
+	}
+	return out
+}
+
+func fromRepetitions(r *Result, metric string, out map[int64]*Estimate) bool {
+	vals := map[int64][]float64{}
+	for _, rep := range r.Repetitions {
+		if !rep.OK {
+			continue
+		}
+		for _, s := range rep.Samples {
+			if v, ok := sampleMetric(s, metric); ok {
+				vals[s.Bytes] = append(vals[s.Bytes], v)
+			}
+		}
+	}
+	for sz, xs := range vals {
+		if len(xs) < 2 {
+			return false
+		}
+		m, sd := stat.MeanStdDev(xs, nil)
+		out[sz] = &Estimate{Mean: m, Stddev: sd, N: len(xs)}
+	}
+	return len(out) > 0
+}

@@ -1,0 +1,151 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/tw"
+	"github.com/rdmabench/rdmabench/units"
+)
+
+// WriteCompareTable writes a comparison for a terminal or a CI log: the
+// environment warnings, every row that is not unchanged (regressions
+// first), the counts and the rule that decided.
+func WriteCompareTable(w io.Writer, c *Comparison) error {
+	fmt.Fprintf(w, "baseline %s → current %s, threshold %g%%\n", c.Baseline.ID, c.Current.ID, c.ThresholdPct)
+	for _, warn := range c.Warnings {
+		fmt.Fprintln(w, "WARNING:", warn)
+	}
+	t := tablewriter.NewTable(w,
+		tablewriter.WithHeaderAutoFormat(tw.Off),
+		tablewriter.WithRowAutoWrap(tw.WrapNone),
+		tablewriter.WithHeaderAlignment(tw.AlignLeft),
+		tablewriter.WithRowAlignment(tw.AlignLeft),
+	)
+	t.Header("STATUS", "TEST", "PAIR", "BACKEND", "SIZE", "BASELINE", "CURRENT", "CHANGE", "P", "NOTE")
+	shown := foldCompareRows(c.Rows, MaxCompareTableRows)
+	for _, f := range shown {
+		cells := compareRowCells(f.Row)
+		if f.More > 0 {
+			cells[9] = oneLine(strings.TrimSpace(fmt.Sprintf("%s (+%d more sizes)", cells[9], f.More)), 48)
+		}
+		if err := t.Append(cells); err != nil {
+			return err
+		}
+	}
+	if len(shown) > 0 {
+		if err := t.Render(); err != nil {
+			return err
+		}
+	}
+	if n := countChanged(c.Rows) - shownRows(shown); n > 0 {
+		fmt.Fprintf(w, "… %d more changed rows not shown (-o json has every row)\n", n)
+	}
+	_, err := fmt.Fprintf(w, "%s\nrule: %s\n", countsLine(c.Counts), CompareRule)
+	return err
+}
+
+// MaxCompareTableRows bounds the compare table printed to a terminal or CI
+// log; -o json and the HTML hold every row.
+const MaxCompareTableRows = 200
+
+// foldedRow is one result's rows of one status, shown by the worst of them.
+type foldedRow struct {
+	Row  *CompareRow
+	More int
+}
+
+// foldCompareRows keeps, per result and status, its first (worst) row and
+// counts the others: a node that slowed down on 126 pairs × 12 sizes reads
+// as 126 lines, not 1,512. Unchanged rows are left out; at most max rows.
+func foldCompareRows(rows []CompareRow, max int) []foldedRow {
+	var out []foldedRow
+	at := map[string]int{}
+	for i := range rows {
+		r := &rows[i]
+		if r.Status == StatusUnchanged {
+			continue
+		}
+		k := r.Status + "\x00" + r.Test + "\x00" + r.Pair + "\x00" + r.Backend + "\x00" + r.Op
+		if j, ok := at[k]; ok {
+			out[j].More++
+			continue
+		}
+		if len(out) >= max {
+			continue
+		}
+		at[k] = len(out)
+		out = append(out, foldedRow{Row: r})
+	}
+	return out
+}
+
+func countChanged(rows []CompareRow) int {
+	n := 0
+	for _, r := range rows {
+		if r.Status != StatusUnchanged {
+			n++
+		}
+	}
+	return n
+}
+
+func shownRows(f []foldedRow) int {
+	n := 0
+	for _, r := range f {
+		n += 1 + r.More
+	}
+	return n
+}
+
+func compareRowCells(r *CompareRow) []string {
+	size, change, p := "-", "-", "-"
+	if r.Bytes > 0 {
+		size = units.FormatSize(r.Bytes)
+	}
+	if r.ChangePct != nil {
+		change = fmt.Sprintf("%+.1f%%", *r.ChangePct)
+	}
+	if r.PValue != nil {
+		p = fmt.Sprintf("%.3f", *r.PValue)
+	}
+	return []string{strings.ToUpper(r.Status), r.Test, r.Pair, r.Backend, size,
+		r.formatEstimate(r.Baseline), r.formatEstimate(r.Current), change, p, oneLine(r.Note, 48)}
+}
+
+// formatEstimate renders "392.10 Gb/s ±1.2% (n=3)".
+func (r *CompareRow) formatEstimate(e *Estimate) string {
+	if e == nil {
+		return "-"
+	}
+	var s string
+	if r.Metric == "lat_avg_us" {
+		s = FormatMicros(e.Mean)
+	} else {
+		s = FormatBandwidth(r.Tool, e.Mean)
+	}
+	if e.N > 1 && e.Mean != 0 {
+		s += fmt.Sprintf(" ±%.1f%% (n=%d)", 100*e.Stddev/e.Mean, e.N)
+	}
+	return s
+}
+
+// countsLine renders the status counts in a fixed order: "2 regression, …".
+func countsLine(counts map[string]int) string {
+	var parts []string
+	keys := make([]string, 0, len(counts))
+	for k := range counts {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return statusRank[keys[i]] < statusRank[keys[j]] })
+	for _, k := range keys {
+		parts = append(parts, fmt.Sprintf("%d %s", counts[k], k))
+	}
+	if len(parts) == 0 {
+		return "nothing to compare"
+	}
+	return strings.Join(parts, ", ")
+}

@@ -1,0 +1,196 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+)
+
+func compareFixture(t *testing.T) *Comparison {
+	t.Helper()
+	base, cur := compareFixtures()
+	return Compare(base, cur, CompareOptions{ThresholdPct: 5})
+}
+
+func rowsWhere(c *Comparison, test, backend string) []CompareRow {
+	var out []CompareRow
+	for _, r := range c.Rows {
+		if r.Test == test && (backend == "" || r.Backend == backend) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func statuses(rows []CompareRow) map[string]int {
+	m := map[string]int{}
+	for _, r := range rows {
+		m[r.Status]++
+	}
+	return m
+}
+
+// Each decision compare must make, on realistic runs.
+func TestCompareDecisions(t *testing.T) {
+	c := compareFixture(t)
+	cases := []struct {
+		name, test, backend, pair string
+		check                     func(map[string]int) bool
+		want                      string
+	}{
+		{"clear regression", "write-bw", "", "prefill-0 → decode-0",
+			func(m map[string]int) bool { return m[StatusRegression] >= 10 && m[StatusImprovement] == 0 }, ">= 10 sizes regressed"},
+		{"unchanged pair", "write-bw", "", "prefill-1 → decode-1",
+			func(m map[string]int) bool { return m[StatusUnchanged] == 23 }, "all 23 sizes unchanged"},
+		{"drop inside the noise", "kv-transfer", "UCCL", "",
+			func(m map[string]int) bool { return m[StatusRegression] == 0 && m[StatusNoise] >= 1 }, "no regression, some noise"},
+		{"improvement", "kv-transfer", "LIBFABRIC", "",
+			func(m map[string]int) bool { return m[StatusImprovement] >= 8 && m[StatusRegression] == 0 }, ">= 8 sizes improved"},
+		{"missing result", "read-bw", "", "",
+			func(m map[string]int) bool { return m[StatusMissing] == 1 && len(m) == 1 }, "one missing row"},
+		{"matrix within threshold", "fabric-a2a", "", "",
+			func(m map[string]int) bool { return m[StatusUnchanged] == 112 }, "112 unchanged (56 pairs × 2 sizes)"},
+	}
+	for _, tc := range cases {
+		rows := rowsWhere(c, tc.test, tc.backend)
+		if tc.pair != "" {
+			var kept []CompareRow
+			for _, r := range rows {
+				if r.Pair == tc.pair {
+					kept = append(kept, r)
+				}
+			}
+			rows = kept
+		}
+		if m := statuses(rows); !tc.check(m) {
+			t.Errorf("%s: statuses %v, want %s", tc.name, m, tc.want)
+		}
+	}
+	if !strings.Contains(strings.Join(c.Warnings, "\n"), `nic.firmware was "28.43.1014", now "28.44.1036"`) {
+		t.Errorf("changed fingerprint not warned: %v", c.Warnings)
+	}
+	if c.Regressions() == 0 {
+		t.Error("no regressions counted")
+	}
+}
+
+func TestCompareSameRunHasNoRegression(t *testing.T) {
+	r := fullReport(1)
+	c := Compare(r, r, CompareOptions{ThresholdPct: 5})
+	if c.Regressions() != 0 || len(c.Warnings) != 0 {
+		t.Fatalf("self-compare: %v, warnings %v", c.Counts, c.Warnings)
+	}
+	if c.Counts[StatusUnchanged] == 0 {
+		t.Fatal("no rows compared")
+	}
+}
+
+// A result that errors now where it measured before is a regression.
+func TestCompareBroken(t *testing.T) {
+	base := fullReport(1)
+	cur := fullReport(1)
+	for i := range cur.Results {
+		if cur.Results[i].Test == "read-bw" {
+			cur.Results[i].Samples, cur.Results[i].Stats, cur.Results[i].Repetitions = nil, nil, nil
+			cur.Results[i].Verdict, cur.Results[i].Reason = VerdictError, "connection refused"
+		}
+	}
+	c := Compare(base, cur, CompareOptions{ThresholdPct: 5})
+	if c.Counts[StatusBroken] != 1 || c.Regressions() != 1 {
+		t.Fatalf("counts %v", c.Counts)
+	}
+}
+
+// Latency: higher is worse.
+func TestClassifyLatency(t *testing.T) {
+	row := CompareRow{Baseline: &Estimate{Mean: 2, N: 1}, Current: &Estimate{Mean: 2.4, N: 1}}
+	classify(&row, CompareOptions{ThresholdPct: 5, Alpha: 0.05}, true)
+	if row.Status != StatusRegression {
+		t.Fatalf("latency +20%% = %s", row.Status)
+	}
+	row = CompareRow{Baseline: &Estimate{Mean: 2, Stddev: 0.01, N: 3}, Current: &Estimate{Mean: 1.6, Stddev: 0.01, N: 3}}
+	classify(&row, CompareOptions{ThresholdPct: 5, Alpha: 0.05}, true)
+	if row.Status != StatusImprovement || row.PValue == nil || *row.PValue > 0.001 {
+		t.Fatalf("latency −20%% = %s p=%v", row.Status, row.PValue)
+	}
+}
+
+func TestWelch(t *testing.T) {
+	// Two samples of 3 with sd 1, means 10 and 8: t = 2/sqrt(2/3) = 2.449, df = 4,
+	// one-sided p = 0.0353 (R: pt(2.449, 4, lower.tail=FALSE)).
+	p := welchOneSided(&Estimate{Mean: 10, Stddev: 1, N: 3}, &Estimate{Mean: 8, Stddev: 1, N: 3}, true)
+	if p < 0.035 || p > 0.036 {
+		t.Fatalf("p = %v, want 0.0353", p)
+	}
+}
+
+func TestCompareGolden(t *testing.T) {
+	c := compareFixture(t)
+	var buf bytes.Buffer
+	if err := WriteCompareTable(&buf, c); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "compare.txt", buf.Bytes())
+	data, err := json.MarshalIndent(c, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "compare-golden.json", append(data, '\n'))
+}
+
+func TestRegressionErrorExitCode(t *testing.T) {
+	var err error = &RegressionError{N: 3}
+	var ec interface{ ExitCode() int }
+	if !errors.As(err, &ec) || ec.ExitCode() != 1 {
+		t.Fatal("RegressionError must exit 1")
+	}
+}
+
+// A result that errored in the baseline and measures now is new, not lost.
+func TestCompareFixed(t *testing.T) {
+	base, cur := fullReport(1), fullReport(1)
+	for i := range base.Results {
+		if base.Results[i].Test == "read-bw" {
+			base.Results[i].Samples, base.Results[i].Stats, base.Results[i].Repetitions = nil, nil, nil
+			base.Results[i].Verdict, base.Results[i].Reason = VerdictError, "connection refused"
+		}
+	}
+	c := Compare(base, cur, CompareOptions{ThresholdPct: 5})
+	rows := rowsWhere(c, "read-bw", "")
+	if len(rows) != 1 || rows[0].Status != StatusNew || !strings.Contains(rows[0].Note, "baseline had error: connection refused") {
+		t.Fatalf("rows %+v", rows)
+	}
+	if c.Regressions() != 0 {
+		t.Fatal("a fixed result is not a regression")
+	}
+}
+
+// A node that slowed down on every pair reads as one line per pair in the
+// table, not one per pair and size.
+func TestCompareTableFoldsLargeRegression(t *testing.T) {
+	base, cur := bigMatrixReport(), bigMatrixReport()
+	for i := range cur.Results {
+		r := &cur.Results[i]
+		if r.From != "ep-5" {
+			continue
+		}
+		for j := range r.Samples {
+			v := *r.Samples[j].BWAvgBps * 0.8
+			r.Samples[j].BWAvgBps = &v
+		}
+	}
+	c := Compare(base, cur, CompareOptions{ThresholdPct: 5})
+	if c.Counts[StatusRegression] != 63*12 {
+		t.Fatalf("regressions %d, want 756 (63 pairs × 12 sizes)", c.Counts[StatusRegression])
+	}
+	var buf bytes.Buffer
+	if err := WriteCompareTable(&buf, c); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Count(buf.String(), "\n")
+	if lines > 75 || strings.Count(buf.String(), "(+11 more sizes)") != 63 {
+		t.Fatalf("%d lines:\n%s", lines, buf.String())
+	}
+}

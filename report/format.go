@@ -1,0 +1,179 @@
+package report
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/rdmabench/rdmabench/parsers"
+	"github.com/rdmabench/rdmabench/units"
+)
+
+// IsCollective reports whether tool is an nccl-tests binary. Collectives are
+// shown in bytes per second (GB/s), as nccl-tests prints them and as people
+// who tune NCCL read them; NIC tools in bits per second (Gb/s) to sit beside
+// the line rate.
+func IsCollective(tool string) bool {
+	return strings.HasSuffix(tool, "_perf")
+}
+
+// FormatBandwidth renders bps in the unit its tool's readers expect.
+func FormatBandwidth(tool string, bps float64) string {
+	if IsCollective(tool) {
+		return units.FormatByteRate(bps)
+	}
+	return units.FormatRate(bps)
+}
+
+// Label is Pair with the variant, when the runner split a pair's work into
+// variants (one leg per message size): "a → b [65536]".
+func (r *Result) Label() string {
+	if r.Variant == "" {
+		return r.Pair()
+	}
+	return r.Pair() + " [" + r.Variant + "]"
+}
+
+// Pair names a result's endpoints for tables and charts: "a → b", or the
+// rank count of a collective.
+func (r *Result) Pair() string {
+	switch {
+	case r.From != "" && r.To != "":
+		return r.From + " → " + r.To
+	case len(r.Ranks) > 0:
+		return fmt.Sprintf("%d ranks", len(r.Ranks))
+	case r.From != "":
+		return r.From
+	}
+	return r.To
+}
+
+// verdictRank orders verdicts worst first: a shortfall of the fabric, then a
+// harness failure, then passes, then what did not run.
+func verdictRank(v string) int {
+	switch v {
+	case VerdictFail:
+		return 0
+	case VerdictError:
+		return 1
+	case VerdictPass:
+		return 2
+	case VerdictSkipped:
+		return 3
+	}
+	return 4
+}
+
+// efficiencyKey sorts missing efficiencies after known ones.
+func efficiencyKey(r *Result) float64 {
+	if r.Efficiency == nil {
+		return 1e18
+	}
+	return *r.Efficiency
+}
+
+// WorstFirst returns the indexes of rs ordered worst first: by verdict, then
+// efficiency ascending, then test and pair so that the order is stable.
+func WorstFirst(rs []Result) []int {
+	idx := make([]int, len(rs))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool {
+		x, y := &rs[idx[a]], &rs[idx[b]]
+		if rx, ry := verdictRank(x.Verdict), verdictRank(y.Verdict); rx != ry {
+			return rx < ry
+		}
+		if ex, ey := efficiencyKey(x), efficiencyKey(y); ex != ey {
+			return ex < ey
+		}
+		if x.Test != y.Test {
+			return x.Test < y.Test
+		}
+		return x.Pair() < y.Pair()
+	})
+	return idx
+}
+
+// Headline is a result's one figure for tables: best bandwidth, or the
+// smallest size's average latency for latency-only tools.
+func (r *Result) Headline() string {
+	if r.BestBps > 0 {
+		s := FormatBandwidth(r.Tool, r.BestBps)
+		if r.BestBytes > 0 {
+			s += " @" + units.FormatSize(r.BestBytes)
+		}
+		return s
+	}
+	for _, s := range r.Samples {
+		if s.LatAvgUS != nil {
+			return fmt.Sprintf("%s lat @%s", FormatMicros(*s.LatAvgUS), units.FormatSize(s.Bytes))
+		}
+		if s.LatTypicalUS != nil {
+			return fmt.Sprintf("%s lat @%s", FormatMicros(*s.LatTypicalUS), units.FormatSize(s.Bytes))
+		}
+	}
+	return "-"
+}
+
+// FormatMicros renders a latency given in microseconds: "1.92 µs", "3.10 ms".
+func FormatMicros(us float64) string {
+	switch {
+	case us >= 1e6:
+		return fmt.Sprintf("%.2f s", us/1e6)
+	case us >= 1e3:
+		return fmt.Sprintf("%.2f ms", us/1e3)
+	}
+	return fmt.Sprintf("%.2f µs", us)
+}
+
+// FormatEfficiency renders a percent of line rate, "-" when unknown.
+func FormatEfficiency(e *float64) string {
+	if e == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f%%", *e)
+}
+
+// TransportLabel is a result's transport badge: "RDMA", "TCP fallback",
+// "shm" or "unknown"; "" when nothing was measured.
+func (r *Result) TransportLabel() string {
+	if r.Transport == nil && len(r.Samples) == 0 && r.ErrorClass != "tcp_fallback" {
+		return "" // nothing ran: no transport to speak of
+	}
+	if r.Transport == nil {
+		if r.ErrorClass == "tcp_fallback" {
+			return "TCP fallback"
+		}
+		return "unknown"
+	}
+	switch r.Transport.Kind {
+	case "rdma":
+		return "RDMA"
+	case "tcp":
+		return "TCP fallback"
+	case "shm":
+		return "shm"
+	}
+	return "unknown"
+}
+
+// sampleMetric reads a named metric from a sample.
+func sampleMetric(s parsers.Sample, metric string) (float64, bool) {
+	var p *float64
+	switch metric {
+	case "bw_avg_bps":
+		p = s.BWAvgBps
+	case "busbw_bps":
+		p = s.BusBWBps
+	case "lat_avg_us":
+		p = s.LatAvgUS
+		if p == nil {
+			p = s.LatTypicalUS
+		}
+	}
+	if p == nil {
+		return 0, false
+	}
+	return *p, true
+}

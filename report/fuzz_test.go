@@ -1,0 +1,54 @@
+package report
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// FuzzLoadAndRender: no report.json, however broken, may panic Load or any
+// renderer of what Load accepted.
+func FuzzLoadAndRender(f *testing.F) {
+	// A small real report: one of each kind of result (the full fixtures are
+	// too large for the fuzzer to mutate usefully).
+	small := fullReport(1)
+	var keep []Result
+	seen := map[string]bool{}
+	for _, r := range small.Results {
+		if !seen[r.Test] {
+			seen[r.Test] = true
+			r.Repetitions = r.Repetitions[:min(len(r.Repetitions), 2)]
+			keep = append(keep, r)
+		}
+	}
+	small.Results = keep
+	seedPath := filepath.Join(f.TempDir(), "seed.json")
+	if err := Save(seedPath, small); err != nil {
+		f.Fatal(err)
+	}
+	seed, _ := os.ReadFile(seedPath)
+	f.Add(seed)
+	f.Add([]byte(`{"schemaVersion":"rdmabench.io/report/v1","results":[{"test":"t","tool":"alltoall_perf","verdict":"pass","samples":[{"bytes":-1,"busbw_bps":0}],"stats":[{"bytes":-1,"metric":"busbw_bps","n":1}]}]}`))
+	f.Add([]byte(`{"schemaVersion":"rdmabench.io/report/v1","results":[{"from":"a","to":"b","efficiencyPct":-5,"samples":[{"bytes":8}]},{"from":"b","to":"c"},{"from":"c","to":"a","samples":[{"bytes":8,"lat_avg_us":1}]}]}`))
+	f.Add([]byte(`{"schemaVersion":"rdmabench.io/report/v1","results":[{"repetitions":[{"ok":true,"samples":[{"bytes":1,"bw_avg_bps":1}]},{"ok":true,"samples":[{"bytes":1,"bw_avg_bps":3}]}]}]}`))
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p := filepath.Join(dir, "report.json")
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r, err := Load(p)
+		if err != nil {
+			return
+		}
+		var buf bytes.Buffer
+		_ = WriteSummaryTable(&buf, r)
+		_ = WriteJUnit(&buf, r)
+		c := Compare(r, r, CompareOptions{ThresholdPct: 5})
+		_ = WriteCompareTable(&buf, c)
+		_ = WriteCompareJUnit(&buf, c)
+		_ = buildPage(r, HTMLOptions{})
+		_, _ = changeChart(c)
+	})
+}

@@ -1,0 +1,42 @@
+package report
+
+import (
+	_ "embed"
+	"html/template"
+	"io"
+	"strings"
+)
+
+//go:embed html.tmpl
+var htmlTemplate string
+
+//go:embed compare.tmpl
+var compareTemplate string
+
+//go:embed html.css
+var htmlCSS string
+
+var templateFuncs = template.FuncMap{
+	"js":    func(s string) template.JS { return template.JS(s) },
+	"css":   func() template.CSS { return template.CSS(htmlCSS) },
+	"lower": strings.ToLower,
+	"upper": strings.ToUpper,
+}
+
+var pageTemplate = template.Must(template.New("report").Funcs(templateFuncs).Parse(htmlTemplate))
+
+var comparePageTemplate = template.Must(template.New("compare").Funcs(templateFuncs).Parse(compareTemplate))
+
+// WriteHTML writes r as one self-contained HTML file: ECharts is inlined
+// from the embedded asset, so the file opens offline and makes no network
+// request. It fails with ErrEChartsMissing when the binary was built
+// without `make assets`.
+func WriteHTML(w io.Writer, r *Report, o HTMLOptions) error {
+	js, err := echartsJS()
+	if err != nil {
+		return err
+	}
+	p := buildPage(r, o)
+	p.ECharts = js
+	return pageTemplate.Execute(w, p)
+}

@@ -1,0 +1,198 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/go-echarts/go-echarts/v2/opts"
+)
+
+// chartSpec is one chart of the page: its element id, height, and the
+// ECharts option as JSON (built with go-echarts).
+type chartSpec struct {
+	ID     string
+	Title  string
+	Note   string
+	Height int
+	Option string
+}
+
+var funcMarker = regexp.MustCompile(`"__f__|__f__"`)
+
+// optionJSON turns a go-echarts option into JS: function markers (from
+// opts.FuncOpts) become code, and "</" cannot end the script element.
+func optionJSON(s string) string {
+	s = funcMarker.ReplaceAllString(s, "")
+	s = strings.ReplaceAll(s, `\n`, " ")
+	return strings.ReplaceAll(strings.TrimSpace(s), "</", `<\/`)
+}
+
+// Colours: verdicts and transports read the same everywhere.
+const (
+	colorPass    = "#2e7d32"
+	colorFail    = "#c62828"
+	colorError   = "#ef6c00"
+	colorSkipped = "#757575"
+	colorLine    = "#37474f"
+)
+
+var seriesPalette = []string{"#1565c0", "#00897b", "#f9a825", "#6a1b9a", "#d84315", "#2e7d32", "#ad1457", "#4e342e", "#0277bd", "#9e9d24"}
+
+func verdictColor(v string) string {
+	switch v {
+	case VerdictPass:
+		return colorPass
+	case VerdictFail:
+		return colorFail
+	case VerdictError:
+		return colorError
+	}
+	return colorSkipped
+}
+
+// unitFor is how a tool's bandwidth is plotted: divisor and axis unit.
+func unitFor(tool string) (float64, string) {
+	if IsCollective(tool) {
+		return 8e9, "GB/s"
+	}
+	return 1e9, "Gb/s"
+}
+
+func round2(v float64) float64 {
+	f, _ := strconv.ParseFloat(strconv.FormatFloat(v, 'f', 2, 64), 64)
+	return f
+}
+
+// sizeAxis is the sorted union of the sizes of results and their labels.
+func sizeAxis(rs []*Result) ([]int64, []string) {
+	seen := map[int64]bool{}
+	var sizes []int64
+	for _, r := range rs {
+		for _, s := range r.Samples {
+			if !seen[s.Bytes] {
+				seen[s.Bytes] = true
+				sizes = append(sizes, s.Bytes)
+			}
+		}
+	}
+	sort.Slice(sizes, func(i, j int) bool { return sizes[i] < sizes[j] })
+	labels := make([]string, len(sizes))
+	for i, s := range sizes {
+		labels[i] = FormatSizeShort(s)
+	}
+	return sizes, labels
+}
+
+// FormatSizeShort renders sizes for axes: 4K, 1M, 2G (binary), 1536B.
+func FormatSizeShort(b int64) string {
+	for _, u := range []struct {
+		n    int64
+		name string
+	}{{1 << 30, "G"}, {1 << 20, "M"}, {1 << 10, "K"}} {
+		if b >= u.n && b%u.n == 0 {
+			return fmt.Sprintf("%d%s", b/u.n, u.name)
+		}
+	}
+	return fmt.Sprintf("%dB", b)
+}
+
+// lineValues aligns a result's metric to the size axis ("-" = no point).
+func lineValues(r *Result, sizes []int64, pick func(s *sampleRef) (float64, bool), div float64) []opts.LineData {
+	at := map[int64]int{}
+	for i := range r.Samples {
+		at[r.Samples[i].Bytes] = i
+	}
+	out := make([]opts.LineData, len(sizes))
+	for i, sz := range sizes {
+		out[i] = opts.LineData{Value: "-"}
+		if j, ok := at[sz]; ok {
+			if v, ok := pick(&sampleRef{r, j}); ok {
+				out[i] = opts.LineData{Value: round2(v / div)}
+			}
+		}
+	}
+	return out
+}
+
+// sampleRef points at one sample of a result.
+type sampleRef struct {
+	r *Result
+	i int
+}
+
+func (s *sampleRef) metric(name string) (float64, bool) { return sampleMetric(s.r.Samples[s.i], name) }
+
+func pickMetric(name string) func(*sampleRef) (float64, bool) {
+	return func(s *sampleRef) (float64, bool) { return s.metric(name) }
+}
+
+// lineRateMark draws the line rate as a horizontal mark line.
+func lineRateMark(bps, div float64, unit string) []opts.MarkLineNameYAxisItem {
+	if bps <= 0 {
+		return nil
+	}
+	return []opts.MarkLineNameYAxisItem{{Name: fmt.Sprintf("line rate %.0f %s", bps/div, unit), YAxis: round2(bps / div)}}
+}
+
+var expectationPct = regexp.MustCompile(`(\d+(?:\.\d+)?)\s*%`)
+
+// expectedPct reads the percent of an expectation such as ">= 90% of line rate".
+func expectedPct(exp string) (float64, bool) {
+	m := expectationPct.FindStringSubmatch(exp)
+	if m == nil || !strings.Contains(exp, "line rate") {
+		return 0, false
+	}
+	v, err := strconv.ParseFloat(m[1], 64)
+	return v, err == nil
+}
+
+// naturalLess sorts "ep-2" before "ep-10".
+func naturalLess(a, b string) bool {
+	ia, ib := trailingNumber(a), trailingNumber(b)
+	pa, pb := strings.TrimRight(a, "0123456789"), strings.TrimRight(b, "0123456789")
+	if pa == pb && ia >= 0 && ib >= 0 {
+		return ia < ib
+	}
+	return a < b
+}
+
+func trailingNumber(s string) int {
+	i := len(s)
+	for i > 0 && s[i-1] >= '0' && s[i-1] <= '9' {
+		i--
+	}
+	if i == len(s) {
+		return -1
+	}
+	n, _ := strconv.Atoi(s[i:])
+	return n
+}
+
+// unprogressive turns off ECharts' progressive rendering on every series of
+// an option: a 64×64 heatmap would otherwise draw in chunks over several
+// frames, and a reader (or the browser test) could see half a matrix.
+// go-echarts has no series option for it, so the JSON is patched.
+func unprogressive(option string) string {
+	var m map[string]any
+	if err := json.Unmarshal([]byte(option), &m); err != nil {
+		return option
+	}
+	series, _ := m["series"].([]any)
+	for _, s := range series {
+		if sm, ok := s.(map[string]any); ok {
+			sm["progressive"] = 0
+		}
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(m); err != nil {
+		return option
+	}
+	return buf.String()
+}

@@ -1,0 +1,210 @@
+package report
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/go-echarts/go-echarts/v2/charts"
+	"github.com/go-echarts/go-echarts/v2/opts"
+)
+
+// newLineChart is the common frame of every "versus message size" chart:
+// no animation (the page is a report, and the browser test waits for the
+// first frame), an axis tooltip, a scrolling legend, readable axes.
+func newLineChart(xLabels []string, xName, yName string, yLog bool) *charts.Line {
+	c := charts.NewLine()
+	yType := "value"
+	if yLog {
+		yType = "log"
+	}
+	c.SetGlobalOptions(
+		charts.WithAnimation(false),
+		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
+		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Type: "scroll", Top: "0"}),
+		charts.WithGridOpts(opts.Grid{Left: "2%", Right: "4%", Top: "48", Bottom: "8", ContainLabel: opts.Bool(true)}),
+		charts.WithXAxisOpts(opts.XAxis{Type: "category", Name: xName, NameLocation: "middle", NameGap: 28, Data: xLabels}),
+		charts.WithYAxisOpts(opts.YAxis{Type: yType, Name: yName}),
+		charts.WithColorsOpts(opts.Colors(seriesPalette)),
+	)
+	return c
+}
+
+func lineSeriesOpts(color string, dashed bool) []charts.SeriesOpts {
+	ls := opts.LineStyle{Color: color, Width: 2}
+	if dashed {
+		ls.Type = "dashed"
+	}
+	return []charts.SeriesOpts{
+		charts.WithLineStyleOpts(ls),
+		charts.WithItemStyleOpts(opts.ItemStyle{Color: color}),
+		charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(true), SymbolSize: 5, ConnectNulls: opts.Bool(true)}),
+	}
+}
+
+// withLineRate adds the line-rate mark line to the first series.
+func withLineRate(c *charts.Line, bps, div float64, unit string) {
+	mark := lineRateMark(bps, div, unit)
+	if mark == nil || len(c.MultiSeries) == 0 {
+		return
+	}
+	charts.WithMarkLineNameYAxisItemOpts(mark...)(&c.MultiSeries[0])
+	charts.WithMarkLineStyleOpts(opts.MarkLineStyle{
+		Symbol:    []string{"none", "none"},
+		LineStyle: &opts.LineStyle{Color: colorLine, Type: "dashed", Width: 1.5},
+		Label:     &opts.Label{Show: opts.Bool(true), Position: "insideEndTop", Formatter: "{b}"},
+	})(&c.MultiSeries[0])
+}
+
+// maxSeriesPerChart bounds the lines of one chart; a test with more
+// results (an all-to-all matrix) is drawn as its envelope instead.
+const maxSeriesPerChart = 8
+
+// bandwidthChart is bandwidth versus message size for one test.
+func bandwidthChart(test string, rs []*Result) chartSpec {
+	sizes, labels := sizeAxis(rs)
+	metric := MetricOf(rs[0])
+	div, unit := unitFor(rs[0].Tool)
+	c := newLineChart(labels, "message size", unit, false)
+	note := ""
+	if len(rs) <= maxSeriesPerChart {
+		for i, r := range rs {
+			name := r.Pair()
+			if r.Backend != "" {
+				name += " [" + r.Backend + "]"
+			}
+			c.AddSeries(name, lineValues(r, sizes, pickMetric(metric), div), lineSeriesOpts(seriesPalette[i%len(seriesPalette)], false)...)
+		}
+	} else {
+		note = envelopeSeries(c, rs, sizes, metric, div)
+	}
+	withLineRate(c, lineRateOf(rs), div, unit)
+	return chartSpec{Title: test + " — bandwidth versus message size", Note: note, Option: string(c.JSONNotEscaped())}
+}
+
+// envelopeSeries draws min, median and max over many results, and the
+// worst result by name, so that a slow pair stands out of 4,032.
+func envelopeSeries(c *charts.Line, rs []*Result, sizes []int64, metric string, div float64) string {
+	mins, meds, maxs := make([]opts.LineData, len(sizes)), make([]opts.LineData, len(sizes)), make([]opts.LineData, len(sizes))
+	for i, sz := range sizes {
+		var xs []float64
+		for _, r := range rs {
+			for _, s := range r.Samples {
+				if s.Bytes == sz {
+					if v, ok := sampleMetric(s, metric); ok {
+						xs = append(xs, v/div)
+					}
+				}
+			}
+		}
+		if len(xs) == 0 {
+			mins[i], meds[i], maxs[i] = opts.LineData{Value: "-"}, opts.LineData{Value: "-"}, opts.LineData{Value: "-"}
+			continue
+		}
+		sort.Float64s(xs)
+		mins[i], meds[i], maxs[i] = opts.LineData{Value: round2(xs[0])}, opts.LineData{Value: round2(xs[len(xs)/2])}, opts.LineData{Value: round2(xs[len(xs)-1])}
+	}
+	c.AddSeries("max", maxs, lineSeriesOpts("#90a4ae", true)...)
+	c.AddSeries("median", meds, lineSeriesOpts("#1565c0", false)...)
+	c.AddSeries("min", mins, lineSeriesOpts("#90a4ae", true)...)
+	worst := rs[WorstFirst(derefs(rs))[0]]
+	c.AddSeries("worst: "+worst.Pair(), lineValues(worst, sizes, pickMetric(metric), div), lineSeriesOpts(colorFail, false)...)
+	return fmt.Sprintf("%d results: min, median and max over all pairs, and the worst pair by name.", len(rs))
+}
+
+func derefs(rs []*Result) []Result {
+	out := make([]Result, len(rs))
+	for i, r := range rs {
+		out[i] = *r
+	}
+	return out
+}
+
+func lineRateOf(rs []*Result) float64 {
+	for _, r := range rs {
+		if r.LineRate != nil && r.LineRate.Bps > 0 {
+			return r.LineRate.Bps
+		}
+	}
+	return 0
+}
+
+// ncclChart is bus bandwidth versus size for collective results, out of
+// place and in place, in GB/s as nccl-tests prints it.
+func ncclChart(test string, rs []*Result) chartSpec {
+	sizes, labels := sizeAxis(rs)
+	c := newLineChart(labels, "message size", "busbw GB/s", false)
+	for i, r := range rs {
+		color := seriesPalette[i%len(seriesPalette)]
+		name := r.Tool
+		if len(rs) > 1 {
+			name += " " + r.Pair()
+		}
+		c.AddSeries(name+" out-of-place", lineValues(r, sizes, pickMetric("busbw_bps"), 8e9), lineSeriesOpts(color, false)...)
+		inplace := func(s *sampleRef) (float64, bool) {
+			if p := s.r.Samples[s.i].InplaceBusBWBps; p != nil {
+				return *p, true
+			}
+			return 0, false
+		}
+		if hasSample(r, func(s *sampleRef) bool { _, ok := inplace(s); return ok }) {
+			c.AddSeries(name+" in-place", lineValues(r, sizes, inplace, 8e9), lineSeriesOpts(color, true)...)
+		}
+	}
+	withLineRate(c, lineRateOf(rs), 8e9, "GB/s")
+	return chartSpec{Title: test + " — NCCL bus bandwidth versus size", Option: string(c.JSONNotEscaped())}
+}
+
+func hasSample(r *Result, ok func(*sampleRef) bool) bool {
+	for i := range r.Samples {
+		if ok(&sampleRef{r, i}) {
+			return true
+		}
+	}
+	return false
+}
+
+// latencyChart is the latency percentiles of one result versus size.
+func latencyChart(r *Result) chartSpec {
+	sizes, labels := sizeAxis([]*Result{r})
+	c := newLineChart(labels, "message size", "latency µs", false)
+	fields := []struct {
+		name  string
+		color string
+		get   func(*sampleRef) *float64
+	}{
+		{"min", "#90a4ae", func(s *sampleRef) *float64 { return s.r.Samples[s.i].LatMinUS }},
+		{"median (typical)", "#1565c0", func(s *sampleRef) *float64 { return s.r.Samples[s.i].LatTypicalUS }},
+		{"average", "#00897b", func(s *sampleRef) *float64 { return s.r.Samples[s.i].LatAvgUS }},
+		{"p99", "#f9a825", func(s *sampleRef) *float64 { return s.r.Samples[s.i].LatP99US }},
+		{"p99.9", "#c62828", func(s *sampleRef) *float64 { return s.r.Samples[s.i].LatP999US }},
+	}
+	for _, f := range fields {
+		get := f.get
+		pick := func(s *sampleRef) (float64, bool) {
+			if p := get(s); p != nil {
+				return *p, true
+			}
+			return 0, false
+		}
+		if hasSample(r, func(s *sampleRef) bool { return get(s) != nil }) {
+			c.AddSeries(f.name, lineValues(r, sizes, pick, 1), lineSeriesOpts(f.color, false)...)
+		}
+	}
+	title := fmt.Sprintf("%s — %s latency percentiles, %s", r.Test, r.Tool, r.Pair())
+	return chartSpec{Title: title, Option: string(c.JSONNotEscaped())}
+}
+
+// nixlChart compares NIXL backends (UCX, UCCL, LIBFABRIC …) per block size.
+func nixlChart(title string, rs []*Result) chartSpec {
+	sizes, labels := sizeAxis(rs)
+	c := newLineChart(labels, "block size", "Gb/s", false)
+	for i, r := range rs {
+		name := r.Backend
+		if name == "" {
+			name = r.Pair()
+		}
+		c.AddSeries(name, lineValues(r, sizes, pickMetric("bw_avg_bps"), 1e9), lineSeriesOpts(seriesPalette[i%len(seriesPalette)], false)...)
+	}
+	withLineRate(c, lineRateOf(rs), 1e9, "Gb/s")
+	return chartSpec{Title: title, Option: string(c.JSONNotEscaped())}
+}

@@ -1,0 +1,186 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/go-echarts/go-echarts/v2/charts"
+	"github.com/go-echarts/go-echarts/v2/opts"
+)
+
+// minMatrixEndpoints is the endpoint count from which a pairwise test is
+// drawn as an N×N heatmap: below it, the per-pair bars say the same.
+const minMatrixEndpoints = 3
+
+// isMatrix reports whether a test's results form a sender × receiver matrix.
+func isMatrix(rs []*Result) bool {
+	eps := map[string]bool{}
+	for _, r := range rs {
+		if r.From == "" || r.To == "" {
+			return false
+		}
+		eps[r.From], eps[r.To] = true, true
+	}
+	return len(eps) >= minMatrixEndpoints && len(rs) >= len(eps)
+}
+
+// matrixEndpoints lists a matrix's endpoints in natural order.
+func matrixEndpoints(rs []*Result) []string {
+	seen := map[string]bool{}
+	var eps []string
+	for _, r := range rs {
+		for _, e := range []string{r.From, r.To} {
+			if !seen[e] {
+				seen[e] = true
+				eps = append(eps, e)
+			}
+		}
+	}
+	sort.Slice(eps, func(i, j int) bool { return naturalLess(eps[i], eps[j]) })
+	return eps
+}
+
+// heatmapChart is the N×N efficiency matrix: rows send, columns receive. A
+// slow link is one red cell; a slow node is a red row or column.
+func heatmapChart(test string, rs []*Result) chartSpec {
+	eps := matrixEndpoints(rs)
+	idx := map[string]int{}
+	for i, e := range eps {
+		idx[e] = i
+	}
+	div, unit := unitFor(rs[0].Tool)
+	lo := 100.0
+	var data []opts.HeatMapData
+	for _, r := range rs {
+		if r.Efficiency == nil {
+			continue
+		}
+		lo = min(lo, *r.Efficiency)
+		tip := fmt.Sprintf("%s → %s: %.1f%% of line rate (%.1f %s)", r.From, r.To, *r.Efficiency, r.BestBps/div, unit)
+		data = append(data, opts.HeatMapData{Name: tip, Value: []any{idx[r.To], idx[r.From], round2(*r.Efficiency)}})
+	}
+	c := charts.NewHeatMap()
+	showLabels := len(eps) <= 16
+	axisFont := 12
+	if !showLabels {
+		axisFont = 9
+	}
+	c.SetGlobalOptions(
+		charts.WithAnimation(false),
+		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Formatter: opts.FuncOpts("function (p) { return p.name; }")}),
+		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(false)}),
+		charts.WithGridOpts(opts.Grid{Left: "2%", Right: "90", Top: "30", Bottom: "8", ContainLabel: opts.Bool(true)}),
+		charts.WithXAxisOpts(opts.XAxis{Type: "category", Data: eps, Name: "receiver", Position: "top",
+			AxisLabel: &opts.AxisLabel{Rotate: 60, Interval: "0", FontSize: axisFont}, SplitArea: &opts.SplitArea{Show: opts.Bool(true)}}),
+		charts.WithYAxisOpts(opts.YAxis{Type: "category", Data: eps, Name: "sender", Inverse: opts.Bool(true),
+			AxisLabel: &opts.AxisLabel{Interval: "0", FontSize: axisFont}, SplitArea: &opts.SplitArea{Show: opts.Bool(true)}}),
+		charts.WithVisualMapOpts(opts.VisualMap{Calculable: opts.Bool(true), Min: float32(min(lo, 80)), Max: 100,
+			Orient: "vertical", Right: "0", Top: "middle", Text: []string{"100%", fmt.Sprintf("%.0f%%", min(lo, 80))},
+			InRange: &opts.VisualMapInRange{Color: []string{"#b71c1c", "#ef6c00", "#fdd835", "#9ccc65", "#2e7d32"}}}),
+	)
+	c.AddSeries("% of line rate", data, charts.WithLabelOpts(opts.Label{Show: opts.Bool(showLabels), Formatter: string(opts.FuncOpts("function (p) { return p.value[2].toFixed(0); }"))}),
+		charts.WithItemStyleOpts(opts.ItemStyle{BorderColor: "#fff", BorderWidth: 1}))
+	height := 160 + 13*len(eps)
+	if showLabels {
+		height = 160 + 32*len(eps)
+	}
+	return chartSpec{Title: test + " — % of line rate, sender × receiver", Height: min(max(height, 360), 1100),
+		Note:   fmt.Sprintf("%d endpoints, %d pairs; each cell is the best bandwidth of the pair as a percent of line rate.", len(eps), len(data)),
+		Option: unprogressive(string(c.JSONNotEscaped()))}
+}
+
+// slowEndpoints ranks a matrix's endpoints by their mean efficiency as
+// sender and as receiver: a node whose row and column are both low has the
+// problem, not the links.
+type endpointScore struct {
+	Name           string
+	Node           string
+	Send, Recv     float64
+	SendN, RecvN   int
+	WorstPartner   string
+	WorstPartnerEf float64
+}
+
+func slowEndpoints(rs []*Result, nodes map[string]string, n int) []endpointScore {
+	scores := map[string]*endpointScore{}
+	get := func(name string) *endpointScore {
+		if scores[name] == nil {
+			scores[name] = &endpointScore{Name: name, Node: nodes[name], WorstPartnerEf: 1e9}
+		}
+		return scores[name]
+	}
+	for _, r := range rs {
+		if r.Efficiency == nil {
+			continue
+		}
+		e := *r.Efficiency
+		s, d := get(r.From), get(r.To)
+		s.Send += e
+		s.SendN++
+		d.Recv += e
+		d.RecvN++
+		if e < s.WorstPartnerEf {
+			s.WorstPartnerEf, s.WorstPartner = e, r.To
+		}
+		if e < d.WorstPartnerEf {
+			d.WorstPartnerEf, d.WorstPartner = e, r.From
+		}
+	}
+	var out []endpointScore
+	for _, s := range scores {
+		if s.SendN > 0 {
+			s.Send /= float64(s.SendN)
+		}
+		if s.RecvN > 0 {
+			s.Recv /= float64(s.RecvN)
+		}
+		out = append(out, *s)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := min(out[i].Send, out[i].Recv), min(out[j].Send, out[j].Recv)
+		if a != b {
+			return a < b
+		}
+		return naturalLess(out[i].Name, out[j].Name)
+	})
+	return out[:min(n, len(out))]
+}
+
+// maxEfficiencyBars bounds the per-pair bar chart; larger matrices are read
+// on their heatmap.
+const maxEfficiencyBars = 60
+
+// efficiencyChart is % of line rate per result, worst first, coloured by
+// verdict, with the expectation as a mark line.
+func efficiencyChart(rs []*Result) chartSpec {
+	sort.SliceStable(rs, func(i, j int) bool { return efficiencyKey(rs[i]) < efficiencyKey(rs[j]) })
+	var names []string
+	var data []opts.BarData
+	for _, r := range rs {
+		name := r.Test + ": " + r.Label()
+		if r.Backend != "" {
+			name += " [" + r.Backend + "]"
+		}
+		names = append(names, name)
+		data = append(data, opts.BarData{Value: math.Round(*r.Efficiency*10) / 10, ItemStyle: &opts.ItemStyle{Color: verdictColor(r.Verdict)}})
+	}
+	c := charts.NewBar()
+	c.SetGlobalOptions(
+		charts.WithAnimation(false),
+		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
+		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(false)}),
+		charts.WithGridOpts(opts.Grid{Left: "2%", Right: "6%", Top: "24", Bottom: "24", ContainLabel: opts.Bool(true)}),
+		charts.WithYAxisOpts(opts.YAxis{Type: "category", Data: names, Inverse: opts.Bool(true), AxisLabel: &opts.AxisLabel{Interval: "0"}}),
+		charts.WithXAxisOpts(opts.XAxis{Type: "value", Name: "% of line rate", NameLocation: "middle", NameGap: 24, Max: 100}),
+	)
+	c.AddSeries("% of line rate", data,
+		charts.WithLabelOpts(opts.Label{Show: opts.Bool(true), Position: "right", Formatter: "{c}%"}),
+		charts.WithBarChartOpts(opts.BarChart{BarWidth: "60%"}))
+	if pct, ok := expectedPct(rs[0].Expectation); ok {
+		charts.WithMarkLineNameXAxisItemOpts(opts.MarkLineNameXAxisItem{Name: fmt.Sprintf("expected %.0f%%", pct), XAxis: pct})(&c.MultiSeries[0])
+		charts.WithMarkLineStyleOpts(opts.MarkLineStyle{Symbol: []string{"none", "none"},
+			LineStyle: &opts.LineStyle{Color: colorLine, Type: "dashed"}, Label: &opts.Label{Show: opts.Bool(true), Formatter: "{b}"}})(&c.MultiSeries[0])
+	}
+	return chartSpec{Title: "% of line rate per pair (worst first)", Height: max(200, 60+26*len(rs)), Option: string(c.JSONNotEscaped())}
+}

@@ -1,0 +1,194 @@
+package report
+
+import (
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/rdmabench/rdmabench/units"
+)
+
+// HTMLOptions tunes WriteHTML.
+type HTMLOptions struct {
+	// RawBase is the path from the HTML file's folder to the run folder,
+	// prefixed to raw output links ("" when the HTML sits in the run folder).
+	RawBase string
+}
+
+// page is what the template renders.
+type page struct {
+	Title    string
+	Run      RunMeta
+	Duration string
+	LineRate string
+	Counts   Summary
+	Env      [][2]string
+	Rows     []verdictRow
+	Sections []section
+	Charts   []chartSpec
+	ECharts  string
+}
+
+// section is one heading of the report with its charts and tables.
+type section struct {
+	ID, Title, Intro string
+	Charts           []chartSpec
+	Tables           []htmlTable
+}
+
+// htmlTable is a small table under a section (slow endpoints, NIXL winners).
+type htmlTable struct {
+	Caption string
+	Head    []string
+	Rows    [][]string
+}
+
+// verdictRow is one line of the verdict summary.
+type verdictRow struct {
+	Verdict, Test, Tool, Backend, Pair, PairTitle string
+	Best, Eff, Transport, TransportClass, Reason  string
+	EffWidth                                      float64
+	Raw                                           []rawLink
+	Folded                                        bool
+}
+
+type rawLink struct{ Name, Href string }
+
+func buildPage(r *Report, o HTMLOptions) *page {
+	p := &page{Title: "rdmabench report " + r.Run.ID, Run: r.Run, Counts: CountVerdicts(r.Results)}
+	if !r.Run.End.IsZero() {
+		p.Duration = r.Run.End.Sub(r.Run.Start).Round(1e9).String()
+	}
+	if lr := r.Run.LineRate; lr != nil {
+		rate := "unknown"
+		if lr.Bps > 0 {
+			rate = units.FormatRate(lr.Bps)
+		}
+		p.LineRate = fmt.Sprintf("%s (%s: %s)", rate, lr.Source, lr.Detail)
+	}
+	p.Env = environmentRows(r.Run)
+	p.Rows = verdictRows(r, o)
+	p.Sections = buildSections(r)
+	n := 0
+	for si := range p.Sections {
+		for ci := range p.Sections[si].Charts {
+			n++
+			c := &p.Sections[si].Charts[ci]
+			c.ID = fmt.Sprintf("chart-%d", n)
+			if c.Height == 0 {
+				c.Height = 340
+			}
+			c.Option = optionJSON(c.Option)
+			p.Charts = append(p.Charts, *c)
+		}
+	}
+	return p
+}
+
+func environmentRows(m RunMeta) [][2]string {
+	var rows [][2]string
+	add := func(k, v string) {
+		if v != "" {
+			rows = append(rows, [2]string{k, v})
+		}
+	}
+	add("hosts", strings.Join(m.Hosts, ", "))
+	add("nodes", strings.Join(m.Nodes, ", "))
+	for _, m := range []map[string]string{m.Fingerprint, m.ToolVersions} {
+		keys := make([]string, 0, len(m))
+		for k := range m {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			add(k, m[k])
+		}
+	}
+	return rows
+}
+
+// htmlPassesPerTest bounds the passing rows of one test in the HTML
+// summary, as in the terminal; the heatmap shows the rest.
+const htmlPassesPerTest = 12
+
+func verdictRows(r *Report, o HTMLOptions) []verdictRow {
+	eps := map[string]EndpointInfo{}
+	for _, e := range r.Endpoints {
+		eps[e.Name] = e
+	}
+	var rows []verdictRow
+	shown := map[string]int{}
+	folded := map[string]*foldedPasses{}
+	var order []string
+	for _, i := range WorstFirst(r.Results) {
+		res := &r.Results[i]
+		if res.Verdict == VerdictPass && shown[res.Test] >= htmlPassesPerTest {
+			if folded[res.Test] == nil {
+				folded[res.Test] = &foldedPasses{tool: res.Tool}
+				order = append(order, res.Test)
+			}
+			folded[res.Test].add(res)
+			continue
+		}
+		shown[res.Test]++
+		rows = append(rows, verdictRowOf(res, o, eps))
+	}
+	for _, t := range order {
+		cells := folded[t].row(t)
+		rows = append(rows, verdictRow{Verdict: VerdictPass, Test: t, Tool: cells[2], Pair: cells[4], Eff: cells[6], Reason: "all pass", Folded: true})
+	}
+	return rows
+}
+
+func verdictRowOf(res *Result, o HTMLOptions, eps map[string]EndpointInfo) verdictRow {
+	row := verdictRow{Verdict: res.Verdict, Test: res.Test, Tool: res.Tool, Backend: res.Backend, Pair: res.Label(),
+		Best: res.Headline(), Eff: FormatEfficiency(res.Efficiency), Transport: res.TransportLabel(), Reason: res.Reason}
+	if res.Efficiency != nil {
+		row.EffWidth = min(max(*res.Efficiency, 0), 100)
+	}
+	row.TransportClass = map[string]string{"RDMA": "rdma", "TCP fallback": "tcp", "shm": "shm"}[row.Transport]
+	if row.TransportClass == "" {
+		row.TransportClass = "unknown"
+	}
+	var where []string
+	for _, e := range resultEndpoints(res, eps) {
+		where = append(where, strings.Join(strings.Fields(fmt.Sprintf("%s %s: %s %s %s", e.Role, e.Name, e.Node, e.Device, e.Address)), " "))
+	}
+	row.PairTitle = strings.Join(where, "\n")
+	for i, raw := range res.RawOutputs {
+		row.Raw = append(row.Raw, rawLink{Name: rawLabel(raw, i), Href: path.Join(o.RawBase, raw)})
+	}
+	return row
+}
+
+// rawLabel names a raw output link briefly: its side when the file name
+// says it (server, client, initiator, target, rank N), else its number.
+func rawLabel(p string, i int) string {
+	base := strings.ToLower(path.Base(p))
+	for _, side := range []string{"server", "client", "initiator", "target", "rank"} {
+		if strings.Contains(base, side) {
+			return side
+		}
+	}
+	return fmt.Sprintf("log %d", i+1)
+}
+
+// resultEndpoints are a result's sides: its own Endpoints, else the run's
+// endpoints named From (client) and To (server).
+func resultEndpoints(res *Result, eps map[string]EndpointInfo) []ResultEndpoint {
+	if len(res.Endpoints) > 0 {
+		return res.Endpoints
+	}
+	var out []ResultEndpoint
+	for _, side := range []struct{ role, name string }{{"client", res.From}, {"server", res.To}} {
+		if e, ok := eps[side.name]; ok {
+			node := e.Node
+			if node == "" {
+				node = e.Host
+			}
+			out = append(out, ResultEndpoint{Role: side.role, Name: e.Name, Node: node, Device: e.Device, Address: e.Address})
+		}
+	}
+	return out
+}

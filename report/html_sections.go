@@ -1,0 +1,176 @@
+package report
+
+import (
+	"fmt"
+	"sort"
+)
+
+// maxLatencyCharts bounds the latency charts; more latency results are in
+// the verdict table.
+const maxLatencyCharts = 6
+
+// testGroups returns results by test, in the order tests first appear.
+func testGroups(rs []Result) ([]string, map[string][]*Result) {
+	var order []string
+	by := map[string][]*Result{}
+	for i := range rs {
+		r := &rs[i]
+		if len(r.Samples) == 0 {
+			continue
+		}
+		if by[r.Test] == nil {
+			order = append(order, r.Test)
+		}
+		by[r.Test] = append(by[r.Test], r)
+	}
+	return order, by
+}
+
+// buildSections lays the charts out by what a reader asks in turn: how far
+// from line rate is each pair, how does bandwidth grow with size, which
+// links are slow, which NIXL backend wins, what are the latencies, what does
+// NCCL get.
+func buildSections(r *Report) []section {
+	order, by := testGroups(r.Results)
+	nodes := map[string]string{}
+	for _, e := range r.Endpoints {
+		nodes[e.Name] = e.Node
+	}
+	eff := section{ID: "efficiency", Title: "Percent of line rate per pair"}
+	bw := section{ID: "bandwidth", Title: "Bandwidth versus message size", Intro: "Average bandwidth per message size; the dashed line is the line rate."}
+	mat := section{ID: "matrix", Title: "All-to-all matrices", Intro: "Rows send, columns receive. A red cell is a slow link; a red row or column is a slow node or NIC."}
+	nixl := section{ID: "nixl", Title: "NIXL backend comparison", Intro: "nixlbench bandwidth per block size, one line per backend."}
+	lat := section{ID: "latency", Title: "Latency percentiles"}
+	nccl := section{ID: "nccl", Title: "NCCL bus bandwidth", Intro: "Bus bandwidth (GB/s, as nccl-tests reports it) versus message size; solid out-of-place, dashed in-place."}
+	var effResults []*Result
+	nixlGroups := map[string][]*Result{}
+	var nixlOrder []string
+	for _, test := range order {
+		legs := by[test]
+		rs := mergeVariants(legs)
+		tool := rs[0].Tool
+		switch {
+		case IsCollective(tool):
+			nccl.Charts = append(nccl.Charts, ncclChart(test, rs))
+		case tool == "nixlbench":
+			for _, x := range rs {
+				k := x.Test + " " + x.Op
+				if nixlGroups[k] == nil {
+					nixlOrder = append(nixlOrder, k)
+				}
+				nixlGroups[k] = append(nixlGroups[k], x)
+			}
+		case MetricOf(rs[0]) == "lat_avg_us":
+			for _, x := range rs {
+				if len(lat.Charts) < maxLatencyCharts {
+					lat.Charts = append(lat.Charts, latencyChart(x))
+				}
+			}
+			continue
+		case isMatrix(rs):
+			mat.Charts = append(mat.Charts, heatmapChart(test, rs))
+			mat.Tables = append(mat.Tables, slowTable(test, rs, nodes))
+			if sizes, _ := sizeAxis(rs); len(sizes) > 1 {
+				bw.Charts = append(bw.Charts, bandwidthChart(test, rs))
+			}
+			continue // the heatmap shows their efficiency
+		default:
+			if sizes, _ := sizeAxis(rs); len(sizes) > 1 { // one size is a figure, not a curve
+				bw.Charts = append(bw.Charts, bandwidthChart(test, rs))
+			}
+		}
+		for _, x := range legs {
+			if x.Efficiency != nil {
+				effResults = append(effResults, x)
+			}
+		}
+	}
+	for _, k := range nixlOrder {
+		nixl.Charts = append(nixl.Charts, nixlChart(k+" — bandwidth per block size and backend", nixlGroups[k]))
+		nixl.Tables = append(nixl.Tables, nixlTable(k, nixlGroups[k]))
+	}
+	fillEfficiency(&eff, effResults)
+	var out []section
+	for _, s := range []section{eff, mat, bw, nixl, lat, nccl} {
+		if len(s.Charts) > 0 {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func slowTable(test string, rs []*Result, nodes map[string]string) htmlTable {
+	t := htmlTable{Caption: test + ": endpoints with the lowest mean % of line rate",
+		Head: []string{"endpoint", "node", "as sender", "as receiver", "worst partner"}}
+	for _, s := range slowEndpoints(rs, nodes, 5) {
+		t.Rows = append(t.Rows, []string{s.Name, s.Node, fmt.Sprintf("%.1f%%", s.Send), fmt.Sprintf("%.1f%%", s.Recv),
+			fmt.Sprintf("%s (%.1f%%)", s.WorstPartner, s.WorstPartnerEf)})
+	}
+	return t
+}
+
+// nixlTable ranks the backends by best bandwidth.
+func nixlTable(title string, rs []*Result) htmlTable {
+	sorted := append([]*Result(nil), rs...)
+	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].BestBps > sorted[j].BestBps })
+	t := htmlTable{Caption: title + ": backends ranked by best bandwidth", Head: []string{"rank", "backend", "best", "% of line rate", "verdict"}}
+	for i, r := range sorted {
+		t.Rows = append(t.Rows, []string{fmt.Sprint(i + 1), r.Backend, r.Headline(), FormatEfficiency(r.Efficiency), r.Verdict})
+	}
+	return t
+}
+
+// mergeVariants joins the legs of one pair that differ only by variant (a
+// runner that runs one leg per message size) into one result per pair, so
+// that a chart draws one line through every size rather than one point per leg.
+func mergeVariants(rs []*Result) []*Result {
+	type key struct{ pair, backend, op string }
+	groups := map[key][]*Result{}
+	var order []key
+	for _, r := range rs {
+		k := key{r.Pair(), r.Backend, r.Op}
+		if groups[k] == nil {
+			order = append(order, k)
+		}
+		groups[k] = append(groups[k], r)
+	}
+	if len(order) == len(rs) {
+		return rs
+	}
+	out := make([]*Result, 0, len(order))
+	for _, k := range order {
+		g := groups[k]
+		if len(g) == 1 {
+			out = append(out, g[0])
+			continue
+		}
+		m := *g[0]
+		m.Samples, m.Variant = nil, ""
+		for _, r := range g {
+			m.Samples = append(m.Samples, r.Samples...)
+			if r.BestBps > m.BestBps {
+				m.BestBps, m.BestBytes, m.Efficiency = r.BestBps, r.BestBytes, r.Efficiency
+			}
+			if verdictRank(r.Verdict) < verdictRank(m.Verdict) {
+				m.Verdict = r.Verdict
+			}
+		}
+		sort.SliceStable(m.Samples, func(i, j int) bool { return m.Samples[i].Bytes < m.Samples[j].Bytes })
+		out = append(out, &m)
+	}
+	return out
+}
+
+// fillEfficiency adds the per-pair efficiency chart, bounded to the worst
+// maxEfficiencyBars results.
+func fillEfficiency(eff *section, rs []*Result) {
+	if len(rs) == 0 {
+		return
+	}
+	sort.SliceStable(rs, func(i, j int) bool { return efficiencyKey(rs[i]) < efficiencyKey(rs[j]) })
+	if len(rs) > maxEfficiencyBars {
+		eff.Intro = fmt.Sprintf("The %d worst of %d results.", maxEfficiencyBars, len(rs))
+		rs = rs[:maxEfficiencyBars]
+	}
+	eff.Charts = append(eff.Charts, efficiencyChart(rs))
+}

@@ -1,0 +1,77 @@
+package report
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// fixtureReports are the reports kept under testdata/report for the CLI
+// tests, the schema test and the README.
+func fixtureReports() map[string]*Report {
+	base, cur := compareFixtures()
+	return map[string]*Report{"full.json": fullReport(1), "baseline.json": base, "current.json": cur}
+}
+
+// TestFixtures writes the fixture reports with -update and checks Save's
+// bytes against them otherwise: the report.json round trip golden.
+func TestFixtures(t *testing.T) {
+	for name, r := range fixtureReports() {
+		path := filepath.Join(t.TempDir(), "report.json")
+		if err := Save(path, r); err != nil {
+			t.Fatal(err)
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		golden(t, name, data)
+	}
+}
+
+func TestRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	want := fullReport(1)
+	p1 := filepath.Join(dir, "a.json")
+	if err := Save(p1, want); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Load(p1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("Load(Save(r)) differs from r")
+	}
+	p2 := filepath.Join(dir, "b.json")
+	if err := Save(p2, got); err != nil {
+		t.Fatal(err)
+	}
+	a, _ := os.ReadFile(p1)
+	b, _ := os.ReadFile(p2)
+	if string(a) != string(b) {
+		t.Fatal("second Save differs from the first")
+	}
+}
+
+func TestLoadErrors(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte(text), 0o644)
+		return p
+	}
+	cases := []struct{ path, want string }{
+		{write("bad.json", "{not json"), "bad.json: not a report.json"},
+		{write("old.json", `{"schemaVersion":"rdmabench.io/report/v0"}`), `schemaVersion "rdmabench.io/report/v0"`},
+		{filepath.Join(dir, "absent.json"), "absent.json"},
+	}
+	for _, c := range cases {
+		_, err := Load(c.path)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Load(%s) = %v, want error containing %q", c.path, err, c.want)
+		}
+	}
+}

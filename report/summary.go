@@ -1,0 +1,148 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/tw"
+)
+
+// SummaryRowsPerTest bounds the rows one test contributes to the terminal
+// summary: a 64-endpoint all-to-all has 4,032 pairs and nobody reads them in
+// a terminal. Every non-passing result is always shown; passing ones beyond
+// the bound are folded into one line with their range of efficiency.
+const SummaryRowsPerTest = 8
+
+// WriteSummaryTable writes the terminal summary of r: one row per result
+// (test and pair), worst first, with its best figure, percent of line rate,
+// transport and verdict, then one count line. It is what `rdmabench run` and
+// `rdmabench report` print.
+func WriteSummaryTable(w io.Writer, r *Report) error {
+	t := tablewriter.NewTable(w,
+		tablewriter.WithHeaderAutoFormat(tw.Off),
+		tablewriter.WithRowAutoWrap(tw.WrapNone),
+		tablewriter.WithHeaderAlignment(tw.AlignLeft),
+		tablewriter.WithRowAlignment(tw.AlignLeft),
+	)
+	t.Header("VERDICT", "TEST", "TOOL", "BACKEND", "PAIR", "BEST", "% LINE", "TRANSPORT", "REASON")
+	for _, row := range summaryRows(r.Results) {
+		if err := t.Append(row); err != nil {
+			return err
+		}
+	}
+	if err := t.Render(); err != nil {
+		return err
+	}
+	s := CountVerdicts(r.Results)
+	_, err := fmt.Fprintf(w, "%d results: %d pass, %d fail, %d error, %d skipped\n",
+		s.Total, s.Pass, s.Fail, s.Error, s.Skipped)
+	return err
+}
+
+// summaryRows renders results worst first, folding the passing tail of
+// large tests.
+func summaryRows(rs []Result) [][]string {
+	var rows [][]string
+	shown := map[string]int{}
+	folded := map[string]*foldedPasses{}
+	var order []string
+	foldedOut := false
+	for _, i := range WorstFirst(rs) {
+		res := &rs[i]
+		if res.Verdict == VerdictPass && shown[res.Test] >= SummaryRowsPerTest {
+			f := folded[res.Test]
+			if f == nil {
+				f = &foldedPasses{tool: res.Tool}
+				folded[res.Test] = f
+				order = append(order, res.Test)
+			}
+			f.add(res)
+			continue
+		}
+		if res.Verdict == VerdictSkipped && !foldedOut {
+			rows, foldedOut = appendFolded(rows, order, folded), true
+		}
+		shown[res.Test]++
+		rows = append(rows, resultRow(res))
+	}
+	if !foldedOut {
+		rows = appendFolded(rows, order, folded)
+	}
+	return rows
+}
+
+// appendFolded adds the folded passing rows, after the passes they stand
+// for and before what was skipped.
+func appendFolded(rows [][]string, order []string, folded map[string]*foldedPasses) [][]string {
+	for _, test := range order {
+		rows = append(rows, folded[test].row(test))
+	}
+	return rows
+}
+
+func resultRow(r *Result) []string {
+	return []string{
+		strings.ToUpper(r.Verdict), r.Test, r.Tool, r.Backend, r.Label(),
+		r.Headline(), FormatEfficiency(r.Efficiency), r.TransportLabel(), oneLine(r.Reason, 48),
+	}
+}
+
+// foldedPasses accumulates the passing results left out of the table.
+type foldedPasses struct {
+	tool     string
+	n        int
+	min, max *float64
+}
+
+func (f *foldedPasses) add(r *Result) {
+	f.n++
+	if r.Efficiency == nil {
+		return
+	}
+	e := *r.Efficiency
+	if f.min == nil || e < *f.min {
+		f.min = &e
+	}
+	if f.max == nil || e > *f.max {
+		f.max = &e
+	}
+}
+
+func (f *foldedPasses) row(test string) []string {
+	eff := "-"
+	if f.min != nil {
+		eff = fmt.Sprintf("%.1f–%.1f%%", *f.min, *f.max)
+	}
+	return []string{"PASS", test, f.tool, "", fmt.Sprintf("… %d more pairs", f.n), "", eff, "", "all pass"}
+}
+
+// oneLine keeps the first line of s, cut to n runes.
+func oneLine(s string, n int) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
+
+// CountVerdicts counts results by verdict.
+func CountVerdicts(rs []Result) Summary {
+	s := Summary{Total: len(rs)}
+	for _, r := range rs {
+		switch r.Verdict {
+		case VerdictPass:
+			s.Pass++
+		case VerdictFail:
+			s.Fail++
+		case VerdictError:
+			s.Error++
+		case VerdictSkipped:
+			s.Skipped++
+		}
+	}
+	return s
+}

@@ -1,0 +1,36 @@
+package runner
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/rdmabench/rdmabench/report"
+)
+
+// Not a terminal: one compact line per round and per finished leg.
+func TestProgressLines(t *testing.T) {
+	var buf bytes.Buffer
+	p := newProgress(&buf, 2)
+	p.round(0, &Round{Test: "write-bw", Jobs: make([]Job, 2)})
+	p.start(&Job{ID: "j", Legs: make([]Leg, 1)}, 0, 0, 1)
+	eff := 93.5
+	p.leg(report.Result{JobID: "write-bw/r0/a-0->b-0", Variant: "65536", Verdict: report.VerdictPass, BestBps: 374e9, BestBytes: 65536, Efficiency: &eff, Seconds: 3.2})
+	p.leg(report.Result{JobID: "rping/r0/a-0->b-0", Verdict: report.VerdictError, Reason: "timed out after 31s\nmore", Seconds: 31})
+	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("want 3 lines, got %d:\n%s", len(lines), buf.String())
+	}
+	for i, want := range []string{
+		"round 1/2: write-bw (2 job(s))",
+		"pass    write-bw/r0/a-0->b-0 [65536]  374.00 Gb/s @ 64KiB (93.5% of line rate)  (3.2s)",
+		"error   rping/r0/a-0->b-0  (31.0s)  timed out after 31s",
+	} {
+		if !strings.HasSuffix(lines[i], want) {
+			t.Errorf("line %d: %q, want suffix %q", i, lines[i], want)
+		}
+	}
+	if strings.Contains(buf.String(), "\r") {
+		t.Error("a live status line was drawn on a non-terminal")
+	}
+}

@@ -1,0 +1,114 @@
+package runner
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/rdmabench/rdmabench/report"
+)
+
+// Files of a results folder.
+const (
+	ScenarioFile = "scenario.yaml"
+	PlanFile     = "plan.json"
+	ResultsFile  = "results.jsonl"
+	ReportFile   = "report.json"
+	RawDir       = "raw"
+)
+
+// DefaultOutDir is results/<scenario>-<YYYYmmdd-HHMMSS>.
+func DefaultOutDir(scenario string, t time.Time) string {
+	return filepath.Join("results", sanitize(scenario)+"-"+t.Format("20060102-150405"))
+}
+
+// resultsDir writes one run's folder. Appends are serialised and fsynced
+// so that a crash loses at most the leg that was running.
+type resultsDir struct {
+	dir string
+
+	mu    sync.Mutex
+	jsonl *os.File
+}
+
+func createResultsDir(dir string) (*resultsDir, error) {
+	if err := os.MkdirAll(filepath.Join(dir, RawDir), 0o755); err != nil {
+		return nil, fmt.Errorf("results folder: %w", err)
+	}
+	f, err := os.OpenFile(filepath.Join(dir, ResultsFile), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("results folder: %w", err)
+	}
+	return &resultsDir{dir: dir, jsonl: f}, nil
+}
+
+func (d *resultsDir) writeFile(name string, data []byte) error {
+	return os.WriteFile(filepath.Join(d.dir, name), data, 0o644)
+}
+
+func (d *resultsDir) writePlan(p *Plan) error {
+	data, err := json.MarshalIndent(p, "", "  ")
+	if err != nil {
+		return err
+	}
+	return d.writeFile(PlanFile, append(data, '\n'))
+}
+
+// appendResult writes one results.jsonl line and syncs it to disk.
+func (d *resultsDir) appendResult(r report.Result) error {
+	r.SchemaVersion = report.SchemaVersion
+	data, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if _, err := d.jsonl.Write(append(data, '\n')); err != nil {
+		return fmt.Errorf("append %s: %w", ResultsFile, err)
+	}
+	return d.jsonl.Sync()
+}
+
+// rawPath is raw/<job>/<leg>-<rep>-<endpoint>-<role>.out, absolute and
+// relative to the folder.
+func (d *resultsDir) rawPath(job string, leg, rep int, endpoint, role string) (abs, rel string) {
+	rel = filepath.Join(RawDir, sanitize(job), fmt.Sprintf("%d-%d-%s-%s.out", leg, rep, sanitize(endpoint), sanitize(role)))
+	return filepath.Join(d.dir, rel), rel
+}
+
+// scratchDir is the local ${out} of one leg repetition.
+func (d *resultsDir) scratchDir(job string, leg, rep int) string {
+	return filepath.Join(d.dir, RawDir, sanitize(job), fmt.Sprintf("%d-%d-files", leg, rep))
+}
+
+func (d *resultsDir) saveReport(r *report.Report) error {
+	return report.Save(filepath.Join(d.dir, ReportFile), r)
+}
+
+func (d *resultsDir) close() error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.jsonl.Close()
+}
+
+// sanitize keeps a name usable as one path element.
+func sanitize(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '.', r == '-', r == '_':
+			b.WriteRune(r)
+		default:
+			b.WriteByte('_')
+		}
+	}
+	out := strings.Trim(b.String(), ".")
+	if out == "" {
+		return "_"
+	}
+	return out
+}

@@ -1,0 +1,386 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"slices"
+	"sort"
+	"sync"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/rdmabench/rdmabench/parsers"
+	"github.com/rdmabench/rdmabench/report"
+	"github.com/rdmabench/rdmabench/runner/backend"
+	runetcd "github.com/rdmabench/rdmabench/runner/etcd"
+	"github.com/rdmabench/rdmabench/scenarios"
+)
+
+// ParseFunc reads one tool's raw output into a measurement. Parsers are
+// pure; the runner hands them the file of the side that holds the result.
+type ParseFunc func(tool string, r io.Reader) (parsers.Measurement, error)
+
+// DefaultParse is the parser used when Config.Parse is nil.
+var DefaultParse ParseFunc
+
+// Config is one run: what to execute, where, and where results go.
+type Config struct {
+	Plan    *Plan
+	Backend backend.Backend
+	// Scenario supplies each test's expectation and requirements; nil
+	// judges only whether a measurement was made.
+	Scenario *scenarios.Scenario
+	// ScenarioBytes is written as scenario.yaml (the scenario as run).
+	ScenarioBytes []byte
+	// ScenarioHash is the sha256 of the scenario file's bytes; default:
+	// of ScenarioBytes.
+	ScenarioHash string
+	// OutDir is the results folder; created if absent.
+	OutDir  string
+	RunID   string
+	Version string
+	// LineRate results are judged against (ResolveLineRate); nil = none.
+	LineRate *report.LineRate
+	Parse    ParseFunc
+	// Progress receives one line per leg (stderr); nil = silent.
+	Progress io.Writer
+	// HasRDMA says whether RDMA devices exist where endpoints run; nil
+	// uses DetectRDMA (this host), right for the local backend.
+	HasRDMA func() (bool, string)
+	// EtcdURL is an etcd to use instead of starting the embedded one.
+	EtcdURL string
+	// ExitGrace is how long servers may outlive their client (default 5s).
+	ExitGrace time.Duration
+	// CleanupTimeout bounds the clean-up after the run (default 30s).
+	CleanupTimeout time.Duration
+	// Keep leaves endpoints (pods) for debugging; local processes are
+	// always killed since nothing is left to inspect in them.
+	Keep bool
+}
+
+// run is the state of one execution of a plan.
+type run struct {
+	cfg       Config
+	dir       *resultsDir
+	runID     string
+	endpoints map[string]backend.Endpoint
+	tests     map[string]*scenarios.Test
+	etcdURL   string
+	etcd      *clientv3.Client
+	etcdSrv   *runetcd.Server
+	progress  *progress
+
+	mu       sync.Mutex
+	results  []report.Result
+	versions map[string]string // tool → version it reported
+}
+
+// Run executes the plan round by round and returns the report, which is
+// also saved as report.json — when the run fails or is interrupted too. The
+// error implements ExitCode(): 1 shortfall, 3 harness failure, 130 Ctrl-C.
+func Run(ctx context.Context, cfg Config) (*report.Report, error) {
+	if cfg.Plan == nil || cfg.Backend == nil || cfg.OutDir == "" {
+		return nil, &HarnessError{Err: errors.New("runner: Plan, Backend and OutDir are required")}
+	}
+	r := &run{cfg: cfg, runID: cfg.RunID, tests: testsByName(cfg.Scenario)}
+	if r.runID == "" {
+		r.runID = NewRunID(time.Now())
+	}
+	dir, err := createResultsDir(cfg.OutDir)
+	if err != nil {
+		return nil, &HarnessError{Err: err}
+	}
+	r.dir = dir
+	defer dir.close()
+	rep := r.newReport()
+	r.progress = newProgress(cfg.Progress, len(cfg.Plan.Rounds))
+	runErr := r.prepare(ctx, rep)
+	if runErr == nil {
+		r.recordSkips()
+		r.rounds(ctx)
+	}
+	r.cleanup()
+	return r.finish(ctx, rep, runErr)
+}
+
+// NewRunID is a short, sortable, unique-enough run id: 20060102-150405-xxxx.
+func NewRunID(t time.Time) string {
+	return fmt.Sprintf("%s-%04x", t.UTC().Format("20060102-150405"), t.UnixNano()&0xffff)
+}
+
+func testsByName(sc *scenarios.Scenario) map[string]*scenarios.Test {
+	m := map[string]*scenarios.Test{}
+	if sc != nil {
+		for i := range sc.Tests {
+			m[sc.Tests[i].Name] = &sc.Tests[i]
+		}
+	}
+	return m
+}
+
+// prepare writes the scenario and plan, provisions endpoints and starts
+// etcd when a job needs it.
+func (r *run) prepare(ctx context.Context, rep *report.Report) error {
+	if len(r.cfg.ScenarioBytes) > 0 {
+		if err := r.dir.writeFile(ScenarioFile, r.cfg.ScenarioBytes); err != nil {
+			return err
+		}
+	}
+	if err := r.dir.writePlan(r.cfg.Plan); err != nil {
+		return err
+	}
+	eps, err := r.cfg.Backend.Provision(ctx, r.cfg.Plan.Endpoints)
+	if err != nil {
+		return fmt.Errorf("provision endpoints on %s: %w", r.cfg.Backend.Name(), err)
+	}
+	r.endpoints = map[string]backend.Endpoint{}
+	for _, ep := range eps {
+		r.endpoints[ep.Name] = ep
+		rep.Endpoints = append(rep.Endpoints, report.EndpointInfo{Name: ep.Name, Pool: ep.Pool, Host: ep.Host, Node: ep.Node, Device: ep.Device, Address: ep.Address})
+		if ep.Host != "" && !slices.Contains(rep.Run.Hosts, ep.Host) {
+			rep.Run.Hosts = append(rep.Run.Hosts, ep.Host)
+		}
+	}
+	if r.cfg.Plan.NeedsEtcd && r.anyJobRuns() {
+		return r.startEtcd(ctx)
+	}
+	return nil
+}
+
+// startEtcd starts the embedded etcd (or connects to Config.EtcdURL).
+func (r *run) startEtcd(ctx context.Context) error {
+	r.etcdURL = r.cfg.EtcdURL
+	if r.etcdURL == "" {
+		srv, err := runetcd.Start(ctx, runetcd.Config{})
+		if err != nil {
+			return fmt.Errorf("embedded etcd for nixlbench: %w", err)
+		}
+		r.etcdSrv, r.etcdURL = srv, srv.URL
+	}
+	c, err := runetcd.NewClient(r.etcdURL)
+	if err != nil {
+		return fmt.Errorf("etcd client for %s: %w", r.etcdURL, err)
+	}
+	r.etcd = c
+	return nil
+}
+
+// rounds runs the rounds one after the other, the jobs of a round at once.
+func (r *run) rounds(ctx context.Context) {
+	for i := range r.cfg.Plan.Rounds {
+		if ctx.Err() != nil {
+			return
+		}
+		round := &r.cfg.Plan.Rounds[i]
+		r.progress.round(i, round)
+		var wg sync.WaitGroup
+		for j := range round.Jobs {
+			wg.Add(1)
+			go func(job *Job) {
+				defer wg.Done()
+				defer r.recoverJob(job)
+				r.runJob(ctx, job)
+			}(&round.Jobs[j])
+		}
+		wg.Wait()
+	}
+}
+
+// runJob runs the legs of a job in order; each leg's result is recorded
+// the moment it ends.
+func (r *run) runJob(ctx context.Context, job *Job) {
+	if skip, why := r.skipReason(job); skip {
+		for i := range job.Legs {
+			r.record(r.skippedResult(job, i, why))
+		}
+		return
+	}
+	for i := range job.Legs {
+		res, ok := r.runLeg(ctx, job, i)
+		if !ok {
+			return // interrupted: an unfinished leg is not a result
+		}
+		r.record(res)
+	}
+}
+
+// recoverJob turns a panic inside a job into an error result, so that a
+// harness bug costs one job, not the run and its report.
+func (r *run) recoverJob(job *Job) {
+	if p := recover(); p != nil {
+		res := newResult(job, 0)
+		res.Verdict, res.ErrorClass = report.VerdictError, parsers.ClassToolError
+		res.Reason = fmt.Sprintf("internal error in rdmabench (please report): %v", p)
+		res.Started = time.Now().UTC()
+		r.record(res)
+	}
+}
+
+// record appends a result to results.jsonl (fsynced) and to the report.
+func (r *run) record(res report.Result) {
+	if err := r.dir.appendResult(res); err != nil {
+		res.Reason = joinReason(res.Reason, "not written to "+ResultsFile+": "+err.Error())
+	}
+	r.mu.Lock()
+	r.results = append(r.results, res)
+	r.mu.Unlock()
+	r.progress.leg(res)
+}
+
+// cleanup runs on a fresh context: after Ctrl-C the run's is done.
+func (r *run) cleanup() {
+	bound := r.cfg.CleanupTimeout
+	if bound <= 0 {
+		bound = 30 * time.Second
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), bound)
+	defer cancel()
+	if r.cfg.Keep && r.cfg.Backend.Name() != "local" {
+		r.progress.printf("--keep: endpoints left in place for debugging; remove them with rdmabench clean")
+	} else if err := r.cfg.Backend.Cleanup(ctx); err != nil {
+		r.progress.printf("clean-up: %v", err)
+	}
+	if r.etcd != nil {
+		r.etcd.Close()
+	}
+	if r.etcdSrv != nil {
+		_ = r.etcdSrv.Close()
+	}
+}
+
+// scratch makes the leg's ${out} folder on its endpoints, when a command
+// uses it.
+func (r *run) scratch(ctx context.Context, l *legRun) (string, error) {
+	if r.cfg.Backend.Name() == "local" {
+		abs, err := filepath.Abs(r.dir.scratchDir(l.job.ID, l.legIdx, l.rep))
+		if err != nil || !usesOut(l.leg) {
+			return abs, err
+		}
+		return abs, mkdirAll(abs)
+	}
+	if !usesOut(l.leg) {
+		return "", nil
+	}
+	dir := fmt.Sprintf("/tmp/rdmabench-%s/%s/%d-%d", r.runID, sanitize(l.job.ID), l.legIdx, l.rep)
+	seen := map[string]bool{}
+	for _, pc := range l.leg.Commands {
+		if seen[pc.Endpoint] {
+			continue
+		}
+		seen[pc.Endpoint] = true
+		if _, err := r.cfg.Backend.Exec(ctx, r.endpoints[pc.Endpoint], []string{"mkdir", "-p", dir}); err != nil {
+			return "", fmt.Errorf("make scratch folder on %s: %w", pc.Endpoint, err)
+		}
+	}
+	return dir, nil
+}
+
+func (r *run) exitGrace() time.Duration {
+	if r.cfg.ExitGrace > 0 {
+		return r.cfg.ExitGrace
+	}
+	return 5 * time.Second
+}
+
+func (r *run) parse(tool string, rd io.Reader) (parsers.Measurement, error) {
+	p := r.cfg.Parse
+	if p == nil {
+		p = DefaultParse
+	}
+	if p == nil {
+		return parsers.Measurement{}, errors.New("no parser linked into this build")
+	}
+	return p(tool, rd)
+}
+
+// finish stamps the report, saves it and picks the error (exit code).
+func (r *run) finish(ctx context.Context, rep *report.Report, runErr error) (*report.Report, error) {
+	r.mu.Lock()
+	rep.Results = append([]report.Result(nil), r.results...)
+	rep.Run.ToolVersions = r.versions
+	r.mu.Unlock()
+	order := r.planOrder()
+	sort.SliceStable(rep.Results, func(i, j int) bool { return resultLess(order, rep.Results[i], rep.Results[j]) })
+	rep.Summary = summarize(rep.Results)
+	rep.Run.End = time.Now().UTC()
+	if ctx.Err() != nil {
+		rep.Run.Interrupted = true
+	}
+	if runErr != nil {
+		rep.Run.Error = runErr.Error()
+	}
+	if err := r.dir.saveReport(rep); err != nil && runErr == nil {
+		runErr = fmt.Errorf("save %s: %w", ReportFile, err)
+	}
+	r.progress.done(rep)
+	switch {
+	case rep.Run.Interrupted:
+		return rep, &InterruptedError{Finished: len(rep.Results), Cause: context.Cause(ctx)}
+	case runErr != nil:
+		return rep, &HarnessError{Err: runErr}
+	case rep.Summary.Error > 0:
+		return rep, &HarnessError{Errors: rep.Summary.Error}
+	case rep.Summary.Fail > 0:
+		return rep, &ShortfallError{Failed: rep.Summary.Fail}
+	}
+	return rep, nil
+}
+
+func (r *run) newReport() *report.Report {
+	p := r.cfg.Plan
+	meta := report.RunMeta{
+		ID: r.runID, Scenario: p.Scenario, Start: time.Now().UTC(), Version: r.cfg.Version,
+		Backend: r.cfg.Backend.Name(), LineRate: r.cfg.LineRate,
+	}
+	if sc := r.cfg.Scenario; sc != nil {
+		meta.ScenarioFile = sc.File
+	}
+	meta.ScenarioHash = r.cfg.ScenarioHash
+	if meta.ScenarioHash == "" && len(r.cfg.ScenarioBytes) > 0 {
+		meta.ScenarioHash = sha256Hex(r.cfg.ScenarioBytes)
+	}
+	return &report.Report{SchemaVersion: report.SchemaVersion, Run: meta}
+}
+
+// planOrder numbers jobs in plan order (skipped tests first).
+func (r *run) planOrder() map[string]int {
+	order := map[string]int{}
+	for _, s := range r.cfg.Plan.Skipped {
+		order[s.Test] = len(order)
+	}
+	for _, round := range r.cfg.Plan.Rounds {
+		for _, j := range round.Jobs {
+			order[j.ID] = len(order)
+		}
+	}
+	return order
+}
+
+// resultLess orders results as the plan does: job by job, leg by leg.
+func resultLess(order map[string]int, a, b report.Result) bool {
+	if order[a.JobID] != order[b.JobID] {
+		return order[a.JobID] < order[b.JobID]
+	}
+	return a.Leg < b.Leg
+}
+
+func summarize(rs []report.Result) report.Summary {
+	s := report.Summary{Total: len(rs)}
+	for _, r := range rs {
+		switch r.Verdict {
+		case report.VerdictPass:
+			s.Pass++
+		case report.VerdictFail:
+			s.Fail++
+		case report.VerdictError:
+			s.Error++
+		case report.VerdictSkipped:
+			s.Skipped++
+		}
+	}
+	return s
+}

@@ -1,0 +1,48 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/rdmabench/rdmabench/runner/local"
+)
+
+// trivialPlan is jobs rounds of one job each, whose one leg runs /bin/true.
+func trivialPlan(jobs int) *Plan {
+	p := &Plan{Scenario: "bench", Backend: "local", Endpoints: endpoints("client-0")}
+	for i := 0; i < jobs; i++ {
+		p.Rounds = append(p.Rounds, Round{Index: i, Test: "t", Jobs: []Job{{
+			ID: fmt.Sprintf("t/r%d/client-0", i), Test: "t", Tool: "trivial", Round: i, Repetitions: 1, TimeoutSec: 10,
+			Legs: []Leg{{Commands: []PlannedCommand{{Endpoint: "client-0", Role: RoleClient, Argv: []string{"/bin/true"}, Parse: true}}}},
+		}}})
+	}
+	return p
+}
+
+// BenchmarkHarnessOverhead measures what the runner adds per job: run wall
+// time minus the time inside the tool, for a 100-job plan of /bin/true
+// (start, wait, raw files, parse, results.jsonl with fsync, report.json).
+//
+//	go test ./runner/ -run '^$' -bench HarnessOverhead -benchtime 5x
+func BenchmarkHarnessOverhead(b *testing.B) {
+	const jobs = 100
+	var overhead, tools time.Duration
+	for i := 0; i < b.N; i++ {
+		start := time.Now()
+		rep, err := Run(context.Background(), Config{Plan: trivialPlan(jobs), Backend: local.New(), OutDir: b.TempDir(), Parse: testParse(0)})
+		wall := time.Since(start)
+		if err != nil || rep.Summary.Pass != jobs {
+			b.Fatalf("run: %v %+v", err, rep.Summary)
+		}
+		var inTools float64
+		for _, r := range rep.Results {
+			inTools += r.ToolSeconds
+		}
+		tools += time.Duration(inTools * float64(time.Second))
+		overhead += wall - time.Duration(inTools*float64(time.Second))
+	}
+	b.ReportMetric(float64(overhead)/1e6/float64(b.N*jobs), "ms/job")
+	b.ReportMetric(float64(tools.Microseconds())/1e3/float64(b.N*jobs), "tool-ms/job")
+}

@@ -1,0 +1,39 @@
+package runner
+
+import (
+	"context"
+
+	"github.com/rdmabench/rdmabench/runner/backend"
+)
+
+// LineRater is implemented by backends that can read an endpoint's NIC
+// rate (for `lineRate: auto`): bits/s and where it came from.
+type LineRater interface {
+	LineRate(ctx context.Context, ep backend.Endpoint) (bps float64, detail string, ok bool)
+}
+
+// RDMAChecker is implemented by backends that can tell whether an
+// endpoint has a usable RDMA device (RDMA-only tests are skipped where
+// it has none).
+type RDMAChecker interface {
+	HasRDMA(ctx context.Context, ep backend.Endpoint) bool
+}
+
+// BackendNICRate is the NICRate of a backend for its first endpoint, or
+// nil when the backend cannot read rates.
+func BackendNICRate(ctx context.Context, be backend.Backend, eps []backend.Endpoint) NICRate {
+	lr, ok := be.(LineRater)
+	if !ok || len(eps) == 0 {
+		return nil
+	}
+	return func() (float64, string, bool) { return lr.LineRate(ctx, eps[0]) }
+}
+
+// BackendHasRDMA is the planner's per-endpoint RDMA check through the
+// backend, falling back to this host's devices.
+func BackendHasRDMA(ctx context.Context, be backend.Backend) func(backend.Endpoint) bool {
+	if c, ok := be.(RDMAChecker); ok {
+		return func(ep backend.Endpoint) bool { return c.HasRDMA(ctx, ep) }
+	}
+	return func(backend.Endpoint) bool { ok, _ := DetectRDMA(); return ok }
+}

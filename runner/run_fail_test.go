@@ -1,0 +1,196 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rdmabench/rdmabench/parsers"
+	"github.com/rdmabench/rdmabench/report"
+	"github.com/rdmabench/rdmabench/runner/local"
+)
+
+// oneLegPlan is a plan of one job with the given commands.
+func oneLegPlan(tool string, timeout float64, cmds ...PlannedCommand) *Plan {
+	return &Plan{
+		Scenario: "failures", Backend: "local", Endpoints: endpoints("client-0", "server-0"),
+		Rounds: []Round{{Test: "t", Jobs: []Job{{
+			ID: "t/r0/client-0->server-0", Test: "t", Tool: tool, Repetitions: 1, TimeoutSec: timeout,
+			Legs: []Leg{{From: "client-0", To: "server-0", Commands: cmds}},
+		}}}},
+	}
+}
+
+func runPlan(t *testing.T, ctx context.Context, p *Plan) (*report.Report, error, string) {
+	t.Helper()
+	out := t.TempDir()
+	parse := DefaultParse // the parsers package
+	if p.Rounds[0].Jobs[0].Tool == "trivial" {
+		parse = testParse(0)
+	}
+	rep, err := Run(ctx, Config{Plan: p, Backend: local.New(), OutDir: out, Parse: parse, ExitGrace: time.Second, Progress: testWriter{t}})
+	return rep, err, out
+}
+
+func exitCode(err error) int {
+	var ec interface{ ExitCode() int }
+	if errors.As(err, &ec) {
+		return ec.ExitCode()
+	}
+	return -1
+}
+
+// A server that never becomes ready: the leg times out, everything is
+// killed, the run records an error with class timeout and goes on.
+func TestServerNeverReady(t *testing.T) {
+	dir := t.TempDir()
+	srv, cli := filepath.Join(dir, "server.pid"), filepath.Join(dir, "client.pid")
+	port := freePort(t)
+	p := oneLegPlan("ucx_perftest", 1.5,
+		PlannedCommand{Endpoint: "server-0", Role: RoleServer, Argv: pidFileCmd(srv, "sleep", "600"), Port: port, Ready: ReadyListen},
+		PlannedCommand{Endpoint: "client-0", Role: RoleClient, Argv: pidFileCmd(cli, "sleep", "600"), Parse: true},
+	)
+	start := time.Now()
+	rep, err, out := runPlan(t, context.Background(), p)
+	if took := time.Since(start); took > 20*time.Second {
+		t.Errorf("run took %s; the leg bound is 1.5s", took)
+	}
+	if exitCode(err) != 3 {
+		t.Fatalf("exit code %d (%v), want 3", exitCode(err), err)
+	}
+	r := rep.Results[0]
+	if r.Verdict != report.VerdictError || r.ErrorClass != parsers.ClassTimeout || !strings.Contains(r.Reason, "ready (listen)") {
+		t.Fatalf("result %s/%s: %s", r.Verdict, r.ErrorClass, r.Reason)
+	}
+	if _, err := os.Stat(cli); err == nil {
+		t.Error("the client was started although the server never became ready")
+	}
+	assertGone(t, srv)
+	if _, err := report.Load(filepath.Join(out, ReportFile)); err != nil {
+		t.Error(err)
+	}
+}
+
+// A client that crashes: the result is an error naming the crash, the
+// server waiting for it is killed after the grace.
+func TestClientCrashes(t *testing.T) {
+	needBinaries(t, "ucx_perftest")
+	dir := t.TempDir()
+	srv, cli := filepath.Join(dir, "server.pid"), filepath.Join(dir, "client.pid")
+	port := freePort(t)
+	p := oneLegPlan("ucx_perftest", 30,
+		PlannedCommand{Endpoint: "server-0", Role: RoleServer, Argv: pidFileCmd(srv, "ucx_perftest", "-p", strconv.Itoa(port)), Env: map[string]string{"UCX_TLS": "tcp"}, Port: port, Ready: ReadyListen},
+		PlannedCommand{Endpoint: "client-0", Role: RoleClient, Argv: []string{"sh", "-c", "echo $$ > " + cli + "; echo starting; kill -SEGV $$"}, Parse: true},
+	)
+	rep, err, _ := runPlan(t, context.Background(), p)
+	if exitCode(err) != 3 {
+		t.Fatalf("exit code %d (%v), want 3", exitCode(err), err)
+	}
+	r := rep.Results[0]
+	if r.Verdict != report.VerdictError || r.ErrorClass == parsers.ClassNone {
+		t.Fatalf("result %s/%s: %s", r.Verdict, r.ErrorClass, r.Reason)
+	}
+	if !strings.Contains(r.Reason, "starting") || !strings.Contains(r.Reason, "killed") {
+		t.Errorf("reason should quote the client's last output and say the server was killed: %s", r.Reason)
+	}
+	if r.Seconds > 20 {
+		t.Errorf("leg took %.1fs", r.Seconds)
+	}
+	assertGone(t, srv, cli)
+}
+
+// A tool missing from PATH: a clear error naming it and how to install it.
+func TestToolMissing(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	p := oneLegPlan("ucx_perftest", 10,
+		PlannedCommand{Endpoint: "server-0", Role: RoleServer, Argv: []string{"ucx_perftest", "-p", "13337"}, Port: 13337, Ready: ReadyListen},
+		PlannedCommand{Endpoint: "client-0", Role: RoleClient, Argv: []string{"ucx_perftest", "${addr:server-0}"}, Parse: true},
+	)
+	rep, err, _ := runPlan(t, context.Background(), p)
+	if exitCode(err) != 3 {
+		t.Fatalf("exit code %d (%v), want 3", exitCode(err), err)
+	}
+	r := rep.Results[0]
+	for _, want := range []string{"ucx_perftest not found in PATH", "server-0", "apt-get install ucx-utils"} {
+		if !strings.Contains(r.Reason, want) {
+			t.Errorf("reason %q lacks %q", r.Reason, want)
+		}
+	}
+	if r.Verdict != report.VerdictError {
+		t.Errorf("verdict %s", r.Verdict)
+	}
+}
+
+// Ctrl-C in the middle of a run (the context is cancelled, as
+// signal.NotifyContext does): the finished result is kept, the running leg
+// is killed, report.json says interrupted, the exit code is 130.
+func TestInterruptKeepsFinishedResults(t *testing.T) {
+	dir := t.TempDir()
+	srv := filepath.Join(dir, "server.pid")
+	port := freePort(t)
+	p := oneLegPlan("trivial", 60,
+		PlannedCommand{Endpoint: "client-0", Role: RoleClient, Argv: []string{"true"}, Parse: true})
+	p.Rounds = append(p.Rounds, Round{Index: 1, Test: "hang", Jobs: []Job{{
+		ID: "hang/r1/client-0->server-0", Test: "hang", Tool: "trivial", TimeoutSec: 600, Round: 1,
+		Legs: []Leg{{Commands: []PlannedCommand{
+			{Endpoint: "server-0", Role: RoleServer, Argv: pidFileCmd(srv, "sleep", "600"), Port: port, Ready: ReadyListen},
+			{Endpoint: "client-0", Role: RoleClient, Argv: []string{"true"}, Parse: true},
+		}}},
+	}}})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		for {
+			if data, _ := os.ReadFile(srv); strings.HasSuffix(string(data), "\n") {
+				cancel()
+				return
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}()
+	rep, err, out := runPlan(t, ctx, p)
+	if exitCode(err) != 130 {
+		t.Fatalf("exit code %d (%v), want 130", exitCode(err), err)
+	}
+	saved, lerr := report.Load(filepath.Join(out, ReportFile))
+	if lerr != nil {
+		t.Fatal(lerr)
+	}
+	if !saved.Run.Interrupted || len(saved.Results) != 1 || saved.Results[0].Verdict != report.VerdictPass || len(rep.Results) != 1 {
+		t.Fatalf("interrupted=%v results=%d", saved.Run.Interrupted, len(saved.Results))
+	}
+	if n := len(readJSONL(t, filepath.Join(out, ResultsFile))); n != 1 {
+		t.Errorf("results.jsonl: %d lines, want 1", n)
+	}
+	assertGone(t, srv)
+}
+
+// Without an RDMA device, RDMA-only tests are skipped with the reason and
+// TCP-capable tests still run.
+func TestSkipRDMAOnlyWithoutDevice(t *testing.T) {
+	p := oneLegPlan("trivial", 10, PlannedCommand{Endpoint: "client-0", Role: RoleClient, Argv: []string{"true"}, Parse: true})
+	p.Rounds = append(p.Rounds, Round{Index: 1, Test: "wbw", Jobs: []Job{{
+		ID: "wbw/r1/client-0->server-0", Test: "wbw", Tool: "ib_write_bw", TimeoutSec: 10, Round: 1,
+		Legs: []Leg{{Commands: []PlannedCommand{{Endpoint: "client-0", Role: RoleClient, Argv: []string{"ib_write_bw"}}}}},
+	}}})
+	p.Skipped = []SkippedTest{{Test: "planned-away", Tool: "rping", Reason: "no RDMA device"}}
+	out := t.TempDir()
+	rep, err := Run(context.Background(), Config{Plan: p, Backend: local.New(), OutDir: out, Parse: testParse(0),
+		HasRDMA: func() (bool, string) { return false, "no RDMA device on this host" }})
+	if err != nil {
+		t.Fatalf("skips must not fail the run: %v", err)
+	}
+	if s := rep.Summary; s.Pass != 1 || s.Skipped != 2 || s.Total != 3 {
+		t.Fatalf("summary %+v", s)
+	}
+	for _, r := range rep.Results {
+		if r.Verdict == report.VerdictSkipped && !strings.Contains(r.Reason, "RDMA") {
+			t.Errorf("skip reason %q does not say why", r.Reason)
+		}
+	}
+}

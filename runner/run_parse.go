@@ -1,0 +1,47 @@
+package runner
+
+import (
+	"io"
+
+	"github.com/rdmabench/rdmabench/parsers"
+	"github.com/rdmabench/rdmabench/runner/tools"
+	"github.com/rdmabench/rdmabench/scenarios"
+)
+
+func init() { DefaultParse = parseWithParsers }
+
+// parseWithParsers reads a side's output with the parsers package and
+// folds its measurements (one per table) into one: the first that
+// succeeded, with the samples of the others that did; else the first.
+func parseWithParsers(tool string, r io.Reader) (parsers.Measurement, error) {
+	ms, err := parsers.Parse(tool, r)
+	if err != nil {
+		return parsers.Measurement{}, err
+	}
+	if len(ms) == 0 {
+		return parsers.Measurement{Tool: tool, ErrorClass: parsers.ClassNoResults, Error: "the output holds no result"}, nil
+	}
+	first := -1
+	for i := range ms {
+		if ms[i].OK {
+			if first < 0 {
+				first = i
+				continue
+			}
+			ms[first].Samples = append(ms[first].Samples, ms[i].Samples...)
+		}
+	}
+	if first < 0 {
+		return ms[0], nil
+	}
+	return ms[first], nil
+}
+
+// parserName is the name the parsers package knows a test's output by
+// (nccl: the collective's binary); the job's tool when the test is unknown.
+func parserName(t *scenarios.Test, tool string) string {
+	if t != nil {
+		return tools.ParserOf(t)
+	}
+	return tool
+}
