@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/rdmabench/rdmabench/parsers"
+	"github.com/rdmabench/rdmabench/report"
 )
 
 // TestSoftRoCEFixtures parses the recorded real outputs (testdata/softroce)
@@ -70,6 +71,27 @@ func bwBelow(limit float64) func(t *testing.T, m parsers.Measurement) {
 			if s.BWAvgBps == nil || *s.BWAvgBps <= 0 || *s.BWAvgBps >= limit {
 				t.Errorf("size %d: bandwidth %v; want a real figure in (0, %g)", s.Bytes, s.BWAvgBps, limit)
 			}
+		}
+	}
+}
+
+// TestRecordedRun checks the recorded `rdmabench run scenarios/softroce.yaml`
+// (testdata/softroce/run): it loads with the report package and holds the
+// line rate read from rxe0, five passing tests and RDMA evidence.
+func TestRecordedRun(t *testing.T) {
+	rep, err := report.Load(filepath.Join(repoRoot, "testdata", "softroce", "run", "report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lr := rep.Run.LineRate; lr == nil || lr.Bps != 2.5e9 || lr.Source != report.LineRateNIC {
+		t.Fatalf("line rate %+v", lr)
+	}
+	if rep.Summary.Total != 5 || rep.Summary.Pass != 5 {
+		t.Fatalf("summary %+v", rep.Summary)
+	}
+	for _, r := range rep.Results {
+		if r.Tool == "ib_write_bw" && (r.Transport == nil || r.Transport.Kind != "rdma" || r.BestBps <= 0 || r.BestBps >= 2.5e9) {
+			t.Errorf("%s: transport %+v best %g", r.Test, r.Transport, r.BestBps)
 		}
 	}
 }
