@@ -14,7 +14,7 @@ build: assets
 test-unit:
 	$(GO) test -count=1 ./...
 
-test: build test-unit
+test: build test-unit e2e-rdma
 
 lint:
 	$(GO) vet ./...
@@ -64,3 +64,12 @@ test-report: assets
 # HTML size and Chromium render time of a 64-endpoint all-to-all report.
 bench-report: assets
 	$(GO) test -run '^$$' -bench 'HTML' -benchtime 5x ./report/
+
+# The soft-RoCE lane: two QEMU VMs with rdma_rxe, built from Debian packages
+# (images/), driven over ssh: real ib_write_bw, ib_read_lat, rping and
+# ucx_perftest between two kernels. Needs qemu-system-x86 (./.ci/setup).
+.PHONY: e2e-rdma
+e2e-rdma: build
+	$(MAKE) -C images softroce
+	RDMABENCH_SOFTROCE=$(CURDIR)/.work/softroce $(GO) test -count=1 -timeout 20m -v ./test/e2erdma/
+

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"bytes"
 	"io"
 
 	"github.com/rdmabench/rdmabench/parsers"
@@ -14,10 +15,15 @@ func init() { DefaultParse = parseWithParsers }
 // folds its measurements (one per table) into one: the first that
 // succeeded, with the samples of the others that did; else the first.
 func parseWithParsers(tool string, r io.Reader) (parsers.Measurement, error) {
-	ms, err := parsers.Parse(tool, r)
+	raw, err := io.ReadAll(r)
 	if err != nil {
 		return parsers.Measurement{}, err
 	}
+	ms, err := parsers.Parse(tool, bytes.NewReader(raw))
+	if err != nil {
+		return parsers.Measurement{}, err
+	}
+	addTransport(ms, raw)
 	if len(ms) == 0 {
 		return parsers.Measurement{Tool: tool, ErrorClass: parsers.ClassNoResults, Error: "the output holds no result"}, nil
 	}

@@ -35,6 +35,7 @@ against the NIC's line rate.`,
 		newEtcdCmd(stdout, stderr),
 		newReportCmd(stdout, stderr),
 		newCompareCmd(stdout, stderr),
+		newDiscoverCmd(stdout),
 	)
 	enforceUsageErrors(root)
 	return root

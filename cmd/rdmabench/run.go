@@ -19,6 +19,7 @@ import (
 	"github.com/rdmabench/rdmabench/runner"
 	"github.com/rdmabench/rdmabench/runner/backend"
 	"github.com/rdmabench/rdmabench/runner/local"
+	"github.com/rdmabench/rdmabench/runner/ssh"
 	"github.com/rdmabench/rdmabench/scenarios"
 )
 
@@ -165,8 +166,10 @@ func newBackend(sc *scenarios.Scenario) (backend.Backend, error) {
 	switch sc.Backend {
 	case "", scenarios.BackendLocal:
 		return local.New(), nil
+	case scenarios.BackendSSH:
+		return ssh.New(sc.Hosts, ssh.Options{})
 	}
-	return nil, fmt.Errorf("backend %q is not available in this build of rdmabench run (local is)", sc.Backend)
+	return nil, fmt.Errorf("backend %q is not available in this build of rdmabench run (local and ssh are)", sc.Backend)
 }
 
 // lineRate is how `lineRate: auto` is read: the test's seam, else the

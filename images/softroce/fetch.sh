@@ -1,0 +1,31 @@
+#!/bin/sh
+# fetch.sh DEBDIR: downloads the soft-RoCE VM packages, their dependencies
+# and the kernel (linux-image-amd64's versioned image) with apt-get download.
+# Cached: a second run with every .deb present downloads nothing.
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+debs=$1
+mkdir -p "$debs"
+pkgs=$(grep -v '^#' "$here/packages.txt")
+closure() {
+  apt-cache depends --recurse --no-recommends --no-suggests --no-conflicts \
+    --no-breaks --no-replaces --no-enhances $pkgs 2>/dev/null | grep -v '^ ' | grep -v '^<' | sort -u
+}
+list=$(closure)
+if [ -z "$list" ]; then
+  echo "fetch.sh: apt has no package lists; running apt-get update" >&2
+  apt-get update -qq
+  list=$(closure)
+fi
+kernel=$(apt-cache depends linux-image-amd64 | sed -n 's/^ *Depends: \(linux-image-[0-9].*\)$/\1/p' | head -1)
+[ -n "$kernel" ] || { echo "fetch.sh: cannot resolve linux-image-amd64 (apt-get update?)" >&2; exit 1; }
+cd "$debs"
+need=
+for p in $list $kernel; do
+  ls "${p}_"*.deb >/dev/null 2>&1 || need="$need $p"
+done
+if [ -n "$need" ]; then
+  echo "fetch.sh: downloading$need" >&2
+  apt-get download -q=2 $need
+fi
+echo "$kernel" | sed 's/^linux-image-//' > kernel-version

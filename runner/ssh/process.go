@@ -1,0 +1,235 @@
+package ssh
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"sync"
+	"time"
+
+	"golang.org/x/crypto/ssh"
+
+	"github.com/rdmabench/rdmabench/runner/backend"
+)
+
+// process is a command running in its own process group on a host.
+type process struct {
+	b     *Backend
+	conn  *hostConn
+	sess  *ssh.Session
+	argv  []string
+	start time.Time
+
+	pgidKnown chan struct{} // closed when the pgid line arrived (or never will)
+	pgid      int
+	stderr    *pgidFilter
+
+	done   chan struct{} // closed when the session ended
+	exit   backend.Exit
+	err    error
+	mu     sync.Mutex
+	killed bool
+}
+
+// Start starts cmd on ep's host and returns at once. Output is streamed to
+// cmd.Stdout and cmd.Stderr.
+func (b *Backend) Start(ctx context.Context, ep backend.Endpoint, cmd backend.Command) (backend.Process, error) {
+	return b.start(ctx, ep, cmd)
+}
+
+func (b *Backend) start(ctx context.Context, ep backend.Endpoint, cmd backend.Command) (*process, error) {
+	if len(cmd.Argv) == 0 {
+		return nil, errors.New("ssh: empty command")
+	}
+	h, err := b.host(ep)
+	if err != nil {
+		return nil, err
+	}
+	c := b.conn(h.Name)
+	sess, err := c.session(ctx)
+	if err != nil {
+		return nil, err
+	}
+	p := &process{b: b, conn: c, sess: sess, argv: cmd.Argv, pgidKnown: make(chan struct{}), done: make(chan struct{})}
+	p.stderr = &pgidFilter{out: orDiscard(cmd.Stderr), found: p.setPGID}
+	sess.Stdout = orDiscard(cmd.Stdout)
+	sess.Stderr = p.stderr
+	if err := sess.Start(wrapCommand(cmd.Argv, mergeEnv(ep.Env, cmd.Env))); err != nil {
+		sess.Close()
+		return nil, c.errorf("starting %s: %w", cmd.Argv[0], err)
+	}
+	p.start = time.Now()
+	b.track(p, true)
+	go p.wait()
+	return p, nil
+}
+
+func (p *process) setPGID(pgid int) {
+	p.pgid = pgid
+	close(p.pgidKnown)
+}
+
+func (p *process) wait() {
+	err := p.sess.Wait()
+	p.stderr.flush()
+	p.sess.Close()
+	p.exit.Elapsed = time.Since(p.start)
+	var ee *ssh.ExitError
+	var missing *ssh.ExitMissingError
+	switch {
+	case err == nil:
+	case errors.As(err, &ee):
+		p.exit.Code = ee.ExitStatus()
+		if ee.Signal() != "" {
+			p.exit.Code, p.exit.Signaled = -1, true
+		}
+	case errors.As(err, &missing):
+		p.exit.Code = -1
+		p.err = p.conn.errorf("%s: the connection ended without an exit status (host down or sshd restarted?)", p.argv[0])
+	default:
+		p.exit.Code = -1
+		p.err = p.conn.errorf("%s: %w", p.argv[0], err)
+	}
+	p.mu.Lock()
+	if p.killed {
+		p.exit.Code, p.exit.Signaled = -1, true
+		p.err = nil
+	}
+	p.mu.Unlock()
+	p.stderr.giveUp(p.pgidKnown)
+	p.b.track(p, false)
+	close(p.done)
+}
+
+// Wait returns when the process exits, or kills it when ctx ends.
+func (p *process) Wait(ctx context.Context) (backend.Exit, error) {
+	select {
+	case <-p.done:
+		return p.exit, p.err
+	case <-ctx.Done():
+	}
+	kctx, cancel := context.WithTimeout(context.Background(), 3*p.b.opts.KillGrace+p.b.opts.DialTimeout)
+	defer cancel()
+	kerr := p.kill(kctx)
+	exit := backend.Exit{Code: -1, Signaled: true, Elapsed: time.Since(p.start)}
+	select {
+	case <-p.done:
+		exit = p.exit
+	case <-kctx.Done():
+		p.sess.Close() // the remote end did not finish in time; stop waiting for it
+	}
+	if kerr != nil {
+		return exit, fmt.Errorf("%w (and killing %s: %v)", ctx.Err(), p.argv[0], kerr)
+	}
+	return exit, ctx.Err()
+}
+
+// Kill ends the remote process group: SIGTERM, then SIGKILL after KillGrace.
+func (p *process) Kill() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*p.b.opts.KillGrace+p.b.opts.DialTimeout)
+	defer cancel()
+	return p.kill(ctx)
+}
+
+func (p *process) kill(ctx context.Context) error {
+	select {
+	case <-p.done:
+		return nil
+	default:
+	}
+	p.mu.Lock()
+	p.killed = true
+	p.mu.Unlock()
+	select {
+	case <-p.pgidKnown:
+	case <-p.done:
+		return nil
+	case <-ctx.Done():
+		p.sess.Close()
+		return p.conn.errorf("killing %s: its process group never became known: %w", p.argv[0], ctx.Err())
+	}
+	if p.pgid <= 0 {
+		p.sess.Close()
+		return nil
+	}
+	_, err := p.conn.run(ctx, killScript(p.pgid, p.b.opts.KillGrace))
+	if err != nil {
+		p.sess.Close()
+		return p.conn.errorf("killing process group %d (%s): %w", p.pgid, p.argv[0], err)
+	}
+	return nil
+}
+
+// Exec runs a short command to completion and returns its stdout; a
+// non-zero exit is an error carrying the command's stderr.
+func (b *Backend) Exec(ctx context.Context, ep backend.Endpoint, argv []string) ([]byte, error) {
+	var out, errb bytes.Buffer
+	p, err := b.start(ctx, ep, backend.Command{Argv: argv, Stdout: &out, Stderr: &errb})
+	if err != nil {
+		return nil, err
+	}
+	exit, err := p.Wait(ctx)
+	if err != nil {
+		return out.Bytes(), err
+	}
+	if exit.Code != 0 {
+		return out.Bytes(), p.conn.errorf("%s exited with %d: %s", shellJoin(argv), exit.Code, bytes.TrimSpace(errb.Bytes()))
+	}
+	return out.Bytes(), nil
+}
+
+// run runs a shell script in a plain session (no process group), bounded
+// by ctx; for the kill script itself.
+func (c *hostConn) run(ctx context.Context, script string) ([]byte, error) {
+	s, err := c.session(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	type res struct {
+		out []byte
+		err error
+	}
+	ch := make(chan res, 1)
+	go func() {
+		out, err := s.CombinedOutput(script)
+		ch <- res{out, err}
+	}()
+	select {
+	case r := <-ch:
+		if r.err != nil {
+			return r.out, fmt.Errorf("%w: %s", r.err, bytes.TrimSpace(r.out))
+		}
+		return r.out, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+func killScript(pgid int, grace time.Duration) string {
+	g := strconv.Itoa(pgid)
+	steps := strconv.Itoa(int(grace / (100 * time.Millisecond)))
+	return "kill -TERM -" + g + " 2>/dev/null; i=0; while kill -0 -" + g + " 2>/dev/null && [ $i -lt " + steps +
+		" ]; do sleep 0.1; i=$((i+1)); done; kill -KILL -" + g + " 2>/dev/null; true"
+}
+
+func orDiscard(w io.Writer) io.Writer {
+	if w == nil {
+		return io.Discard
+	}
+	return w
+}
+
+func mergeEnv(a, b map[string]string) map[string]string {
+	out := map[string]string{}
+	for k, v := range a {
+		out[k] = v
+	}
+	for k, v := range b {
+		out[k] = v
+	}
+	return out
+}

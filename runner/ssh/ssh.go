@@ -1,0 +1,190 @@
+// Package ssh is the runner backend whose endpoints are processes on hosts
+// reached with ssh (bare-metal nodes, Slurm clusters before Kubernetes).
+// Host keys are checked against known_hosts by default; every command runs
+// in its own remote process group, so Kill, a cancelled context and Cleanup
+// end the whole remote process tree; connections are reused per host.
+package ssh
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/rdmabench/rdmabench/nic"
+	"github.com/rdmabench/rdmabench/runner/backend"
+	"github.com/rdmabench/rdmabench/scenarios"
+)
+
+// Options tune the backend; zero values take the defaults.
+type Options struct {
+	// DialTimeout bounds the TCP connect, HandshakeTimeout the ssh
+	// handshake and authentication. Default 10 s each.
+	DialTimeout      time.Duration
+	HandshakeTimeout time.Duration
+	// KillGrace is how long Kill waits after SIGTERM before SIGKILL. Default 2 s.
+	KillGrace time.Duration
+	// KnownHostsFile is used for hosts that do not name their own.
+	// Default ~/.ssh/known_hosts.
+	KnownHostsFile string
+	// DefaultUser is used for hosts that do not name a user. Default $USER.
+	DefaultUser string
+}
+
+// Backend runs endpoints' commands on ssh hosts.
+type Backend struct {
+	opts  Options
+	hosts map[string]scenarios.Host
+
+	mu    sync.Mutex
+	conns map[string]*hostConn
+	procs map[*process]struct{}
+	invs  map[string]*nic.Inventory
+}
+
+var _ backend.Backend = (*Backend)(nil)
+
+// New returns a backend for the scenario's hosts. Nothing is dialled
+// until Provision or the first command.
+func New(hosts []scenarios.Host, opts Options) (*Backend, error) {
+	b := &Backend{opts: withDefaults(opts), hosts: map[string]scenarios.Host{},
+		conns: map[string]*hostConn{}, procs: map[*process]struct{}{}, invs: map[string]*nic.Inventory{}}
+	for _, h := range hosts {
+		if h.Name == "" || h.Address == "" {
+			return nil, fmt.Errorf("ssh host %q: name and address are required", h.Name)
+		}
+		if _, dup := b.hosts[h.Name]; dup {
+			return nil, fmt.Errorf("ssh host %q is listed twice", h.Name)
+		}
+		b.hosts[h.Name] = h
+	}
+	return b, nil
+}
+
+func withDefaults(o Options) Options {
+	if o.DialTimeout <= 0 {
+		o.DialTimeout = 10 * time.Second
+	}
+	if o.HandshakeTimeout <= 0 {
+		o.HandshakeTimeout = 10 * time.Second
+	}
+	if o.KillGrace <= 0 {
+		o.KillGrace = 2 * time.Second
+	}
+	return o
+}
+
+// Name is "ssh".
+func (b *Backend) Name() string { return scenarios.BackendSSH }
+
+// Provision connects to every endpoint's host (checking its host key and
+// credentials), fills Address with the host's data address, and checks the
+// endpoint's RDMA device and GID index against the host's sysfs.
+func (b *Backend) Provision(ctx context.Context, eps []backend.Endpoint) ([]backend.Endpoint, error) {
+	out := make([]backend.Endpoint, len(eps))
+	for i, ep := range eps {
+		h, err := b.host(ep)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := b.conn(h.Name).client(ctx); err != nil {
+			return nil, err
+		}
+		ep.Address = dataAddress(h)
+		if err := b.resolveDevice(ctx, &ep); err != nil {
+			return nil, err
+		}
+		out[i] = ep
+	}
+	return out, nil
+}
+
+func (b *Backend) host(ep backend.Endpoint) (scenarios.Host, error) {
+	h, ok := b.hosts[ep.Host]
+	if !ok {
+		return h, fmt.Errorf("endpoint %s: ssh host %q is not in the scenario's hosts", ep.Name, ep.Host)
+	}
+	return h, nil
+}
+
+// dataAddress is what tools connect to: dataAddress, else the ssh address.
+func dataAddress(h scenarios.Host) string {
+	if h.DataAddress != "" {
+		return h.DataAddress
+	}
+	if host, _, err := net.SplitHostPort(h.Address); err == nil {
+		return host
+	}
+	return h.Address
+}
+
+// sshAddress is host:port of the ssh server.
+func sshAddress(h scenarios.Host) string {
+	if _, _, err := net.SplitHostPort(h.Address); err == nil {
+		return h.Address
+	}
+	port := h.Port
+	if port == 0 {
+		port = 22
+	}
+	return net.JoinHostPort(h.Address, strconv.Itoa(port))
+}
+
+func (b *Backend) conn(name string) *hostConn {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	c := b.conns[name]
+	if c == nil {
+		c = &hostConn{host: b.hosts[name], opts: b.opts}
+		b.conns[name] = c
+	}
+	return c
+}
+
+// Cleanup kills every process still running (its whole remote group) and
+// closes the connections. It works on a fresh context after Ctrl-C.
+func (b *Backend) Cleanup(ctx context.Context) error {
+	b.mu.Lock()
+	procs := make([]*process, 0, len(b.procs))
+	for p := range b.procs {
+		procs = append(procs, p)
+	}
+	b.mu.Unlock()
+	var first error
+	var wg sync.WaitGroup
+	var emu sync.Mutex
+	for _, p := range procs {
+		wg.Add(1)
+		go func(p *process) {
+			defer wg.Done()
+			if err := p.kill(ctx); err != nil {
+				emu.Lock()
+				if first == nil {
+					first = err
+				}
+				emu.Unlock()
+			}
+		}(p)
+	}
+	wg.Wait()
+	b.mu.Lock()
+	conns := b.conns
+	b.conns = map[string]*hostConn{}
+	b.mu.Unlock()
+	for _, c := range conns {
+		c.close()
+	}
+	return first
+}
+
+func (b *Backend) track(p *process, live bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if live {
+		b.procs[p] = struct{}{}
+	} else {
+		delete(b.procs, p)
+	}
+}

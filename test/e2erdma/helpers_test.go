@@ -1,0 +1,125 @@
+package e2erdma
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rdmabench/rdmabench/runner/backend"
+	"github.com/rdmabench/rdmabench/runner/ssh"
+)
+
+func newBackend(t *testing.T) (*ssh.Backend, [2]backend.Endpoint) {
+	b, err := ssh.New(pair.Hosts(), ssh.Options{DialTimeout: 5 * time.Second, HandshakeTimeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		b.Cleanup(ctx)
+	})
+	eps := [2]backend.Endpoint{
+		{Name: "server-0", Pool: "server", Host: "vm1", Device: "rxe0"},
+		{Name: "client-0", Pool: "client", Host: "vm2", Device: "rxe0"},
+	}
+	return b, eps
+}
+
+func timeout(t *testing.T, d time.Duration) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// run is one started command and its captured output.
+type run struct {
+	p        backend.Process
+	out, err *bytes.Buffer
+}
+
+func start(t *testing.T, b backend.Backend, ep backend.Endpoint, env map[string]string, argv ...string) *run {
+	r := &run{out: &bytes.Buffer{}, err: &bytes.Buffer{}}
+	p, err := b.Start(timeout(t, 30*time.Second), ep, backend.Command{Argv: argv, Env: env, Stdout: r.out, Stderr: r.err})
+	if err != nil {
+		t.Fatalf("start %v on %s: %v", argv, ep.Host, err)
+	}
+	r.p = p
+	return r
+}
+
+func (r *run) wait(t *testing.T, d time.Duration) backend.Exit {
+	exit, err := r.p.Wait(timeout(t, d))
+	if err != nil {
+		t.Fatalf("wait: %v\nstdout:\n%s\nstderr:\n%s", err, r.out, r.err)
+	}
+	return exit
+}
+
+// waitPort polls the host's listen table for a TCP port (never a probe
+// connection: perftest takes the first connection as its client).
+func waitPort(t *testing.T, b backend.Backend, ep backend.Endpoint, port int) {
+	waitPortOr(t, b, ep, port, nil)
+}
+
+// waitPortOr is waitPort that also returns when done closes (the server
+// exited before it listened).
+func waitPortOr(t *testing.T, b backend.Backend, ep backend.Endpoint, port int, done <-chan struct{}) {
+	want := ":" + strings.ToUpper(strconv.FormatInt(int64(port), 16)) + " 00000000:0000 0A"
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		out, err := b.Exec(timeout(t, 20*time.Second), ep, []string{"cat", "/proc/net/tcp"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bytes.Contains(out, []byte(want)) {
+			return
+		}
+		select {
+		case <-done:
+			return
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+	t.Fatalf("nothing listens on port %d of %s", port, ep.Host)
+}
+
+// saveFixture writes a real output to testdata/softroce when -record is set.
+func saveFixture(t *testing.T, name string, data []byte) {
+	if !*record {
+		return
+	}
+	dir := filepath.Join(repoRoot, "testdata", "softroce")
+	os.MkdirAll(dir, 0o755)
+	if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// bwRows returns the BW average column of perftest's result rows (the
+// fourth field of lines that start with a size), in Gb/s with --report_gbits.
+func bwRows(out string) map[int64]float64 {
+	rows := map[int64]float64{}
+	inTable := false
+	for _, line := range strings.Split(out, "\n") {
+		f := strings.Fields(line)
+		if len(f) > 0 && f[0] == "#bytes" {
+			inTable = true
+			continue
+		}
+		if !inTable || len(f) < 5 {
+			continue
+		}
+		size, err1 := strconv.ParseInt(f[0], 10, 64)
+		avg, err2 := strconv.ParseFloat(f[3], 64)
+		if err1 == nil && err2 == nil {
+			rows[size] = avg
+		}
+	}
+	return rows
+}

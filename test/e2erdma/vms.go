@@ -1,0 +1,226 @@
+// Package e2erdma boots the soft-RoCE lane's two QEMU VMs (built by
+// `make -C images softroce`) and is the home of the lane's tests: real
+// rdma_rxe between two kernels, driven through rdmabench's ssh backend.
+package e2erdma
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/rdmabench/rdmabench/scenarios"
+)
+
+// Config says where the image is and which host ports the VMs use. The
+// ports match scenarios/softroce.yaml.
+type Config struct {
+	Work       string // the image directory (.work/softroce)
+	SSHPorts   [2]int // 127.0.0.1 ports forwarded to each VM's sshd
+	SocketPort int    // the QEMU socket network between the VMs
+	MemoryMiB  int
+}
+
+// DefaultConfig is the layout scenarios/softroce.yaml expects.
+func DefaultConfig(work string) Config {
+	return Config{Work: work, SSHPorts: [2]int{42201, 42202}, SocketPort: 42210, MemoryMiB: 1024}
+}
+
+// VM is one running QEMU.
+type VM struct {
+	Name    string
+	DataIP  string
+	SSHPort int
+	cmd     *exec.Cmd
+	serial  *syncBuffer
+	exited  chan struct{}
+}
+
+// Pair is the two VMs: vm1 (10.9.0.1, the socket listener) and vm2.
+type Pair struct {
+	VMs        [2]*VM
+	KnownHosts string
+	KeyFile    string
+	BootTime   time.Duration
+}
+
+// Boot starts both VMs and returns once both printed their ready line
+// (rxe0 up, dropbear listening), bounded by ctx. On error nothing is left running.
+func Boot(ctx context.Context, cfg Config) (*Pair, error) {
+	for _, f := range []string{"vmlinuz", "initrd.gz", "id_ed25519", "known_host_key.pub"} {
+		if _, err := os.Stat(filepath.Join(cfg.Work, f)); err != nil {
+			return nil, fmt.Errorf("soft-RoCE image incomplete: %w (build it with `make -C images softroce`)", err)
+		}
+	}
+	p := &Pair{KeyFile: filepath.Join(cfg.Work, "id_ed25519"), KnownHosts: filepath.Join(cfg.Work, "known_hosts")}
+	if err := writeKnownHosts(cfg, p.KnownHosts); err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	for i := range p.VMs {
+		vm, err := startVM(cfg, i)
+		if err != nil {
+			p.Stop()
+			return nil, err
+		}
+		p.VMs[i] = vm
+		if i == 0 {
+			if err := waitListen(ctx, cfg.SocketPort, vm); err != nil {
+				p.Stop()
+				return nil, err
+			}
+		}
+	}
+	for _, vm := range p.VMs {
+		if err := vm.waitReady(ctx); err != nil {
+			p.Stop()
+			return nil, err
+		}
+	}
+	p.BootTime = time.Since(start)
+	return p, nil
+}
+
+func writeKnownHosts(cfg Config, path string) error {
+	key, err := os.ReadFile(filepath.Join(cfg.Work, "known_host_key.pub"))
+	if err != nil {
+		return err
+	}
+	var b strings.Builder
+	for _, port := range cfg.SSHPorts {
+		fmt.Fprintf(&b, "[127.0.0.1]:%d %s\n", port, strings.TrimSpace(string(key)))
+	}
+	return os.WriteFile(path, []byte(b.String()), 0o600)
+}
+
+func startVM(cfg Config, i int) (*VM, error) {
+	n := i + 1
+	vm := &VM{Name: "vm" + strconv.Itoa(n), DataIP: "10.9.0." + strconv.Itoa(n), SSHPort: cfg.SSHPorts[i],
+		serial: &syncBuffer{}, exited: make(chan struct{})}
+	sock := "listen=127.0.0.1:" + strconv.Itoa(cfg.SocketPort)
+	if i > 0 {
+		sock = "connect=127.0.0.1:" + strconv.Itoa(cfg.SocketPort)
+	}
+	args := []string{"-accel", "tcg", "-m", strconv.Itoa(cfg.MemoryMiB), "-smp", "1", "-nographic", "-no-reboot",
+		"-kernel", filepath.Join(cfg.Work, "vmlinuz"), "-initrd", filepath.Join(cfg.Work, "initrd.gz"),
+		"-append", fmt.Sprintf("console=ttyS0 quiet panic=-1 rdmabench.name=%s rdmabench.ip=%s", vm.Name, vm.DataIP),
+		"-netdev", "socket,id=d0," + sock,
+		"-device", fmt.Sprintf("virtio-net-pci,netdev=d0,mac=52:54:00:09:00:%02x,romfile=", n),
+		"-netdev", fmt.Sprintf("user,id=m0,hostfwd=tcp:127.0.0.1:%d-:22", vm.SSHPort),
+		"-device", fmt.Sprintf("virtio-net-pci,netdev=m0,mac=52:54:00:02:00:%02x,romfile=", n)}
+	vm.cmd = exec.Command("qemu-system-x86_64", args...)
+	vm.cmd.Stdout, vm.cmd.Stderr = vm.serial, vm.serial
+	vm.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if err := vm.cmd.Start(); err != nil {
+		return nil, fmt.Errorf("starting %s: %w (install qemu-system-x86: ./.ci/setup)", vm.Name, err)
+	}
+	go func() { vm.cmd.Wait(); close(vm.exited) }()
+	return vm, nil
+}
+
+func (vm *VM) waitReady(ctx context.Context) error {
+	want := "rdmabench-vm: " + vm.Name + " ready"
+	t := time.NewTicker(100 * time.Millisecond)
+	defer t.Stop()
+	for !strings.Contains(vm.serial.String(), want) {
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%s did not boot: %w; console:\n%s", vm.Name, ctx.Err(), vm.Console())
+		case <-vm.exited:
+			return fmt.Errorf("%s: qemu exited; console:\n%s", vm.Name, vm.Console())
+		case <-t.C:
+		}
+	}
+	return nil
+}
+
+// Console is the VM's serial output so far (the tail, for error messages).
+func (vm *VM) Console() string {
+	s := vm.serial.String()
+	if len(s) > 4000 {
+		s = "…" + s[len(s)-4000:]
+	}
+	return s
+}
+
+// Kill ends the VM at once (the "server down" tests) and waits for QEMU.
+func (vm *VM) Kill() {
+	if vm == nil || vm.cmd.Process == nil {
+		return
+	}
+	syscall.Kill(-vm.cmd.Process.Pid, syscall.SIGKILL)
+	select {
+	case <-vm.exited:
+	case <-time.After(10 * time.Second):
+	}
+}
+
+// Freeze stops the VM's QEMU (SIGSTOP): the host hangs without closing
+// its connections. Thaw resumes it.
+func (vm *VM) Freeze() { syscall.Kill(-vm.cmd.Process.Pid, syscall.SIGSTOP) }
+
+// Thaw resumes a frozen VM.
+func (vm *VM) Thaw() { syscall.Kill(-vm.cmd.Process.Pid, syscall.SIGCONT) }
+
+// Stop kills both VMs.
+func (p *Pair) Stop() {
+	for _, vm := range p.VMs {
+		if vm != nil {
+			vm.Thaw()
+			vm.Kill()
+		}
+	}
+}
+
+// Hosts are the pair as ssh backend hosts (as in scenarios/softroce.yaml).
+func (p *Pair) Hosts() []scenarios.Host {
+	var hs []scenarios.Host
+	for _, vm := range p.VMs {
+		hs = append(hs, scenarios.Host{Name: vm.Name, Address: "127.0.0.1", Port: vm.SSHPort, User: "root",
+			KeyFile: p.KeyFile, KnownHostsFile: p.KnownHosts, DataAddress: vm.DataIP})
+	}
+	return hs
+}
+
+// waitListen waits until QEMU listens on the socket network's port (read
+// from /proc/net/tcp: a probe connection would be taken as the peer VM).
+func waitListen(ctx context.Context, port int, vm *VM) error {
+	want := fmt.Sprintf(":%04X 00000000:0000 0A", port)
+	for {
+		b, _ := os.ReadFile("/proc/net/tcp")
+		if bytes.Contains(b, []byte(want)) {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%s never listened on 127.0.0.1:%d: %w", vm.Name, port, ctx.Err())
+		case <-vm.exited:
+			return fmt.Errorf("%s: qemu exited (port %d in use?); console:\n%s", vm.Name, port, vm.Console())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
