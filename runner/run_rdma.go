@@ -1,9 +1,9 @@
 package runner
 
 import (
-	"os"
 	"strings"
 
+	"github.com/rdmabench/rdmabench/nic"
 	"github.com/rdmabench/rdmabench/runner/tools"
 	"github.com/rdmabench/rdmabench/scenarios"
 )
@@ -11,16 +11,13 @@ import (
 // SysClassInfiniband is where the kernel lists RDMA devices.
 const SysClassInfiniband = "/sys/class/infiniband"
 
-// DetectRDMA reports whether this host has an RDMA device, and if not why.
-// It is a variable so NIC discovery can replace it.
-var DetectRDMA = func() (bool, string) { return rdmaDevicesIn(SysClassInfiniband) }
-
-func rdmaDevicesIn(dir string) (bool, string) {
-	ents, err := os.ReadDir(dir)
-	if err != nil || len(ents) == 0 {
-		return false, "no RDMA device on this host (" + dir + " is empty or absent)"
+// DetectRDMA reports whether this host has an RDMA device with an ACTIVE
+// port (NIC discovery), and if not why. A variable so tests can swap it.
+var DetectRDMA = func() (bool, string) {
+	if nic.HasRDMA("/") {
+		return true, ""
 	}
-	return true, ""
+	return false, "no RDMA device with an ACTIVE port on this host (" + SysClassInfiniband + ")"
 }
 
 // needsRDMA says whether a test cannot run without an RDMA device: the

@@ -2,17 +2,32 @@ package local
 
 import (
 	"context"
-	"os"
+	"fmt"
 
+	"github.com/rdmabench/rdmabench/nic"
 	"github.com/rdmabench/rdmabench/runner/backend"
 )
 
-// SysClassInfiniband lists this host's RDMA devices.
-var SysClassInfiniband = "/sys/class/infiniband"
+// SysRoot is the root this host's sysfs is read under (tests point it at a
+// recorded tree).
+var SysRoot = "/"
 
-// HasRDMA reports whether this host has an RDMA device: every local
-// endpoint shares it.
+// HasRDMA reports whether this host has an RDMA device with an ACTIVE
+// port: every local endpoint shares the host's devices.
 func (b *Backend) HasRDMA(_ context.Context, _ backend.Endpoint) bool {
-	ents, err := os.ReadDir(SysClassInfiniband)
-	return err == nil && len(ents) > 0
+	return nic.HasRDMA(SysRoot)
+}
+
+// LineRate is `lineRate: auto` on this host: the rate of the endpoint's
+// device (or the first ACTIVE port) and where it came from.
+func (b *Backend) LineRate(_ context.Context, ep backend.Endpoint) (float64, string, bool) {
+	inv, err := nic.Discover(nic.Options{Root: SysRoot, NoGPU: true})
+	if err != nil {
+		return 0, err.Error(), false
+	}
+	d, p, err := inv.Pick(ep.Device)
+	if err != nil || p.RateBps <= 0 {
+		return 0, "", false
+	}
+	return p.RateBps, fmt.Sprintf("%s port %d: %s", d.Name, p.Port, p.Rate), true
 }

@@ -1,0 +1,43 @@
+package local
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rdmabench/rdmabench/runner/backend"
+)
+
+// Discovery on recorded sysfs trees (nic/testdata): the RDMA check and
+// `lineRate: auto` as the runner sees them through the local backend.
+func TestDiscoveryOnRecordedHosts(t *testing.T) {
+	for _, c := range []struct {
+		tree   string
+		rdma   bool
+		rate   float64
+		detail string
+	}{
+		{"ib-ndr", true, 400e9, "port 1"},
+		{"rxe-vm", true, 2.5e9, "rxe0 port 1"},
+		{"no-such-host", false, 0, ""},
+	} {
+		t.Run(c.tree, func(t *testing.T) {
+			old := SysRoot
+			SysRoot = filepath.Join("..", "..", "nic", "testdata", "sysfs", c.tree)
+			defer func() { SysRoot = old }()
+			b := New()
+			if got := b.HasRDMA(context.Background(), backend.Endpoint{}); got != c.rdma {
+				t.Errorf("HasRDMA = %v, want %v", got, c.rdma)
+			}
+			bps, detail, ok := b.LineRate(context.Background(), backend.Endpoint{})
+			if c.rate > 0 && (!ok || bps != c.rate || !strings.Contains(detail, c.detail)) {
+				t.Errorf("LineRate = %v %q %v, want %v", bps, detail, ok, c.rate)
+			}
+			if !c.rdma && ok {
+				t.Errorf("LineRate on a host without RDMA: %v %q", bps, detail)
+			}
+			t.Logf("HasRDMA %v, LineRate %v %q %v", c.rdma, bps, detail, ok)
+		})
+	}
+}
