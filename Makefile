@@ -46,7 +46,7 @@ bench-parsers:
 # Runner: the harness's own overhead per job (100 jobs of /bin/true).
 .PHONY: bench-runner
 bench-runner:
-	$(GO) test -run '^$$' -bench HarnessOverhead -benchtime 5x ./runner/
+	$(GO) test -run '^$$' -bench HarnessOverhead -benchtime 3x ./runner/
 
 # Reports: ECharts is embedded in the binary from the npm package pinned in
 # report/assets/package-lock.json; the library itself is not committed.
