@@ -135,8 +135,9 @@ func FormatEfficiency(e *float64) string {
 	return fmt.Sprintf("%.1f%%", *e)
 }
 
-// TransportLabel is a result's transport badge: "RDMA", "TCP fallback",
-// "shm" or "unknown"; "" when nothing was measured.
+// TransportLabel is a result's transport badge: "RDMA", "TCP fallback"
+// (TCP where the test did not ask for it), "TCP" (asked for), "shm" or
+// "unknown"; "" when nothing was measured.
 func (r *Result) TransportLabel() string {
 	if r.Transport == nil && len(r.Samples) == 0 && r.ErrorClass != "tcp_fallback" {
 		return "" // nothing ran: no transport to speak of
@@ -151,6 +152,9 @@ func (r *Result) TransportLabel() string {
 	case "rdma":
 		return "RDMA"
 	case "tcp":
+		if r.Requires == "tcp" {
+			return "TCP"
+		}
 		return "TCP fallback"
 	case "shm":
 		return "shm"

@@ -123,6 +123,9 @@ type Result struct {
 	Reason     string             `json:"reason,omitempty"`
 	ErrorClass parsers.ErrorClass `json:"errorClass,omitempty"`
 	Transport  *parsers.Transport `json:"transport,omitempty"`
+	// Requires is the transport the test asked for ("rdma" or "tcp"), so
+	// that TCP is called a fallback only where RDMA was required.
+	Requires string `json:"requires,omitempty"`
 
 	// RawOutputs are paths, relative to the run folder, of every side's output.
 	RawOutputs []string  `json:"rawOutputs,omitempty"`
