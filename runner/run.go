@@ -222,6 +222,9 @@ func (r *run) recoverJob(job *Job) {
 
 // record appends a result to results.jsonl (fsynced) and to the report.
 func (r *run) record(res report.Result) {
+	if res.Requires == "" {
+		res.Requires = r.requires(res.Test, res.Tool)
+	}
 	if err := r.dir.appendResult(res); err != nil {
 		res.Reason = joinReason(res.Reason, "not written to "+ResultsFile+": "+err.Error())
 	}

@@ -113,6 +113,9 @@ func checkUCX(t *testing.T, out string, r report.Result) {
 	if mean := sum / 2; !near(r.Stats[0].Mean, mean) || !near(*r.Samples[0].BWAvgBps, mean) || r.BestBps != *r.Samples[0].BWAvgBps {
 		t.Errorf("mean %v: stats %+v, sample %v, best %v", mean, r.Stats[0], *r.Samples[0].BWAvgBps, r.BestBps)
 	}
+	if r.Requires != "tcp" || r.Transport == nil || r.Transport.Kind != "tcp" {
+		t.Errorf("ucx over UCX_TLS=tcp: requires %q, transport %+v", r.Requires, r.Transport)
+	}
 	if r.Verdict != report.VerdictPass || r.Efficiency == nil || r.LineRate.Source != report.LineRateDeclared {
 		t.Errorf("ucx verdict %s reason %q efficiency %v", r.Verdict, r.Reason, r.Efficiency)
 	}

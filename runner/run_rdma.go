@@ -32,3 +32,16 @@ func needsRDMA(t *scenarios.Test, tool string) bool {
 	}
 	return strings.HasPrefix(tool, "ib_")
 }
+
+// requires is the transport a test asked for, "rdma" or "tcp", as the
+// report shows it (a TCP result of a "tcp" test is no fallback).
+func (r *run) requires(test, tool string) string {
+	t := r.tests[test]
+	if t != nil && t.Requires != "" {
+		return t.Requires
+	}
+	if needsRDMA(t, tool) {
+		return "rdma"
+	}
+	return "tcp"
+}
