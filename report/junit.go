@@ -104,6 +104,9 @@ func (ss *junitSuites) add(s junitSuite) {
 
 func resultCase(r *Result) junitCase {
 	name := r.Pair()
+	if name == "" {
+		name = r.Test // nothing was paired: a test skipped before planning
+	}
 	if r.Backend != "" {
 		name += " [" + r.Backend + "]"
 	}

@@ -76,25 +76,35 @@ func runReport(o *reportOptions, path string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return inputError{err}
 	}
-	if o.html != "" {
-		dest := htmlPath(o.html, path)
-		if err := writeFileWith(dest, func(w io.Writer) error {
-			return report.WriteHTML(w, r, report.HTMLOptions{RawBase: rawBase(dest, path)})
-		}); err != nil {
-			return err
-		}
-		fmt.Fprintln(stderr, "wrote", dest)
-	}
-	if o.junit != "" {
-		if err := writeFileWith(o.junit, func(w io.Writer) error { return report.WriteJUnit(w, r) }); err != nil {
-			return err
-		}
-		fmt.Fprintln(stderr, "wrote", o.junit)
+	if err := writeRenderings(r, path, o.html, o.junit, stderr); err != nil {
+		return err
 	}
 	if o.output == "json" {
 		return writeJSON(stdout, r)
 	}
 	return report.WriteSummaryTable(stdout, r)
+}
+
+// writeRenderings writes the HTML report (html: a file, a folder, or "auto"
+// for report.html beside reportJSON; "" for none) and JUnit XML (junit: a
+// file, or ""), each through a temporary file, and names what it wrote.
+func writeRenderings(r *report.Report, reportJSON, html, junit string, stderr io.Writer) error {
+	if html != "" {
+		dest := htmlPath(html, reportJSON)
+		if err := writeFileWith(dest, func(w io.Writer) error {
+			return report.WriteHTML(w, r, report.HTMLOptions{RawBase: rawBase(dest, reportJSON)})
+		}); err != nil {
+			return err
+		}
+		fmt.Fprintln(stderr, "wrote", dest)
+	}
+	if junit != "" {
+		if err := writeFileWith(junit, func(w io.Writer) error { return report.WriteJUnit(w, r) }); err != nil {
+			return err
+		}
+		fmt.Fprintln(stderr, "wrote", junit)
+	}
+	return nil
 }
 
 func checkOutput(o string) error {

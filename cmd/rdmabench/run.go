@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 	"time"
 
@@ -32,7 +33,9 @@ type runOptions struct {
 	dryRun  bool
 	keep    bool
 	timeout time.Duration
-	ports   int // port offset
+	ports   int    // port offset
+	html    string // "auto" (report.html in the results folder), a path, or "none"
+	junit   string // JUnit XML file, or ""
 
 	stdout, stderr io.Writer
 	// seams: the planner, the summary table and NIC discovery (their own
@@ -71,6 +74,8 @@ failed (verdict error), 130 interrupted.`,
 	fl.IntVar(&o.ports, "port-offset", 0, "shift every tool port (when the defaults are taken on this host)")
 	fl.BoolVar(&o.keep, "keep", false, "leave endpoints (pods) for debugging; local processes are always killed")
 	fl.DurationVar(&o.timeout, "timeout", 0, "bound the whole run (0: only each leg's own bound)")
+	fl.StringVar(&o.html, "html", "auto", `HTML report: "auto" writes report.html in the results folder, "none" writes none, else a file`)
+	fl.StringVar(&o.junit, "junit", "", "also write JUnit XML to this file (for CI)")
 	return cmd
 }
 
@@ -131,7 +136,21 @@ func execute(ctx context.Context, o *runOptions, sc *scenarios.Scenario, plan *r
 	if err := printOutcome(o, rep); err != nil && runErr == nil {
 		runErr = err
 	}
-	fmt.Fprintf(o.stderr, "rdmabench: report: %s\n", out+"/"+runner.ReportFile)
+	reportJSON := filepath.Join(out, runner.ReportFile)
+	fmt.Fprintf(o.stderr, "rdmabench: report: %s\n", reportJSON)
+	html := o.html
+	if html == "none" {
+		html = ""
+	}
+	// The measurements are safe in report.json already: a rendering that
+	// fails (a build without ECharts, an unwritable path) is reported and
+	// turns a clean run into a harness error, but loses nothing.
+	if err := writeRenderings(rep, reportJSON, html, o.junit, o.stderr); err != nil {
+		fmt.Fprintf(o.stderr, "rdmabench: %v (re-render later with rdmabench report %s)\n", err, reportJSON)
+		if runErr == nil {
+			runErr = err
+		}
+	}
 	return quiet(runErr)
 }
 

@@ -78,7 +78,8 @@ func TestRunCommandEndToEnd(t *testing.T) {
 	needTCPTools(t)
 	out := filepath.Join(t.TempDir(), "res")
 	var stdout, stderr bytes.Buffer
-	code := runWith([]string{"run", writeRunScenario(t, "1s"), "--out", out, "--port-offset", portOffset()}, nil, &stdout, &stderr)
+	junit := filepath.Join(t.TempDir(), "junit.xml")
+	code := runWith([]string{"run", writeRunScenario(t, "1s"), "--out", out, "--port-offset", portOffset(), "--junit", junit}, nil, &stdout, &stderr)
 	if code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
 	}
@@ -99,10 +100,13 @@ func TestRunCommandEndToEnd(t *testing.T) {
 	if r := byTest["rping"]; !rdma && (r.Verdict != report.VerdictSkipped || !strings.Contains(r.Reason, "RDMA")) {
 		t.Errorf("rping without RDMA: %s %q", r.Verdict, r.Reason)
 	}
-	for _, f := range []string{runner.ScenarioFile, runner.PlanFile, runner.ResultsFile} {
+	for _, f := range []string{runner.ScenarioFile, runner.PlanFile, runner.ResultsFile, "report.html"} {
 		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
 			t.Error(err)
 		}
+	}
+	if x, err := os.ReadFile(junit); err != nil || !strings.Contains(string(x), `<testsuite name="ucx-tcp"`) {
+		t.Errorf("--junit: %v\n%s", err, x)
 	}
 	if !strings.Contains(stdout.String(), "pass") || !strings.Contains(stderr.String(), "ucx-tcp") {
 		t.Errorf("summary or progress missing:\nstdout %s\nstderr %s", stdout.String(), stderr.String())
