@@ -24,8 +24,19 @@ func ncclGoldenUpdate() bool {
 	return f != nil && f.Value.String() == "true"
 }
 
-// ncclCaptureDir holds the real nccl-tests outputs this project recorded.
+// ncclCaptureDir holds the real nccl-tests outputs this project recorded
+// on a 4-GPU machine; ncclCaptureSets lists every recorded machine.
 const ncclCaptureDir = "../testdata/parsers/nccl-tests/h200"
+
+// ncclCaptureSets are the real captures by machine: folder name under
+// testdata/parsers/nccl-tests (and its goldens) and how many files it has.
+var ncclCaptureSets = []struct {
+	name string
+	want int
+}{
+	{"h200", 34},   // 4× H200: -g 2 and -g 4
+	{"h200x2", 22}, // 2× H200: -g 2
+}
 
 // ncclCheckGolden compares v, as indented JSON, with the golden file, or
 // rewrites the file under -update.
@@ -65,25 +76,28 @@ func ncclFirstLines(s string, n int) string {
 // TestNCCLGolden parses every real capture (text and -J JSON) and compares
 // the measurements with their golden JSON.
 func TestNCCLGolden(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join(ncclCaptureDir, "*"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no captures in %s: %v", ncclCaptureDir, err)
-	}
-	n := 0
-	for _, f := range files {
-		ext := filepath.Ext(f)
-		if ext != ".txt" && ext != ".json" {
-			continue
+	for _, set := range ncclCaptureSets {
+		dir := filepath.Join("../testdata/parsers/nccl-tests", set.name)
+		files, err := filepath.Glob(filepath.Join(dir, "*"))
+		if err != nil || len(files) == 0 {
+			t.Fatalf("no captures in %s: %v", dir, err)
 		}
-		n++
-		t.Run(filepath.Base(f), func(t *testing.T) {
-			ms := ncclParseFile(t, f, ParseNCCL)
-			golden := filepath.Join("../testdata/parsers/golden/nccl-tests/h200", filepath.Base(f)+".golden.json")
-			ncclCheckGolden(t, golden, ms)
-		})
-	}
-	if n < 30 {
-		t.Errorf("only %d captures found in %s, want the 34 recorded", n, ncclCaptureDir)
+		n := 0
+		for _, f := range files {
+			ext := filepath.Ext(f)
+			if ext != ".txt" && ext != ".json" {
+				continue
+			}
+			n++
+			t.Run(set.name+"/"+filepath.Base(f), func(t *testing.T) {
+				ms := ncclParseFile(t, f, ParseNCCL)
+				golden := filepath.Join("../testdata/parsers/golden/nccl-tests", set.name, filepath.Base(f)+".golden.json")
+				ncclCheckGolden(t, golden, ms)
+			})
+		}
+		if n != set.want {
+			t.Errorf("%d captures found in %s, want the %d recorded", n, dir, set.want)
+		}
 	}
 }
 
