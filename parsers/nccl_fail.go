@@ -112,19 +112,6 @@ func ncclFailureClass(line, lastWarn string) ErrorClass {
 	return ClassToolError
 }
 
-// failWith marks the run failed; a specific class is never replaced by a
-// generic one, and the first specific message wins.
-func (r *ncclRun) failWith(cls ErrorClass, msg string, specific bool) {
-	switch {
-	case !r.fail:
-	case !r.specific && specific:
-	default:
-		return
-	}
-	r.fail, r.specific = true, specific
-	r.m.ErrorClass, r.m.Error = cls, msg
-}
-
 // close turns what was collected into the final verdict of the run.
 func (r *ncclRun) close() {
 	if r.maxRank >= 0 {

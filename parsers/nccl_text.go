@@ -18,7 +18,7 @@ type ncclParser struct {
 
 // ncclRun collects one run: banner, device list, table and footer.
 type ncclRun struct {
-	m         Measurement
+	runState
 	layout    *ncclLayout
 	header    bool // the column header was seen
 	banner    bool
@@ -26,18 +26,13 @@ type ncclRun struct {
 	maxRank   int
 	hosts     []string
 	gpus      []string
-	fail      bool
-	specific  bool // the failure class came from a specific message
 	wrongRows int
 	starRows  int // rows with an error marked '*' (above the tool's threshold)
 }
 
-// maxWarnings bounds Measurement.Warnings; logs can repeat a warning per rank.
-const maxWarnings = 10
-
 func (p *ncclParser) run() *ncclRun {
 	if p.cur == nil {
-		p.cur = &ncclRun{m: Measurement{Tool: "nccl-tests", Test: p.command}, maxRank: -1}
+		p.cur = &ncclRun{runState: runState{m: Measurement{Tool: "nccl-tests", Test: p.command}}, maxRank: -1}
 		p.runs = append(p.runs, p.cur)
 	}
 	return p.cur
@@ -172,18 +167,6 @@ func ncclSetInfo(m *Measurement, k, v string) {
 		m.Info = map[string]string{}
 	}
 	m.Info[k] = v
-}
-
-func (r *ncclRun) warn(w string) {
-	if len(r.m.Warnings) >= maxWarnings {
-		return
-	}
-	for _, x := range r.m.Warnings {
-		if x == w {
-			return
-		}
-	}
-	r.m.Warnings = append(r.m.Warnings, w)
 }
 
 // finish closes every run and returns the measurements.

@@ -31,17 +31,15 @@ type nixlParser struct {
 
 // nixlRun is one configuration block, its table and its failures.
 type nixlRun struct {
-	m        Measurement
-	cols     []string // table header columns
-	config   bool
-	target   bool // only a target rank's start-up lines were seen
-	fail     bool
-	specific bool
+	runState
+	cols   []string // table header columns
+	config bool
+	target bool // only a target rank's start-up lines were seen
 }
 
 func (p *nixlParser) run() *nixlRun {
 	if p.cur == nil {
-		p.cur = &nixlRun{m: Measurement{Tool: "nixlbench", Test: "nixlbench"}}
+		p.cur = &nixlRun{runState: runState{m: Measurement{Tool: "nixlbench", Test: "nixlbench"}}}
 		p.runs = append(p.runs, p.cur)
 	}
 	return p.cur

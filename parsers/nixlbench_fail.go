@@ -117,29 +117,6 @@ func ncclAfterAny(line string) string {
 	return line
 }
 
-func (r *nixlRun) warn(w string) {
-	if len(r.m.Warnings) >= maxWarnings {
-		return
-	}
-	for _, x := range r.m.Warnings {
-		if x == w {
-			return
-		}
-	}
-	r.m.Warnings = append(r.m.Warnings, w)
-}
-
-func (r *nixlRun) failWith(cls ErrorClass, msg string, specific bool) {
-	switch {
-	case !r.fail:
-	case !r.specific && specific:
-	default:
-		return
-	}
-	r.fail, r.specific = true, specific
-	r.m.ErrorClass, r.m.Error = cls, msg
-}
-
 // close decides the verdict: success needs the configured rows and no
 // failure line.
 func (r *nixlRun) close() {
