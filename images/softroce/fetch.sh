@@ -26,6 +26,19 @@ for p in $list $kernel; do
 done
 if [ -n "$need" ]; then
   echo "fetch.sh: downloading$need" >&2
-  apt-get download -q=2 $need
+  # Lists older than the mirror name versions it no longer has (404): refresh
+  # them once and resolve again. Download as root without the _apt sandbox
+  # (the cache directory is ours, not _apt's).
+  dl() { apt-get download -q=2 -o APT::Sandbox::User=root "$@"; }
+  if ! dl $need; then
+    echo "fetch.sh: download failed; running apt-get update and retrying" >&2
+    apt-get update -qq
+    kernel=$(apt-cache depends linux-image-amd64 | sed -n 's/^ *Depends: \(linux-image-[0-9].*\)$/\1/p' | head -1)
+    need=
+    for p in $(closure) $kernel; do
+      ls "${p}_"*.deb >/dev/null 2>&1 || need="$need $p"
+    done
+    [ -z "$need" ] || dl $need
+  fi
 fi
 echo "$kernel" | sed 's/^linux-image-//' > kernel-version
