@@ -11,12 +11,14 @@ closure() {
   apt-cache depends --recurse --no-recommends --no-suggests --no-conflicts \
     --no-breaks --no-replaces --no-enhances $pkgs 2>/dev/null | grep -v '^ ' | grep -v '^<' | sort -u
 }
-list=$(closure)
-if [ -z "$list" ]; then
-  echo "fetch.sh: apt has no package lists; running apt-get update" >&2
+# Without package lists apt still knows what is installed (dpkg's status), so
+# the closure alone is no test: every package must be known to apt.
+known() { for p in $pkgs linux-image-amd64; do apt-cache show "$p" >/dev/null 2>&1 || return 1; done; }
+if ! known; then
+  echo "fetch.sh: apt has no package lists (or stale ones); running apt-get update" >&2
   apt-get update -qq
-  list=$(closure)
 fi
+list=$(closure)
 kernel=$(apt-cache depends linux-image-amd64 | sed -n 's/^ *Depends: \(linux-image-[0-9].*\)$/\1/p' | head -1)
 [ -n "$kernel" ] || { echo "fetch.sh: cannot resolve linux-image-amd64 (apt-get update?)" >&2; exit 1; }
 cd "$debs"
