@@ -114,3 +114,33 @@ func TestDetectEveryCapture(t *testing.T) {
 		}
 	}
 }
+
+// TestParseToolMismatchWarns: a binary name that the output contradicts is
+// kept (it is what was asked) but the measurement says what the text says.
+func TestParseToolMismatchWarns(t *testing.T) {
+	lat := "---------------------------------------------------------------------------------------\n" +
+		"                    RDMA_Read Latency Test\n"
+	nccl := "# Collective test starting: all_gather_perf\n"
+	cases := []struct{ tool, text, warn string }{
+		{"ib_write_bw", lat, "the output says ib_read_lat, not ib_write_bw as asked: figures are ib_read_lat's"},
+		{"ib_read_lat", lat, ""},
+		{"all_reduce_perf", nccl, "the output says all_gather_perf, not all_reduce_perf as asked: figures are all_gather_perf's"},
+		{"all_gather_perf", nccl, ""},
+		{"sendrecv_perf", "# nThread 1 nGpus 2 minBytes 8 maxBytes 8 step: 2(factor)\n", ""},
+	}
+	for _, c := range cases {
+		ms, err := Parse(c.tool, strings.NewReader(c.text))
+		if err != nil || len(ms) != 1 {
+			t.Fatalf("%s: %v, %v", c.tool, ms, err)
+		}
+		got := ""
+		for _, w := range ms[0].Warnings {
+			if strings.HasPrefix(w, "the output says") {
+				got = w
+			}
+		}
+		if ms[0].Tool != c.tool || got != c.warn {
+			t.Errorf("%s: tool %q, warning %q; want %q", c.tool, ms[0].Tool, got, c.warn)
+		}
+	}
+}
