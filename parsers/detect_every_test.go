@@ -144,3 +144,45 @@ func TestParseToolMismatchWarns(t *testing.T) {
 		}
 	}
 }
+
+// softroceTools are the binaries that wrote the real soft-RoCE captures of
+// testdata/softroce (see its README), by file name prefix.
+var softroceTools = map[string]string{
+	"error_wrong_device_server": "perftest", "error_wrong_gid_client": "ib_write_bw",
+	"ib_read_lat": "ib_read_lat", "ib_write_bw": "ib_write_bw", "rping": "rping", "ucx_perftest": "ucx_perftest",
+}
+
+// TestDetectSoftroceCaptures: every real soft-RoCE output is recognised,
+// by its binary where the text names it, and parses to a verdict.
+func TestDetectSoftroceCaptures(t *testing.T) {
+	files, _ := filepath.Glob("../testdata/softroce/*.txt")
+	n := 0
+	for _, f := range files {
+		base := strings.TrimSuffix(filepath.Base(f), ".txt")
+		want := ""
+		for prefix, tool := range softroceTools {
+			if strings.HasPrefix(base, prefix) && len(prefix) > len(want) {
+				want = tool
+			}
+		}
+		if want == "" {
+			continue // discover-*.txt: not a benchmark's output
+		}
+		n++
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, ok := Detect(data); !ok || got != want {
+			t.Errorf("%s: Detect = %q, %v; want %q", base, got, ok, want)
+			continue
+		}
+		ms, err := Parse(want, bytes.NewReader(data))
+		if err != nil || len(ms) == 0 || ms[0].ErrorClass == ClassUnknownFormat {
+			t.Errorf("%s: %+v, %v", base, ms, err)
+		}
+	}
+	if n < 13 {
+		t.Fatalf("only %d soft-RoCE captures checked", n)
+	}
+}
