@@ -61,6 +61,8 @@ func TestNCCLTextEdgeCases(t *testing.T) {
 		{name: "killed mid-sweep", text: ncclHead + ok2, runs: 1, class: ClassTruncated, samples: 2},
 		{name: "killed mid-sweep, increment step", runs: 1, class: ClassTruncated, samples: 2,
 			text: strings.Replace(ncclHead, "2(factor)", "1024(bytes)", 1) + ok2},
+		{name: "no footer, last size rounded down to whole elements per rank", runs: 1, ok: true, samples: 2, warnings: "no footer",
+			text: strings.Replace(ncclHead, "maxBytes 1048576", "maxBytes 1048575", 1) + ncclRowText(262140, 1.5, "0", "0") + ncclRowText(524280, 3.25, "0", "0")},
 		{name: "no footer, maxBytes reduced", runs: 1, ok: true, samples: 2, warnings: "no footer",
 			text: ncclHead + "#  Reducing maxBytes to 2048 due to memory limitation\n" + ok2},
 		{name: "mpirun abort only", text: "mpirun noticed that process rank 3 with PID 0 on node n2 exited on signal 9 (Killed).\n", runs: 1, class: ClassToolError},
