@@ -54,6 +54,8 @@ func TestNCCLTextEdgeCases(t *testing.T) {
 		{name: "two runs in one capture", text: ncclHead + ok2 + ncclFoot + ncclHead + ncclRowText(4096, 7.0, "0", "0") + ncclFoot, runs: 2, ok: true, samples: 1},
 		{name: "crlf and tag-output prefix", runs: 1, ok: true, samples: 2,
 			text: prefixLines(ncclHead+ok2+ncclFoot, "[1,0]<stdout>:", "\r\n")},
+		{name: "kubectl logs --timestamps", runs: 1, ok: true, samples: 2,
+			text: prefixLines(ncclHead+ok2+ncclFoot, "2026-07-28T10:17:18.674123456Z ", "\n")},
 		{name: "duplicate banner (no MPI)", runs: 1, ok: true, samples: 2, warnings: "banner printed twice",
 			text: strings.Replace(ncclHead, "#\n# Using devices", "# nThread 1 nGpus 2 minBytes 8 maxBytes 1048576 step: 2(factor) warmup iters: 1 iters: 20 agg iters: 1 validation: 1 graph: 0 unalign: 0\n#\n# Using devices", 1) + ok2 + ncclFoot},
 		{name: "no footer", runs: 1, ok: true, samples: 2, warnings: "no footer",
