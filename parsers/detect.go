@@ -54,6 +54,8 @@ var detectRules = []detectRule{
 	{"Parser function exited with Error", "perftest", false},
 	{"Did not detect devices", "perftest", false},
 	{"Couldn't create IB resources", "perftest", false},
+	{"Unable to find the Infiniband/RoCE device", "perftest", false}, // after "IB device rxe9 not found"
+	{"No IB devices found", "perftest", false},
 	{" UCX  ", "ucx_perftest", false},
 }
 

@@ -15,6 +15,7 @@ func fuzzSeeds(f *testing.F, dirs ...string) {
 	for _, d := range dirs {
 		for _, pattern := range []string{
 			filepath.Join("..", "testdata", "parsers", d, "*"),
+			filepath.Join("..", "testdata", "parsers", d, "*", "*"), // nccl-tests/h200/…
 			filepath.Join("..", "..", "shared", "corpus", d, "*.txt"),
 		} {
 			files, _ := filepath.Glob(pattern)

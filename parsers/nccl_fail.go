@@ -138,6 +138,7 @@ func (r *ncclRun) close() {
 		r.failWith(ClassTruncated, "nccl-tests: output ends before any result row", true)
 	case len(r.m.Samples) == 0:
 		r.failWith(ClassNoResults, "nccl-tests: no result table", true)
+	case !r.footer && r.cutShort():
 	case !r.footer:
 		r.warn("no footer (Out of bounds / Avg bus bandwidth): output may be truncated")
 	}
@@ -159,4 +160,16 @@ func (r *ncclRun) legacyErrors() int {
 		}
 	}
 	return n
+}
+
+// cutShort fails a run whose table, without a footer, stops before the
+// banner's maxBytes: the tool was killed mid-sweep, so the sizes that
+// matter most were never measured.
+func (r *ncclRun) cutShort() bool {
+	last, max, cut := r.ncclSweepCut()
+	if cut {
+		r.failWith(ClassTruncated, "nccl-tests: output ends at "+strconv.FormatInt(last, 10)+
+			" bytes, before the sweep's maxBytes "+strconv.FormatInt(max, 10)+" (run killed or log cut short)", true)
+	}
+	return cut
 }

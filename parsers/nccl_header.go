@@ -34,6 +34,7 @@ func (p *ncclParser) commentLine(line string) {
 		p.newRunIfUsed().warn(body)
 	case strings.HasPrefix(body, "Reducing maxBytes"):
 		p.run().warn(body)
+		ncclSetInfo(&p.run().m, "max_bytes_reduced", ncclReducedMax(body))
 	case strings.HasPrefix(body, "error:"):
 		p.run().warn(body)
 	case strings.HasPrefix(body, "size "):

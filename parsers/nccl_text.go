@@ -56,7 +56,7 @@ func (p *ncclParser) line(raw string) {
 		}
 		return
 	}
-	line := strings.TrimSpace(CleanLine(raw))
+	line := strings.TrimSpace(stripLogPrefix(CleanLine(raw)))
 	if line == "" {
 		return
 	}

@@ -55,7 +55,7 @@ func (p *nixlParser) nextRun() *nixlRun {
 
 // line handles one raw line.
 func (p *nixlParser) line(raw string) {
-	line := strings.TrimSpace(CleanLine(raw))
+	line := strings.TrimSpace(stripLogPrefix(CleanLine(raw)))
 	if line == "" {
 		return
 	}

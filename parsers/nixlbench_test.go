@@ -129,3 +129,16 @@ func TestNixlbenchConfigWithoutRule(t *testing.T) {
 		t.Fatalf("got %+v, %v", ms, err)
 	}
 }
+
+// `kubectl logs --timestamps` puts an RFC 3339 stamp before every line.
+func TestNixlbenchKubectlTimestamps(t *testing.T) {
+	text := nixlConfigBlock("UCX", "WRITE", 4096, 8192, 1, 1) + nixlHeader(false) + nixlRow(4096, 1, 1.0, nil, 4.0) + nixlRow(8192, 1, 2.0, nil, 4.1)
+	ms, err := ParseNixlbench(strings.NewReader(prefixLines(text, "2026-07-28T10:17:18.674123456Z ", "\n")))
+	if err != nil || len(ms) != 1 {
+		t.Fatalf("got %+v, %v", ms, err)
+	}
+	m := ms[0]
+	if !m.OK || m.Op != "WRITE" || m.Backend != "UCX" || len(m.Samples) != 2 || *m.Samples[1].BWAvgBps != 16e9 {
+		t.Errorf("ok=%v class=%q (%s) op=%q backend=%q samples=%+v", m.OK, m.ErrorClass, m.Error, m.Op, m.Backend, m.Samples)
+	}
+}

@@ -106,10 +106,27 @@ func Parse(tool string, r io.Reader) ([]Measurement, error) {
 	}
 	if tool != string(fam) {
 		for i := range ms {
+			if said := ownName(ms[i], fam); said != "" && said != tool {
+				ms[i].Warnings = append(ms[i].Warnings,
+					"the output says "+said+", not "+tool+" as asked: figures are "+said+"'s")
+			}
 			ms[i].Tool = tool
 		}
 	}
 	return ms, nil
+}
+
+// ownName is the binary a measurement's own text names (perftest banner,
+// nccl-tests "Collective test starting"), or "" when it names none.
+func ownName(m Measurement, fam Family) string {
+	said := m.Tool
+	if fam == FamilyNCCL {
+		said = m.Test
+	}
+	if f, ok := toolFamilies[said]; !ok || f != fam || said == string(fam) {
+		return ""
+	}
+	return said
 }
 
 // parsePerftestAny reads perftest text, or an --out_json file (assumed
