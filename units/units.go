@@ -75,16 +75,18 @@ var rateSuffixes = func() map[string]float64 {
 	prefixes := map[string]float64{"": 1, "K": 1e3, "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
 	binary := map[string]float64{"Ki": 1 << 10, "Mi": 1 << 20, "Gi": 1 << 30, "Ti": 1 << 40}
 	for p, f := range prefixes {
-		for _, bit := range []string{"b/s", "bps", "bit/s", "bits/s"} {
+		// "/sec" is how sysfs, ibstat and ibv_devinfo print a port's
+		// rate ("400 Gb/sec (4X NDR)"): people copy it from there.
+		for _, bit := range []string{"b/s", "bps", "bit/s", "bits/s", "b/sec", "bit/sec", "bits/sec"} {
 			m[p+bit] = f
 		}
-		for _, byt := range []string{"B/s", "Bps"} {
+		for _, byt := range []string{"B/s", "Bps", "B/sec"} {
 			m[p+byt] = f * 8
 		}
 	}
 	for p, f := range binary {
-		m[p+"B/s"] = f * 8
-		m[p+"b/s"] = f
+		m[p+"B/s"], m[p+"B/sec"] = f*8, f*8
+		m[p+"b/s"], m[p+"b/sec"] = f, f
 	}
 	return m
 }()

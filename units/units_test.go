@@ -31,7 +31,9 @@ func TestParseRate(t *testing.T) {
 	}{
 		{"400Gb/s", 400e9, true}, {"200Gbps", 200e9, true}, {"100Gbit/s", 100e9, true},
 		{"25GB/s", 200e9, true}, {"12.5GBps", 100e9, true}, {"1GiB/s", 8 << 30, true}, {"10 Mb/s", 10e6, true},
+		{"400 Gb/sec", 400e9, true}, {"100Gbit/sec", 100e9, true}, {"50GB/sec", 400e9, true}, {"1GiB/sec", 8 << 30, true},
 		{"fast", 0, false}, {"400", 0, false}, {"400G", 0, false}, {"400Gbit", 0, false},
+		{"400 Gb/sec (4X NDR)", 0, false}, {"400gb/s", 0, false}, {"400Gb/se", 0, false},
 	} {
 		got, err := ParseRate(c.in)
 		if (err == nil) != c.ok || (c.ok && got != c.want) {
