@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -123,6 +124,9 @@ func TestDecodeIntegers(t *testing.T) {
 		_, err := Decode("t.yaml", []byte(minimal+"  - {name: t, tool: ib_write_bw, from: a, to: b, args: {qps: "+bad+"}}\n"))
 		if err == nil || !strings.Contains(err.Error(), "tests[0].args.qps: ") {
 			t.Errorf("qps: %s: %v", bad, err)
+		}
+		if tooLarge := strings.Contains(fmt.Sprint(err), "is too large"); tooLarge != (bad == "99999999999999999999") {
+			t.Errorf("qps: %s: %v: \"is too large\" only for the number that does not fit", bad, err)
 		}
 	}
 }

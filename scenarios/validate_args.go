@@ -68,7 +68,7 @@ func (v *validator) intArgs(ap string, a *Args, has func(string) bool) {
 		val, min int
 		hint     string
 	}{
-		{"qps", a.QPs, 1, "perftest -q: queue pairs per process, 1 or more"},
+		{"qps", a.QPs, 1, "perftest -q: queue pairs per process, 1–16384"},
 		{"iterations", a.Iterations, 1, "iterations per size, 1 or more"},
 		{"count", a.Count, 1, "rping -C: pings to send, 1 or more"},
 		{"stepFactor", a.StepFactor, 2, "nccl-tests -f: each size is the previous times this, 2 or more"},
@@ -78,6 +78,9 @@ func (v *validator) intArgs(ap string, a *Args, has func(string) bool) {
 		if has(c.key) {
 			v.checkMin(ap+"."+c.key, c.val, c.min, c.hint)
 		}
+	}
+	if has("qps") && a.QPs > 16384 {
+		v.errf(ap+".qps", "perftest -q accepts at most 16384", "%d queue pairs is too many", a.QPs)
 	}
 	if has("streams") && a.Streams > 128 {
 		v.errf(ap+".streams", "iperf3 -P accepts at most 128", "%d streams is too many", a.Streams)
