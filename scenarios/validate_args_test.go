@@ -21,6 +21,22 @@ func TestArgLimits(t *testing.T) {
 	}
 }
 
+// Sizes outside the tool's own range, and perftest's -a with -D.
+func TestToolSizesAndSweep(t *testing.T) {
+	for _, c := range []struct{ test, want string }{
+		{"{name: t, tool: rping, from: a, to: b, args: {sizes: [23, 64KiB]}}", "t.yaml:10:63: tests[0].args.sizes[1]: size 64KiB is outside rping's range (rping -S accepts 23 to 65535 bytes)"},
+		{"{name: t, tool: rping, from: a, to: b, args: {sizes: [22, 65535]}}", "t.yaml:10:59: tests[0].args.sizes[0]: size 22 is outside rping's range (rping -S accepts 23 to 65535 bytes)"},
+		{"{name: t, tool: ib_read_bw, from: a, to: b, args: {sizes: [1GiB, 2GiB]}}", "t.yaml:10:70: tests[0].args.sizes[1]: size 2GiB is too large for perftest (perftest -s accepts at most 2147483647 bytes (2GiB - 1))"},
+		{"{name: t, tool: ucx_perftest, from: a, to: b, args: {sizes: [2GiB]}}", ""},
+		{"{name: t, tool: ib_write_bw, from: a, to: b, args: {sweep: true, duration: 5s}}", `t.yaml:10:80: tests[0].args.duration: sweep and duration exclude each other (perftest runs -a only by iterations ("Duration mode currently doesn't support running on all sizes"); keep either sweep or duration)`},
+	} {
+		_, err := LoadBytes("t.yaml", []byte(minimal+"  - "+c.test+"\n"))
+		if got := strings.TrimSpace(errText(err)); got != c.want {
+			t.Errorf("args %s:\n got %q\nwant %q", c.test, got, c.want)
+		}
+	}
+}
+
 func errText(err error) string {
 	if err == nil {
 		return ""
