@@ -6,6 +6,7 @@ package units
 import (
 	"fmt"
 	"math"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -105,6 +106,10 @@ func ParsePercent(s string) (float64, error) {
 // years); a larger number would wrap around to a negative duration.
 const maxDurationSeconds = float64(math.MaxInt64/int64(time.Second)) - 1
 
+// durationForm is a Go duration as written; one that still fails to parse
+// overflowed time.Duration (about 292 years).
+var durationForm = regexp.MustCompile(`^[-+]?([0-9]+(\.[0-9]*)?(ns|us|µs|μs|ms|s|m|h))+$`)
+
 // ParseDuration reads a Go duration ("10s", "1m30s") or plain seconds ("10").
 func ParseDuration(s string) (time.Duration, error) {
 	t := strings.TrimSpace(s)
@@ -115,6 +120,9 @@ func ParseDuration(s string) (time.Duration, error) {
 		return time.Duration(v * float64(time.Second)), nil
 	}
 	d, err := time.ParseDuration(t)
+	if err != nil && durationForm.MatchString(t) {
+		return 0, fmt.Errorf("%q is too long (at most about 2562047h)", s)
+	}
 	if err != nil {
 		return 0, fmt.Errorf("%q is not a duration, like 10s or 2m", s)
 	}

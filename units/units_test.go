@@ -69,4 +69,14 @@ func TestParseDuration(t *testing.T) {
 			t.Errorf("ParseDuration(%q) = %v: want an error", in, d)
 		}
 	}
+	for in, want := range map[string]string{
+		"99999999999h":      `"99999999999h" is too long (at most about 2562047h)`,
+		"1h99999999999999m": `"1h99999999999999m" is too long (at most about 2562047h)`,
+		"10sec":             `"10sec" is not a duration, like 10s or 2m`,
+		"1d":                `"1d" is not a duration, like 10s or 2m`,
+	} {
+		if _, err := ParseDuration(in); err == nil || err.Error() != want {
+			t.Errorf("ParseDuration(%q): error %v, want %s", in, err, want)
+		}
+	}
 }
