@@ -43,3 +43,21 @@ func errText(err error) string {
 	}
 	return err.Error()
 }
+
+// A plain number below 1 is refused for minLineRate: 0.9 meant as 90% would
+// read as 0.9% and pass every test.
+func TestPercentFraction(t *testing.T) {
+	for in, want := range map[string]string{
+		"0.9":  "t.yaml:11:72: tests[0].expect.minLineRate: 0.9 is ambiguous: a fraction or a percent (write 90% for the fraction 0.9, or 0.9% for less than one percent)",
+		"0.9%": "",
+		"90":   "",
+		"0":    "",
+	} {
+		text := strings.Replace(minimal, "tests:", "lineRate: 100Gb/s\ntests:", 1) +
+			"  - {name: t, tool: ib_write_bw, from: a, to: b, expect: {minLineRate: " + in + "}}\n"
+		_, err := LoadBytes("t.yaml", []byte(text))
+		if got := strings.TrimSpace(errText(err)); got != want {
+			t.Errorf("minLineRate %s:\n got %q\nwant %q", in, got, want)
+		}
+	}
+}
