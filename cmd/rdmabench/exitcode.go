@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/rdmabench/rdmabench/scenarios"
 )
 
 // Exit codes, documented in the README.
@@ -54,7 +56,14 @@ func runWith(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	err := root.Execute()
 	if err != nil {
 		var silent interface{ Silent() bool }
-		if !(errors.As(err, &silent) && silent.Silent()) {
+		var problems scenarios.ErrorList
+		switch {
+		case errors.As(err, &silent) && silent.Silent():
+		case errors.As(err, &problems):
+			// Each line starts with FILE:LINE:COL, as editors and
+			// validate print them: no "rdmabench:" before the first.
+			fmt.Fprintln(stderr, problems)
+		default:
 			fmt.Fprintln(stderr, "rdmabench:", err)
 		}
 	}
