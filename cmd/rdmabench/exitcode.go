@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/rdmabench/rdmabench/runner"
 	"github.com/rdmabench/rdmabench/scenarios"
 )
 
@@ -57,12 +58,15 @@ func runWith(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		var silent interface{ Silent() bool }
 		var problems scenarios.ErrorList
+		var planErr *runner.PlanError
 		switch {
 		case errors.As(err, &silent) && silent.Silent():
 		case errors.As(err, &problems):
 			// Each line starts with FILE:LINE:COL, as editors and
 			// validate print them: no "rdmabench:" before the first.
 			fmt.Fprintln(stderr, problems)
+		case errors.As(err, &planErr):
+			fmt.Fprintln(stderr, planErr)
 		default:
 			fmt.Fprintln(stderr, "rdmabench:", err)
 		}
