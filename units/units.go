@@ -65,6 +65,9 @@ func ParseRate(s string) (float64, error) {
 		return 0, fmt.Errorf("%q is not a rate", s)
 	}
 	mult, ok := rateSuffixes[strings.TrimSpace(suffix)]
+	if !ok && strings.TrimSpace(suffix) == "" {
+		return 0, fmt.Errorf("%q has no unit: bits (%sGb/s) or bytes (%sGB/s)?", s, num, num)
+	}
 	if !ok {
 		return 0, fmt.Errorf("%q has an unknown rate unit %q (use Gb/s, Gbps, GB/s, Mb/s …)", s, suffix)
 	}

@@ -42,6 +42,14 @@ func TestParseRate(t *testing.T) {
 	}
 }
 
+// A rate without a unit asks which one was meant, with the number in both.
+func TestParseRateNoUnit(t *testing.T) {
+	_, err := ParseRate("400")
+	if want := `"400" has no unit: bits (400Gb/s) or bytes (400GB/s)?`; err == nil || err.Error() != want {
+		t.Errorf("ParseRate(400): %v, want %s", err, want)
+	}
+}
+
 func TestParsePercent(t *testing.T) {
 	for in, want := range map[string]float64{"90%": 90, "90": 90, " 99.5 % ": 99.5, "0%": 0} {
 		if got, err := ParsePercent(in); err != nil || got != want {
