@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 )
 
@@ -76,7 +77,7 @@ func readFile(path string) ([]byte, error) {
 	case err != nil:
 		c.add(Pos{}, "", "check the path; rdmabench init lists the shipped scenarios", "cannot read the scenario: %v", unwrapPathError(err))
 	case st.IsDir():
-		c.add(Pos{}, "", "give the path of a .yaml file", "is a directory, not a scenario file")
+		c.add(Pos{}, "", "give the .yaml files inside it: "+filepath.Join(path, "*.yaml"), "is a directory, not a scenario file")
 	case st.Size() > maxFileSize:
 		c.add(Pos{}, "", "a scenario is a short YAML file; check that the right file was given", "the file is %d bytes, more than the %d a scenario may have", st.Size(), maxFileSize)
 	default:
