@@ -117,3 +117,11 @@ func TestPlanScenarioErrorsStartWithFile(t *testing.T) {
 		t.Errorf("plan and validate print the problems differently:\n%s\n%s", errs, validateErrs)
 	}
 }
+
+// plan -o completes its three formats.
+func TestPlanOutputCompletion(t *testing.T) {
+	code, out, _ := runCLI(t, "", "__complete", "plan", "x.yaml", "-o", "")
+	if code != 0 || !strings.HasPrefix(out, "table\njson\nyaml\n:4\n") {
+		t.Errorf("exit %d, completions %q", code, out)
+	}
+}
