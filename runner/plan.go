@@ -64,6 +64,7 @@ type compiler struct {
 	poolIdx map[string][]int
 	byName  map[string]int
 	strs    *tools.Strings
+	legs    int // legs planned so far, bounded by maxPlanLegs
 }
 
 func (c *compiler) test(i int) error {

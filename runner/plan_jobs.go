@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -99,10 +100,18 @@ func (tc *testCompiler) round(r int, slots []slot) error {
 			return err
 		}
 		rd.Jobs = append(rd.Jobs, job)
+		if tc.c.legs += len(job.Legs); tc.c.legs > maxPlanLegs {
+			return fmt.Errorf("the plan would have more than %d legs (a 512-endpoint all-to-all of one size has 261,632), too many to hold or to run (lower replicas or the number of sizes or backends, or split the scenario)", maxPlanLegs)
+		}
 	}
 	plan.Rounds = append(plan.Rounds, rd)
 	return nil
 }
+
+// maxPlanLegs bounds a plan (about 0.9 KB of memory per leg): a typo such
+// as replicas: 4096 under an all-to-all would otherwise plan 16 million
+// legs and exhaust the machine before anything runs.
+var maxPlanLegs = 1_000_000
 
 // job builds one job; j is its place in the round, which picks its port
 // (distinct for every job of a round, as they may share a host).

@@ -239,6 +239,27 @@ func TestCommandEnvLayers(t *testing.T) {
 	}
 }
 
+// A plan past maxPlanLegs stops with a PlanError at the test's position
+// instead of filling the machine's memory (lowered here to stay quick).
+func TestPlanLegBound(t *testing.T) {
+	defer func(n int) { maxPlanLegs = n }(maxPlanLegs)
+	maxPlanLegs = 1000
+	a2a := scenarios.Test{Name: "a2a", Tool: "ib_write_bw", From: "ep", Pattern: "all-to-all", Pos: scenarios.Pos{Line: 9, Col: 5}}
+	s := scenario([]scenarios.Pool{pool("ep", 32)}, a2a) // 32×31 = 992 legs
+	s.File = "f.yaml"
+	if p, err := Compile(s, CompileOptions{}); err != nil || len(p.Rounds) != 31 {
+		t.Fatalf("992 legs: %v", err)
+	}
+	s = scenario([]scenarios.Pool{pool("ep", 33)}, a2a) // 33×32 = 1056 legs
+	s.File = "f.yaml"
+	_, err := Compile(s, CompileOptions{})
+	var pe *PlanError
+	want := "f.yaml:9:5: tests[0] (a2a): the plan would have more than 1000 legs"
+	if !errors.As(err, &pe) || pe.ExitCode() != 2 || !strings.HasPrefix(err.Error(), want) {
+		t.Fatalf("1056 legs: got %v, want a PlanError starting %q", err, want)
+	}
+}
+
 func TestPlanErrors(t *testing.T) {
 	for _, tc := range []struct {
 		name string

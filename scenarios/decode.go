@@ -37,6 +37,11 @@ func Decode(name string, data []byte) (*Scenario, error) {
 // reports why it cannot (binary data, syntax error, empty, several documents,
 // not a mapping) and returns nil.
 func parseDocument(c *collector, data []byte) *yaml.Node {
+	if enc := utf16Encoding(data); enc != "" {
+		c.add(Pos{1, 1}, "", "save it as UTF-8, e.g. iconv -f "+enc+" -t UTF-8 FILE > FILE.utf8.yaml",
+			"the file is %s text; a scenario is read as UTF-8", enc)
+		return nil
+	}
 	if p, msg, ok := binaryAt(data); !ok {
 		c.add(p, "", "a scenario is a UTF-8 YAML text file; check that the right file was given", "%s", msg)
 		return nil
@@ -108,6 +113,21 @@ func secondDocumentPos(data []byte, p Pos) Pos {
 		}
 	}
 	return p
+}
+
+// utf16Encoding recognises UTF-16 (what some Windows editors save) by its
+// byte-order mark, or by the NUL byte beside each ASCII letter without one,
+// so the error says how to convert rather than "control character 0x0".
+func utf16Encoding(data []byte) string {
+	switch {
+	case len(data) < 2:
+		return ""
+	case data[0] == 0xff && data[1] == 0xfe, data[0] != 0 && data[1] == 0 && len(data) >= 4 && data[2] != 0 && data[3] == 0:
+		return "UTF-16LE"
+	case data[0] == 0xfe && data[1] == 0xff, data[0] == 0 && data[1] != 0 && len(data) >= 4 && data[2] == 0 && data[3] != 0:
+		return "UTF-16BE"
+	}
+	return ""
 }
 
 // binaryAt finds the first byte that cannot be in a YAML text file.

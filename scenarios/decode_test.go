@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -98,7 +99,9 @@ func TestLoadFileErrors(t *testing.T) {
 	dir := t.TempDir()
 	for path, want := range map[string]string{
 		dir + "/missing.yaml": dir + "/missing.yaml: cannot read the scenario: stat: no such file or directory (",
-		dir:                   dir + ": is a directory",
+		dir:                   dir + ": is a directory, not a scenario file (give the .yaml files inside it: " + dir + "/*.yaml)",
+		// A device has no size to check first: the read itself is bounded.
+		"/dev/zero": "/dev/zero: the file holds more than the 4194304 bytes a scenario may have (",
 	} {
 		_, err := Load(path)
 		var list ErrorList
@@ -121,6 +124,9 @@ func TestDecodeIntegers(t *testing.T) {
 		_, err := Decode("t.yaml", []byte(minimal+"  - {name: t, tool: ib_write_bw, from: a, to: b, args: {qps: "+bad+"}}\n"))
 		if err == nil || !strings.Contains(err.Error(), "tests[0].args.qps: ") {
 			t.Errorf("qps: %s: %v", bad, err)
+		}
+		if tooLarge := strings.Contains(fmt.Sprint(err), "is too large"); tooLarge != (bad == "99999999999999999999") {
+			t.Errorf("qps: %s: %v: \"is too large\" only for the number that does not fit", bad, err)
 		}
 	}
 }

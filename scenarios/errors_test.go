@@ -67,6 +67,8 @@ var brokenCases = []struct {
 	{"wrong-type-list", []string{"16:14 tests[0].args.sizes"}},
 	{"wrong-type-mapping", []string{"6:3 pools"}},
 	{"wrong-type-scalar-for-map", []string{"15:10 tests[0].env"}},
+	{"utf16-bom", []string{"1:1"}},
+	{"utf16be-no-bom", []string{"1:1"}},
 }
 
 // Every broken scenario fails with exactly the expected positions and

@@ -2,7 +2,9 @@ package scenarios
 
 import (
 	"fmt"
+	"io"
 	"os"
+	"path/filepath"
 	"strings"
 )
 
@@ -75,17 +77,36 @@ func readFile(path string) ([]byte, error) {
 	case err != nil:
 		c.add(Pos{}, "", "check the path; rdmabench init lists the shipped scenarios", "cannot read the scenario: %v", unwrapPathError(err))
 	case st.IsDir():
-		c.add(Pos{}, "", "give the path of a .yaml file", "is a directory, not a scenario file")
+		c.add(Pos{}, "", "give the .yaml files inside it: "+filepath.Join(path, "*.yaml"), "is a directory, not a scenario file")
 	case st.Size() > maxFileSize:
 		c.add(Pos{}, "", "a scenario is a short YAML file; check that the right file was given", "the file is %d bytes, more than the %d a scenario may have", st.Size(), maxFileSize)
 	default:
-		data, err := os.ReadFile(path)
-		if err == nil {
+		data, err := readBounded(path)
+		if err == nil && len(data) > maxFileSize {
+			c.add(Pos{}, "", "a scenario is a short YAML file; check that the right file was given", "the file holds more than the %d bytes a scenario may have", maxFileSize)
+		} else if err == nil {
 			return data, nil
+		} else {
+			c.add(Pos{}, "", "check the file's permissions", "cannot read the scenario: %v", unwrapPathError(err))
 		}
-		c.add(Pos{}, "", "check the file's permissions", "cannot read the scenario: %v", unwrapPathError(err))
 	}
 	return nil, c.err()
+}
+
+// readBounded reads at most maxFileSize+1 bytes: a device or a pipe
+// (/dev/zero, <(yes)) has no size to check beforehand and must not be read
+// into memory without end.
+func readBounded(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxFileSize+1))
+	if err != nil {
+		return nil, &os.PathError{Op: "read", Path: path, Err: err}
+	}
+	return data, nil
 }
 
 // unwrapPathError drops the path from an *os.PathError (the error line

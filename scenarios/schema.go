@@ -79,8 +79,8 @@ var scalarSchemas = map[reflect.Type]map[string]any{
 	},
 	reflect.TypeFor[Rate](): {
 		"type":        "string",
-		"pattern":     `^\s*(auto|[0-9]+(\.[0-9]+)?\s*([KkMGT]i?)?(b/s|bps|bit/s|bits/s|B/s|Bps))\s*$`,
-		"description": "a rate: 400Gb/s, 200Gbps, 25GB/s (bytes), or auto (lineRate only)",
+		"pattern":     `^\s*(auto|[0-9]+(\.[0-9]+)?\s*([kKMGT]?(b/s|bps|bit/s|bits/s|b/sec|bit/sec|bits/sec|B/s|Bps|B/sec)|[KMGT]i(b/s|B/s|b/sec|B/sec)))\s*$`,
+		"description": "a rate: 400Gb/s, 200Gbps, 400 Gb/sec, 25GB/s (bytes), or auto (lineRate only)",
 	},
 	reflect.TypeFor[Percent](): {
 		"type": []string{"string", "number"}, "minimum": 0, "maximum": 100,

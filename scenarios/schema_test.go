@@ -6,11 +6,13 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/rdmabench/rdmabench/units"
 	"gopkg.in/yaml.v3"
 )
 
@@ -199,4 +201,24 @@ func typeMatches(ty any, v any) bool {
 		}
 	}
 	return false
+}
+
+// An editor and the loader agree on which rates are valid: the schema's
+// pattern accepts exactly what units.ParseRate reads (and auto).
+func TestJSONSchemaRatePatternAgreesWithParseRate(t *testing.T) {
+	pattern, _ := scalarSchemas[reflect.TypeFor[Rate]()]["pattern"].(string)
+	re := regexp.MustCompile(pattern)
+	for _, in := range []string{
+		"400Gb/s", "200Gbps", "100Gbit/s", "100Gbits/s", "400 Gb/sec", "100Gbit/sec", "25GB/s", "12.5GBps",
+		"50GB/sec", "1GiB/s", "1GiB/sec", "8Kib/s", "10kb/s", "1Tb/s", "10 Mb/s", "400b/s",
+		"400G", "400Gb", "400gb/s", "400Gibps", "400kib/s", "400 Gb/sec (4X NDR)", "fast", "400",
+	} {
+		_, err := units.ParseRate(in)
+		if re.MatchString(in) != (err == nil) {
+			t.Errorf("%q: schema pattern matches %v, ParseRate error %v", in, re.MatchString(in), err)
+		}
+	}
+	if !re.MatchString("auto") {
+		t.Errorf("schema pattern refuses auto")
+	}
 }

@@ -25,6 +25,10 @@ type decoder struct {
 
 var leadingZero = regexp.MustCompile(`^[-+]?0[0-9_]+$`)
 
+// plainDigits is a whole number as people write it; one that does not fit
+// an int is too large, not "not a whole number".
+var plainDigits = regexp.MustCompile(`^[-+]?[0-9]+$`)
+
 var (
 	unmarshalerType = reflect.TypeFor[yaml.Unmarshaler]()
 	posType         = reflect.TypeFor[Pos]()
@@ -135,6 +139,10 @@ func (d *decoder) decodeInt(n *yaml.Node, v reflect.Value, path string) {
 		return
 	}
 	var i int64
+	if tag := n.ShortTag(); plainDigits.MatchString(n.Value) && (tag == "!!float" || tag == "!!int" && n.Decode(&i) != nil) {
+		d.c.add(nodePos(n), path, "write a smaller whole number, like 4", "%s is too large", n.Value)
+		return
+	}
 	if n.ShortTag() != "!!int" || n.Decode(&i) != nil || i != int64(int(i)) {
 		d.c.add(nodePos(n), path, "write a whole number without quotes or units, like 4", "must be a whole number, not %q", n.Value)
 		return

@@ -32,11 +32,18 @@ func (v *validator) args(path string, t *Test) {
 	has := func(k string) bool { return v.written(ap+"."+k, a, k) && !bad[k] }
 	if has("sizes") {
 		for i := range a.Sizes {
-			v.checkSize(fmt.Sprintf("%s.sizes[%d]", ap, i), &a.Sizes[i])
+			p := fmt.Sprintf("%s.sizes[%d]", ap, i)
+			if v.checkSize(p, &a.Sizes[i]) {
+				v.toolSize(p, t.Tool, &a.Sizes[i])
+			}
 		}
 		if a.Sweep && has("sweep") {
 			v.errf(ap+".sweep", "sweep runs every size from 2 B to 8 MiB; keep either sweep or sizes", "sweep and sizes exclude each other")
 		}
+	}
+	if a.Sweep && has("sweep") && has("duration") {
+		v.errf(ap+".duration", "perftest runs -a only by iterations (\"Duration mode currently doesn't support running on all sizes\"); keep either sweep or duration",
+			"sweep and duration exclude each other")
 	}
 	v.intArgs(ap, a, has)
 	v.nixlArgs(ap, t, has)
@@ -68,7 +75,7 @@ func (v *validator) intArgs(ap string, a *Args, has func(string) bool) {
 		val, min int
 		hint     string
 	}{
-		{"qps", a.QPs, 1, "perftest -q: queue pairs per process, 1 or more"},
+		{"qps", a.QPs, 1, "perftest -q: queue pairs per process, 1–16384"},
 		{"iterations", a.Iterations, 1, "iterations per size, 1 or more"},
 		{"count", a.Count, 1, "rping -C: pings to send, 1 or more"},
 		{"stepFactor", a.StepFactor, 2, "nccl-tests -f: each size is the previous times this, 2 or more"},
@@ -78,6 +85,9 @@ func (v *validator) intArgs(ap string, a *Args, has func(string) bool) {
 		if has(c.key) {
 			v.checkMin(ap+"."+c.key, c.val, c.min, c.hint)
 		}
+	}
+	if has("qps") && a.QPs > 16384 {
+		v.errf(ap+".qps", "perftest -q accepts at most 16384", "%d queue pairs is too many", a.QPs)
 	}
 	if has("streams") && a.Streams > 128 {
 		v.errf(ap+".streams", "iperf3 -P accepts at most 128", "%d streams is too many", a.Streams)
@@ -183,5 +193,16 @@ func (v *validator) expect(path string, t *Test) {
 	}
 	if has("minPings") {
 		v.checkMin(ep+".minPings", e.MinPings, 1, "rping: pings that must complete, 1 or more")
+	}
+}
+
+// toolSize checks a size against what the tool itself accepts: rping -S
+// and perftest -s exit at once on a size outside their range.
+func (v *validator) toolSize(path, tool string, s *Size) {
+	switch {
+	case tool == ToolRping && (s.Bytes < 23 || s.Bytes > 65535):
+		v.errf(path, "rping -S accepts 23 to 65535 bytes", "size %s is outside rping's range", s.Raw)
+	case strings.HasPrefix(tool, "ib_") && s.Bytes > 1<<31-1:
+		v.errf(path, "perftest -s accepts at most 2147483647 bytes (2GiB - 1)", "size %s is too large for perftest", s.Raw)
 	}
 }

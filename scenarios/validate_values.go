@@ -1,5 +1,10 @@
 package scenarios
 
+import (
+	"fmt"
+	"strings"
+)
+
 // Checks of the unit-bearing values: each is parsed here (decoding keeps
 // only the text) and reported at the value's own position.
 
@@ -41,6 +46,11 @@ func (v *validator) checkPercent(path string, p *Percent) {
 	}
 	if p.Value < 0 || p.Value > 100 {
 		v.errf(path, "a percent of line rate is between 0% and 100%", "%q is out of range", p.Raw)
+	}
+	// 0.9 meant as ninety percent would read as 0.9% and always pass.
+	if p.Value > 0 && p.Value < 1 && !strings.Contains(p.Raw, "%") {
+		v.errf(path, fmt.Sprintf("write %g%% for the fraction %s, or %s%% for less than one percent", p.Value*100, p.Raw, p.Raw),
+			"%s is ambiguous: a fraction or a percent", p.Raw)
 	}
 }
 

@@ -6,6 +6,7 @@ package units
 import (
 	"fmt"
 	"math"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -64,6 +65,9 @@ func ParseRate(s string) (float64, error) {
 		return 0, fmt.Errorf("%q is not a rate", s)
 	}
 	mult, ok := rateSuffixes[strings.TrimSpace(suffix)]
+	if !ok && strings.TrimSpace(suffix) == "" {
+		return 0, fmt.Errorf("%q has no unit: bits (%sGb/s) or bytes (%sGB/s)?", s, num, num)
+	}
 	if !ok {
 		return 0, fmt.Errorf("%q has an unknown rate unit %q (use Gb/s, Gbps, GB/s, Mb/s …)", s, suffix)
 	}
@@ -75,16 +79,18 @@ var rateSuffixes = func() map[string]float64 {
 	prefixes := map[string]float64{"": 1, "K": 1e3, "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
 	binary := map[string]float64{"Ki": 1 << 10, "Mi": 1 << 20, "Gi": 1 << 30, "Ti": 1 << 40}
 	for p, f := range prefixes {
-		for _, bit := range []string{"b/s", "bps", "bit/s", "bits/s"} {
+		// "/sec" is how sysfs, ibstat and ibv_devinfo print a port's
+		// rate ("400 Gb/sec (4X NDR)"): people copy it from there.
+		for _, bit := range []string{"b/s", "bps", "bit/s", "bits/s", "b/sec", "bit/sec", "bits/sec"} {
 			m[p+bit] = f
 		}
-		for _, byt := range []string{"B/s", "Bps"} {
+		for _, byt := range []string{"B/s", "Bps", "B/sec"} {
 			m[p+byt] = f * 8
 		}
 	}
 	for p, f := range binary {
-		m[p+"B/s"] = f * 8
-		m[p+"b/s"] = f
+		m[p+"B/s"], m[p+"B/sec"] = f*8, f*8
+		m[p+"b/s"], m[p+"b/sec"] = f, f
 	}
 	return m
 }()
@@ -103,6 +109,10 @@ func ParsePercent(s string) (float64, error) {
 // years); a larger number would wrap around to a negative duration.
 const maxDurationSeconds = float64(math.MaxInt64/int64(time.Second)) - 1
 
+// durationForm is a Go duration as written; one that still fails to parse
+// overflowed time.Duration (about 292 years).
+var durationForm = regexp.MustCompile(`^[-+]?([0-9]+(\.[0-9]*)?(ns|us|µs|μs|ms|s|m|h))+$`)
+
 // ParseDuration reads a Go duration ("10s", "1m30s") or plain seconds ("10").
 func ParseDuration(s string) (time.Duration, error) {
 	t := strings.TrimSpace(s)
@@ -113,6 +123,9 @@ func ParseDuration(s string) (time.Duration, error) {
 		return time.Duration(v * float64(time.Second)), nil
 	}
 	d, err := time.ParseDuration(t)
+	if err != nil && durationForm.MatchString(t) {
+		return 0, fmt.Errorf("%q is too long (at most about 2562047h)", s)
+	}
 	if err != nil {
 		return 0, fmt.Errorf("%q is not a duration, like 10s or 2m", s)
 	}

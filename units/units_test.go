@@ -31,12 +31,22 @@ func TestParseRate(t *testing.T) {
 	}{
 		{"400Gb/s", 400e9, true}, {"200Gbps", 200e9, true}, {"100Gbit/s", 100e9, true},
 		{"25GB/s", 200e9, true}, {"12.5GBps", 100e9, true}, {"1GiB/s", 8 << 30, true}, {"10 Mb/s", 10e6, true},
+		{"400 Gb/sec", 400e9, true}, {"100Gbit/sec", 100e9, true}, {"50GB/sec", 400e9, true}, {"1GiB/sec", 8 << 30, true},
 		{"fast", 0, false}, {"400", 0, false}, {"400G", 0, false}, {"400Gbit", 0, false},
+		{"400 Gb/sec (4X NDR)", 0, false}, {"400gb/s", 0, false}, {"400Gb/se", 0, false},
 	} {
 		got, err := ParseRate(c.in)
 		if (err == nil) != c.ok || (c.ok && got != c.want) {
 			t.Errorf("ParseRate(%q) = %g, %v; want %g ok=%v", c.in, got, err, c.want, c.ok)
 		}
+	}
+}
+
+// A rate without a unit asks which one was meant, with the number in both.
+func TestParseRateNoUnit(t *testing.T) {
+	_, err := ParseRate("400")
+	if want := `"400" has no unit: bits (400Gb/s) or bytes (400GB/s)?`; err == nil || err.Error() != want {
+		t.Errorf("ParseRate(400): %v, want %s", err, want)
 	}
 }
 
@@ -65,6 +75,16 @@ func TestParseDuration(t *testing.T) {
 	for _, in := range []string{"", "10 sec", "ten", "1e10", "1e400", "Inf"} {
 		if d, err := ParseDuration(in); err == nil {
 			t.Errorf("ParseDuration(%q) = %v: want an error", in, d)
+		}
+	}
+	for in, want := range map[string]string{
+		"99999999999h":      `"99999999999h" is too long (at most about 2562047h)`,
+		"1h99999999999999m": `"1h99999999999999m" is too long (at most about 2562047h)`,
+		"10sec":             `"10sec" is not a duration, like 10s or 2m`,
+		"1d":                `"1d" is not a duration, like 10s or 2m`,
+	} {
+		if _, err := ParseDuration(in); err == nil || err.Error() != want {
+			t.Errorf("ParseDuration(%q): error %v, want %s", in, err, want)
 		}
 	}
 }

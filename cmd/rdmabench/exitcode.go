@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/rdmabench/rdmabench/runner"
+	"github.com/rdmabench/rdmabench/scenarios"
 )
 
 // Exit codes, documented in the README.
@@ -54,7 +57,17 @@ func runWith(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	err := root.Execute()
 	if err != nil {
 		var silent interface{ Silent() bool }
-		if !(errors.As(err, &silent) && silent.Silent()) {
+		var problems scenarios.ErrorList
+		var planErr *runner.PlanError
+		switch {
+		case errors.As(err, &silent) && silent.Silent():
+		case errors.As(err, &problems):
+			// Each line starts with FILE:LINE:COL, as editors and
+			// validate print them: no "rdmabench:" before the first.
+			fmt.Fprintln(stderr, problems)
+		case errors.As(err, &planErr):
+			fmt.Fprintln(stderr, planErr)
+		default:
 			fmt.Fprintln(stderr, "rdmabench:", err)
 		}
 	}

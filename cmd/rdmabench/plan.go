@@ -36,6 +36,7 @@ ${addr:NAME}, ${etcd}, ${run} and ${out} are filled in at run time.`,
 		},
 	}
 	cmd.Flags().StringVarP(&opts.output, "output", "o", "table", "output format: table, json or yaml")
+	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"table", "json", "yaml"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
 

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -98,5 +99,29 @@ func TestPlanErrorsExit2(t *testing.T) {
 		if code != 2 || !strings.Contains(errs, tc.want) || out != "" {
 			t.Errorf("%s: exit %d, stderr %q, stdout %q; want exit 2 naming %q", tc.name, code, errs, out, tc.want)
 		}
+	}
+}
+
+// A scenario's problems print as validate prints them: every line starts
+// with FILE:LINE:COL (the first one too, with no "rdmabench:" before it).
+func TestPlanScenarioErrorsStartWithFile(t *testing.T) {
+	bad := strings.Replace(planScenario, "tool: iperf3", "tool: iperf4", 1)
+	path := writeScenario(t, bad)
+	code, out, errs := runCLI(t, "", "plan", path)
+	lines := strings.Split(strings.TrimSpace(errs), "\n")
+	if code != 2 || out != "" || len(lines) != 1 || !regexp.MustCompile(`^`+regexp.QuoteMeta(path)+`:19:11: tests\[1\]\.tool: unknown tool "iperf4" \(did you mean "iperf3"\?`).MatchString(lines[0]) {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	_, _, validateErrs := runCLI(t, "", "validate", path)
+	if validateErrs != errs {
+		t.Errorf("plan and validate print the problems differently:\n%s\n%s", errs, validateErrs)
+	}
+}
+
+// plan -o completes its three formats.
+func TestPlanOutputCompletion(t *testing.T) {
+	code, out, _ := runCLI(t, "", "__complete", "plan", "x.yaml", "-o", "")
+	if code != 0 || !strings.HasPrefix(out, "table\njson\nyaml\n:4\n") {
+		t.Errorf("exit %d, completions %q", code, out)
 	}
 }

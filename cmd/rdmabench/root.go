@@ -18,7 +18,9 @@ between the pods (or processes) a scenario describes, and reports every result
 against the NIC's line rate.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       version, // --version, as people try first
 	}
+	root.SetVersionTemplate("rdmabench {{.Version}}\n")
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)

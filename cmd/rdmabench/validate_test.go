@@ -131,3 +131,13 @@ func TestUsageErrorsExit2(t *testing.T) {
 		t.Errorf("no suggestion: %q", errs)
 	}
 }
+
+// `rdmabench version` and `rdmabench --version` print the same line.
+func TestVersionFlagAndCommand(t *testing.T) {
+	for _, args := range [][]string{{"version"}, {"--version"}} {
+		code, out, errOut := runCLI(t, "", args...)
+		if code != 0 || out != "rdmabench "+version+"\n" || errOut != "" {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q", args, code, out, errOut)
+		}
+	}
+}
