@@ -45,6 +45,19 @@ func environmentWarnings(base, cur *Report) []string {
 	return w
 }
 
+// runWarnings says when the current run did not finish: its missing
+// results were never measured, and it must not become the next baseline.
+func runWarnings(cur *Report) []string {
+	var w []string
+	if cur.Run.Interrupted {
+		w = append(w, fmt.Sprintf("current run %s was interrupted after %d result(s)", cur.Run.ID, len(cur.Results)))
+	}
+	if cur.Run.Error != "" {
+		w = append(w, "current run ended with an error: "+oneLine(cur.Run.Error, 120))
+	}
+	return w
+}
+
 func short(hash string) string {
 	if len(hash) > 19 {
 		return hash[:19]

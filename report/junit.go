@@ -165,8 +165,8 @@ func resultFigures(r *Result) string {
 }
 
 // WriteCompareJUnit writes a comparison as JUnit XML: one testsuite per
-// test, one testcase per compared (result, size); regression and broken →
-// <failure>, missing → <skipped>.
+// test, one testcase per compared (result, size); regression, broken and
+// a measured result missing now → <failure>, other missing → <skipped>.
 func WriteCompareJUnit(w io.Writer, c *Comparison) error {
 	suites := junitSuites{Name: "rdmabench compare " + c.Baseline.ID + " → " + c.Current.ID}
 	byTest := map[string]*junitSuite{}
@@ -208,10 +208,10 @@ func compareCase(row *CompareRow, threshold float64) junitCase {
 	} else if row.Note != "" {
 		msg += ": " + row.Note
 	}
-	switch row.Status {
-	case StatusRegression, StatusBroken:
+	switch {
+	case row.Fails():
 		c.Failure = &junitProblem{Message: msg, Type: row.Status, Text: text}
-	case StatusMissing:
+	case row.Status == StatusMissing:
 		c.Skipped = &junitProblem{Message: msg, Text: text}
 	default:
 		c.SystemOut = &junitText{msg + "\n" + text}
