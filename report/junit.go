@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"encoding/xml"
 	"fmt"
 	"io"
@@ -220,14 +221,27 @@ func compareCase(row *CompareRow, threshold float64) junitCase {
 }
 
 func writeXML(w io.Writer, v any) error {
-	if _, err := io.WriteString(w, xml.Header); err != nil {
-		return err
-	}
-	enc := xml.NewEncoder(w)
+	var buf bytes.Buffer
+	buf.WriteString(xml.Header)
+	enc := xml.NewEncoder(&buf)
 	enc.Indent("", "  ")
 	if err := enc.Encode(v); err != nil {
 		return err
 	}
-	_, err := io.WriteString(w, "\n")
+	buf.WriteString("\n")
+	_, err := w.Write(bytes.Map(xmlChar, buf.Bytes()))
 	return err
+}
+
+// xmlChar replaces what XML 1.0 forbids (control characters such as the
+// ESC of a coloured tool log quoted in a reason) with U+FFFD: encoding/xml
+// does so in attributes but writes CDATA as it is, and a CI server rejects
+// the whole file over one such byte.
+func xmlChar(r rune) rune {
+	switch {
+	case r == '\t' || r == '\n' || r == '\r',
+		r >= 0x20 && r <= 0xD7FF, r >= 0xE000 && r <= 0xFFFD, r >= 0x10000 && r <= 0x10FFFF:
+		return r
+	}
+	return '\uFFFD'
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/xml"
 	"strings"
 	"testing"
+
+	"github.com/rdmabench/rdmabench/parsers"
 )
 
 func TestJUnitGolden(t *testing.T) {
@@ -83,4 +85,31 @@ func btoi(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// Tool output quoted in a reason may hold control characters (a coloured
+// log's ESC, a NUL) and "]]>": the XML stays well-formed.
+func TestJUnitControlCharacters(t *testing.T) {
+	const reason = "client: \x1b[31mERROR\x1b[0m \x00 ]]> gone \xff"
+	base, cur := fullReport(1), fullReport(1)
+	for i := range cur.Results {
+		if cur.Results[i].Test == "read-bw" {
+			cur.Results[i].Samples, cur.Results[i].Stats, cur.Results[i].Repetitions = nil, nil, nil
+			cur.Results[i].Verdict, cur.Results[i].Reason = VerdictError, reason
+			cur.Results[i].Transport = &parsers.Transport{Kind: "tcp", Detail: "tcp/\x1b[1meth0"}
+		}
+	}
+	var a, b bytes.Buffer
+	if err := WriteJUnit(&a, cur); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteCompareJUnit(&b, Compare(base, cur, CompareOptions{ThresholdPct: 5})); err != nil {
+		t.Fatal(err)
+	}
+	for _, data := range [][]byte{a.Bytes(), b.Bytes()} {
+		checkJUnitCounts(t, data)
+		if !bytes.Contains(data, []byte("\uFFFD[31mERROR\uFFFD[0m \uFFFD ]]")) {
+			t.Errorf("control characters not replaced:\n%s", data)
+		}
+	}
 }
