@@ -82,6 +82,19 @@ func TestCompareDecisions(t *testing.T) {
 	}
 }
 
+// A tool that reports another version is named, as a changed fingerprint
+// is; a tool that ran in one run only is not.
+func TestCompareToolVersions(t *testing.T) {
+	base, cur := fullReport(1), fullReport(1)
+	base.Run.ToolVersions = map[string]string{"ucx_perftest": "1.13.1", "perftest": "6.22", "nixlbench": "0.7.1"}
+	cur.Run.ToolVersions = map[string]string{"ucx_perftest": "1.19.0", "perftest": "6.22", "iperf3": "3.12"}
+	c := Compare(base, cur, CompareOptions{ThresholdPct: 5})
+	want := []string{`tool version differs: ucx_perftest was "1.13.1", now "1.19.0"`}
+	if fmt.Sprint(c.Warnings) != fmt.Sprint(want) {
+		t.Errorf("warnings %q, want %q", c.Warnings, want)
+	}
+}
+
 // A run cut short must not pass against the last good run (and so become
 // the next baseline): every result it lost fails, and it is named.
 func TestCompareInterruptedRunFails(t *testing.T) {
