@@ -183,3 +183,15 @@ func TestReportRunFolder(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 }
+
+// An output file in a folder that does not exist is named as the user gave it.
+func TestReportOutputInMissingFolder(t *testing.T) {
+	rep := copyRun(t, "full.json")
+	for _, flag := range []string{"--html", "--junit"} {
+		dest := filepath.Join(t.TempDir(), "absent", "out")
+		code, _, stderr := runInTempDir(t, "report", rep, flag, dest)
+		if code == 0 || !strings.Contains(stderr, "cannot write "+dest+": ") {
+			t.Errorf("%s %s: exit %d, stderr %q; want the destination named", flag, dest, code, stderr)
+		}
+	}
+}
