@@ -127,8 +127,11 @@ type RegressionError struct {
 
 // Error says how many rows regressed; the table above it says which.
 func (e *RegressionError) Error() string {
-	if e.Missing > 0 {
+	if e.Missing > 0 && e.N > e.Missing {
 		return fmt.Sprintf("%d regression(s) and %d result(s) measured in the baseline missing now", e.N-e.Missing, e.Missing)
+	}
+	if e.Missing > 0 {
+		return fmt.Sprintf("%d result(s) measured in the baseline missing now", e.Missing)
 	}
 	return fmt.Sprintf("%d regression(s) against the baseline", e.N)
 }

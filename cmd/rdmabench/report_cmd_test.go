@@ -164,7 +164,7 @@ func TestCompareExitCodes(t *testing.T) {
 	if code, _, e := runInTempDir(t, "compare", base, base); code != 0 {
 		t.Errorf("self-compare: exit %d: %s", code, e)
 	}
-	if code, _, e := runInTempDir(t, "compare", base, cur, "--threshold", "50%"); code != 1 || !strings.Contains(e, "0 regression(s) and 1 result(s) measured in the baseline missing now") {
+	if code, _, e := runInTempDir(t, "compare", base, cur, "--threshold", "50%"); code != 1 || !strings.Contains(e, "rdmabench: 1 result(s) measured in the baseline missing now") {
 		t.Errorf("threshold 50%%: exit %d, want 1 for the missing read-bw: %s", code, e)
 	}
 	code, out, _ = runInTempDir(t, "compare", base, cur, "-o", "json")
