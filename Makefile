@@ -44,7 +44,7 @@ test-report: assets
 # (images/), driven over ssh: real ib_write_bw, ib_read_lat, rping and
 # ucx_perftest between two kernels. Needs qemu-system-x86 (./.ci/setup).
 e2e-rdma: build
-	$(MAKE) -C images softroce
+	$(MAKE) -C images softroce GO="$(GO)"
 	RDMABENCH_SOFTROCE=$(CURDIR)/.work/softroce $(GO) test -count=1 -timeout 20m -v ./test/e2erdma/
 
 lint:

@@ -8,32 +8,52 @@ import (
 )
 
 // configuredTransport is the transport a side can only have used, from its
-// tool and environment, for when its output names none: iperf3 is TCP by
-// construction; UCX restricted by UCX_TLS to TCP (and local-only
-// transports) has nothing else to use. nil when the setup leaves a choice.
+// tool and environment, for when its output names none: iperf3 is TCP and
+// rping (librdmacm) RDMA by construction; UCX restricted by UCX_TLS to TCP,
+// or to verbs transports (with local-only ones), has nothing else to use.
+// nil when the setup leaves a choice.
 func configuredTransport(tool string, env map[string]string) *parsers.Transport {
-	if tool == scenarios.ToolIperf3 {
+	switch tool {
+	case scenarios.ToolIperf3:
 		return &parsers.Transport{Kind: parsers.TransportTCP, Source: "iperf3", Detail: "tcp", Evidence: []string{"iperf3 measures TCP"}}
+	case scenarios.ToolRping:
+		return &parsers.Transport{Kind: parsers.TransportRDMA, Source: "rping", Detail: "RDMA CM", Evidence: []string{"rping runs only over RDMA CM (librdmacm)"}}
 	}
 	tls, ok := env["UCX_TLS"]
-	if !ok || !tcpOnlyTLS(tls) {
+	if !ok {
 		return nil
 	}
-	return &parsers.Transport{Kind: parsers.TransportTCP, Source: "ucx", Detail: "tcp", Evidence: []string{"UCX_TLS=" + tls}}
+	switch onlyTLS(tls) {
+	case parsers.TransportTCP:
+		return &parsers.Transport{Kind: parsers.TransportTCP, Source: "ucx", Detail: "tcp", Evidence: []string{"UCX_TLS=" + tls}}
+	case parsers.TransportRDMA:
+		return &parsers.Transport{Kind: parsers.TransportRDMA, Source: "ucx", Detail: strings.TrimSpace(tls), Evidence: []string{"UCX_TLS=" + tls}}
+	}
+	return nil
 }
 
-// tcpOnlyTLS is true when UCX_TLS allows tcp and no network transport
-// other than it (self, shared memory and copies stay on the host).
-func tcpOnlyTLS(tls string) bool {
-	hasTCP := false
+// onlyTLS is the one network transport kind UCX_TLS allows (tcp, or rdma
+// for verbs transports), "" when it allows both, neither, or a set it does
+// not name (an exclusion list "^…", "all"); self, shared memory and copies
+// stay on the host and do not count.
+func onlyTLS(tls string) string {
+	kind := ""
 	for _, tl := range strings.Split(tls, ",") {
-		switch strings.TrimSpace(tl) {
+		k := ""
+		switch tl = strings.TrimSpace(tl); tl {
 		case "tcp":
-			hasTCP = true
+			k = parsers.TransportTCP
+		case "rc", "rc_v", "rc_verbs", "rc_x", "rc_mlx5", "dc", "dc_x", "dc_mlx5", "ud", "ud_v", "ud_verbs", "ud_x", "ud_mlx5", "ib":
+			k = parsers.TransportRDMA
 		case "self", "sm", "shm", "posix", "sysv", "cma", "knem", "xpmem", "cuda_copy", "rocm_copy":
+			continue
 		default:
-			return false
+			return ""
 		}
+		if kind != "" && kind != k {
+			return ""
+		}
+		kind = k
 	}
-	return hasTCP
+	return kind
 }

@@ -91,6 +91,11 @@ func TestConfiguredTransport(t *testing.T) {
 		{"ucx_perftest", map[string]string{"UCX_TLS": "tcp"}, "tcp"},
 		{"ucx_perftest", map[string]string{"UCX_TLS": "tcp,self,sm"}, "tcp"},
 		{"ucx_perftest", map[string]string{"UCX_TLS": "rc,tcp"}, ""},
+		{"ucx_perftest", map[string]string{"UCX_TLS": "rc_verbs"}, "rdma"},
+		{"ucx_perftest", map[string]string{"UCX_TLS": "rc_x,ud_x,self,sm,cuda_copy"}, "rdma"},
+		{"ucx_perftest", map[string]string{"UCX_TLS": "^tcp"}, ""},
+		{"ucx_perftest", map[string]string{"UCX_TLS": "all"}, ""},
+		{"rping", nil, "rdma"},
 		{"ucx_perftest", map[string]string{"UCX_TLS": "sm"}, ""},
 		{"ucx_perftest", nil, ""},
 	} {

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -45,6 +47,9 @@ func runDiscover(o *discoverOptions, stdout io.Writer) error {
 	if o.output != "table" && o.output != "json" {
 		return usageError{fmt.Errorf("--output %q: want table or json", o.output)}
 	}
+	if fi, err := os.Stat(o.root); err != nil || !fi.IsDir() {
+		return usageError{fmt.Errorf("--root %q: not a directory (want / or a tree recorded with --record)", o.root)}
+	}
 	inv, err := nic.Discover(nic.Options{Root: o.root, Record: o.record, NoGPU: o.noGPU})
 	if err != nil {
 		return err
@@ -59,7 +64,7 @@ func runDiscover(o *discoverOptions, stdout io.Writer) error {
 
 func writeInventory(w io.Writer, inv *nic.Inventory) error {
 	if len(inv.Devices) == 0 {
-		_, err := fmt.Fprintln(w, "no RDMA devices (nothing under /sys/class/infiniband)")
+		_, err := fmt.Fprintf(w, "no RDMA devices (nothing under %s)\n", filepath.Join(inv.Root, "sys/class/infiniband"))
 		return err
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)

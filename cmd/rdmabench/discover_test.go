@@ -15,6 +15,7 @@ func sysfsTree(name string) string {
 }
 
 func TestDiscoverCmd(t *testing.T) {
+	empty := t.TempDir()
 	cases := []struct {
 		args []string
 		code int
@@ -26,7 +27,8 @@ func TestDiscoverCmd(t *testing.T) {
 			"GPU2 nearest NIC: mlx5_1 (PIX)"}},
 		{[]string{"discover", "--root", sysfsTree("rxe-vm")}, 0, []string{
 			"rxe0    1     ACTIVE  Ethernet  eth0    2.5 Gb/sec (1X SDR)  -     2.50 Gb/s  1           4096  -"}},
-		{[]string{"discover", "--root", t.TempDir()}, 0, []string{"no RDMA devices"}},
+		{[]string{"discover", "--root", empty}, 0, []string{"no RDMA devices (nothing under " + filepath.Join(empty, "sys/class/infiniband") + ")"}},
+		{[]string{"discover", "--root", filepath.Join(empty, "typo")}, 2, []string{`--root "` + filepath.Join(empty, "typo") + `": not a directory`}},
 		{[]string{"discover", "-o", "yaml"}, 2, []string{`--output "yaml": want table or json`}},
 		{[]string{"discover", "extra"}, 2, nil},
 	}

@@ -59,7 +59,7 @@ run_root() { "$root/lib64/ld-linux-x86-64.so.2" --library-path "$libpath" "$@"; 
 [ -f "$work/dropbear_ed25519_host_key" ] || run_root "$root/usr/bin/dropbearkey" -t ed25519 -f "$work/dropbear_ed25519_host_key" >/dev/null
 run_root "$root/usr/bin/dropbearkey" -y -f "$work/dropbear_ed25519_host_key" | grep '^ssh-' | cut -d' ' -f1,2 > "$work/known_host_key.pub"
 cp "$work/dropbear_ed25519_host_key" etc/dropbear/
-[ -f "$work/id_ed25519" ] || (cd "$here/../.." && go run ./images/keygen "$work/id_ed25519")
+[ -f "$work/id_ed25519" ] || (cd "$here/../.." && ${GO:-go} run ./images/keygen "$work/id_ed25519")
 cp "$work/id_ed25519.pub" root/.ssh/authorized_keys
 chmod 700 root root/.ssh; chmod 600 root/.ssh/authorized_keys
 cp "$here/init" init; chmod 755 init

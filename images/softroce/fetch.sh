@@ -11,12 +11,14 @@ closure() {
   apt-cache depends --recurse --no-recommends --no-suggests --no-conflicts \
     --no-breaks --no-replaces --no-enhances $pkgs 2>/dev/null | grep -v '^ ' | grep -v '^<' | sort -u
 }
-list=$(closure)
-if [ -z "$list" ]; then
-  echo "fetch.sh: apt has no package lists; running apt-get update" >&2
+# Without package lists apt still knows what is installed (dpkg's status), so
+# the closure alone is no test: every package must be known to apt.
+known() { for p in $pkgs linux-image-amd64; do apt-cache show "$p" >/dev/null 2>&1 || return 1; done; }
+if ! known; then
+  echo "fetch.sh: apt has no package lists (or stale ones); running apt-get update" >&2
   apt-get update -qq
-  list=$(closure)
 fi
+list=$(closure)
 kernel=$(apt-cache depends linux-image-amd64 | sed -n 's/^ *Depends: \(linux-image-[0-9].*\)$/\1/p' | head -1)
 [ -n "$kernel" ] || { echo "fetch.sh: cannot resolve linux-image-amd64 (apt-get update?)" >&2; exit 1; }
 cd "$debs"
@@ -26,6 +28,19 @@ for p in $list $kernel; do
 done
 if [ -n "$need" ]; then
   echo "fetch.sh: downloading$need" >&2
-  apt-get download -q=2 $need
+  # Lists older than the mirror name versions it no longer has (404): refresh
+  # them once and resolve again. Download as root without the _apt sandbox
+  # (the cache directory is ours, not _apt's).
+  dl() { apt-get download -q=2 -o APT::Sandbox::User=root "$@"; }
+  if ! dl $need; then
+    echo "fetch.sh: download failed; running apt-get update and retrying" >&2
+    apt-get update -qq
+    kernel=$(apt-cache depends linux-image-amd64 | sed -n 's/^ *Depends: \(linux-image-[0-9].*\)$/\1/p' | head -1)
+    need=
+    for p in $(closure) $kernel; do
+      ls "${p}_"*.deb >/dev/null 2>&1 || need="$need $p"
+    done
+    [ -z "$need" ] || dl $need
+  fi
 fi
 echo "$kernel" | sed 's/^linux-image-//' > kernel-version

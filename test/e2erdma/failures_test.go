@@ -74,6 +74,31 @@ func TestFailuresOnVMs(t *testing.T) {
 		assertNoLeftovers(t, b, eps)
 	})
 
+	t.Run("timeout kills the remote process group", func(t *testing.T) {
+		// A server that never gets its client, under a shell with a second
+		// child: the bound ends it, and neither survives on the VM.
+		b, eps := newBackend(t)
+		r := start(t, b, eps[0], nil, "sh", "-c", "sleep 597 & ib_write_bw -d rxe0 -x 1 -p 18600; wait")
+		waitPort(t, b, eps[0], 18600)
+		begin := time.Now()
+		exit, err := r.p.Wait(timeout(t, 2*time.Second))
+		if err == nil || !strings.Contains(err.Error(), "deadline") || !exit.Signaled || time.Since(begin) > 20*time.Second {
+			t.Fatalf("Wait past its bound: exit %+v err %v after %v; want killed at the deadline", exit, err, time.Since(begin))
+		}
+		// [s]: the pattern must not match the shell that runs pgrep.
+		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(500 * time.Millisecond) {
+			out, err := b.Exec(timeout(t, 20*time.Second), eps[0], []string{"sh", "-c", "pgrep -f '[s]leep 597|[i]b_write_bw' || true"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s := strings.TrimSpace(string(out)); s == "" {
+				break
+			} else if time.Now().After(deadline) {
+				t.Fatalf("left running on vm1 after the timeout: %s", s)
+			}
+		}
+	})
+
 	t.Run("host key mismatch", func(t *testing.T) {
 		other := filepath.Join(t.TempDir(), "known_hosts")
 		raw, _, _ := ed25519.GenerateKey(rand.Reader)

@@ -63,6 +63,12 @@ func TestRunSoftRoCEScenario(t *testing.T) {
 			t.Errorf("%s: transport %+v; want RDMA (RoCE on rxe0) from perftest's output", name, tr)
 		}
 	}
+	// rping (RDMA CM) and UCX held to rc_verbs by UCX_TLS can only ride RDMA.
+	for name, detail := range map[string]string{"rping": "RDMA CM", "ucx-verbs-bw": "rc_verbs"} {
+		if tr := byTest[name].Transport; tr == nil || tr.Kind != "rdma" || tr.Detail != detail {
+			t.Errorf("%s: transport %+v; want RDMA (%s)", name, tr, detail)
+		}
+	}
 	bw := byTest["write-bw-sweep"]
 	if bw.BestBps <= 0 || bw.BestBps >= 2.5e9 || bw.Efficiency == nil || math.Abs(*bw.Efficiency-bw.BestBps/2.5e9*100) > 0.1 || len(bw.Stats) != 23 {
 		t.Errorf("write-bw-sweep: best %v efficiency %v, %d sizes", bw.BestBps, bw.Efficiency, len(bw.Stats))

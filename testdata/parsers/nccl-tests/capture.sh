@@ -1,5 +1,10 @@
 #!/bin/bash
 # Builds nccl-tests (a0b82b2, 2.19.6) against the image's NCCL wheel and captures outputs for rdmabench testdata.
+# Run from an nccl-tests source tree on a GPU machine. GPUS lists the -g values to sweep; the largest
+# must be the machine's GPU count: GPUS="2 4" on the 4-GPU machine (h200/), GPUS=2 on the 2-GPU one (h200x2/).
+GPUS=${GPUS:-"2 4"}
+MAX=${GPUS##* }
+devs() { seq -s, 0 $(($1 - 1)); }
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 W=/tmp/cap; mkdir -p $W
 cd "$(dirname "$0")"
@@ -19,18 +24,18 @@ r() { # name env... -- args
   timeout ${T:-90} env "$@" > $W/$n.txt 2>&1; echo "$n rc=$?" | tee -a $W/commands.txt
 }
 S="-b 8 -e 256M -f 2 -w 5 -n 20"
-for g in 2 4; do
-  if [ $g = 2 ]; then V=0,1; else V=0,1,2,3; fi
+for g in $GPUS; do
+  V=$(devs $g)
   for c in $B; do
     r ${c}_g$g CUDA_VISIBLE_DEVICES=$V /tmp/build/${c}_perf $S -g $g -J $W/${c}_g$g.json
   done
 done
-r all_reduce_g4_debug_info NCCL_DEBUG=INFO CUDA_VISIBLE_DEVICES=0,1,2,3 /tmp/build/all_reduce_perf $S -g 4
+r all_reduce_g${MAX}_debug_info NCCL_DEBUG=INFO CUDA_VISIBLE_DEVICES=$(devs $MAX) /tmp/build/all_reduce_perf $S -g $MAX
 r alltoall_g2_debug_info NCCL_DEBUG=INFO CUDA_VISIBLE_DEVICES=0,1 /tmp/build/alltoall_perf $S -g 2
 r all_reduce_g2_debug_info_socket_p2p_shm_disabled NCCL_DEBUG=INFO NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1 CUDA_VISIBLE_DEVICES=0,1 /tmp/build/all_reduce_perf -b 8 -e 64M -f 2 -w 2 -n 10 -g 2 -J $W/all_reduce_g2_socket.json
 T=45 r all_reduce_g2_socket_bad_ifname_failure NCCL_DEBUG=WARN NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1 NCCL_SOCKET_IFNAME=nosuchif0 CUDA_VISIBLE_DEVICES=0,1 /tmp/build/all_reduce_perf -b 8 -e 1M -f 2 -g 2
 r sendrecv_g2_check0_na CUDA_VISIBLE_DEVICES=0,1 /tmp/build/sendrecv_perf -b 8 -e 64M -f 2 -g 2 -c 0
-T=45 r all_reduce_g8_invalid_gpu_count CUDA_VISIBLE_DEVICES=0,1,2,3 /tmp/build/all_reduce_perf -b 8 -e 1M -f 2 -g 8
+T=45 r all_reduce_g$((MAX * 2))_invalid_gpu_count CUDA_VISIBLE_DEVICES=$(devs $MAX) /tmp/build/all_reduce_perf -b 8 -e 1M -f 2 -g $((MAX * 2))
 r all_reduce_g2_min_bw_failed NCCL_TESTS_MIN_BW=100000 CUDA_VISIBLE_DEVICES=0,1 /tmp/build/all_reduce_perf -b 8 -e 64M -f 2 -g 2
 r all_reduce_g2_per_iter_timing CUDA_VISIBLE_DEVICES=0,1 /tmp/build/all_reduce_perf -b 8 -e 16M -f 2 -g 2 -I 1
 r all_reduce_g2_dtype_all CUDA_VISIBLE_DEVICES=0,1 /tmp/build/all_reduce_perf -b 1K -e 64K -f 4 -g 2 -d all
