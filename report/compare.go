@@ -15,7 +15,7 @@ const (
 	StatusNoise       = "noise"       // worse beyond the threshold, but within the noise
 	StatusImprovement = "improvement" // better beyond the threshold and beyond the noise
 	StatusUnchanged   = "unchanged"   // within the threshold
-	StatusMissing     = "missing"     // in the baseline, not in the current run
+	StatusMissing     = "missing"     // in the baseline, not in the current run (fails CI where the baseline measured it)
 	StatusNew         = "new"         // in the current run, not in the baseline
 	StatusBroken      = "broken"      // measured in the baseline, error or no figure now
 )
@@ -35,7 +35,8 @@ type CompareOptions struct {
 const CompareRule = "regression = worse than the baseline by more than the threshold AND, " +
 	"when both runs have >= 2 repetitions at that size, significant by a one-sided Welch t-test " +
 	"(p < alpha); bandwidth worse = lower, latency worse = higher; a result that measured in the " +
-	"baseline and errors now is a regression (broken)"
+	"baseline and errors now is a regression (broken), and so is one that measured in the baseline " +
+	"and is missing now"
 
 // Comparison is the outcome of comparing a current run with a baseline.
 type Comparison struct {
@@ -75,6 +76,16 @@ type CompareRow struct {
 	PValue *float64 `json:"pValue,omitempty"`
 	Status string   `json:"status"`
 	Note   string   `json:"note,omitempty"`
+	// Lost marks a missing row that the baseline measured: the current run
+	// has no figure where the last good run had one (an interrupted run, a
+	// pair that no longer ran), so it fails CI like a regression.
+	Lost bool `json:"lost,omitempty"`
+}
+
+// Fails says whether a row fails a CI job: a regression, a broken result,
+// or a measured result missing now.
+func (r *CompareRow) Fails() bool {
+	return r.Status == StatusRegression || r.Status == StatusBroken || r.Status == StatusMissing && r.Lost
 }
 
 // Estimate is a metric's mean over N repetitions and their spread.
@@ -84,17 +95,44 @@ type Estimate struct {
 	N      int     `json:"n"`
 }
 
-// Regressions counts rows whose status fails a CI job.
+// Regressions counts rows that fail a CI job (CompareRow.Fails).
 func (c *Comparison) Regressions() int {
-	return c.Counts[StatusRegression] + c.Counts[StatusBroken]
+	n := 0
+	for i := range c.Rows {
+		if c.Rows[i].Fails() {
+			n++
+		}
+	}
+	return n
+}
+
+// Lost counts the missing rows among Regressions.
+func (c *Comparison) Lost() int {
+	n := 0
+	for i := range c.Rows {
+		if c.Rows[i].Status == StatusMissing && c.Rows[i].Lost {
+			n++
+		}
+	}
+	return n
 }
 
 // RegressionError is returned when a comparison found regressions; the CLI
 // maps it to exit code 1.
-type RegressionError struct{ N int }
+type RegressionError struct {
+	N int
+	// Missing is how many of the N are measured results missing now.
+	Missing int
+}
 
 // Error says how many rows regressed; the table above it says which.
 func (e *RegressionError) Error() string {
+	if e.Missing > 0 && e.N > e.Missing {
+		return fmt.Sprintf("%d regression(s) and %d result(s) measured in the baseline missing now", e.N-e.Missing, e.Missing)
+	}
+	if e.Missing > 0 {
+		return fmt.Sprintf("%d result(s) measured in the baseline missing now", e.Missing)
+	}
 	return fmt.Sprintf("%d regression(s) against the baseline", e.N)
 }
 
@@ -112,7 +150,7 @@ func Compare(base, cur *Report, opt CompareOptions) *Comparison {
 		Baseline:     RunRef{ID: base.Run.ID, Version: base.Run.Version},
 		Current:      RunRef{ID: cur.Run.ID, Version: cur.Run.Version},
 		ThresholdPct: opt.ThresholdPct, Alpha: opt.Alpha, Rule: CompareRule,
-		Warnings: environmentWarnings(base, cur), Counts: map[string]int{},
+		Warnings: append(runWarnings(cur), environmentWarnings(base, cur)...), Counts: map[string]int{},
 	}
 	bm, bkeys := indexResults(base.Results)
 	cm, ckeys := indexResults(cur.Results)
@@ -121,7 +159,11 @@ func Compare(base, cur *Report, opt CompareOptions) *Comparison {
 		if cr, ok := cm[k]; ok {
 			c.Rows = append(c.Rows, compareResult(b, cr, opt)...)
 		} else {
-			c.Rows = append(c.Rows, wholeRow(b, StatusMissing, "not in the current run"))
+			row := wholeRow(b, StatusMissing, "not in the current run")
+			if row.Lost = len(estimates(b, MetricOf(b))) > 0; row.Lost {
+				row.Note = "measured in the baseline, not in the current run"
+			}
+			c.Rows = append(c.Rows, row)
 		}
 	}
 	for _, k := range ckeys {
@@ -189,7 +231,7 @@ func compareResult(b, c *Result, opt CompareOptions) []CompareRow {
 		row.Baseline, row.Current = be[sz], ce[sz]
 		switch {
 		case row.Current == nil:
-			row.Status, row.Note = StatusMissing, "size not measured now"
+			row.Status, row.Note, row.Lost = StatusMissing, "size not measured now", true
 		case row.Baseline == nil:
 			row.Status, row.Note = StatusNew, "size not in the baseline"
 		default:

@@ -35,12 +35,45 @@ func environmentWarnings(base, cur *Report) []string {
 			w = append(w, fmt.Sprintf("environment differs: %s was unknown, now %q", k, c))
 		}
 	}
+	w = append(w, toolVersionWarnings(base.Run.ToolVersions, cur.Run.ToolVersions)...)
 	if base.Run.ScenarioHash != cur.Run.ScenarioHash {
 		w = append(w, fmt.Sprintf("scenario differs: %s (%s) vs %s (%s)",
 			base.Run.Scenario, short(base.Run.ScenarioHash), cur.Run.Scenario, short(cur.Run.ScenarioHash)))
 	}
 	if lb, lc := base.Run.LineRate, cur.Run.LineRate; lb != nil && lc != nil && lb.Bps != lc.Bps {
 		w = append(w, fmt.Sprintf("line rate differs: %s vs %s", FormatBandwidth("", lb.Bps), FormatBandwidth("", lc.Bps)))
+	}
+	return w
+}
+
+// toolVersionWarnings says which tools reported another version: the
+// runner records them on every run, where the fingerprint is often
+// unknown, and a new UCX or perftest explains a change as a firmware does.
+// A tool that ran in one run only is not a difference.
+func toolVersionWarnings(base, cur map[string]string) []string {
+	tools := make([]string, 0, len(base))
+	for t := range base {
+		tools = append(tools, t)
+	}
+	sort.Strings(tools)
+	var w []string
+	for _, t := range tools {
+		if c, ok := cur[t]; ok && c != base[t] {
+			w = append(w, fmt.Sprintf("tool version differs: %s was %q, now %q", t, base[t], c))
+		}
+	}
+	return w
+}
+
+// runWarnings says when the current run did not finish: its missing
+// results were never measured, and it must not become the next baseline.
+func runWarnings(cur *Report) []string {
+	var w []string
+	if cur.Run.Interrupted {
+		w = append(w, fmt.Sprintf("current run %s was interrupted after %d result(s)", cur.Run.ID, len(cur.Results)))
+	}
+	if cur.Run.Error != "" {
+		w = append(w, "current run ended with an error: "+oneLine(cur.Run.Error, 120))
 	}
 	return w
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -71,8 +72,55 @@ func TestCompareDecisions(t *testing.T) {
 	if !strings.Contains(strings.Join(c.Warnings, "\n"), `nic.firmware was "28.43.1014", now "28.44.1036"`) {
 		t.Errorf("changed fingerprint not warned: %v", c.Warnings)
 	}
-	if c.Regressions() == 0 {
-		t.Error("no regressions counted")
+	for _, r := range rowsWhere(c, "read-bw", "") {
+		if !r.Lost || !r.Fails() {
+			t.Errorf("read-bw measured in the baseline and missing now must fail CI: %+v", r)
+		}
+	}
+	if c.Regressions() != c.Counts[StatusRegression]+1 || c.Lost() != 1 {
+		t.Errorf("regressions %d (lost %d), want the %d regression rows + 1 missing result", c.Regressions(), c.Lost(), c.Counts[StatusRegression])
+	}
+}
+
+// A tool that reports another version is named, as a changed fingerprint
+// is; a tool that ran in one run only is not.
+func TestCompareToolVersions(t *testing.T) {
+	base, cur := fullReport(1), fullReport(1)
+	base.Run.ToolVersions = map[string]string{"ucx_perftest": "1.13.1", "perftest": "6.22", "nixlbench": "0.7.1"}
+	cur.Run.ToolVersions = map[string]string{"ucx_perftest": "1.19.0", "perftest": "6.22", "iperf3": "3.12"}
+	c := Compare(base, cur, CompareOptions{ThresholdPct: 5})
+	want := []string{`tool version differs: ucx_perftest was "1.13.1", now "1.19.0"`}
+	if fmt.Sprint(c.Warnings) != fmt.Sprint(want) {
+		t.Errorf("warnings %q, want %q", c.Warnings, want)
+	}
+}
+
+// A run cut short must not pass against the last good run (and so become
+// the next baseline): every result it lost fails, and it is named.
+func TestCompareInterruptedRunFails(t *testing.T) {
+	base := fullReport(1)
+	cur := fullReport(1)
+	cur.Results, cur.Run.Interrupted, cur.Run.Error = nil, true, "interrupted"
+	c := Compare(base, cur, CompareOptions{ThresholdPct: 5})
+	if c.Counts[StatusMissing] != len(base.Results) {
+		t.Fatalf("counts %v, want %d missing", c.Counts, len(base.Results))
+	}
+	measured := 0
+	for i := range base.Results {
+		if len(estimates(&base.Results[i], MetricOf(&base.Results[i]))) > 0 {
+			measured++
+		}
+	}
+	if measured == 0 || measured == len(base.Results) || c.Regressions() != measured || c.Lost() != measured {
+		t.Errorf("regressions %d, lost %d; want the %d of %d baseline results that measured", c.Regressions(), c.Lost(), measured, len(base.Results))
+	}
+	w := strings.Join(c.Warnings, "\n")
+	if !strings.Contains(w, "current run run-1 was interrupted after 0 result(s)") || !strings.Contains(w, "ended with an error: interrupted") {
+		t.Errorf("warnings %q", w)
+	}
+	err := &RegressionError{N: c.Regressions(), Missing: c.Lost()}
+	if want := fmt.Sprintf("%d result(s) measured in the baseline missing now", measured); err.Error() != want {
+		t.Errorf("error %q, want %q", err, want)
 	}
 }
 
@@ -192,5 +240,23 @@ func TestCompareTableFoldsLargeRegression(t *testing.T) {
 	lines := strings.Count(buf.String(), "\n")
 	if lines > 75 || strings.Count(buf.String(), "(+11 more sizes)") != 63 {
 		t.Fatalf("%d lines:\n%s", lines, buf.String())
+	}
+}
+
+// The change chart leaves room beyond the longest bar for its label, so a
+// −95% label does not run over the pair's name.
+func TestChangeChartRoomForLabels(t *testing.T) {
+	spec, ok := changeChart(compareFixture(t))
+	if !ok {
+		t.Fatal("no change chart")
+	}
+	option := optionJSON(spec.Option)
+	for _, want := range []string{
+		`"min":function (e) { return e.min < 0 ? Math.floor(e.min * 1.2 / 10) * 10 : null; }`,
+		`"max":function (e) { return e.max > 0 ? Math.ceil(e.max * 1.2 / 10) * 10 : null; }`,
+	} {
+		if !strings.Contains(option, want) {
+			t.Errorf("option lacks %s:\n%s", want, option)
+		}
 	}
 }

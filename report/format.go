@@ -152,7 +152,7 @@ func (r *Result) TransportLabel() string {
 	case "rdma":
 		return "RDMA"
 	case "tcp":
-		if r.Requires == "tcp" {
+		if r.requires() == "tcp" {
 			return "TCP"
 		}
 		return "TCP fallback"
@@ -160,6 +160,27 @@ func (r *Result) TransportLabel() string {
 		return "shm"
 	}
 	return "unknown"
+}
+
+// requires is the transport the test asked for. Reports written before
+// Result.Requires existed (the recorded soft-RoCE run) lack it; there the
+// scenario's own default is inferred: iperf3, and ucx_perftest whose UCX_TLS
+// (its Backend) names only TCP and shared-memory transports, asked for TCP.
+func (r *Result) requires() string {
+	if r.Requires != "" || r.Tool != "iperf3" && r.Tool != "ucx_perftest" {
+		return r.Requires
+	}
+	if r.Tool == "iperf3" {
+		return "tcp"
+	}
+	for _, t := range strings.Split(r.Backend, ",") {
+		switch strings.ToLower(strings.TrimSpace(t)) {
+		case "tcp", "self", "sm", "shm", "posix", "sysv", "cma", "knem", "xpmem":
+		default:
+			return ""
+		}
+	}
+	return "tcp"
 }
 
 // sampleMetric reads a named metric from a sample.

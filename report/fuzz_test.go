@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"encoding/xml"
 	"os"
 	"path/filepath"
 	"testing"
@@ -31,6 +32,7 @@ func FuzzLoadAndRender(f *testing.F) {
 	f.Add(seed)
 	f.Add([]byte(`{"schemaVersion":"rdmabench.io/report/v1","results":[{"test":"t","tool":"alltoall_perf","verdict":"pass","samples":[{"bytes":-1,"busbw_bps":0}],"stats":[{"bytes":-1,"metric":"busbw_bps","n":1}]}]}`))
 	f.Add([]byte(`{"schemaVersion":"rdmabench.io/report/v1","results":[{"from":"a","to":"b","efficiencyPct":-5,"samples":[{"bytes":8}]},{"from":"b","to":"c"},{"from":"c","to":"a","samples":[{"bytes":8,"lat_avg_us":1}]}]}`))
+	f.Add([]byte("{\"schemaVersion\":\"rdmabench.io/report/v1\",\"results\":[{\"test\":\"t\",\"verdict\":\"error\",\"reason\":\"\\u001b[31m\\u0000 ]]>\",\"transport\":{\"kind\":\"tcp\",\"detail\":\"\\u001b[1meth0\"}}]}"))
 	f.Add([]byte(`{"schemaVersion":"rdmabench.io/report/v1","results":[{"repetitions":[{"ok":true,"samples":[{"bytes":1,"bw_avg_bps":1}]},{"ok":true,"samples":[{"bytes":1,"bw_avg_bps":3}]}]}]}`))
 	dir := f.TempDir()
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -44,10 +46,21 @@ func FuzzLoadAndRender(f *testing.F) {
 		}
 		var buf bytes.Buffer
 		_ = WriteSummaryTable(&buf, r)
-		_ = WriteJUnit(&buf, r)
 		c := Compare(r, r, CompareOptions{ThresholdPct: 5})
 		_ = WriteCompareTable(&buf, c)
-		_ = WriteCompareJUnit(&buf, c)
+		// Whatever the strings hold, JUnit stays XML a CI server can read.
+		for _, write := range []func(*bytes.Buffer) error{
+			func(b *bytes.Buffer) error { return WriteJUnit(b, r) },
+			func(b *bytes.Buffer) error { return WriteCompareJUnit(b, c) },
+		} {
+			var x bytes.Buffer
+			if err := write(&x); err == nil {
+				var doc junitSuites
+				if err := xml.Unmarshal(x.Bytes(), &doc); err != nil {
+					t.Fatalf("JUnit is not well-formed: %v\n%s", err, x.Bytes())
+				}
+			}
+		}
 		_ = buildPage(r, HTMLOptions{})
 		_, _ = changeChart(c)
 	})

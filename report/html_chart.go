@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/go-echarts/go-echarts/v2/opts"
+	"github.com/go-echarts/go-echarts/v2/types"
 )
 
 // chartSpec is one chart of the page: its element id, height, and the
@@ -136,7 +137,15 @@ func lineRateMark(bps, div float64, unit string) []opts.MarkLineNameYAxisItem {
 	if bps <= 0 {
 		return nil
 	}
-	return []opts.MarkLineNameYAxisItem{{Name: fmt.Sprintf("line rate %.0f %s", bps/div, unit), YAxis: round2(bps / div)}}
+	y := round2(bps / div)
+	return []opts.MarkLineNameYAxisItem{{Name: fmt.Sprintf("line rate %s %s", strconv.FormatFloat(y, 'f', -1, 64), unit), YAxis: y}}
+}
+
+// lineRateAxisMax is the y axis maximum of a chart with a line rate: the
+// line rate while every point is below it, else ECharts' own choice (null).
+func lineRateAxisMax(y float64) types.FuncStr {
+	v := strconv.FormatFloat(y, 'f', -1, 64)
+	return opts.FuncOpts("function (e) { return e.max < " + v + " ? " + v + " : null; }")
 }
 
 var expectationPct = regexp.MustCompile(`(\d+(?:\.\d+)?)\s*%`)

@@ -41,11 +41,17 @@ func lineSeriesOpts(color string, dashed bool) []charts.SeriesOpts {
 	}
 }
 
-// withLineRate adds the line-rate mark line to the first series.
+// withLineRate adds the line-rate mark line to the first series, and
+// stretches the y axis up to it: ECharts scales the axis to the data only,
+// so a test far below line rate (the one a reader must see) would
+// otherwise draw its line rate off the chart.
 func withLineRate(c *charts.Line, bps, div float64, unit string) {
 	mark := lineRateMark(bps, div, unit)
 	if mark == nil || len(c.MultiSeries) == 0 {
 		return
+	}
+	if len(c.YAxisList) > 0 {
+		c.YAxisList[0].Max = lineRateAxisMax(mark[0].YAxis.(float64))
 	}
 	charts.WithMarkLineNameYAxisItemOpts(mark...)(&c.MultiSeries[0])
 	charts.WithMarkLineStyleOpts(opts.MarkLineStyle{

@@ -37,7 +37,7 @@ func buildSections(r *Report) []section {
 		nodes[e.Name] = e.Node
 	}
 	eff := section{ID: "efficiency", Title: "Percent of line rate per pair"}
-	bw := section{ID: "bandwidth", Title: "Bandwidth versus message size", Intro: "Average bandwidth per message size; the dashed line is the line rate."}
+	bw := section{ID: "bandwidth", Title: "Bandwidth versus message size", Intro: "Average bandwidth per message size; the dashed line is the line rate, where the run knows it."}
 	mat := section{ID: "matrix", Title: "All-to-all matrices", Intro: "Rows send, columns receive. A red cell is a slow link; a red row or column is a slow node or NIC."}
 	nixl := section{ID: "nixl", Title: "NIXL backend comparison", Intro: "nixlbench bandwidth per block size, one line per backend."}
 	lat := section{ID: "latency", Title: "Latency percentiles"}

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rdmabench/rdmabench/parsers"
 )
 
 func renderHTML(t testing.TB, r *Report) []byte {
@@ -64,4 +66,28 @@ func writeHTMLFile(t testing.TB, dir string, r *Report) string {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// A pair far below its line rate is the one a reader must see against the
+// line: the y axis reaches up to the line rate instead of stopping at the
+// data (the recorded soft-RoCE run: 0.48 Gb/s on a 2.5 Gb/s link).
+func TestBandwidthChartReachesLineRate(t *testing.T) {
+	bw := func(gbps float64) *float64 { v := gbps * 1e9; return &v }
+	r := &Result{Test: "write-bw", Tool: "ib_write_bw", From: "a", To: "b",
+		LineRate: &LineRate{Bps: 2.5e9, Source: LineRateNIC},
+		Samples:  []parsers.Sample{{Bytes: 4096, BWAvgBps: bw(0.07)}, {Bytes: 65536, BWAvgBps: bw(0.47)}}}
+	option := optionJSON(bandwidthChart("write-bw", []*Result{r}).Option)
+	for _, want := range []string{
+		`"name":"line rate 2.5 Gb/s"`, `"yAxis":2.5`,
+		`"max":function (e) { return e.max < 2.5 ? 2.5 : null; }`,
+	} {
+		if !strings.Contains(option, want) {
+			t.Errorf("option lacks %s:\n%s", want, option)
+		}
+	}
+	// Without a line rate the axis is ECharts' own.
+	r.LineRate = nil
+	if option := optionJSON(bandwidthChart("write-bw", []*Result{r}).Option); strings.Contains(option, `"max":`) || strings.Contains(option, "line rate") {
+		t.Errorf("no line rate, yet the option sets one:\n%s", option)
+	}
 }

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"encoding/xml"
 	"fmt"
 	"io"
@@ -165,8 +166,8 @@ func resultFigures(r *Result) string {
 }
 
 // WriteCompareJUnit writes a comparison as JUnit XML: one testsuite per
-// test, one testcase per compared (result, size); regression and broken →
-// <failure>, missing → <skipped>.
+// test, one testcase per compared (result, size); regression, broken and
+// a measured result missing now → <failure>, other missing → <skipped>.
 func WriteCompareJUnit(w io.Writer, c *Comparison) error {
 	suites := junitSuites{Name: "rdmabench compare " + c.Baseline.ID + " → " + c.Current.ID}
 	byTest := map[string]*junitSuite{}
@@ -208,10 +209,10 @@ func compareCase(row *CompareRow, threshold float64) junitCase {
 	} else if row.Note != "" {
 		msg += ": " + row.Note
 	}
-	switch row.Status {
-	case StatusRegression, StatusBroken:
+	switch {
+	case row.Fails():
 		c.Failure = &junitProblem{Message: msg, Type: row.Status, Text: text}
-	case StatusMissing:
+	case row.Status == StatusMissing:
 		c.Skipped = &junitProblem{Message: msg, Text: text}
 	default:
 		c.SystemOut = &junitText{msg + "\n" + text}
@@ -220,14 +221,27 @@ func compareCase(row *CompareRow, threshold float64) junitCase {
 }
 
 func writeXML(w io.Writer, v any) error {
-	if _, err := io.WriteString(w, xml.Header); err != nil {
-		return err
-	}
-	enc := xml.NewEncoder(w)
+	var buf bytes.Buffer
+	buf.WriteString(xml.Header)
+	enc := xml.NewEncoder(&buf)
 	enc.Indent("", "  ")
 	if err := enc.Encode(v); err != nil {
 		return err
 	}
-	_, err := io.WriteString(w, "\n")
+	buf.WriteString("\n")
+	_, err := w.Write(bytes.Map(xmlChar, buf.Bytes()))
 	return err
+}
+
+// xmlChar replaces what XML 1.0 forbids (control characters such as the
+// ESC of a coloured tool log quoted in a reason) with U+FFFD: encoding/xml
+// does so in attributes but writes CDATA as it is, and a CI server rejects
+// the whole file over one such byte.
+func xmlChar(r rune) rune {
+	switch {
+	case r == '\t' || r == '\n' || r == '\r',
+		r >= 0x20 && r <= 0xD7FF, r >= 0xE000 && r <= 0xFFFD, r >= 0x10000 && r <= 0x10FFFF:
+		return r
+	}
+	return '\uFFFD'
 }

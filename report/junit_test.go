@@ -5,6 +5,8 @@ import (
 	"encoding/xml"
 	"strings"
 	"testing"
+
+	"github.com/rdmabench/rdmabench/parsers"
 )
 
 func TestJUnitGolden(t *testing.T) {
@@ -21,6 +23,7 @@ func TestJUnitGolden(t *testing.T) {
 	if len(doc.Suites) != 9 || doc.Tests != 67 || doc.Failures != 3 || doc.Errors != 1 || doc.Skipped != 1 {
 		t.Fatalf("suites %d tests %d failures %d errors %d skipped %d", len(doc.Suites), doc.Tests, doc.Failures, doc.Errors, doc.Skipped)
 	}
+	checkJUnitCounts(t, buf.Bytes())
 	var tcp *junitCase
 	for _, s := range doc.Suites {
 		for i, c := range s.Cases {
@@ -46,7 +49,67 @@ func TestCompareJUnit(t *testing.T) {
 	if err := xml.Unmarshal(buf.Bytes(), &doc); err != nil {
 		t.Fatal(err)
 	}
-	if doc.Failures != 23 || doc.Skipped != 1 {
-		t.Fatalf("failures %d skipped %d, want 23 regressions and 1 missing", doc.Failures, doc.Skipped)
+	if doc.Failures != 24 || doc.Skipped != 0 {
+		t.Fatalf("failures %d skipped %d, want 23 regressions and 1 missing result (a failure)", doc.Failures, doc.Skipped)
+	}
+	checkJUnitCounts(t, buf.Bytes())
+}
+
+// checkJUnitCounts re-reads JUnit XML and checks that every count attribute
+// equals the elements it counts, per suite and in total.
+func checkJUnitCounts(t *testing.T, data []byte) {
+	t.Helper()
+	var doc junitSuites
+	if err := xml.Unmarshal(data, &doc); err != nil {
+		t.Fatalf("not well-formed XML: %v", err)
+	}
+	var tests, failures, errs, skipped int
+	for _, s := range doc.Suites {
+		var f, e, sk int
+		for _, c := range s.Cases {
+			f, e, sk = f+btoi(c.Failure != nil), e+btoi(c.Error != nil), sk+btoi(c.Skipped != nil)
+		}
+		if s.Tests != len(s.Cases) || s.Failures != f || s.Errors != e || s.Skipped != sk {
+			t.Errorf("suite %s says %d/%d/%d/%d, holds %d/%d/%d/%d (tests/failures/errors/skipped)",
+				s.Name, s.Tests, s.Failures, s.Errors, s.Skipped, len(s.Cases), f, e, sk)
+		}
+		tests, failures, errs, skipped = tests+len(s.Cases), failures+f, errs+e, skipped+sk
+	}
+	if doc.Tests != tests || doc.Failures != failures || doc.Errors != errs || doc.Skipped != skipped {
+		t.Errorf("testsuites says %d/%d/%d/%d, holds %d/%d/%d/%d", doc.Tests, doc.Failures, doc.Errors, doc.Skipped, tests, failures, errs, skipped)
+	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// Tool output quoted in a reason may hold control characters (a coloured
+// log's ESC, a NUL) and "]]>": the XML stays well-formed.
+func TestJUnitControlCharacters(t *testing.T) {
+	const reason = "client: \x1b[31mERROR\x1b[0m \x00 ]]> gone \xff"
+	base, cur := fullReport(1), fullReport(1)
+	for i := range cur.Results {
+		if cur.Results[i].Test == "read-bw" {
+			cur.Results[i].Samples, cur.Results[i].Stats, cur.Results[i].Repetitions = nil, nil, nil
+			cur.Results[i].Verdict, cur.Results[i].Reason = VerdictError, reason
+			cur.Results[i].Transport = &parsers.Transport{Kind: "tcp", Detail: "tcp/\x1b[1meth0"}
+		}
+	}
+	var a, b bytes.Buffer
+	if err := WriteJUnit(&a, cur); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteCompareJUnit(&b, Compare(base, cur, CompareOptions{ThresholdPct: 5})); err != nil {
+		t.Fatal(err)
+	}
+	for _, data := range [][]byte{a.Bytes(), b.Bytes()} {
+		checkJUnitCounts(t, data)
+		if !bytes.Contains(data, []byte("\uFFFD[31mERROR\uFFFD[0m \uFFFD ]]")) {
+			t.Errorf("control characters not replaced:\n%s", data)
+		}
 	}
 }

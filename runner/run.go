@@ -45,7 +45,10 @@ type Config struct {
 	Version string
 	// LineRate results are judged against (ResolveLineRate); nil = none.
 	LineRate *report.LineRate
-	Parse    ParseFunc
+	// Fingerprint of the system measured (BackendFingerprint), for
+	// RunMeta.Fingerprint; nil = unknown.
+	Fingerprint map[string]string
+	Parse       ParseFunc
 	// Progress receives one line per leg (stderr); nil = silent.
 	Progress io.Writer
 	// HasRDMA says whether RDMA devices exist where endpoints run; nil
@@ -337,7 +340,7 @@ func (r *run) newReport() *report.Report {
 	p := r.cfg.Plan
 	meta := report.RunMeta{
 		ID: r.runID, Scenario: p.Scenario, Start: time.Now().UTC(), Version: r.cfg.Version,
-		Backend: r.cfg.Backend.Name(), LineRate: r.cfg.LineRate,
+		Backend: r.cfg.Backend.Name(), LineRate: r.cfg.LineRate, Fingerprint: r.cfg.Fingerprint,
 	}
 	if sc := r.cfg.Scenario; sc != nil {
 		meta.ScenarioFile = sc.File

@@ -29,6 +29,23 @@ func BackendNICRate(ctx context.Context, be backend.Backend, eps []backend.Endpo
 	return func() (float64, string, bool) { return lr.LineRate(ctx, eps[0]) }
 }
 
+// Fingerprinter is implemented by backends that can describe the system an
+// endpoint runs on (kernel, NIC firmware, MTU: report.Fingerprint* keys),
+// so that compare can warn when two runs measured different systems.
+type Fingerprinter interface {
+	Fingerprint(ctx context.Context, ep backend.Endpoint) map[string]string
+}
+
+// BackendFingerprint is the fingerprint of a backend's first endpoint, or
+// nil when the backend cannot tell.
+func BackendFingerprint(ctx context.Context, be backend.Backend, eps []backend.Endpoint) map[string]string {
+	f, ok := be.(Fingerprinter)
+	if !ok || len(eps) == 0 {
+		return nil
+	}
+	return f.Fingerprint(ctx, eps[0])
+}
+
 // BackendHasRDMA is the planner's per-endpoint RDMA check through the
 // backend, falling back to this host's devices.
 func BackendHasRDMA(ctx context.Context, be backend.Backend) func(backend.Endpoint) bool {

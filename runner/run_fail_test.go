@@ -194,3 +194,20 @@ func TestSkipRDMAOnlyWithoutDevice(t *testing.T) {
 		}
 	}
 }
+
+// The backend's fingerprint is saved in report.json for compare.
+func TestFingerprintSaved(t *testing.T) {
+	p := oneLegPlan("trivial", 10, PlannedCommand{Endpoint: "client-0", Role: RoleClient, Argv: []string{"true"}, Parse: true})
+	out := t.TempDir()
+	fp := map[string]string{report.FingerprintKernel: "6.1.0-56-amd64", report.FingerprintNICFirmware: "28.39.1002"}
+	if _, err := Run(context.Background(), Config{Plan: p, Backend: local.New(), OutDir: out, Parse: testParse(0), Fingerprint: fp}); err != nil {
+		t.Fatal(err)
+	}
+	saved, err := report.Load(filepath.Join(out, ReportFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(saved.Run.Fingerprint) != 2 || saved.Run.Fingerprint["nic.firmware"] != "28.39.1002" || saved.Run.Fingerprint["kernel"] != "6.1.0-56-amd64" {
+		t.Fatalf("fingerprint %v, want %v", saved.Run.Fingerprint, fp)
+	}
+}

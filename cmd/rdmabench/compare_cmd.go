@@ -30,7 +30,8 @@ improvements, missing and new results, and differences of environment.
 
 ` + report.CompareRule + `.
 
-Exit codes: 0 no regression, 1 regression, 2 unreadable input or bad flags.`,
+Exit codes: 0 no regression, 1 regression (or a measured result missing now),
+2 unreadable input or bad flags.`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) != 2 {
 				return usageError{fmt.Errorf("compare needs BASELINE.json and CURRENT.json, got %d argument(s)", len(args))}
@@ -86,7 +87,7 @@ func runCompare(o *compareOptions, basePath, curPath string, stdout, stderr io.W
 		return err
 	}
 	if n := c.Regressions(); n > 0 {
-		return &report.RegressionError{N: n}
+		return &report.RegressionError{N: n, Missing: c.Lost()}
 	}
 	return nil
 }

@@ -149,7 +149,7 @@ func rawBase(htmlFile, reportJSON string) string {
 func writeFileWith(path string, render func(io.Writer) error) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), ".rdmabench-*")
 	if err != nil {
-		return err
+		return fmt.Errorf("cannot write %s: %w", path, err)
 	}
 	defer os.Remove(tmp.Name())
 	if err := render(tmp); err != nil {

@@ -148,7 +148,7 @@ func TestCompareExitCodes(t *testing.T) {
 	if out != string(want) {
 		t.Errorf("table differs from compare.txt:\n%s", out)
 	}
-	for _, w := range []string{"warning: environment differs: nic.firmware", "23 regression(s) against the baseline"} {
+	for _, w := range []string{"warning: environment differs: nic.firmware", "23 regression(s) and 1 result(s) measured in the baseline missing now"} {
 		if !strings.Contains(stderr, w) {
 			t.Errorf("stderr lacks %q: %s", w, stderr)
 		}
@@ -156,15 +156,16 @@ func TestCompareExitCodes(t *testing.T) {
 	if st, err := os.Stat(html); err != nil || st.Size() < 100_000 {
 		t.Errorf("compare html: %v", err)
 	}
-	if data, _ := os.ReadFile(junit); !strings.Contains(string(data), `failures="23"`) {
-		t.Errorf("compare junit lacks the 23 failures")
+	if data, _ := os.ReadFile(junit); !strings.Contains(string(data), `failures="24"`) {
+		t.Errorf("compare junit lacks the 24 failures (23 regressions, 1 missing result)")
 	}
-	// No regression against itself; a huge threshold hides the drop.
+	// No regression against itself; a huge threshold hides the drop, not
+	// the result that is missing now.
 	if code, _, e := runInTempDir(t, "compare", base, base); code != 0 {
 		t.Errorf("self-compare: exit %d: %s", code, e)
 	}
-	if code, _, e := runInTempDir(t, "compare", base, cur, "--threshold", "50%"); code != 0 {
-		t.Errorf("threshold 50%%: exit %d: %s", code, e)
+	if code, _, e := runInTempDir(t, "compare", base, cur, "--threshold", "50%"); code != 1 || !strings.Contains(e, "rdmabench: 1 result(s) measured in the baseline missing now") {
+		t.Errorf("threshold 50%%: exit %d, want 1 for the missing read-bw: %s", code, e)
 	}
 	code, out, _ = runInTempDir(t, "compare", base, cur, "-o", "json")
 	var c struct {
@@ -180,5 +181,17 @@ func TestReportRunFolder(t *testing.T) {
 	code, out, stderr := runInTempDir(t, "report", filepath.Dir(rep))
 	if code != 0 || !strings.Contains(out, "67 results: 62 pass, 3 fail, 1 error, 1 skipped") {
 		t.Fatalf("exit %d: %s", code, stderr)
+	}
+}
+
+// An output file in a folder that does not exist is named as the user gave it.
+func TestReportOutputInMissingFolder(t *testing.T) {
+	rep := copyRun(t, "full.json")
+	for _, flag := range []string{"--html", "--junit"} {
+		dest := filepath.Join(t.TempDir(), "absent", "out")
+		code, _, stderr := runInTempDir(t, "report", rep, flag, dest)
+		if code == 0 || !strings.Contains(stderr, "cannot write "+dest+": ") {
+			t.Errorf("%s %s: exit %d, stderr %q; want the destination named", flag, dest, code, stderr)
+		}
 	}
 }

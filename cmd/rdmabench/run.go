@@ -129,6 +129,7 @@ func execute(ctx context.Context, o *runOptions, sc *scenarios.Scenario, plan *r
 	rep, runErr := runner.Run(ctx, runner.Config{
 		Plan: plan, Backend: be, Scenario: sc, ScenarioBytes: asRun, ScenarioHash: fileHash(sc.File), OutDir: out, RunID: o.runID,
 		Version: version, LineRate: runner.ResolveLineRate(sc, o.lineRate(ctx, be, plan)), Progress: o.stderr, Keep: o.keep,
+		Fingerprint: runner.BackendFingerprint(ctx, be, plan.Endpoints),
 	})
 	if rep == nil {
 		return runErr

@@ -3,8 +3,13 @@ package local
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
 
 	"github.com/rdmabench/rdmabench/nic"
+	"github.com/rdmabench/rdmabench/report"
 	"github.com/rdmabench/rdmabench/runner/backend"
 )
 
@@ -30,4 +35,30 @@ func (b *Backend) LineRate(_ context.Context, ep backend.Endpoint) (float64, str
 		return 0, "", false
 	}
 	return p.RateBps, fmt.Sprintf("%s port %d: %s", d.Name, p.Port, p.Rate), true
+}
+
+// Fingerprint is what this host says about the system measured: the
+// kernel, and the firmware and active MTU of the endpoint's RDMA device
+// where it has one. compare warns when any of them changed between runs.
+func (b *Backend) Fingerprint(_ context.Context, ep backend.Endpoint) map[string]string {
+	fp := map[string]string{}
+	if k, err := os.ReadFile(filepath.Join(SysRoot, "proc", "sys", "kernel", "osrelease")); err == nil {
+		if v := strings.TrimSpace(string(k)); v != "" {
+			fp[report.FingerprintKernel] = v
+		}
+	}
+	if inv, err := nic.Discover(nic.Options{Root: SysRoot, NoGPU: true}); err == nil {
+		if d, p, err := inv.Pick(ep.Device); err == nil {
+			if d.FWVer != "" {
+				fp[report.FingerprintNICFirmware] = d.FWVer
+			}
+			if p.ActiveMTU > 0 {
+				fp[report.FingerprintMTU] = strconv.Itoa(p.ActiveMTU)
+			}
+		}
+	}
+	if len(fp) == 0 {
+		return nil
+	}
+	return fp
 }

@@ -2,6 +2,7 @@ package local
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -39,5 +40,35 @@ func TestDiscoveryOnRecordedHosts(t *testing.T) {
 			}
 			t.Logf("HasRDMA %v, LineRate %v %q %v", c.rdma, bps, detail, ok)
 		})
+	}
+}
+
+// The fingerprint compare warns on: the NIC's firmware and active MTU from
+// a recorded ConnectX-7 host, the kernel from /proc, nothing where neither
+// is readable.
+func TestFingerprint(t *testing.T) {
+	kernelOnly := t.TempDir()
+	os.MkdirAll(filepath.Join(kernelOnly, "proc", "sys", "kernel"), 0o755)
+	os.WriteFile(filepath.Join(kernelOnly, "proc", "sys", "kernel", "osrelease"), []byte("6.1.0-56-amd64\n"), 0o644)
+	for _, c := range []struct {
+		root string
+		want map[string]string
+	}{
+		{filepath.Join("..", "..", "nic", "testdata", "sysfs", "cx7-roce-gpu"), map[string]string{"nic.firmware": "28.39.1002", "nic.mtu": "4096"}},
+		{kernelOnly, map[string]string{"kernel": "6.1.0-56-amd64"}},
+		{t.TempDir(), nil},
+	} {
+		old := SysRoot
+		SysRoot = c.root
+		got := New().Fingerprint(context.Background(), backend.Endpoint{Device: ""})
+		SysRoot = old
+		if len(got) != len(c.want) {
+			t.Errorf("%s: Fingerprint = %v, want %v", c.root, got, c.want)
+		}
+		for k, v := range c.want {
+			if got[k] != v {
+				t.Errorf("%s: %s = %q, want %q", c.root, k, got[k], v)
+			}
+		}
 	}
 }

@@ -3,9 +3,12 @@ package ssh
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/rdmabench/rdmabench/nic"
+	"github.com/rdmabench/rdmabench/report"
 	"github.com/rdmabench/rdmabench/runner/backend"
 )
 
@@ -102,4 +105,32 @@ func (b *Backend) HasRDMA(ctx context.Context, ep backend.Endpoint) bool {
 	}
 	_, p, err := inv.Pick("auto")
 	return err == nil && p != nil
+}
+
+// Fingerprint is what ep's host says about the system measured: its kernel
+// (uname -r, bounded) and the firmware and active MTU of ep's RDMA device
+// where it has one. compare warns when any of them changed between runs.
+func (b *Backend) Fingerprint(ctx context.Context, ep backend.Endpoint) map[string]string {
+	fp := map[string]string{}
+	uctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if out, err := b.Exec(uctx, ep, []string{"uname", "-r"}); err == nil {
+		if v := strings.TrimSpace(string(out)); v != "" {
+			fp[report.FingerprintKernel] = v
+		}
+	}
+	if inv, err := b.Discover(ctx, ep); err == nil {
+		if d, p, err := inv.Pick(ep.Device); err == nil {
+			if d.FWVer != "" {
+				fp[report.FingerprintNICFirmware] = d.FWVer
+			}
+			if p.ActiveMTU > 0 {
+				fp[report.FingerprintMTU] = strconv.Itoa(p.ActiveMTU)
+			}
+		}
+	}
+	if len(fp) == 0 {
+		return nil
+	}
+	return fp
 }

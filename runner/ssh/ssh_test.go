@@ -5,6 +5,7 @@ import (
 	"context"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -305,5 +306,19 @@ func TestPGIDFilter(t *testing.T) {
 	f.flush()
 	if pgid != 4242 || out.String() != "err one\nerr two\npartial" {
 		t.Fatalf("pgid %d out %q", pgid, out.String())
+	}
+}
+
+// The fingerprint of an ssh host: the in-process server runs on this
+// machine, so its kernel is this one's (and it has no RDMA device here).
+func TestFingerprint(t *testing.T) {
+	r := newRig(t, nil)
+	want, err := exec.Command("uname", "-r").Output()
+	if err != nil {
+		t.Skip(err)
+	}
+	fp := r.b.Fingerprint(ctxT(t, 20*time.Second), r.ep)
+	if fp["kernel"] != strings.TrimSpace(string(want)) {
+		t.Fatalf("Fingerprint = %v, want kernel %q", fp, strings.TrimSpace(string(want)))
 	}
 }
