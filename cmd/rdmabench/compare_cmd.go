@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -58,6 +59,10 @@ func runCompare(o *compareOptions, basePath, curPath string, stdout, stderr io.W
 	threshold, err := units.ParsePercent(o.threshold)
 	if err != nil || threshold < 0 {
 		return usageError{fmt.Errorf("--threshold %q: want a percent such as 5%%", o.threshold)}
+	}
+	// A bare fraction (0.05) is most likely meant as 5%: refuse to guess.
+	if !strings.HasSuffix(strings.TrimSpace(o.threshold), "%") && threshold > 0 && threshold < 1 {
+		return usageError{fmt.Errorf("--threshold %s is ambiguous: write %g%% for %g percent, or %s%% for a fraction of a percent", o.threshold, threshold*100, threshold*100, o.threshold)}
 	}
 	if o.alpha <= 0 || o.alpha >= 1 {
 		return usageError{fmt.Errorf("--alpha %g: want a probability between 0 and 1, such as 0.05", o.alpha)}

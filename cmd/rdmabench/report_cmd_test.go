@@ -167,6 +167,13 @@ func TestCompareExitCodes(t *testing.T) {
 	if code, _, e := runInTempDir(t, "compare", base, cur, "--threshold", "50%"); code != 1 || !strings.Contains(e, "rdmabench: 1 result(s) measured in the baseline missing now") {
 		t.Errorf("threshold 50%%: exit %d, want 1 for the missing read-bw: %s", code, e)
 	}
+	// A bare fraction is refused rather than read as 0.05%.
+	if code, _, e := runInTempDir(t, "compare", base, cur, "--threshold", "0.05"); code != 2 || !strings.Contains(e, "write 5% for 5 percent") {
+		t.Errorf("threshold 0.05: exit %d, want 2 with the two spellings: %s", code, e)
+	}
+	if code, _, _ := runInTempDir(t, "compare", base, base, "--threshold", "5"); code != 0 {
+		t.Errorf("threshold 5 (a bare whole number): exit %d, want 0", code)
+	}
 	code, out, _ = runInTempDir(t, "compare", base, cur, "-o", "json")
 	var c struct {
 		Counts map[string]int `json:"counts"`
