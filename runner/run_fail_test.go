@@ -3,6 +3,8 @@ package runner
 import (
 	"context"
 	"errors"
+	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -191,6 +193,39 @@ func TestSkipRDMAOnlyWithoutDevice(t *testing.T) {
 	for _, r := range rep.Results {
 		if r.Verdict == report.VerdictSkipped && !strings.Contains(r.Reason, "RDMA") {
 			t.Errorf("skip reason %q does not say why", r.Reason)
+		}
+	}
+}
+
+// A server port already taken by another process: its listen-table entry
+// must not pass for the server's readiness (the client would measure
+// against that process). The leg is an error naming the port and the way
+// out; neither side is started.
+func TestServerPortTaken(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	port := ln.Addr().(*net.TCPAddr).Port
+	dir := t.TempDir()
+	srv, cli := filepath.Join(dir, "server.pid"), filepath.Join(dir, "client.pid")
+	p := oneLegPlan("trivial", 10,
+		PlannedCommand{Endpoint: "server-0", Role: RoleServer, Argv: pidFileCmd(srv, "sleep", "600"), Port: port, Ready: ReadyListen},
+		PlannedCommand{Endpoint: "client-0", Role: RoleClient, Argv: pidFileCmd(cli, "true"), Parse: true},
+	)
+	rep, err, _ := runPlan(t, context.Background(), p)
+	if exitCode(err) != 3 {
+		t.Fatalf("exit code %d (%v), want 3", exitCode(err), err)
+	}
+	r := rep.Results[0]
+	want := fmt.Sprintf("TCP port %d on server-0 is already in use", port)
+	if r.Verdict != report.VerdictError || !strings.Contains(r.Reason, want) || !strings.Contains(r.Reason, "--port-offset") {
+		t.Fatalf("result %s/%s: %s (want an error with %q)", r.Verdict, r.ErrorClass, r.Reason, want)
+	}
+	for _, f := range []string{srv, cli} {
+		if _, err := os.Stat(f); err == nil {
+			t.Errorf("%s was started although the port was taken", filepath.Base(f))
 		}
 	}
 }

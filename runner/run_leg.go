@@ -79,6 +79,9 @@ func (l *legRun) execute(ctx, legCtx context.Context, timeout time.Duration) rep
 		return repOutcome{class: parsers.ClassToolError, err: "leg has no commands"}
 	}
 	for i, pc := range cmds {
+		if err := l.portFree(legCtx, pc); err != nil {
+			return l.failed(ctx, legCtx, timeout, "start "+pc.Role+" on "+pc.Endpoint, err)
+		}
 		retry := i > 0 && cmds[i-1].Ready == ReadyRetry
 		s, err := l.startSide(legCtx, pc, retry)
 		if err != nil {

@@ -100,6 +100,27 @@ func (l *legRun) poll(ctx context.Context, s *side, check func(context.Context) 
 	}
 }
 
+// portFree fails when a server waited for by the listen table would find
+// its port already listening: another process (a stray iperf3 -s, another
+// run) holds it, its entry would pass for readiness and the client would
+// measure against that process while the tool itself fails to bind.
+func (l *legRun) portFree(ctx context.Context, pc PlannedCommand) error {
+	ep, ok := l.r.endpoints[pc.Endpoint]
+	if pc.Ready != ReadyListen || pc.Port <= 0 || !ok {
+		return nil
+	}
+	taken, err := l.listening(ctx, ep, pc.Port)
+	if err != nil || !taken {
+		return nil // unknown: the readiness wait reports a failing table
+	}
+	name := "the " + pc.Role
+	if len(pc.Argv) > 0 {
+		name = pc.Argv[0]
+	}
+	return fmt.Errorf("TCP port %d on %s is already in use by another process: stop it, or shift every tool port "+
+		"with --port-offset N (%s not started: that process would pass for its readiness)", pc.Port, pc.Endpoint, name)
+}
+
 // listening reads the endpoint's TCP listen tables.
 func (l *legRun) listening(ctx context.Context, ep backend.Endpoint, port int) (bool, error) {
 	out, err := l.r.cfg.Backend.Exec(ctx, ep, []string{"cat", "/proc/net/tcp", "/proc/net/tcp6"})
