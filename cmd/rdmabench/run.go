@@ -67,7 +67,7 @@ failed (verdict error), 130 interrupted.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&o.outDir, "out", "", "results folder (default results/<scenario>-<YYYYmmdd-HHMMSS>)")
+	fl.StringVar(&o.outDir, "out", "", "results folder, refused if it holds a run already (default results/<scenario>-<YYYYmmdd-HHMMSS>)")
 	fl.StringVar(&o.runID, "run-id", "", "run id used in names and nixlbench groups (default: time-based)")
 	fl.StringVarP(&o.output, "output", "o", "table", "stdout at the end: table (summary) or json (report.json)")
 	fl.BoolVar(&o.dryRun, "dry-run", false, "print the plan (table, or JSON with -o json) and exit without running anything")
@@ -119,7 +119,9 @@ func execute(ctx context.Context, o *runOptions, sc *scenarios.Scenario, plan *r
 	now := time.Now()
 	out := o.outDir
 	if out == "" {
-		out = runner.DefaultOutDir(sc.Metadata.Name, now)
+		out = runner.UniqueOutDir(runner.DefaultOutDir(sc.Metadata.Name, now))
+	} else if f, ok := runner.HoldsRun(out); ok {
+		return usageError{fmt.Errorf("--out %s already holds a run (%s): give a new folder, or remove that one", out, f)}
 	}
 	asRun, err := renderScenario(sc)
 	if err != nil {
