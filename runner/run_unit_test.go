@@ -155,3 +155,16 @@ func TestUniqueOutDir(t *testing.T) {
 		}
 	}
 }
+
+// The command lines in the report are the same from run to run: the
+// environment is written in key order.
+func TestCommandLineEnvInKeyOrder(t *testing.T) {
+	s := &side{pc: PlannedCommand{Endpoint: "a-0"}, argv: []string{"ucx_perftest", "-p", "13337"},
+		env: map[string]string{"UCX_TLS": "tcp", "UCX_NET_DEVICES": "lo", "A": "1"}}
+	want := "a-0$ A=1 UCX_NET_DEVICES=lo UCX_TLS=tcp ucx_perftest -p 13337"
+	for i := 0; i < 20; i++ {
+		if got := commandLine(s); got != want {
+			t.Fatalf("commandLine = %q, want %q", got, want)
+		}
+	}
+}
