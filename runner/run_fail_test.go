@@ -229,3 +229,33 @@ func TestServerPortTaken(t *testing.T) {
 		}
 	}
 }
+
+// A run stopped by its own time limit (--timeout) says so: report.json's
+// run.error and the progress line carry the cause, and the hung leg's
+// process is gone.
+func TestRunTimeLimitSaysWhy(t *testing.T) {
+	srv := filepath.Join(t.TempDir(), "server.pid")
+	p := oneLegPlan("trivial", 600,
+		PlannedCommand{Endpoint: "server-0", Role: RoleServer, Argv: pidFileCmd(srv, "sleep", "600"), Port: freePort(t), Ready: ReadyListen},
+		PlannedCommand{Endpoint: "client-0", Role: RoleClient, Argv: []string{"true"}, Parse: true},
+	)
+	ctx, cancel := context.WithTimeoutCause(context.Background(), time.Second, errors.New("--timeout 1s reached"))
+	defer cancel()
+	out := t.TempDir()
+	var progress strings.Builder
+	_, err := Run(ctx, Config{Plan: p, Backend: local.New(), OutDir: out, Parse: testParse(0), Progress: &progress})
+	if exitCode(err) != 130 {
+		t.Fatalf("exit code %d (%v), want 130", exitCode(err), err)
+	}
+	saved, lerr := report.Load(filepath.Join(out, ReportFile))
+	if lerr != nil {
+		t.Fatal(lerr)
+	}
+	if !saved.Run.Interrupted || saved.Run.Error != "--timeout 1s reached" {
+		t.Errorf("report run: interrupted=%v error=%q", saved.Run.Interrupted, saved.Run.Error)
+	}
+	if !strings.Contains(progress.String(), "interrupted (--timeout 1s reached): 0 result(s)") {
+		t.Errorf("progress does not say why the run stopped:\n%s", progress.String())
+	}
+	assertGone(t, srv)
+}

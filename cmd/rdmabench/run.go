@@ -73,7 +73,7 @@ failed (verdict error), 130 interrupted.`,
 	fl.BoolVar(&o.dryRun, "dry-run", false, "print the plan (table, or JSON with -o json) and exit without running anything")
 	fl.IntVar(&o.ports, "port-offset", 0, "shift every tool port (when the defaults are taken on this host)")
 	fl.BoolVar(&o.keep, "keep", false, "leave endpoints (pods) for debugging; local processes are always killed")
-	fl.DurationVar(&o.timeout, "timeout", 0, "bound the whole run (0: only each leg's own bound)")
+	fl.DurationVar(&o.timeout, "timeout", 0, "bound the whole run; when reached it stops as on Ctrl-C: partial report, exit 130 (0: only each leg's own bound)")
 	fl.StringVar(&o.html, "html", "auto", `HTML report: "auto" writes report.html in the results folder, "none" writes none, else a file`)
 	fl.StringVar(&o.junit, "junit", "", "also write JUnit XML to this file (for CI)")
 	return cmd
@@ -108,7 +108,7 @@ func runRun(ctx context.Context, o *runOptions) error {
 	defer stop()
 	if o.timeout > 0 {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, o.timeout)
+		ctx, cancel = context.WithTimeoutCause(ctx, o.timeout, fmt.Errorf("--timeout %s reached", o.timeout))
 		defer cancel()
 	}
 	return execute(ctx, o, sc, plan, be)
