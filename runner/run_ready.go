@@ -73,19 +73,15 @@ func (l *legRun) waitReady(ctx context.Context, s *side) error {
 	return fmt.Errorf("unknown readiness %q (want listen, line:TEXT, etcd:PREFIX, retry or empty)", ready)
 }
 
-// poll calls check until it says ready, s exits, or ctx ends. Transient
-// check errors are retried; the last one is reported on timeout.
+// poll calls check, after a first short wait, until it says ready, s
+// exits, or ctx ends. Transient check errors are retried; the last one is
+// reported on timeout.
 func (l *legRun) poll(ctx context.Context, s *side, check func(context.Context) (bool, error)) error {
 	wait := firstPoll
 	var last error
 	for {
-		ok, err := check(ctx)
-		if ok {
-			return nil
-		}
-		if err != nil {
-			last = err
-		}
+		// Wait first: a process started a moment ago is not ready yet, and
+		// a check can cost (/proc/net/tcp on a busy host: milliseconds).
 		select {
 		case <-s.done:
 			return errExited{s.exit}
@@ -95,6 +91,13 @@ func (l *legRun) poll(ctx context.Context, s *side, check func(context.Context) 
 			}
 			return ctx.Err()
 		case <-time.After(wait):
+		}
+		ok, err := check(ctx)
+		if ok {
+			return nil
+		}
+		if err != nil {
+			last = err
 		}
 		wait = min(2*wait, maxPoll)
 	}
