@@ -118,6 +118,9 @@ func (p *progress) done(rep *report.Report) {
 	state := "done"
 	if rep.Run.Interrupted {
 		state = "interrupted"
+		if rep.Run.Error != "" {
+			state += " (" + rep.Run.Error + ")"
+		}
 	}
 	p.printf("%s: %d result(s): %d pass, %d fail, %d error, %d skipped", state, s.Total, s.Pass, s.Fail, s.Error, s.Skipped)
 }

@@ -35,7 +35,34 @@ type resultsDir struct {
 	jsonl *os.File
 }
 
+// HoldsRun reports whether dir already holds a run's results (the file
+// that says so): writing a second run there would mix two runs in one
+// results.jsonl and overwrite the first run's raw outputs.
+func HoldsRun(dir string) (string, bool) {
+	for _, f := range []string{ResultsFile, ReportFile} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
+			return f, true
+		}
+	}
+	return "", false
+}
+
+// UniqueOutDir is dir, or dir-2, dir-3 … the first that does not exist:
+// two runs started within one second get folders of their own.
+func UniqueOutDir(dir string) string {
+	out := dir
+	for i := 2; ; i++ {
+		if _, err := os.Lstat(out); err != nil {
+			return out // absent (or unreadable: creating it says why)
+		}
+		out = fmt.Sprintf("%s-%d", dir, i)
+	}
+}
+
 func createResultsDir(dir string) (*resultsDir, error) {
+	if f, ok := HoldsRun(dir); ok {
+		return nil, fmt.Errorf("results folder %s already holds a run (%s): give another folder (--out) or remove that one", dir, f)
+	}
 	if err := os.MkdirAll(filepath.Join(dir, RawDir), 0o755); err != nil {
 		return nil, fmt.Errorf("results folder: %w", err)
 	}

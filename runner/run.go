@@ -315,6 +315,9 @@ func (r *run) finish(ctx context.Context, rep *report.Report, runErr error) (*re
 	rep.Run.End = time.Now().UTC()
 	if ctx.Err() != nil {
 		rep.Run.Interrupted = true
+		if runErr == nil { // why it stopped: a signal, the run's time limit …
+			runErr = context.Cause(ctx)
+		}
 	}
 	if runErr != nil {
 		rep.Run.Error = runErr.Error()

@@ -66,7 +66,8 @@ func iperfPlan(jobs, port int) *Plan {
 
 // BenchmarkHarnessOverheadTwoSided is the same for a server + client leg
 // with listen-table readiness (real iperf3 moving 1 KiB): what the runner
-// adds around two processes, readiness polling included.
+// adds around two processes, the port check before the server included.
+// The readiness wait (server start to client start) falls in tool time.
 //
 //	go test ./runner/ -run '^$' -bench HarnessOverheadTwoSided -benchtime 2x
 func BenchmarkHarnessOverheadTwoSided(b *testing.B) {

@@ -3,6 +3,8 @@ package runner
 import (
 	"context"
 	"errors"
+	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -210,4 +212,67 @@ func TestFingerprintSaved(t *testing.T) {
 	if len(saved.Run.Fingerprint) != 2 || saved.Run.Fingerprint["nic.firmware"] != "28.39.1002" || saved.Run.Fingerprint["kernel"] != "6.1.0-56-amd64" {
 		t.Fatalf("fingerprint %v, want %v", saved.Run.Fingerprint, fp)
 	}
+}
+
+// A server port already taken by another process: its listen-table entry
+// must not pass for the server's readiness (the client would measure
+// against that process). The leg is an error naming the port and the way
+// out; neither side is started.
+func TestServerPortTaken(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	port := ln.Addr().(*net.TCPAddr).Port
+	dir := t.TempDir()
+	srv, cli := filepath.Join(dir, "server.pid"), filepath.Join(dir, "client.pid")
+	p := oneLegPlan("trivial", 10,
+		PlannedCommand{Endpoint: "server-0", Role: RoleServer, Argv: pidFileCmd(srv, "sleep", "600"), Port: port, Ready: ReadyListen},
+		PlannedCommand{Endpoint: "client-0", Role: RoleClient, Argv: pidFileCmd(cli, "true"), Parse: true},
+	)
+	rep, err, _ := runPlan(t, context.Background(), p)
+	if exitCode(err) != 3 {
+		t.Fatalf("exit code %d (%v), want 3", exitCode(err), err)
+	}
+	r := rep.Results[0]
+	want := fmt.Sprintf("TCP port %d on server-0 is already in use", port)
+	if r.Verdict != report.VerdictError || !strings.Contains(r.Reason, want) || !strings.Contains(r.Reason, "--port-offset") {
+		t.Fatalf("result %s/%s: %s (want an error with %q)", r.Verdict, r.ErrorClass, r.Reason, want)
+	}
+	for _, f := range []string{srv, cli} {
+		if _, err := os.Stat(f); err == nil {
+			t.Errorf("%s was started although the port was taken", filepath.Base(f))
+		}
+	}
+}
+
+// A run stopped by its own time limit (--timeout) says so: report.json's
+// run.error and the progress line carry the cause, and the hung leg's
+// process is gone.
+func TestRunTimeLimitSaysWhy(t *testing.T) {
+	srv := filepath.Join(t.TempDir(), "server.pid")
+	p := oneLegPlan("trivial", 600,
+		PlannedCommand{Endpoint: "server-0", Role: RoleServer, Argv: pidFileCmd(srv, "sleep", "600"), Port: freePort(t), Ready: ReadyListen},
+		PlannedCommand{Endpoint: "client-0", Role: RoleClient, Argv: []string{"true"}, Parse: true},
+	)
+	ctx, cancel := context.WithTimeoutCause(context.Background(), time.Second, errors.New("--timeout 1s reached"))
+	defer cancel()
+	out := t.TempDir()
+	var progress strings.Builder
+	_, err := Run(ctx, Config{Plan: p, Backend: local.New(), OutDir: out, Parse: testParse(0), Progress: &progress})
+	if exitCode(err) != 130 {
+		t.Fatalf("exit code %d (%v), want 130", exitCode(err), err)
+	}
+	saved, lerr := report.Load(filepath.Join(out, ReportFile))
+	if lerr != nil {
+		t.Fatal(lerr)
+	}
+	if !saved.Run.Interrupted || saved.Run.Error != "--timeout 1s reached" {
+		t.Errorf("report run: interrupted=%v error=%q", saved.Run.Interrupted, saved.Run.Error)
+	}
+	if !strings.Contains(progress.String(), "interrupted (--timeout 1s reached): 0 result(s)") {
+		t.Errorf("progress does not say why the run stopped:\n%s", progress.String())
+	}
+	assertGone(t, srv)
 }

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -58,7 +60,7 @@ func (r *run) runRep(ctx context.Context, job *Job, legIdx, rep int) repOutcome 
 	legCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	l := &legRun{r: r, job: job, leg: &job.Legs[legIdx], legIdx: legIdx, rep: rep}
-	outDir, err := r.scratch(ctx, l)
+	outDir, err := r.scratch(legCtx, l)
 	if err != nil {
 		return repOutcome{class: parsers.ClassToolError, err: err.Error()}
 	}
@@ -79,6 +81,9 @@ func (l *legRun) execute(ctx, legCtx context.Context, timeout time.Duration) rep
 		return repOutcome{class: parsers.ClassToolError, err: "leg has no commands"}
 	}
 	for i, pc := range cmds {
+		if err := l.portFree(legCtx, pc); err != nil {
+			return l.failed(ctx, legCtx, timeout, "start "+pc.Role+" on "+pc.Endpoint, err)
+		}
 		retry := i > 0 && cmds[i-1].Ready == ReadyRetry
 		s, err := l.startSide(legCtx, pc, retry)
 		if err != nil {
@@ -242,8 +247,8 @@ func (l *legRun) base() repOutcome {
 func commandLine(s *side) string {
 	var b strings.Builder
 	b.WriteString(s.pc.Endpoint + "$ ")
-	for k, v := range s.env {
-		b.WriteString(k + "=" + v + " ")
+	for _, k := range slices.Sorted(maps.Keys(s.env)) {
+		b.WriteString(k + "=" + s.env[k] + " ")
 	}
 	b.WriteString(strings.Join(s.argv, " "))
 	return b.String()

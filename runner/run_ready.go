@@ -73,19 +73,15 @@ func (l *legRun) waitReady(ctx context.Context, s *side) error {
 	return fmt.Errorf("unknown readiness %q (want listen, line:TEXT, etcd:PREFIX, retry or empty)", ready)
 }
 
-// poll calls check until it says ready, s exits, or ctx ends. Transient
-// check errors are retried; the last one is reported on timeout.
+// poll calls check, after a first short wait, until it says ready, s
+// exits, or ctx ends. Transient check errors are retried; the last one is
+// reported on timeout.
 func (l *legRun) poll(ctx context.Context, s *side, check func(context.Context) (bool, error)) error {
 	wait := firstPoll
 	var last error
 	for {
-		ok, err := check(ctx)
-		if ok {
-			return nil
-		}
-		if err != nil {
-			last = err
-		}
+		// Wait first: a process started a moment ago is not ready yet, and
+		// a check can cost (/proc/net/tcp on a busy host: milliseconds).
 		select {
 		case <-s.done:
 			return errExited{s.exit}
@@ -96,8 +92,36 @@ func (l *legRun) poll(ctx context.Context, s *side, check func(context.Context) 
 			return ctx.Err()
 		case <-time.After(wait):
 		}
+		ok, err := check(ctx)
+		if ok {
+			return nil
+		}
+		if err != nil {
+			last = err
+		}
 		wait = min(2*wait, maxPoll)
 	}
+}
+
+// portFree fails when a server waited for by the listen table would find
+// its port already listening: another process (a stray iperf3 -s, another
+// run) holds it, its entry would pass for readiness and the client would
+// measure against that process while the tool itself fails to bind.
+func (l *legRun) portFree(ctx context.Context, pc PlannedCommand) error {
+	ep, ok := l.r.endpoints[pc.Endpoint]
+	if pc.Ready != ReadyListen || pc.Port <= 0 || !ok {
+		return nil
+	}
+	taken, err := l.listening(ctx, ep, pc.Port)
+	if err != nil || !taken {
+		return nil // unknown: the readiness wait reports a failing table
+	}
+	name := "the " + pc.Role
+	if len(pc.Argv) > 0 {
+		name = pc.Argv[0]
+	}
+	return fmt.Errorf("TCP port %d on %s is already in use by another process: stop it, or shift every tool port "+
+		"with --port-offset N (%s not started: that process would pass for its readiness)", pc.Port, pc.Endpoint, name)
 }
 
 // listening reads the endpoint's TCP listen tables.

@@ -1,10 +1,14 @@
 package runner
 
 import (
+	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/rdmabench/rdmabench/runner/backend"
+	"github.com/rdmabench/rdmabench/runner/local"
 )
 
 func TestPortListening(t *testing.T) {
@@ -116,4 +120,56 @@ func FuzzPortListening(f *testing.F) {
 	f.Fuzz(func(t *testing.T, table []byte, port int) {
 		portListening(table, port)
 	})
+}
+
+// A second run into a folder that holds one is refused before anything
+// runs: results.jsonl would mix the two runs (it is appended to) and the
+// raw outputs of the first would be overwritten.
+func TestResultsFolderHoldingARunIsRefused(t *testing.T) {
+	out := t.TempDir()
+	cfg := Config{Plan: trivialPlan(1), Backend: local.New(), OutDir: out, Parse: testParse(0)}
+	if _, err := Run(context.Background(), cfg); err != nil {
+		t.Fatal(err)
+	}
+	first, err := os.ReadFile(filepath.Join(out, ResultsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Run(context.Background(), cfg)
+	if exitCode(err) != 3 || rep != nil || !strings.Contains(err.Error(), "already holds a run (results.jsonl)") {
+		t.Fatalf("second run into %s: report %v, error %v (exit %d)", out, rep != nil, err, exitCode(err))
+	}
+	if again, _ := os.ReadFile(filepath.Join(out, ResultsFile)); string(again) != string(first) {
+		t.Errorf("results.jsonl changed by the refused run:\n%s\nwas\n%s", again, first)
+	}
+}
+
+// UniqueOutDir gives runs started within the same second folders of their
+// own.
+func TestUniqueOutDir(t *testing.T) {
+	base := filepath.Join(t.TempDir(), "loopback-20260101-000000")
+	if got := UniqueOutDir(base); got != base {
+		t.Fatalf("free folder: %s, want %s", got, base)
+	}
+	for _, want := range []string{base + "-2", base + "-3"} {
+		if err := os.MkdirAll(UniqueOutDir(base), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if got := UniqueOutDir(base); got != want {
+			t.Errorf("UniqueOutDir = %s, want %s", got, want)
+		}
+	}
+}
+
+// The command lines in the report are the same from run to run: the
+// environment is written in key order.
+func TestCommandLineEnvInKeyOrder(t *testing.T) {
+	s := &side{pc: PlannedCommand{Endpoint: "a-0"}, argv: []string{"ucx_perftest", "-p", "13337"},
+		env: map[string]string{"UCX_TLS": "tcp", "UCX_NET_DEVICES": "lo", "A": "1"}}
+	want := "a-0$ A=1 UCX_NET_DEVICES=lo UCX_TLS=tcp ucx_perftest -p 13337"
+	for i := 0; i < 20; i++ {
+		if got := commandLine(s); got != want {
+			t.Fatalf("commandLine = %q, want %q", got, want)
+		}
+	}
 }

@@ -47,6 +47,13 @@ func runEtcd(ctx context.Context, o *etcdOptions, stdout, stderr io.Writer) erro
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	urls := append(append([]string{}, o.listenClientURLs...), o.advertiseClientURLs...)
+	if o.listenPeerURL != "" {
+		urls = append(urls, o.listenPeerURL)
+	}
+	if err := runetcd.CheckURLs(urls...); err != nil {
+		return usageError{err}
+	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	srv, err := runetcd.Start(ctx, runetcd.Config{

@@ -68,3 +68,18 @@ func TestEtcdCommandServesUntilCancelled(t *testing.T) {
 		t.Fatal("etcd did not stop after the context was cancelled")
 	}
 }
+
+// A malformed URL flag is a usage error (exit 2) naming the value.
+func TestEtcdCommandBadURLExit2(t *testing.T) {
+	for _, args := range [][]string{
+		{"etcd", "--listen-client-urls", "foo"},
+		{"etcd", "--listen-client-urls", "http://127.0.0.1:0", "--advertise-client-urls", "10.0.0.1"},
+		{"etcd", "--listen-client-urls", "http://127.0.0.1:0", "--listen-peer-url", "nohost"},
+	} {
+		var stdout, stderr bytes.Buffer
+		code := runWith(args, nil, &stdout, &stderr)
+		if code != 2 || !strings.Contains(stderr.String(), "want scheme://host:port") || stdout.Len() != 0 {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q", args, code, stdout.String(), stderr.String())
+		}
+	}
+}

@@ -67,13 +67,13 @@ failed (verdict error), 130 interrupted.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&o.outDir, "out", "", "results folder (default results/<scenario>-<YYYYmmdd-HHMMSS>)")
+	fl.StringVar(&o.outDir, "out", "", "results folder, refused if it holds a run already (default results/<scenario>-<YYYYmmdd-HHMMSS>)")
 	fl.StringVar(&o.runID, "run-id", "", "run id used in names and nixlbench groups (default: time-based)")
 	fl.StringVarP(&o.output, "output", "o", "table", "stdout at the end: table (summary) or json (report.json)")
 	fl.BoolVar(&o.dryRun, "dry-run", false, "print the plan (table, or JSON with -o json) and exit without running anything")
 	fl.IntVar(&o.ports, "port-offset", 0, "shift every tool port (when the defaults are taken on this host)")
 	fl.BoolVar(&o.keep, "keep", false, "leave endpoints (pods) for debugging; local processes are always killed")
-	fl.DurationVar(&o.timeout, "timeout", 0, "bound the whole run (0: only each leg's own bound)")
+	fl.DurationVar(&o.timeout, "timeout", 0, "bound the whole run; when reached it stops as on Ctrl-C: partial report, exit 130 (0: only each leg's own bound)")
 	fl.StringVar(&o.html, "html", "auto", `HTML report: "auto" writes report.html in the results folder, "none" writes none, else a file`)
 	fl.StringVar(&o.junit, "junit", "", "also write JUnit XML to this file (for CI)")
 	return cmd
@@ -108,7 +108,7 @@ func runRun(ctx context.Context, o *runOptions) error {
 	defer stop()
 	if o.timeout > 0 {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, o.timeout)
+		ctx, cancel = context.WithTimeoutCause(ctx, o.timeout, fmt.Errorf("--timeout %s reached", o.timeout))
 		defer cancel()
 	}
 	return execute(ctx, o, sc, plan, be)
@@ -119,7 +119,9 @@ func execute(ctx context.Context, o *runOptions, sc *scenarios.Scenario, plan *r
 	now := time.Now()
 	out := o.outDir
 	if out == "" {
-		out = runner.DefaultOutDir(sc.Metadata.Name, now)
+		out = runner.UniqueOutDir(runner.DefaultOutDir(sc.Metadata.Name, now))
+	} else if f, ok := runner.HoldsRun(out); ok {
+		return usageError{fmt.Errorf("--out %s already holds a run (%s): give a new folder, or remove that one", out, f)}
 	}
 	asRun, err := renderScenario(sc)
 	if err != nil {

@@ -222,3 +222,24 @@ func childrenNamed(ppid int, name string) []int {
 	}
 	return pids
 }
+
+// TestRunOutHoldingARunExit2: --out naming a folder that holds a run is a
+// usage error (exit 2) before anything runs; the old run is untouched.
+func TestRunOutHoldingARunExit2(t *testing.T) {
+	out := t.TempDir()
+	old := []byte(`{"schemaVersion":"rdmabench.io/report/v1"}`)
+	if err := os.WriteFile(filepath.Join(out, runner.ReportFile), old, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	code := runWith([]string{"run", writeRunScenario(t, "1s"), "--out", out}, nil, &stdout, &stderr)
+	if want := "--out " + out + " already holds a run (report.json)"; code != 2 || !strings.Contains(stderr.String(), want) {
+		t.Fatalf("exit %d, want 2 and %q in stderr:\n%s", code, want, stderr.String())
+	}
+	if got, _ := os.ReadFile(filepath.Join(out, runner.ReportFile)); !bytes.Equal(got, old) {
+		t.Errorf("report.json of the earlier run changed: %s", got)
+	}
+	if _, err := os.Stat(filepath.Join(out, runner.ResultsFile)); err == nil {
+		t.Error("results.jsonl written although the run was refused")
+	}
+}

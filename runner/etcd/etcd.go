@@ -136,6 +136,13 @@ func urlsOrFree(urls []string) ([]url.URL, error) {
 	return []url.URL{{Scheme: "http", Host: fmt.Sprintf("127.0.0.1:%d", port)}}, nil
 }
 
+// CheckURLs reports the first URL that is not scheme://host:port, so that
+// a command can call it a usage error before starting anything.
+func CheckURLs(urls ...string) error {
+	_, err := parseURLs(urls)
+	return err
+}
+
 func parseURLs(ss []string) ([]url.URL, error) {
 	out := make([]url.URL, 0, len(ss))
 	for _, s := range ss {
