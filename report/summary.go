@@ -36,8 +36,20 @@ func WriteSummaryTable(w io.Writer, r *Report) error {
 		return err
 	}
 	s := CountVerdicts(r.Results)
-	_, err := fmt.Fprintf(w, "%d results: %d pass, %d fail, %d error, %d skipped\n",
-		s.Total, s.Pass, s.Fail, s.Error, s.Skipped)
+	noun := "results"
+	if s.Total == 1 {
+		noun = "result"
+	}
+	line := fmt.Sprintf("%d %s: %d pass, %d fail, %d error, %d skipped", s.Total, noun, s.Pass, s.Fail, s.Error, s.Skipped)
+	if r.Run.Interrupted {
+		// Say it where the numbers are: the run stopped early, more was planned.
+		line += " (interrupted"
+		if r.Run.Error != "" {
+			line += ": " + r.Run.Error
+		}
+		line += "; only what finished is here)"
+	}
+	_, err := fmt.Fprintln(w, line)
 	return err
 }
 

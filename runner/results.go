@@ -122,8 +122,10 @@ func (d *resultsDir) close() error {
 	return d.jsonl.Close()
 }
 
-// sanitize keeps a name usable as one path element.
+// sanitize keeps a name usable as one path element; a job's "a->b" reads
+// "a_to_b".
 func sanitize(s string) string {
+	s = strings.ReplaceAll(s, "->", "_to_")
 	var b strings.Builder
 	for _, r := range s {
 		switch {

@@ -75,7 +75,7 @@ func TestSubstitute(t *testing.T) {
 
 func TestSanitize(t *testing.T) {
 	for in, want := range map[string]string{
-		"write-bw/r3/decode-0->prefill-1": "write-bw_r3_decode-0-_prefill-1",
+		"write-bw/r3/decode-0->prefill-1": "write-bw_r3_decode-0_to_prefill-1",
 		"../..":                           "_",
 		"a b":                             "a_b",
 	} {
