@@ -88,3 +88,17 @@ func splitAddr(t *testing.T, addr string) (string, int) {
 	}
 	return host, p
 }
+
+// A keyFile that does not exist names the host, the path and where it was
+// looked for, and how to fix it.
+func TestMissingKeyFileSaysHowToFix(t *testing.T) {
+	_, err := authMethods(scenarios.Host{Name: "node1", KeyFile: "no/such/id_ed25519"})
+	if err == nil {
+		t.Fatal("want an error for a missing key file")
+	}
+	for _, want := range []string{"host node1", "keyFile no/such/id_ed25519 does not exist", "relative to", "hosts[].keyFile"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q lacks %q", err, want)
+		}
+	}
+}

@@ -53,6 +53,10 @@ func authMethods(h scenarios.Host) ([]ssh.AuthMethod, error) {
 	var signers []ssh.Signer
 	if h.KeyFile != "" {
 		s, err := readKey(expand(h.KeyFile))
+		if errors.Is(err, os.ErrNotExist) {
+			wd, _ := os.Getwd()
+			return nil, fmt.Errorf("host %s: keyFile %s does not exist (read relative to %s); fix hosts[].keyFile, or leave it unset to use ssh-agent and ~/.ssh/id_*", h.Name, h.KeyFile, wd)
+		}
 		if err != nil {
 			return nil, err
 		}
