@@ -136,8 +136,12 @@ func execute(ctx context.Context, o *runOptions, sc *scenarios.Scenario, plan *r
 	if rep == nil {
 		return runErr
 	}
-	if err := printOutcome(o, rep); err != nil && runErr == nil {
-		runErr = err
+	// A run that failed before any result (provisioning, etcd) has no table
+	// to show: its error says it all. report.json is written regardless.
+	if len(rep.Results) > 0 || runErr == nil || o.output == "json" {
+		if err := printOutcome(o, rep); err != nil && runErr == nil {
+			runErr = err
+		}
 	}
 	reportJSON := filepath.Join(out, runner.ReportFile)
 	fmt.Fprintf(o.stderr, "rdmabench: report: %s\n", reportJSON)
