@@ -45,16 +45,7 @@ func TestNixlbenchThroughEtcd(t *testing.T) {
 	standins(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	srv, err := runetcd.Start(ctx, runetcd.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	c, err := srv.Client()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	srv, c := startTestEtcd(ctx, t)
 	puts := watchPuts(ctx, c, "xferbench/")
 	out := t.TempDir()
 	rep, err := Run(ctx, Config{Plan: nixlPlan("line:Registered as rank 0", 2), Backend: local.New(), OutDir: out,
@@ -92,6 +83,23 @@ func TestNixlbenchThroughEtcd(t *testing.T) {
 }
 
 // watchPuts counts PUTs under prefix; the returned func stops and reads.
+// startTestEtcd starts an embedded etcd and a client of it, both closed
+// when the test ends.
+func startTestEtcd(ctx context.Context, t *testing.T) (*runetcd.Server, *clientv3.Client) {
+	t.Helper()
+	srv, err := runetcd.Start(ctx, runetcd.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	c, err := srv.Client()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return srv, c
+}
+
 func watchPuts(ctx context.Context, c *clientv3.Client, prefix string) func() int64 {
 	var n atomic.Int64
 	wctx, cancel := context.WithCancel(ctx)
@@ -141,16 +149,7 @@ func TestNixlbenchStaleSizeKey(t *testing.T) {
 	standins(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	srv, err := runetcd.Start(ctx, runetcd.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	c, err := srv.Client()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	srv, c := startTestEtcd(ctx, t)
 	stale := EtcdPrefix("rdmabench-stale-nixl-r0") + "/size"
 	if _, err := c.Put(ctx, stale, "1"); err != nil {
 		t.Fatal(err)
@@ -169,16 +168,7 @@ func TestNixlbenchInterruptedLeavesNoKeys(t *testing.T) {
 	standins(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	srv, err := runetcd.Start(ctx, runetcd.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	c, err := srv.Client()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	srv, c := startTestEtcd(ctx, t)
 	p := nixlPlan("line:Registered as rank 0", 1)
 	for i := range p.Rounds[0].Jobs[0].Legs[0].Commands {
 		// slow polling keeps the ranks in the rendezvous when Ctrl-C comes
@@ -194,7 +184,7 @@ func TestNixlbenchInterruptedLeavesNoKeys(t *testing.T) {
 			time.Sleep(20 * time.Millisecond)
 		}
 	}()
-	_, err = Run(runCtx, Config{Plan: p, Backend: local.New(), OutDir: t.TempDir(), RunID: "int", EtcdURL: srv.URL})
+	_, err := Run(runCtx, Config{Plan: p, Backend: local.New(), OutDir: t.TempDir(), RunID: "int", EtcdURL: srv.URL})
 	if exitCode(err) != 130 {
 		t.Fatalf("exit %d (%v), want 130", exitCode(err), err)
 	}
