@@ -17,6 +17,8 @@ import (
 	"github.com/rdmabench/rdmabench/report"
 	"github.com/rdmabench/rdmabench/runner/backend"
 	runetcd "github.com/rdmabench/rdmabench/runner/etcd"
+	"github.com/rdmabench/rdmabench/runner/judge"
+	"github.com/rdmabench/rdmabench/runner/plan"
 	"github.com/rdmabench/rdmabench/scenarios"
 )
 
@@ -29,7 +31,7 @@ var DefaultParse ParseFunc
 
 // Config is one run: what to execute, where, and where results go.
 type Config struct {
-	Plan    *Plan
+	Plan    *plan.Plan
 	Backend backend.Backend
 	// Scenario supplies each test's expectation and requirements; nil
 	// judges only whether a measurement was made.
@@ -183,7 +185,7 @@ func (r *run) rounds(ctx context.Context) {
 		var wg sync.WaitGroup
 		for j := range round.Jobs {
 			wg.Add(1)
-			go func(job *Job) {
+			go func(job *plan.Job) {
 				defer wg.Done()
 				defer r.recoverJob(job)
 				r.runJob(ctx, job)
@@ -195,7 +197,7 @@ func (r *run) rounds(ctx context.Context) {
 
 // runJob runs the legs of a job in order; each leg's result is recorded
 // the moment it ends.
-func (r *run) runJob(ctx context.Context, job *Job) {
+func (r *run) runJob(ctx context.Context, job *plan.Job) {
 	if skip, why := r.skipReason(job); skip {
 		for i := range job.Legs {
 			r.record(r.skippedResult(job, i, why))
@@ -213,7 +215,7 @@ func (r *run) runJob(ctx context.Context, job *Job) {
 
 // recoverJob turns a panic inside a job into an error result, so that a
 // harness bug costs one job, not the run and its report.
-func (r *run) recoverJob(job *Job) {
+func (r *run) recoverJob(job *plan.Job) {
 	if p := recover(); p != nil {
 		res := newResult(job, 0)
 		res.Verdict, res.ErrorClass = report.VerdictError, parsers.ClassToolError
@@ -229,7 +231,7 @@ func (r *run) record(res report.Result) {
 		res.Requires = r.requires(res.Test, res.Tool)
 	}
 	if err := r.dir.appendResult(res); err != nil {
-		res.Reason = joinReason(res.Reason, "not written to "+ResultsFile+": "+err.Error())
+		res.Reason = judge.JoinReason(res.Reason, "not written to "+ResultsFile+": "+err.Error())
 	}
 	r.mu.Lock()
 	r.results = append(r.results, res)

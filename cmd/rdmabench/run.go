@@ -19,7 +19,9 @@ import (
 	"github.com/rdmabench/rdmabench/report"
 	"github.com/rdmabench/rdmabench/runner"
 	"github.com/rdmabench/rdmabench/runner/backend"
+	"github.com/rdmabench/rdmabench/runner/judge"
 	"github.com/rdmabench/rdmabench/runner/local"
+	"github.com/rdmabench/rdmabench/runner/plan"
 	"github.com/rdmabench/rdmabench/runner/ssh"
 	"github.com/rdmabench/rdmabench/scenarios"
 )
@@ -40,9 +42,9 @@ type runOptions struct {
 	stdout, stderr io.Writer
 	// seams: the planner, the summary table and NIC discovery (their own
 	// packages; swapped in tests).
-	plan    func(sc *scenarios.Scenario, hasRDMA func(backend.Endpoint) bool, portOffset int) (*runner.Plan, error)
+	plan    func(sc *scenarios.Scenario, hasRDMA func(backend.Endpoint) bool, portOffset int) (*plan.Plan, error)
 	summary func(io.Writer, *report.Report) error
-	nicRate runner.NICRate
+	nicRate judge.NICRate
 }
 
 func newRunCmd(stdout, stderr io.Writer) *cobra.Command {
@@ -94,15 +96,15 @@ func runRun(ctx context.Context, o *runOptions) error {
 	if err != nil {
 		return err
 	}
-	plan, err := o.plan(sc, runner.BackendHasRDMA(ctx, be), o.ports)
+	p, err := o.plan(sc, runner.BackendHasRDMA(ctx, be), o.ports)
 	if err != nil {
 		return err
 	}
 	if o.dryRun && o.output == "json" {
-		return runner.WritePlanJSON(o.stdout, plan)
+		return plan.WriteJSON(o.stdout, p)
 	}
 	if o.dryRun {
-		return runner.WritePlanTable(o.stdout, plan)
+		return plan.WriteTable(o.stdout, p)
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -111,11 +113,11 @@ func runRun(ctx context.Context, o *runOptions) error {
 		ctx, cancel = context.WithTimeoutCause(ctx, o.timeout, fmt.Errorf("--timeout %s reached", o.timeout))
 		defer cancel()
 	}
-	return execute(ctx, o, sc, plan, be)
+	return execute(ctx, o, sc, p, be)
 }
 
 // execute runs the plan and prints where the results are and the summary.
-func execute(ctx context.Context, o *runOptions, sc *scenarios.Scenario, plan *runner.Plan, be backend.Backend) error {
+func execute(ctx context.Context, o *runOptions, sc *scenarios.Scenario, p *plan.Plan, be backend.Backend) error {
 	now := time.Now()
 	out := o.outDir
 	if out == "" {
@@ -127,11 +129,11 @@ func execute(ctx context.Context, o *runOptions, sc *scenarios.Scenario, plan *r
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(o.stderr, "rdmabench: running %s (%d round(s)) on %s; results in %s\n", sc.Metadata.Name, len(plan.Rounds), be.Name(), out)
+	fmt.Fprintf(o.stderr, "rdmabench: running %s (%d round(s)) on %s; results in %s\n", sc.Metadata.Name, len(p.Rounds), be.Name(), out)
 	rep, runErr := runner.Run(ctx, runner.Config{
-		Plan: plan, Backend: be, Scenario: sc, ScenarioBytes: asRun, ScenarioHash: fileHash(sc.File), OutDir: out, RunID: o.runID,
-		Version: version, LineRate: runner.ResolveLineRate(sc, o.lineRate(ctx, be, plan)), Progress: o.stderr, Keep: o.keep,
-		Fingerprint: runner.BackendFingerprint(ctx, be, plan.Endpoints),
+		Plan: p, Backend: be, Scenario: sc, ScenarioBytes: asRun, ScenarioHash: fileHash(sc.File), OutDir: out, RunID: o.runID,
+		Version: version, LineRate: judge.ResolveLineRate(sc, o.lineRate(ctx, be, p)), Progress: o.stderr, Keep: o.keep,
+		Fingerprint: runner.BackendFingerprint(ctx, be, p.Endpoints),
 	})
 	if rep == nil {
 		return runErr
@@ -200,11 +202,11 @@ func newBackend(sc *scenarios.Scenario) (backend.Backend, error) {
 
 // lineRate is how `lineRate: auto` is read: the test's seam, else the
 // backend's NIC discovery.
-func (o *runOptions) lineRate(ctx context.Context, be backend.Backend, plan *runner.Plan) runner.NICRate {
+func (o *runOptions) lineRate(ctx context.Context, be backend.Backend, p *plan.Plan) judge.NICRate {
 	if o.nicRate != nil {
 		return o.nicRate
 	}
-	return runner.BackendNICRate(ctx, be, plan.Endpoints)
+	return runner.BackendNICRate(ctx, be, p.Endpoints)
 }
 
 // silentError marks an error already reported (the run's progress said
