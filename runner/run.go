@@ -50,7 +50,11 @@ type Config struct {
 	// Fingerprint of the system measured (BackendFingerprint), for
 	// RunMeta.Fingerprint; nil = unknown.
 	Fingerprint map[string]string
-	Parse       ParseFunc
+	// Discover, when set, is called once the endpoints exist to fill
+	// LineRate and Fingerprint from them: the kube backend can read a NIC
+	// only from inside its pod, which does not exist before Provision.
+	Discover func(ctx context.Context, eps []backend.Endpoint) (*report.LineRate, map[string]string)
+	Parse    ParseFunc
 	// Progress receives one line per leg (stderr); nil = silent.
 	Progress io.Writer
 	// HasRDMA says whether RDMA devices exist where endpoints run; nil
@@ -142,10 +146,15 @@ func (r *run) prepare(ctx context.Context, rep *report.Report) error {
 	if err != nil {
 		return fmt.Errorf("provision endpoints on %s: %w", r.cfg.Backend.Name(), err)
 	}
+	if r.cfg.Discover != nil {
+		r.cfg.LineRate, r.cfg.Fingerprint = r.cfg.Discover(ctx, eps)
+		rep.Run.LineRate, rep.Run.Fingerprint = r.cfg.LineRate, r.cfg.Fingerprint
+	}
 	r.endpoints = map[string]backend.Endpoint{}
 	for _, ep := range eps {
 		r.endpoints[ep.Name] = ep
-		rep.Endpoints = append(rep.Endpoints, report.EndpointInfo{Name: ep.Name, Pool: ep.Pool, Host: ep.Host, Node: ep.Node, Device: ep.Device, Address: ep.Address})
+		rep.Endpoints = append(rep.Endpoints, report.EndpointInfo{Name: ep.Name, Pool: ep.Pool, Host: ep.Host, Node: ep.Node, Pod: ep.Pod,
+			Device: ep.Device, Address: ep.Address, Network: ep.Network, Interface: ep.Interface})
 		if ep.Host != "" && !slices.Contains(rep.Run.Hosts, ep.Host) {
 			rep.Run.Hosts = append(rep.Run.Hosts, ep.Host)
 		}
@@ -248,7 +257,11 @@ func (r *run) cleanup() {
 	ctx, cancel := context.WithTimeout(context.Background(), bound)
 	defer cancel()
 	if r.cfg.Keep && r.cfg.Backend.Name() != "local" {
-		r.progress.printf("--keep: endpoints left in place for debugging; remove them with rdmabench clean")
+		hint := "remove them with rdmabench clean"
+		if k, ok := r.cfg.Backend.(interface{ KeepHint() string }); ok {
+			hint = k.KeepHint()
+		}
+		r.progress.printf("--keep: endpoints left in place for debugging; %s", hint)
 	} else if err := r.cfg.Backend.Cleanup(ctx); err != nil {
 		r.progress.printf("clean-up: %v", err)
 	}

@@ -38,6 +38,7 @@ against the NIC's line rate.`,
 		newReportCmd(stdout, stderr),
 		newCompareCmd(stdout, stderr),
 		newDiscoverCmd(stdout),
+		newCleanCmd(stdout, stderr),
 	)
 	enforceUsageErrors(root)
 	return root

@@ -38,6 +38,7 @@ type runOptions struct {
 	ports   int    // port offset
 	html    string // "auto" (report.html in the results folder), a path, or "none"
 	junit   string // JUnit XML file, or ""
+	kube    kubeOptions
 
 	stdout, stderr io.Writer
 	// seams: the planner, the summary table and NIC discovery (their own
@@ -78,6 +79,7 @@ failed (verdict error), 130 interrupted.`,
 	fl.DurationVar(&o.timeout, "timeout", 0, "bound the whole run; when reached it stops as on Ctrl-C: partial report, exit 130 (0: only each leg's own bound)")
 	fl.StringVar(&o.html, "html", "auto", `HTML report: "auto" writes report.html in the results folder, "none" writes none, else a file`)
 	fl.StringVar(&o.junit, "junit", "", "also write JUnit XML to this file (for CI)")
+	addKubeFlags(fl, &o.kube)
 	return cmd
 }
 
@@ -92,7 +94,19 @@ func runRun(ctx context.Context, o *runOptions) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	be, err := newBackend(sc)
+	if o.runID == "" {
+		o.runID = runner.NewRunID(time.Now())
+	}
+	if o.dryRun && sc.Backend == scenarios.BackendKube {
+		// A dry run plans without a cluster: every test is planned, as
+		// the pods' devices are known only once they run.
+		p, err := o.plan(sc, func(backend.Endpoint) bool { return true }, o.ports)
+		if err != nil {
+			return err
+		}
+		return o.printPlan(p)
+	}
+	be, err := newBackend(sc, o.runID, o.kube, o.stderr)
 	if err != nil {
 		return err
 	}
@@ -100,11 +114,8 @@ func runRun(ctx context.Context, o *runOptions) error {
 	if err != nil {
 		return err
 	}
-	if o.dryRun && o.output == "json" {
-		return plan.WriteJSON(o.stdout, p)
-	}
 	if o.dryRun {
-		return plan.WriteTable(o.stdout, p)
+		return o.printPlan(p)
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -114,6 +125,13 @@ func runRun(ctx context.Context, o *runOptions) error {
 		defer cancel()
 	}
 	return execute(ctx, o, sc, p, be)
+}
+
+func (o *runOptions) printPlan(p *plan.Plan) error {
+	if o.output == "json" {
+		return plan.WriteJSON(o.stdout, p)
+	}
+	return plan.WriteTable(o.stdout, p)
 }
 
 // execute runs the plan and prints where the results are and the summary.
@@ -132,8 +150,12 @@ func execute(ctx context.Context, o *runOptions, sc *scenarios.Scenario, p *plan
 	fmt.Fprintf(o.stderr, "rdmabench: running %s (%d round(s)) on %s; results in %s\n", sc.Metadata.Name, len(p.Rounds), be.Name(), out)
 	rep, runErr := runner.Run(ctx, runner.Config{
 		Plan: p, Backend: be, Scenario: sc, ScenarioBytes: asRun, ScenarioHash: fileHash(sc.File), OutDir: out, RunID: o.runID,
-		Version: version, LineRate: judge.ResolveLineRate(sc, o.lineRate(ctx, be, p)), Progress: o.stderr, Keep: o.keep,
-		Fingerprint: runner.BackendFingerprint(ctx, be, p.Endpoints),
+		Version: version, Progress: o.stderr, Keep: o.keep,
+		// Line rate and fingerprint are read once the endpoints exist:
+		// pods have no NIC to read before Provision.
+		Discover: func(ctx context.Context, eps []backend.Endpoint) (*report.LineRate, map[string]string) {
+			return judge.ResolveLineRate(sc, o.lineRate(ctx, be, eps)), runner.BackendFingerprint(ctx, be, eps)
+		},
 	})
 	if rep == nil {
 		return runErr
@@ -190,23 +212,25 @@ func fileHash(path string) string {
 	return hex.EncodeToString(sum[:])
 }
 
-func newBackend(sc *scenarios.Scenario) (backend.Backend, error) {
+func newBackend(sc *scenarios.Scenario, runID string, ko kubeOptions, progress io.Writer) (backend.Backend, error) {
 	switch sc.Backend {
 	case "", scenarios.BackendLocal:
 		return local.New(), nil
 	case scenarios.BackendSSH:
 		return ssh.New(sc.Hosts, ssh.Options{})
+	case scenarios.BackendKube:
+		return newKubeBackend(sc, runID, ko, progress)
 	}
-	return nil, fmt.Errorf("backend %q is not available in this build of rdmabench run (local and ssh are)", sc.Backend)
+	return nil, fmt.Errorf("backend %q is not available in this build of rdmabench run (local, ssh and kube are)", sc.Backend)
 }
 
 // lineRate is how `lineRate: auto` is read: the test's seam, else the
 // backend's NIC discovery.
-func (o *runOptions) lineRate(ctx context.Context, be backend.Backend, p *plan.Plan) judge.NICRate {
+func (o *runOptions) lineRate(ctx context.Context, be backend.Backend, eps []backend.Endpoint) judge.NICRate {
 	if o.nicRate != nil {
 		return o.nicRate
 	}
-	return runner.BackendNICRate(ctx, be, p.Endpoints)
+	return runner.BackendNICRate(ctx, be, eps)
 }
 
 // silentError marks an error already reported (the run's progress said
