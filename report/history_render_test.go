@@ -61,7 +61,7 @@ func TestHistoryHTML(t *testing.T) {
 	h := LoadHistory([]string{dir})
 	html := string(renderHistoryHTML(t, h, dir))
 	for _, want := range []string{
-		`<div class="chart" id="chart-3"`, // one chart per series
+		`<div class="chart" id="chart-3"`,                                 // one chart per series
 		`"name":"line rate","yAxis":400`, `"name":"expected","yAxis":280`, // Gb/s
 		`"name":"stepped down"`, `"value":"-23%"`,
 		`nic.firmware was \"28.43.1014\", now \"28.44.1000\"`,
