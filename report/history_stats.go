@@ -31,7 +31,7 @@ const HistoryRule = "noise = 1.4826 × median |run-to-run difference| / √2 (a 
 	"the median of the 7 runs from i is worse than the median of the 7 runs before i by more than " +
 	"3 × noise, so is run i itself, the new level holds for at least 3 runs (i and 2 after), and the median of the last 3 runs is " +
 	"still that much worse " +
-	"(it stayed down); of a stretch of such runs, the one with the largest drop (the earliest on a tie); " +
+	"(it stayed down); of a stretch of consecutive such runs, the first; " +
 	"of several steps, the latest; worse = lower bandwidth, higher latency"
 
 // summarise fills Latest, Best, Median, Noise and Step; scratch is reused
@@ -114,18 +114,15 @@ func findStep(xs []float64, sign, noise float64, scratch []float64) (int, float6
 		}
 		return median(w)
 	}
-	best, bestDrop, bestBefore, bestAfter := -1, 0.0, 0.0, 0.0
+	best, bestBefore, bestAfter := -1, 0.0, 0.0
 	inStretch := false
 	for i := StepMinRuns; i <= n-StepMinRuns; i++ {
 		before := level(max(0, i-StepWindow), i)
 		after := level(i, min(n, i+StepWindow))
 		drop := before - after
 		if drop > thr && before-tail > thr && before-xs[i]*sign > thr {
-			if !inStretch { // a new stretch: a later step wins
-				best, bestDrop, inStretch = i, drop, true
-				bestBefore, bestAfter = before, after
-			} else if drop > bestDrop {
-				best, bestDrop = i, drop
+			if !inStretch { // a new stretch: a later step wins; its first run is the step
+				best, inStretch = i, true
 				bestBefore, bestAfter = before, after
 			}
 			continue

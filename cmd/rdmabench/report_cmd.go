@@ -14,8 +14,8 @@ import (
 
 // reportOptions are the flags of `rdmabench report`.
 type reportOptions struct {
-	html   string
-	junit  string
+	html    string
+	junit   string
 	output  string
 	schema  bool
 	metrics string
