@@ -37,6 +37,7 @@ against the NIC's line rate.`,
 		newEtcdCmd(stdout, stderr),
 		newReportCmd(stdout, stderr),
 		newCompareCmd(stdout, stderr),
+		newHistoryCmd(stdout, stderr),
 		newDiscoverCmd(stdout),
 		newCleanCmd(stdout, stderr),
 	)
