@@ -1,0 +1,205 @@
+package e2ekube
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/rdmabench/rdmabench/report"
+	"github.com/rdmabench/rdmabench/test/kubecluster/cluster"
+)
+
+// nadCRD is Multus' NetworkAttachmentDefinition CustomResourceDefinition,
+// as Multus installs it: the kube backend checks named networks against it.
+const nadCRD = `{
+ "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+ "metadata": {"name": "network-attachment-definitions.k8s.cni.cncf.io"},
+ "spec": {"group": "k8s.cni.cncf.io", "scope": "Namespaced",
+  "names": {"plural": "network-attachment-definitions", "singular": "network-attachment-definition", "kind": "NetworkAttachmentDefinition", "shortNames": ["net-attach-def"]},
+  "versions": [{"name": "v1", "served": true, "storage": true,
+   "schema": {"openAPIV3Schema": {"type": "object", "properties": {
+     "spec": {"type": "object", "properties": {"config": {"type": "string"}}}}}}}]}}`
+
+func installMultusAPI(ctx context.Context, c *cluster.Cluster) error {
+	rc := c.Client().Discovery().RESTClient()
+	err := rc.Post().AbsPath("/apis/apiextensions.k8s.io/v1/customresourcedefinitions").
+		SetHeader("Content-Type", "application/json").Body([]byte(nadCRD)).Do(ctx).Error()
+	if err != nil {
+		return err
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		if _, err := c.Client().Discovery().ServerResourcesForGroupVersion("k8s.cni.cncf.io/v1"); err == nil {
+			return nil
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	return errors.New("the k8s.cni.cncf.io/v1 API never appeared")
+}
+
+// createNamespace makes ns (as a user would, before the run) and removes
+// it at the end of the test.
+func createNamespace(t *testing.T, c *cluster.Cluster, ns string) {
+	t.Helper()
+	rc := c.Client().CoreV1().RESTClient()
+	body := fmt.Sprintf(`{"apiVersion":"v1","kind":"Namespace","metadata":{"name":%q}}`, ns)
+	if err := rc.Post().AbsPath("/api/v1/namespaces").SetHeader("Content-Type", "application/json").Body([]byte(body)).Do(context.Background()).Error(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Client().CoreV1().Namespaces().Delete(context.Background(), ns, metav1.DeleteOptions{}) })
+}
+
+// createNAD makes a NetworkAttachmentDefinition, as a cluster admin would.
+func createNAD(t *testing.T, c *cluster.Cluster, ns, name string) {
+	t.Helper()
+	if err := createNADIn(context.Background(), c, ns, name); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func createNADIn(ctx context.Context, c *cluster.Cluster, ns, name string) error {
+	body := fmt.Sprintf(`{"apiVersion":"k8s.cni.cncf.io/v1","kind":"NetworkAttachmentDefinition","metadata":{"name":%q,"namespace":%q},
+  "spec":{"config":"{\"cniVersion\":\"0.3.1\",\"type\":\"bridge\",\"ipam\":{\"type\":\"host-local\"}}"}}`, name, ns)
+	return c.Client().Discovery().RESTClient().Post().AbsPath("/apis/k8s.cni.cncf.io/v1/namespaces", ns, "network-attachment-definitions").
+		SetHeader("Content-Type", "application/json").Body([]byte(body)).Do(ctx).Error()
+}
+
+// result of one `rdmabench run`.
+type result struct {
+	code           int
+	stdout, stderr string
+	dir            string
+	rep            *report.Report
+}
+
+// writeScenario writes a scenario file into the test's temp folder.
+func writeScenario(t *testing.T, text string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "scenario.yaml")
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// run runs `rdmabench run` on the test cluster, bounded; onStderr (if
+// set) sees each stderr chunk and may return true to send SIGINT.
+func run(t *testing.T, c *cluster.Cluster, scenario string, bound time.Duration, onStderr func(string) bool, args ...string) result {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "results")
+	ctx, cancel := context.WithTimeout(context.Background(), bound)
+	defer cancel()
+	argv := append([]string{"run", scenario, "--kubeconfig", c.Kubeconfig, "--out", out, "--html", "none"}, args...)
+	cmd := exec.CommandContext(ctx, rdmabench, argv...)
+	var stdout bytes.Buffer
+	cmd.Stdout = &stdout
+	se := &watchWriter{on: onStderr}
+	cmd.Stderr = se
+	se.signal = func() {
+		err := cmd.Process.Signal(syscall.SIGINT)
+		t.Logf("SIGINT sent to rdmabench (pid %d): %v", cmd.Process.Pid, err)
+	}
+	err := cmd.Run()
+	code := 0
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		code = ee.ExitCode()
+	case err != nil:
+		t.Fatalf("rdmabench run: %v", err)
+	}
+	r := result{code: code, stdout: stdout.String(), stderr: se.String(), dir: out}
+	if data, err := os.ReadFile(filepath.Join(out, "report.json")); err == nil {
+		r.rep = &report.Report{}
+		if err := json.Unmarshal(data, r.rep); err != nil {
+			t.Fatalf("report.json: %v", err)
+		}
+	}
+	t.Logf("rdmabench %s: exit %d\n--- stderr\n%s--- stdout\n%s", strings.Join(argv, " "), code, r.stderr, r.stdout)
+	return r
+}
+
+// watchWriter keeps stderr and lets a test react to it. The buffer is a
+// field, not embedded: an embedded bytes.Buffer's ReadFrom would let
+// io.Copy bypass Write.
+type watchWriter struct {
+	mu     sync.Mutex
+	buf    bytes.Buffer
+	on     func(string) bool
+	signal func()
+	sent   bool
+}
+
+func (w *watchWriter) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.String()
+}
+
+func (w *watchWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	n, err := w.buf.Write(p)
+	if w.on != nil && !w.sent && w.on(w.buf.String()) {
+		w.sent = true
+		// Let the legs get going before Ctrl-C.
+		time.AfterFunc(3*time.Second, w.signal)
+	}
+	return n, err
+}
+
+// assertNothingLeft checks through the API that no object of any run is
+// left (pods, ConfigMaps), and on the nodes that no pod process is.
+func assertNothingLeft(t *testing.T, c *cluster.Cluster) {
+	t.Helper()
+	ctx := context.Background()
+	sel := metav1.ListOptions{LabelSelector: "app.kubernetes.io/managed-by=rdmabench"}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		pods, err1 := c.Client().CoreV1().Pods("").List(ctx, sel)
+		cms, err2 := c.Client().CoreV1().ConfigMaps("").List(ctx, sel)
+		procs := c.Processes()
+		if err1 == nil && err2 == nil && len(pods.Items)+len(cms.Items)+len(procs) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			var left []string
+			if pods != nil {
+				for _, p := range pods.Items {
+					left = append(left, "pod "+p.Namespace+"/"+p.Name)
+				}
+			}
+			if cms != nil {
+				for _, m := range cms.Items {
+					left = append(left, "configmap "+m.Namespace+"/"+m.Name)
+				}
+			}
+			for _, p := range procs {
+				left = append(left, fmt.Sprintf("process %d %q in pod %s/%s on %s", p.PID, p.Cmdline, p.Namespace, p.Pod, p.Node))
+			}
+			t.Fatalf("left after the run (%v %v): %s", err1, err2, strings.Join(left, "; "))
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+}
+
+// runCmd runs another rdmabench command, bounded.
+func runCmd(t *testing.T, args ...string) (string, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, rdmabench, args...).CombinedOutput()
+	return string(out), err
+}
