@@ -64,7 +64,7 @@ fuzz-parsers:
 bench: bench-plan bench-parsers bench-runner bench-report
 # Planning a 512-endpoint all-to-all (time, memory, allocations).
 bench-plan:
-	$(GO) test -run '^$$' -bench CompileAllToAll512 -benchmem -count 3 ./runner/
+	$(GO) test -run '^$$' -bench CompileAllToAll512 -benchmem -count 3 ./runner/plan/
 # Parse throughput: 10 MB perftest sweep capture, 100 MB NCCL_DEBUG=INFO log.
 bench-parsers:
 	$(GO) test ./parsers -run '^$$' -bench 'ParsePerftest|ParseNCCLInfoLog100MB' -benchmem

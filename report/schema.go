@@ -62,8 +62,14 @@ type EndpointInfo struct {
 	Pool    string `json:"pool"`
 	Host    string `json:"host,omitempty"`
 	Node    string `json:"node,omitempty"`
+	Pod     string `json:"pod,omitempty"`
 	Device  string `json:"device,omitempty"`
 	Address string `json:"address,omitempty"`
+	// Network is where Address comes from: the Multus network
+	// ("namespace/name") whose Interface carried the tests, or "pod network"
+	// when the pod has no secondary network (kube backend).
+	Network   string `json:"network,omitempty"`
+	Interface string `json:"interface,omitempty"`
 }
 
 // Line rate sources.

@@ -11,6 +11,8 @@ import (
 	"golang.org/x/term"
 
 	"github.com/rdmabench/rdmabench/report"
+	"github.com/rdmabench/rdmabench/runner/judge"
+	"github.com/rdmabench/rdmabench/runner/plan"
 	"github.com/rdmabench/rdmabench/units"
 )
 
@@ -73,11 +75,11 @@ func (p *progress) drawLive() {
 	p.live = true
 }
 
-func (p *progress) round(i int, r *Round) {
+func (p *progress) round(i int, r *plan.Round) {
 	p.printf("round %d/%d: %s (%d job(s))", i+1, p.rounds, r.Test, len(r.Jobs))
 }
 
-func (p *progress) start(job *Job, leg, rep, reps int) {
+func (p *progress) start(job *plan.Job, leg, rep, reps int) {
 	if p.w == nil || !p.tty {
 		return
 	}
@@ -138,7 +140,7 @@ func headline(res report.Result) string {
 		return s
 	}
 	for _, st := range res.Stats {
-		if st.Metric == MetricLatency {
+		if st.Metric == judge.MetricLatency {
 			return fmt.Sprintf("%.2fus @ %s", st.Mean, units.FormatSize(st.Bytes))
 		}
 	}

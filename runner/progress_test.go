@@ -6,14 +6,15 @@ import (
 	"testing"
 
 	"github.com/rdmabench/rdmabench/report"
+	"github.com/rdmabench/rdmabench/runner/plan"
 )
 
 // Not a terminal: one compact line per round and per finished leg.
 func TestProgressLines(t *testing.T) {
 	var buf bytes.Buffer
 	p := newProgress(&buf, 2)
-	p.round(0, &Round{Test: "write-bw", Jobs: make([]Job, 2)})
-	p.start(&Job{ID: "j", Legs: make([]Leg, 1)}, 0, 0, 1)
+	p.round(0, &plan.Round{Test: "write-bw", Jobs: make([]plan.Job, 2)})
+	p.start(&plan.Job{ID: "j", Legs: make([]plan.Leg, 1)}, 0, 0, 1)
 	eff := 93.5
 	p.leg(report.Result{JobID: "write-bw/r0/a-0->b-0", Variant: "65536", Verdict: report.VerdictPass, BestBps: 374e9, BestBytes: 65536, Efficiency: &eff, Seconds: 3.2})
 	p.leg(report.Result{JobID: "rping/r0/a-0->b-0", Verdict: report.VerdictError, Reason: "timed out after 31s\nmore", Seconds: 31})

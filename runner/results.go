@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/rdmabench/rdmabench/report"
+	"github.com/rdmabench/rdmabench/runner/plan"
 )
 
 // Files of a results folder.
@@ -77,7 +78,7 @@ func (d *resultsDir) writeFile(name string, data []byte) error {
 	return os.WriteFile(filepath.Join(d.dir, name), data, 0o644)
 }
 
-func (d *resultsDir) writePlan(p *Plan) error {
+func (d *resultsDir) writePlan(p *plan.Plan) error {
 	data, err := json.MarshalIndent(p, "", "  ")
 	if err != nil {
 		return err

@@ -17,6 +17,8 @@ import (
 	"github.com/rdmabench/rdmabench/report"
 	"github.com/rdmabench/rdmabench/runner/backend"
 	runetcd "github.com/rdmabench/rdmabench/runner/etcd"
+	"github.com/rdmabench/rdmabench/runner/judge"
+	"github.com/rdmabench/rdmabench/runner/plan"
 	"github.com/rdmabench/rdmabench/scenarios"
 )
 
@@ -29,7 +31,7 @@ var DefaultParse ParseFunc
 
 // Config is one run: what to execute, where, and where results go.
 type Config struct {
-	Plan    *Plan
+	Plan    *plan.Plan
 	Backend backend.Backend
 	// Scenario supplies each test's expectation and requirements; nil
 	// judges only whether a measurement was made.
@@ -48,7 +50,11 @@ type Config struct {
 	// Fingerprint of the system measured (BackendFingerprint), for
 	// RunMeta.Fingerprint; nil = unknown.
 	Fingerprint map[string]string
-	Parse       ParseFunc
+	// Discover, when set, is called once the endpoints exist to fill
+	// LineRate and Fingerprint from them: the kube backend can read a NIC
+	// only from inside its pod, which does not exist before Provision.
+	Discover func(ctx context.Context, eps []backend.Endpoint) (*report.LineRate, map[string]string)
+	Parse    ParseFunc
 	// Progress receives one line per leg (stderr); nil = silent.
 	Progress io.Writer
 	// HasRDMA says whether RDMA devices exist where endpoints run; nil
@@ -140,10 +146,15 @@ func (r *run) prepare(ctx context.Context, rep *report.Report) error {
 	if err != nil {
 		return fmt.Errorf("provision endpoints on %s: %w", r.cfg.Backend.Name(), err)
 	}
+	if r.cfg.Discover != nil {
+		r.cfg.LineRate, r.cfg.Fingerprint = r.cfg.Discover(ctx, eps)
+		rep.Run.LineRate, rep.Run.Fingerprint = r.cfg.LineRate, r.cfg.Fingerprint
+	}
 	r.endpoints = map[string]backend.Endpoint{}
 	for _, ep := range eps {
 		r.endpoints[ep.Name] = ep
-		rep.Endpoints = append(rep.Endpoints, report.EndpointInfo{Name: ep.Name, Pool: ep.Pool, Host: ep.Host, Node: ep.Node, Device: ep.Device, Address: ep.Address})
+		rep.Endpoints = append(rep.Endpoints, report.EndpointInfo{Name: ep.Name, Pool: ep.Pool, Host: ep.Host, Node: ep.Node, Pod: ep.Pod,
+			Device: ep.Device, Address: ep.Address, Network: ep.Network, Interface: ep.Interface})
 		if ep.Host != "" && !slices.Contains(rep.Run.Hosts, ep.Host) {
 			rep.Run.Hosts = append(rep.Run.Hosts, ep.Host)
 		}
@@ -183,7 +194,7 @@ func (r *run) rounds(ctx context.Context) {
 		var wg sync.WaitGroup
 		for j := range round.Jobs {
 			wg.Add(1)
-			go func(job *Job) {
+			go func(job *plan.Job) {
 				defer wg.Done()
 				defer r.recoverJob(job)
 				r.runJob(ctx, job)
@@ -195,7 +206,7 @@ func (r *run) rounds(ctx context.Context) {
 
 // runJob runs the legs of a job in order; each leg's result is recorded
 // the moment it ends.
-func (r *run) runJob(ctx context.Context, job *Job) {
+func (r *run) runJob(ctx context.Context, job *plan.Job) {
 	if skip, why := r.skipReason(job); skip {
 		for i := range job.Legs {
 			r.record(r.skippedResult(job, i, why))
@@ -213,7 +224,7 @@ func (r *run) runJob(ctx context.Context, job *Job) {
 
 // recoverJob turns a panic inside a job into an error result, so that a
 // harness bug costs one job, not the run and its report.
-func (r *run) recoverJob(job *Job) {
+func (r *run) recoverJob(job *plan.Job) {
 	if p := recover(); p != nil {
 		res := newResult(job, 0)
 		res.Verdict, res.ErrorClass = report.VerdictError, parsers.ClassToolError
@@ -229,7 +240,7 @@ func (r *run) record(res report.Result) {
 		res.Requires = r.requires(res.Test, res.Tool)
 	}
 	if err := r.dir.appendResult(res); err != nil {
-		res.Reason = joinReason(res.Reason, "not written to "+ResultsFile+": "+err.Error())
+		res.Reason = judge.JoinReason(res.Reason, "not written to "+ResultsFile+": "+err.Error())
 	}
 	r.mu.Lock()
 	r.results = append(r.results, res)
@@ -246,7 +257,11 @@ func (r *run) cleanup() {
 	ctx, cancel := context.WithTimeout(context.Background(), bound)
 	defer cancel()
 	if r.cfg.Keep && r.cfg.Backend.Name() != "local" {
-		r.progress.printf("--keep: endpoints left in place for debugging; remove them with rdmabench clean")
+		hint := "remove them with rdmabench clean"
+		if k, ok := r.cfg.Backend.(interface{ KeepHint() string }); ok {
+			hint = k.KeepHint()
+		}
+		r.progress.printf("--keep: endpoints left in place for debugging; %s", hint)
 	} else if err := r.cfg.Backend.Cleanup(ctx); err != nil {
 		r.progress.printf("clean-up: %v", err)
 	}

@@ -12,7 +12,7 @@ import (
 // panic, every failure is an ErrorList of positioned problems inside the
 // file, and every success is a scenario that validates again unchanged.
 func FuzzLoad(f *testing.F) {
-	for _, pattern := range []string{"*.yaml", "testdata/broken/*.yaml"} {
+	for _, pattern := range []string{"*.yaml", "testdata/valid/*.yaml", "testdata/broken/*.yaml"} {
 		files, _ := filepath.Glob(pattern)
 		for _, file := range files {
 			data, err := os.ReadFile(file)

@@ -22,18 +22,21 @@ const SchemaID = "https://rdmabench.io/schemas/scenario-v1alpha1.json"
 // schemaEnums are the value lists tags refer to: the same slices validation
 // checks against.
 var schemaEnums = map[string]func() []any{
-	"backends":     func() []any { return anySlice(Backends) },
-	"tools":        func() []any { return anySlice(append(append([]string{}, Tools...), ncclBinaries()...)) },
-	"patterns":     func() []any { return anySlice(Patterns) },
-	"requirements": func() []any { return anySlice(Requirements) },
-	"connections":  func() []any { return anySlice(Connections) },
-	"mtus":         func() []any { return anySlice(MTUs) },
-	"nixlBackends": func() []any { return anySlice(NixlBackends) },
-	"nixlOps":      func() []any { return anySlice(NixlOps) },
-	"segments":     func() []any { return anySlice(NixlSegments) },
-	"collectives":  func() []any { return anySlice(Collectives) },
-	"dataTypes":    func() []any { return anySlice(NCCLDataTypes) },
-	"ucxTests":     func() []any { return anySlice(UCXTests) },
+	"backends":            func() []any { return anySlice(Backends) },
+	"pullPolicies":        func() []any { return anySlice(PullPolicies) },
+	"tolerationOperators": func() []any { return anySlice(TolerationOperators) },
+	"taintEffects":        func() []any { return anySlice(TaintEffects) },
+	"tools":               func() []any { return anySlice(append(append([]string{}, Tools...), ncclBinaries()...)) },
+	"patterns":            func() []any { return anySlice(Patterns) },
+	"requirements":        func() []any { return anySlice(Requirements) },
+	"connections":         func() []any { return anySlice(Connections) },
+	"mtus":                func() []any { return anySlice(MTUs) },
+	"nixlBackends":        func() []any { return anySlice(NixlBackends) },
+	"nixlOps":             func() []any { return anySlice(NixlOps) },
+	"segments":            func() []any { return anySlice(NixlSegments) },
+	"collectives":         func() []any { return anySlice(Collectives) },
+	"dataTypes":           func() []any { return anySlice(NCCLDataTypes) },
+	"ucxTests":            func() []any { return anySlice(UCXTests) },
 }
 
 // ncclBinaries are the nccl-tests binary names accepted as tool names.

@@ -222,3 +222,38 @@ func TestJSONSchemaRatePatternAgreesWithParseRate(t *testing.T) {
 		t.Errorf("schema pattern refuses auto")
 	}
 }
+
+// Every field of the cluster section and of a toleration (and the pool's
+// kube fields) has an editor hover text.
+func TestJSONSchemaDescribesKubeFields(t *testing.T) {
+	var s map[string]any
+	if err := json.Unmarshal(JSONSchema(), &s); err != nil {
+		t.Fatal(err)
+	}
+	props := s["properties"].(map[string]any)
+	cluster := props["cluster"].(map[string]any)["properties"].(map[string]any)
+	pool := props["pools"].(map[string]any)["items"].(map[string]any)["properties"].(map[string]any)
+	toleration := cluster["tolerations"].(map[string]any)["items"].(map[string]any)["properties"].(map[string]any)
+	for section, fields := range map[string]map[string]any{"cluster": cluster, "toleration": toleration} {
+		for name, f := range fields {
+			if d, _ := f.(map[string]any)["description"].(string); d == "" {
+				t.Errorf("%s.%s has no description in schema_docs.go", section, name)
+			}
+		}
+	}
+	for _, name := range []string{"tolerations", "networks", "resources", "nodeSelector", "avoidPools"} {
+		if d, _ := pool[name].(map[string]any)["description"].(string); d == "" {
+			t.Errorf("pools[].%s has no description in schema_docs.go", name)
+		}
+	}
+	for name, want := range map[string]string{"imagePullPolicy": "[Always IfNotPresent Never]"} {
+		if got := fmt.Sprint(cluster[name].(map[string]any)["enum"]); got != want {
+			t.Errorf("cluster.%s enum %s, want %s", name, got, want)
+		}
+	}
+	for name, want := range map[string]string{"operator": "[Equal Exists]", "effect": "[NoSchedule PreferNoSchedule NoExecute]"} {
+		if got := fmt.Sprint(toleration[name].(map[string]any)["enum"]); got != want {
+			t.Errorf("toleration.%s enum %s, want %s", name, got, want)
+		}
+	}
+}

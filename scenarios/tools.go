@@ -16,6 +16,14 @@ var Tools = []string{
 // Backends lists the endpoint backends.
 var Backends = []string{BackendLocal, BackendSSH, BackendKube}
 
+// Kubernetes value lists (cluster section): image pull policies, toleration
+// operators and taint effects, as the API spells them.
+var (
+	PullPolicies        = []string{"Always", "IfNotPresent", "Never"}
+	TolerationOperators = []string{"Equal", "Exists"}
+	TaintEffects        = []string{"NoSchedule", "PreferNoSchedule", "NoExecute"}
+)
+
 // Patterns lists the ways endpoints are paired.
 var Patterns = []string{PatternPairwise, PatternAllToAll, PatternRing, PatternOneToMany, PatternManyToOne}
 

@@ -92,6 +92,40 @@ type Cluster struct {
 	// StartupTimeout bounds how long pods may take to become ready.
 	StartupTimeout Duration `yaml:"startupTimeout,omitempty" json:"startupTimeout,omitempty"`
 
+	// Tolerations let pods land on tainted nodes (GPU nodes usually are:
+	// nvidia.com/gpu:NoSchedule). Pools may add their own.
+	Tolerations []Toleration `yaml:"tolerations,omitempty" json:"tolerations,omitempty"`
+	// ImagePullPolicy is Always, IfNotPresent or Never; unset leaves the
+	// cluster's default (Always for :latest, else IfNotPresent).
+	ImagePullPolicy string `yaml:"imagePullPolicy,omitempty" json:"imagePullPolicy,omitempty" schema:"enum=pullPolicies"`
+	// ImagePullSecrets name Secrets in the namespace for a private registry.
+	ImagePullSecrets []string `yaml:"imagePullSecrets,omitempty" json:"imagePullSecrets,omitempty"`
+	// RuntimeClassName selects a RuntimeClass (e.g. nvidia).
+	RuntimeClassName string `yaml:"runtimeClassName,omitempty" json:"runtimeClassName,omitempty"`
+	// HostNetwork runs pods in the node's network namespace (RDMA shared
+	// device setups); Multus networks do not apply then.
+	HostNetwork bool `yaml:"hostNetwork,omitempty" json:"hostNetwork,omitempty"`
+	// Annotations and Labels are added to every pod (the rdmabench.io/
+	// prefix is the tool's own).
+	Annotations map[string]string `yaml:"annotations,omitempty" json:"annotations,omitempty"`
+	Labels      map[string]string `yaml:"labels,omitempty" json:"labels,omitempty"`
+	// PriorityClassName for the pods (so benchmarks can preempt, or not).
+	PriorityClassName string `yaml:"priorityClassName,omitempty" json:"priorityClassName,omitempty"`
+
+	Pos Pos `yaml:"-" json:"-"`
+}
+
+// Toleration is a Kubernetes pod toleration.
+type Toleration struct {
+	Key string `yaml:"key,omitempty" json:"key,omitempty"`
+	// Operator is Equal (default) or Exists.
+	Operator string `yaml:"operator,omitempty" json:"operator,omitempty" schema:"enum=tolerationOperators"`
+	Value    string `yaml:"value,omitempty" json:"value,omitempty"`
+	// Effect is NoSchedule, PreferNoSchedule or NoExecute; empty matches all.
+	Effect string `yaml:"effect,omitempty" json:"effect,omitempty" schema:"enum=taintEffects"`
+	// TolerationSeconds bounds a NoExecute toleration.
+	TolerationSeconds *int `yaml:"tolerationSeconds,omitempty" json:"tolerationSeconds,omitempty"`
+
 	Pos Pos `yaml:"-" json:"-"`
 }
 
@@ -146,6 +180,8 @@ type Pool struct {
 	// AvoidPools lists pools whose pods must not share a node with this
 	// pool's (prefill and decode on different nodes, so traffic crosses the fabric).
 	AvoidPools []string `yaml:"avoidPools,omitempty" json:"avoidPools,omitempty"`
+	// Tolerations are added to the cluster's for this pool's pods.
+	Tolerations []Toleration `yaml:"tolerations,omitempty" json:"tolerations,omitempty"`
 
 	Pos Pos `yaml:"-" json:"-"`
 }

@@ -58,6 +58,7 @@ func (v *validator) cluster() {
 	if c.StartupTimeout.IsSet() {
 		v.checkDuration("cluster.startupTimeout", &c.StartupTimeout)
 	}
+	v.podFields(c)
 }
 
 // checkStrings reports empty items of a list of names.

@@ -70,7 +70,7 @@ func (v *validator) onePool(path string, p *Pool) {
 func (v *validator) poolBackendFields(path string, p *Pool) {
 	b := v.s.Backend
 	if b != BackendKube {
-		for _, f := range []string{"nodeSelector", "networks", "resources", "avoidPools"} {
+		for _, f := range []string{"nodeSelector", "networks", "resources", "avoidPools", "tolerations"} {
 			if v.written(path+"."+f, p, f) {
 				v.keyErrf(path+"."+f, "it applies to backend: kube only; remove it", "%s means nothing for the %s backend", f, b)
 			}
@@ -78,6 +78,7 @@ func (v *validator) poolBackendFields(path string, p *Pool) {
 	} else {
 		v.checkStrings(path+".networks", p.Networks, "a NetworkAttachmentDefinition name")
 		v.checkResources(path+".resources", p.Resources)
+		v.checkTolerations(path+".tolerations", p.Tolerations)
 	}
 	if b != BackendSSH {
 		if v.written(path+".hosts", p, "hosts") {

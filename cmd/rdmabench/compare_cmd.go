@@ -18,12 +18,13 @@ type compareOptions struct {
 	html      string
 	junit     string
 	output    string
+	baseline  string
 }
 
 func newCompareCmd(stdout, stderr io.Writer) *cobra.Command {
 	o := &compareOptions{}
 	cmd := &cobra.Command{
-		Use:   "compare BASELINE.json CURRENT.json",
+		Use:   "compare BASELINE.json CURRENT.json | compare --baseline auto DIR CURRENT",
 		Short: "Compare a run with a baseline; exit 1 on regression (the nightly CI verb)",
 		Long: `compare matches the results of two report.json files by test, pair, backend,
 operation and message size, and reports regressions, drops within the noise,
@@ -31,16 +32,29 @@ improvements, missing and new results, and differences of environment.
 
 ` + report.CompareRule + `.
 
+--baseline auto DIR CURRENT picks the baseline itself under DIR: ` + report.BaselineRule + `;
+it says on stderr which run it picked and why the others were not.
+
 Exit codes: 0 no regression, 1 regression (or a measured result missing now),
-2 unreadable input or bad flags.`,
+2 unreadable input or bad flags, 4 --baseline auto found no baseline.`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) != 2 {
+				if o.baseline == "auto" {
+					return usageError{fmt.Errorf("compare --baseline auto needs DIR (the runs to choose from) and CURRENT, got %d argument(s)", len(args))}
+				}
 				return usageError{fmt.Errorf("compare needs BASELINE.json and CURRENT.json, got %d argument(s)", len(args))}
 			}
 			return nil
 		},
 		RunE: func(_ *cobra.Command, args []string) error {
-			return runCompare(o, args[0], args[1], stdout, stderr)
+			base, cur := args[0], args[1]
+			if o.baseline != "" {
+				var err error
+				if base, cur, err = autoBaseline(o.baseline, base, cur, stderr); err != nil {
+					return err
+				}
+			}
+			return runCompare(o, base, cur, stdout, stderr)
 		},
 	}
 	f := cmd.Flags()
@@ -49,6 +63,7 @@ Exit codes: 0 no regression, 1 regression (or a measured result missing now),
 	f.StringVar(&o.html, "html", "", "write the comparison as HTML to this file")
 	f.StringVar(&o.junit, "junit", "", "write JUnit XML to this file (a failure per regression)")
 	f.StringVarP(&o.output, "output", "o", "table", "stdout format: table or json")
+	f.StringVar(&o.baseline, "baseline", "", `"auto": the first argument is a folder of runs to pick the baseline from`)
 	return cmd
 }
 

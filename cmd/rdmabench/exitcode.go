@@ -7,7 +7,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/rdmabench/rdmabench/runner"
+	"github.com/rdmabench/rdmabench/runner/plan"
 	"github.com/rdmabench/rdmabench/scenarios"
 )
 
@@ -58,7 +58,7 @@ func runWith(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		var silent interface{ Silent() bool }
 		var problems scenarios.ErrorList
-		var planErr *runner.PlanError
+		var planErr *plan.Error
 		switch {
 		case errors.As(err, &silent) && silent.Silent():
 		case errors.As(err, &problems):

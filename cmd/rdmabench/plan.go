@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/rdmabench/rdmabench/runner"
+	"github.com/rdmabench/rdmabench/runner/plan"
 	"github.com/rdmabench/rdmabench/scenarios"
 	"github.com/spf13/cobra"
 )
@@ -49,21 +49,21 @@ func runPlan(opts *planOptions, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	p, err := runner.Compile(s, runner.CompileOptions{})
+	p, err := plan.Compile(s, plan.CompileOptions{})
 	if err != nil {
 		return err
 	}
 	return write(stdout, p)
 }
 
-func planWriter(format string) (func(io.Writer, *runner.Plan) error, error) {
+func planWriter(format string) (func(io.Writer, *plan.Plan) error, error) {
 	switch format {
 	case "table", "":
-		return runner.WritePlanTable, nil
+		return plan.WriteTable, nil
 	case "json":
-		return runner.WritePlanJSON, nil
+		return plan.WriteJSON, nil
 	case "yaml":
-		return runner.WritePlanYAML, nil
+		return plan.WriteYAML, nil
 	}
 	return nil, usageError{fmt.Errorf("unknown output format %q: use table, json or yaml", format)}
 }

@@ -14,10 +14,11 @@ import (
 
 // reportOptions are the flags of `rdmabench report`.
 type reportOptions struct {
-	html   string
-	junit  string
-	output string
-	schema bool
+	html    string
+	junit   string
+	output  string
+	schema  bool
+	metrics string
 }
 
 // inputError marks a report.json that cannot be read: exit code 2, like a
@@ -36,7 +37,9 @@ func newReportCmd(stdout, stderr io.Writer) *cobra.Command {
 		Long: `report re-renders a finished run from its report.json, the single source of truth.
 It prints the summary table (or -o json), and writes the HTML report and JUnit XML
 only where asked: --html auto writes report.html next to the report.json.
---schema prints the JSON Schema of report.json.`,
+--schema prints the JSON Schema of report.json. -o openmetrics prints the run's
+figures in the OpenMetrics text format; --metrics FILE writes them to FILE
+atomically (temporary file + rename), as node_exporter's textfile collector needs.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if o.schema {
@@ -51,7 +54,8 @@ only where asked: --html auto writes report.html next to the report.json.
 	f := cmd.Flags()
 	f.StringVar(&o.html, "html", "", `write the HTML report to this file ("auto": report.html next to the report.json)`)
 	f.StringVar(&o.junit, "junit", "", "write JUnit XML to this file")
-	f.StringVarP(&o.output, "output", "o", "table", "stdout format: table or json")
+	f.StringVarP(&o.output, "output", "o", "table", "stdout format: table, json or openmetrics")
+	f.StringVar(&o.metrics, "metrics", "", "write the run's figures as OpenMetrics text to this file (atomically)")
 	f.BoolVar(&o.schema, "schema", false, "print the JSON Schema of report.json and exit")
 	return cmd
 }
@@ -66,8 +70,10 @@ func printSchema(w io.Writer) error {
 }
 
 func runReport(o *reportOptions, path string, stdout, stderr io.Writer) error {
-	if err := checkOutput(o.output); err != nil {
-		return err
+	if o.output != "openmetrics" {
+		if err := checkOutput(o.output); err != nil {
+			return usageError{fmt.Errorf("-o %q: use table, json or openmetrics", o.output)}
+		}
 	}
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
 		path = filepath.Join(path, "report.json") // the run folder itself
@@ -78,6 +84,12 @@ func runReport(o *reportOptions, path string, stdout, stderr io.Writer) error {
 	}
 	if err := writeRenderings(r, path, o.html, o.junit, stderr); err != nil {
 		return err
+	}
+	if err := writeMetricsFile(o.metrics, r, stderr); err != nil {
+		return err
+	}
+	if o.output == "openmetrics" {
+		return report.WriteOpenMetrics(stdout, r)
 	}
 	if o.output == "json" {
 		return writeJSON(stdout, r)

@@ -37,7 +37,9 @@ against the NIC's line rate.`,
 		newEtcdCmd(stdout, stderr),
 		newReportCmd(stdout, stderr),
 		newCompareCmd(stdout, stderr),
+		newHistoryCmd(stdout, stderr),
 		newDiscoverCmd(stdout),
+		newCleanCmd(stdout, stderr),
 	)
 	enforceUsageErrors(root)
 	return root

@@ -19,7 +19,9 @@ import (
 	"github.com/rdmabench/rdmabench/report"
 	"github.com/rdmabench/rdmabench/runner"
 	"github.com/rdmabench/rdmabench/runner/backend"
+	"github.com/rdmabench/rdmabench/runner/judge"
 	"github.com/rdmabench/rdmabench/runner/local"
+	"github.com/rdmabench/rdmabench/runner/plan"
 	"github.com/rdmabench/rdmabench/runner/ssh"
 	"github.com/rdmabench/rdmabench/scenarios"
 )
@@ -36,13 +38,14 @@ type runOptions struct {
 	ports   int    // port offset
 	html    string // "auto" (report.html in the results folder), a path, or "none"
 	junit   string // JUnit XML file, or ""
+	kube    kubeOptions
 
 	stdout, stderr io.Writer
 	// seams: the planner, the summary table and NIC discovery (their own
 	// packages; swapped in tests).
-	plan    func(sc *scenarios.Scenario, hasRDMA func(backend.Endpoint) bool, portOffset int) (*runner.Plan, error)
+	plan    func(sc *scenarios.Scenario, hasRDMA func(backend.Endpoint) bool, portOffset int) (*plan.Plan, error)
 	summary func(io.Writer, *report.Report) error
-	nicRate runner.NICRate
+	nicRate judge.NICRate
 }
 
 func newRunCmd(stdout, stderr io.Writer) *cobra.Command {
@@ -76,6 +79,7 @@ failed (verdict error), 130 interrupted.`,
 	fl.DurationVar(&o.timeout, "timeout", 0, "bound the whole run; when reached it stops as on Ctrl-C: partial report, exit 130 (0: only each leg's own bound)")
 	fl.StringVar(&o.html, "html", "auto", `HTML report: "auto" writes report.html in the results folder, "none" writes none, else a file`)
 	fl.StringVar(&o.junit, "junit", "", "also write JUnit XML to this file (for CI)")
+	addKubeFlags(fl, &o.kube)
 	return cmd
 }
 
@@ -90,19 +94,28 @@ func runRun(ctx context.Context, o *runOptions) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	be, err := newBackend(sc)
+	if o.runID == "" {
+		o.runID = runner.NewRunID(time.Now())
+	}
+	if o.dryRun && sc.Backend == scenarios.BackendKube {
+		// A dry run plans without a cluster: every test is planned, as
+		// the pods' devices are known only once they run.
+		p, err := o.plan(sc, func(backend.Endpoint) bool { return true }, o.ports)
+		if err != nil {
+			return err
+		}
+		return o.printPlan(p)
+	}
+	be, err := newBackend(sc, o.runID, o.kube, o.stderr)
 	if err != nil {
 		return err
 	}
-	plan, err := o.plan(sc, runner.BackendHasRDMA(ctx, be), o.ports)
+	p, err := o.plan(sc, runner.BackendHasRDMA(ctx, be), o.ports)
 	if err != nil {
 		return err
-	}
-	if o.dryRun && o.output == "json" {
-		return runner.WritePlanJSON(o.stdout, plan)
 	}
 	if o.dryRun {
-		return runner.WritePlanTable(o.stdout, plan)
+		return o.printPlan(p)
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -111,11 +124,18 @@ func runRun(ctx context.Context, o *runOptions) error {
 		ctx, cancel = context.WithTimeoutCause(ctx, o.timeout, fmt.Errorf("--timeout %s reached", o.timeout))
 		defer cancel()
 	}
-	return execute(ctx, o, sc, plan, be)
+	return execute(ctx, o, sc, p, be)
+}
+
+func (o *runOptions) printPlan(p *plan.Plan) error {
+	if o.output == "json" {
+		return plan.WriteJSON(o.stdout, p)
+	}
+	return plan.WriteTable(o.stdout, p)
 }
 
 // execute runs the plan and prints where the results are and the summary.
-func execute(ctx context.Context, o *runOptions, sc *scenarios.Scenario, plan *runner.Plan, be backend.Backend) error {
+func execute(ctx context.Context, o *runOptions, sc *scenarios.Scenario, p *plan.Plan, be backend.Backend) error {
 	now := time.Now()
 	out := o.outDir
 	if out == "" {
@@ -127,11 +147,15 @@ func execute(ctx context.Context, o *runOptions, sc *scenarios.Scenario, plan *r
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(o.stderr, "rdmabench: running %s (%d round(s)) on %s; results in %s\n", sc.Metadata.Name, len(plan.Rounds), be.Name(), out)
+	fmt.Fprintf(o.stderr, "rdmabench: running %s (%d round(s)) on %s; results in %s\n", sc.Metadata.Name, len(p.Rounds), be.Name(), out)
 	rep, runErr := runner.Run(ctx, runner.Config{
-		Plan: plan, Backend: be, Scenario: sc, ScenarioBytes: asRun, ScenarioHash: fileHash(sc.File), OutDir: out, RunID: o.runID,
-		Version: version, LineRate: runner.ResolveLineRate(sc, o.lineRate(ctx, be, plan)), Progress: o.stderr, Keep: o.keep,
-		Fingerprint: runner.BackendFingerprint(ctx, be, plan.Endpoints),
+		Plan: p, Backend: be, Scenario: sc, ScenarioBytes: asRun, ScenarioHash: fileHash(sc.File), OutDir: out, RunID: o.runID,
+		Version: version, Progress: o.stderr, Keep: o.keep,
+		// Line rate and fingerprint are read once the endpoints exist:
+		// pods have no NIC to read before Provision.
+		Discover: func(ctx context.Context, eps []backend.Endpoint) (*report.LineRate, map[string]string) {
+			return judge.ResolveLineRate(sc, o.lineRate(ctx, be, eps)), runner.BackendFingerprint(ctx, be, eps)
+		},
 	})
 	if rep == nil {
 		return runErr
@@ -188,23 +212,25 @@ func fileHash(path string) string {
 	return hex.EncodeToString(sum[:])
 }
 
-func newBackend(sc *scenarios.Scenario) (backend.Backend, error) {
+func newBackend(sc *scenarios.Scenario, runID string, ko kubeOptions, progress io.Writer) (backend.Backend, error) {
 	switch sc.Backend {
 	case "", scenarios.BackendLocal:
 		return local.New(), nil
 	case scenarios.BackendSSH:
 		return ssh.New(sc.Hosts, ssh.Options{})
+	case scenarios.BackendKube:
+		return newKubeBackend(sc, runID, ko, progress)
 	}
-	return nil, fmt.Errorf("backend %q is not available in this build of rdmabench run (local and ssh are)", sc.Backend)
+	return nil, fmt.Errorf("backend %q is not available in this build of rdmabench run (local, ssh and kube are)", sc.Backend)
 }
 
 // lineRate is how `lineRate: auto` is read: the test's seam, else the
 // backend's NIC discovery.
-func (o *runOptions) lineRate(ctx context.Context, be backend.Backend, plan *runner.Plan) runner.NICRate {
+func (o *runOptions) lineRate(ctx context.Context, be backend.Backend, eps []backend.Endpoint) judge.NICRate {
 	if o.nicRate != nil {
 		return o.nicRate
 	}
-	return runner.BackendNICRate(ctx, be, plan.Endpoints)
+	return runner.BackendNICRate(ctx, be, eps)
 }
 
 // silentError marks an error already reported (the run's progress said

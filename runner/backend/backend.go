@@ -21,14 +21,21 @@ type Endpoint struct {
 	Host string `json:"host,omitempty"`
 	// Node is the Kubernetes node the pod landed on (kube backend).
 	Node string `json:"node,omitempty"`
+	// Pod is the endpoint's pod (kube backend).
+	Pod string `json:"pod,omitempty"`
 	// Device is the RDMA device ("mlx5_0", "rxe0"); "" when none.
 	Device   string `json:"device,omitempty"`
 	GIDIndex *int   `json:"gidIndex,omitempty"`
 	GPUs     int    `json:"gpus,omitempty"`
 	// Address is the data-plane address tools connect to: the secondary
 	// network's IP in a pod, the host's data address, 127.0.0.1 locally.
-	Address string            `json:"address,omitempty"`
-	Env     map[string]string `json:"env,omitempty"`
+	Address string `json:"address,omitempty"`
+	// Network says where Address comes from: a Multus network
+	// ("rdma/roce-a") and its Interface in the pod ("net1"), or "pod
+	// network" when the pod has no secondary network.
+	Network   string            `json:"network,omitempty"`
+	Interface string            `json:"interface,omitempty"`
+	Env       map[string]string `json:"env,omitempty"`
 }
 
 // Command is one process to start on an endpoint.

@@ -5,11 +5,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/rdmabench/rdmabench/nic"
-	"github.com/rdmabench/rdmabench/report"
 	"github.com/rdmabench/rdmabench/runner/backend"
 )
 
@@ -41,24 +39,10 @@ func (b *Backend) LineRate(_ context.Context, ep backend.Endpoint) (float64, str
 // kernel, and the firmware and active MTU of the endpoint's RDMA device
 // where it has one. compare warns when any of them changed between runs.
 func (b *Backend) Fingerprint(_ context.Context, ep backend.Endpoint) map[string]string {
-	fp := map[string]string{}
+	var kernel string
 	if k, err := os.ReadFile(filepath.Join(SysRoot, "proc", "sys", "kernel", "osrelease")); err == nil {
-		if v := strings.TrimSpace(string(k)); v != "" {
-			fp[report.FingerprintKernel] = v
-		}
+		kernel = strings.TrimSpace(string(k))
 	}
-	if inv, err := nic.Discover(nic.Options{Root: SysRoot, NoGPU: true}); err == nil {
-		if d, p, err := inv.Pick(ep.Device); err == nil {
-			if d.FWVer != "" {
-				fp[report.FingerprintNICFirmware] = d.FWVer
-			}
-			if p.ActiveMTU > 0 {
-				fp[report.FingerprintMTU] = strconv.Itoa(p.ActiveMTU)
-			}
-		}
-	}
-	if len(fp) == 0 {
-		return nil
-	}
-	return fp
+	inv, _ := nic.Discover(nic.Options{Root: SysRoot, NoGPU: true})
+	return backend.Fingerprint(kernel, inv, ep.Device)
 }

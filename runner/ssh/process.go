@@ -6,13 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 	"sync"
 	"time"
 
 	"golang.org/x/crypto/ssh"
 
 	"github.com/rdmabench/rdmabench/runner/backend"
+	"github.com/rdmabench/rdmabench/runner/backend/remote"
 )
 
 // process is a command running in its own process group on a host.
@@ -25,7 +25,7 @@ type process struct {
 
 	pgidKnown chan struct{} // closed when the pgid line arrived (or never will)
 	pgid      int
-	stderr    *pgidFilter
+	stderr    *remote.PGIDFilter
 
 	done   chan struct{} // closed when the session ended
 	exit   backend.Exit
@@ -54,10 +54,10 @@ func (b *Backend) start(ctx context.Context, ep backend.Endpoint, cmd backend.Co
 		return nil, err
 	}
 	p := &process{b: b, conn: c, sess: sess, argv: cmd.Argv, pgidKnown: make(chan struct{}), done: make(chan struct{})}
-	p.stderr = &pgidFilter{out: orDiscard(cmd.Stderr), found: p.setPGID}
+	p.stderr = &remote.PGIDFilter{Out: orDiscard(cmd.Stderr), Found: p.setPGID}
 	sess.Stdout = orDiscard(cmd.Stdout)
 	sess.Stderr = p.stderr
-	if err := sess.Start(wrapCommand(cmd.Argv, mergeEnv(ep.Env, cmd.Env))); err != nil {
+	if err := sess.Start(remote.Wrap(cmd.Argv, mergeEnv(ep.Env, cmd.Env))); err != nil {
 		sess.Close()
 		return nil, c.errorf("starting %s: %w", cmd.Argv[0], err)
 	}
@@ -74,7 +74,7 @@ func (p *process) setPGID(pgid int) {
 
 func (p *process) wait() {
 	err := p.sess.Wait()
-	p.stderr.flush()
+	p.stderr.Flush()
 	p.sess.Close()
 	p.exit.Elapsed = time.Since(p.start)
 	var ee *ssh.ExitError
@@ -99,7 +99,7 @@ func (p *process) wait() {
 		p.err = nil
 	}
 	p.mu.Unlock()
-	p.stderr.giveUp(p.pgidKnown)
+	p.stderr.GiveUp(p.pgidKnown)
 	p.b.track(p, false)
 	close(p.done)
 }
@@ -155,7 +155,7 @@ func (p *process) kill(ctx context.Context) error {
 		p.sess.Close()
 		return nil
 	}
-	_, err := p.conn.run(ctx, killScript(p.pgid, p.b.opts.KillGrace))
+	_, err := p.conn.run(ctx, remote.KillScript(p.pgid, p.b.opts.KillGrace))
 	if err != nil {
 		p.sess.Close()
 		return p.conn.errorf("killing process group %d (%s): %w", p.pgid, p.argv[0], err)
@@ -176,7 +176,7 @@ func (b *Backend) Exec(ctx context.Context, ep backend.Endpoint, argv []string) 
 		return out.Bytes(), err
 	}
 	if exit.Code != 0 {
-		return out.Bytes(), p.conn.errorf("%s exited with %d: %s", shellJoin(argv), exit.Code, bytes.TrimSpace(errb.Bytes()))
+		return out.Bytes(), p.conn.errorf("%s exited with %d: %s", remote.Join(argv), exit.Code, bytes.TrimSpace(errb.Bytes()))
 	}
 	return out.Bytes(), nil
 }
@@ -207,13 +207,6 @@ func (c *hostConn) run(ctx context.Context, script string) ([]byte, error) {
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
-}
-
-func killScript(pgid int, grace time.Duration) string {
-	g := strconv.Itoa(pgid)
-	steps := strconv.Itoa(int(grace / (100 * time.Millisecond)))
-	return "kill -TERM -" + g + " 2>/dev/null; i=0; while kill -0 -" + g + " 2>/dev/null && [ $i -lt " + steps +
-		" ]; do sleep 0.1; i=$((i+1)); done; kill -KILL -" + g + " 2>/dev/null; true"
 }
 
 func orDiscard(w io.Writer) io.Writer {

@@ -13,8 +13,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/rdmabench/rdmabench/nic"
 	"github.com/rdmabench/rdmabench/runner/backend"
+	"github.com/rdmabench/rdmabench/runner/backend/remote"
 	"github.com/rdmabench/rdmabench/scenarios"
 )
 
@@ -41,7 +41,7 @@ type Backend struct {
 	mu    sync.Mutex
 	conns map[string]*hostConn
 	procs map[*process]struct{}
-	invs  map[string]*nic.Inventory
+	disc  remote.Discovery
 }
 
 var _ backend.Backend = (*Backend)(nil)
@@ -50,7 +50,8 @@ var _ backend.Backend = (*Backend)(nil)
 // until Provision or the first command.
 func New(hosts []scenarios.Host, opts Options) (*Backend, error) {
 	b := &Backend{opts: withDefaults(opts), hosts: map[string]scenarios.Host{},
-		conns: map[string]*hostConn{}, procs: map[*process]struct{}{}, invs: map[string]*nic.Inventory{}}
+		conns: map[string]*hostConn{}, procs: map[*process]struct{}{}}
+	b.disc = remote.Discovery{Exec: b.Exec, Key: func(ep backend.Endpoint) string { return ep.Host }, Prefix: "ssh"}
 	for _, h := range hosts {
 		if h.Name == "" || h.Address == "" {
 			return nil, fmt.Errorf("ssh host %q: name and address are required", h.Name)
@@ -93,7 +94,7 @@ func (b *Backend) Provision(ctx context.Context, eps []backend.Endpoint) ([]back
 			return nil, err
 		}
 		ep.Address = dataAddress(h)
-		if err := b.resolveDevice(ctx, &ep); err != nil {
+		if err := b.disc.ResolveDevice(ctx, &ep); err != nil {
 			return nil, err
 		}
 		out[i] = ep

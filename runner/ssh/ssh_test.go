@@ -17,6 +17,7 @@ import (
 	"golang.org/x/crypto/ssh/knownhosts"
 
 	"github.com/rdmabench/rdmabench/runner/backend"
+	"github.com/rdmabench/rdmabench/runner/backend/remote"
 	"github.com/rdmabench/rdmabench/scenarios"
 )
 
@@ -104,7 +105,7 @@ func TestStartStreamsOutputAndExitCode(t *testing.T) {
 		if c.code != 127 && errb.String() != c.stderr {
 			t.Errorf("%q: stderr %q; want %q", c.argv, errb.String(), c.stderr)
 		}
-		if strings.Contains(errb.String(), pgidMarker) {
+		if strings.Contains(errb.String(), remote.PGIDMarker) {
 			t.Errorf("pgid marker leaked into stderr: %q", errb.String())
 		}
 	}
@@ -285,27 +286,6 @@ func TestBoundedFailures(t *testing.T) {
 	b, _ := New([]scenarios.Host{h}, Options{})
 	if _, err := b.Exec(ctxT(t, 5*time.Second), r.ep, []string{"true"}); err == nil || !strings.Contains(err.Error(), "unable to authenticate") {
 		t.Errorf("wrong key: %v", err)
-	}
-}
-
-func TestWrapCommand(t *testing.T) {
-	got := wrapCommand([]string{"ib_write_bw", "-d", "rxe0", "a b"}, map[string]string{"UCX_TLS": "rc,tcp", "Z": "it's"})
-	want := `setsid env UCX_TLS=rc,tcp 'Z=it'\''s' ib_write_bw -d rxe0 'a b' & p=$!; echo "@@rdmabench-pgid $p" >&2; wait $p`
-	if got != want {
-		t.Fatalf("wrapCommand:\n got %s\nwant %s", got, want)
-	}
-}
-
-func TestPGIDFilter(t *testing.T) {
-	var out bytes.Buffer
-	var pgid int
-	f := &pgidFilter{out: &out, found: func(n int) { pgid = n }}
-	for _, chunk := range []string{"err one\n@@rdmabench-", "pgid 4242\nerr ", "two\npartial"} {
-		f.Write([]byte(chunk))
-	}
-	f.flush()
-	if pgid != 4242 || out.String() != "err one\nerr two\npartial" {
-		t.Fatalf("pgid %d out %q", pgid, out.String())
 	}
 }
 

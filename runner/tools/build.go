@@ -9,8 +9,7 @@ import (
 	"github.com/rdmabench/rdmabench/scenarios"
 )
 
-// Roles of a command; the same strings as runner.Role* (the runner package
-// imports this one, so it cannot be the other way round).
+// Roles of a command; runner/plan re-exports them as plan.Role*.
 const (
 	RoleServer    = "server"
 	RoleClient    = "client"
@@ -19,7 +18,7 @@ const (
 	RoleRank      = "rank"
 )
 
-// Readiness signals; see runner.PlannedCommand.Ready.
+// Readiness signals; see plan.PlannedCommand.Ready.
 const (
 	ReadyListen = "listen"
 	ReadyRetry  = "retry"

@@ -7,9 +7,10 @@ package e2erdma
 import (
 	"strings"
 
-	"github.com/rdmabench/rdmabench/runner/backend"
 	"testing"
 	"time"
+
+	"github.com/rdmabench/rdmabench/runner/backend"
 )
 
 // TestServerVMDown: a server VM that hangs, then dies, mid-test. Every

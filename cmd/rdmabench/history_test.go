@@ -1,0 +1,142 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rdmabench/rdmabench/parsers"
+	"github.com/rdmabench/rdmabench/report"
+)
+
+// nightRun is one night of a one-test scenario: write-bw a-0 → b-0 at
+// 1 MiB, gbps Gb/s, with the given verdict and firmware.
+func nightRun(night int, gbps float64, verdict, firmware string) *report.Report {
+	v := gbps * 1e9
+	r := &report.Report{SchemaVersion: report.SchemaVersion, Run: report.RunMeta{
+		ID: fmt.Sprintf("nightly-%02d", night), Scenario: "nightly", ScenarioHash: "sha256:abc",
+		Start:       time.Date(2026, 1, 1, 2, 0, 0, 0, time.UTC).Add(time.Duration(night) * 24 * time.Hour),
+		Fingerprint: map[string]string{report.FingerprintNICFirmware: firmware},
+	}}
+	r.Results = []report.Result{{Test: "write-bw", Tool: "ib_write_bw", From: "a-0", To: "b-0", Verdict: verdict,
+		Samples: []parsers.Sample{{Bytes: 1 << 20, BWAvgBps: &v}}}}
+	r.Summary = report.CountVerdicts(r.Results)
+	return r
+}
+
+func saveRun(t *testing.T, dir string, r *report.Report) string {
+	t.Helper()
+	p := filepath.Join(dir, r.Run.ID, "report.json")
+	os.MkdirAll(filepath.Dir(p), 0o755)
+	if err := report.Save(p, r); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestHistoryCmd(t *testing.T) {
+	dir := t.TempDir()
+	for i := range 12 {
+		gbps := 390.0 + float64(i%2)
+		if i >= 6 {
+			gbps = 300 + float64(i%2)
+		}
+		saveRun(t, dir, nightRun(i, gbps, report.VerdictPass, "28.43.1014"))
+	}
+	os.WriteFile(filepath.Join(dir, "nightly-03", "report.json.bak"), []byte("x"), 0o644)
+	os.MkdirAll(filepath.Join(dir, "junk"), 0o755)
+	os.WriteFile(filepath.Join(dir, "junk", "report.json"), []byte("{not json"), 0o644)
+	html := filepath.Join(t.TempDir(), "history.html")
+
+	code, out, stderr := runInTempDir(t, "history", dir, "--html", html)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"12 runs from 2026-01-01 (nightly-00) to 2026-01-12 (nightly-11), 1 series, 1 stepped down",
+		"2026-01-07 (nightly-06) -23.0%: 390.50 Gb/s → 300.50 Gb/s"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in\n%s", want, out)
+		}
+	}
+	if !strings.Contains(stderr, "warning: "+filepath.Join(dir, "junk", "report.json")+": not a report.json") {
+		t.Errorf("corrupt file not named: %s", stderr)
+	}
+	if st, err := os.Stat(html); err != nil || st.Size() < 100_000 {
+		t.Errorf("html: %v", err)
+	}
+
+	code, out, _ = runInTempDir(t, "history", dir, "-o", "json")
+	var h report.History
+	if err := json.Unmarshal([]byte(out), &h); code != 0 || err != nil {
+		t.Fatalf("exit %d, %v", code, err)
+	}
+	if len(h.Runs) != 12 || len(h.Series) != 1 || len(h.Series[0].Values) != 12 || h.Series[0].Step == nil || h.Series[0].Step.Index != 6 {
+		t.Fatalf("json: %d runs, series %+v", len(h.Runs), h.Series)
+	}
+
+	code, _, stderr = runInTempDir(t, "history", t.TempDir())
+	if code != 2 || !strings.Contains(stderr, "no run found under") {
+		t.Errorf("empty folder: exit %d: %s", code, stderr)
+	}
+	if code, _, _ = runInTempDir(t, "history"); code != 2 {
+		t.Errorf("no folder: exit %d", code)
+	}
+}
+
+func TestCompareBaselineAuto(t *testing.T) {
+	dir := t.TempDir()
+	saveRun(t, dir, nightRun(0, 390, report.VerdictPass, "28.43.1014")) // older passing run
+	saveRun(t, dir, nightRun(1, 391, report.VerdictPass, "28.43.1014")) // the one to pick
+	saveRun(t, dir, nightRun(2, 200, report.VerdictFail, "28.43.1014")) // failed
+	saveRun(t, dir, nightRun(3, 392, report.VerdictPass, "28.44.1000")) // other firmware
+	other := nightRun(4, 390, report.VerdictPass, "28.43.1014")
+	other.Run.Scenario = "wideep"
+	saveRun(t, dir, other)
+	cur := saveRun(t, dir, nightRun(5, 300, report.VerdictFail, "28.43.1014")) // inside DIR itself
+	saveRun(t, dir, nightRun(6, 390, report.VerdictPass, "28.43.1014"))        // after the current run
+
+	junit := filepath.Join(t.TempDir(), "junit.xml")
+	code, out, stderr := runInTempDir(t, "compare", "--baseline", "auto", dir, filepath.Dir(cur), "--junit", junit)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1 (regression): %s\n%s", code, stderr, out)
+	}
+	for _, want := range []string{
+		"baseline: nightly-01 (" + filepath.Join(dir, "nightly-01", "report.json") + "): latest passing run of scenario nightly",
+		"not picked: 1 run(s): started after the current run (latest nightly-06)",
+		"not picked: 1 run(s): another scenario (latest nightly-04: wideep)",
+		`not picked: 1 run(s): fingerprint differs (latest nightly-03: nic.firmware "28.44.1000", current "28.43.1014")`,
+		"not picked: 1 run(s): did not pass (latest nightly-02: fail, 0 pass, 1 fail, 0 error)",
+	} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("no %q in stderr:\n%s", want, stderr)
+		}
+	}
+	// Then exactly compare nightly-01 nightly-05.
+	code2, out2, _ := runInTempDir(t, "compare", filepath.Join(dir, "nightly-01", "report.json"), cur)
+	if code2 != code || out2 != out || !strings.Contains(out, "baseline nightly-01 → current nightly-05") {
+		t.Errorf("auto and explicit differ: %d %d\n%s\n%s", code, code2, out, out2)
+	}
+	if st, err := os.Stat(junit); err != nil || st.Size() == 0 {
+		t.Errorf("junit: %v", err)
+	}
+
+	// No candidate: exit 4, the reasons named.
+	lone := t.TempDir()
+	first := saveRun(t, lone, nightRun(0, 390, report.VerdictPass, "28.43.1014"))
+	code, _, stderr = runInTempDir(t, "compare", "--baseline", "auto", lone, first)
+	if code != exitNoBaseline || !strings.Contains(stderr, `no baseline for scenario "nightly" under `+lone) || !strings.Contains(stderr, "no other run found") {
+		t.Errorf("exit %d: %s", code, stderr)
+	}
+	code, _, stderr = runInTempDir(t, "compare", "--baseline", "latest", lone, first)
+	if code != 2 || !strings.Contains(stderr, "the only mode is auto") {
+		t.Errorf("bad mode: exit %d: %s", code, stderr)
+	}
+	code, _, stderr = runInTempDir(t, "compare", "--baseline", "auto", first)
+	if code != 2 || !strings.Contains(stderr, "needs DIR") {
+		t.Errorf("one argument: exit %d: %s", code, stderr)
+	}
+}

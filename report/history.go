@@ -1,0 +1,355 @@
+package report
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+)
+
+// History is every run found under some folders, and the figures of each
+// result over those runs: one Series per scenario, test, pair, backend,
+// operation, variant and message size — the same matching as Compare, so
+// that a step in a history is the regression compare reports.
+type History struct {
+	Runs   []HistoryRun `json:"runs"`
+	Series []*Series    `json:"series"`
+	// Changes are the environment changes between consecutive runs of a
+	// scenario (fingerprint, tool versions, scenario, line rate).
+	Changes []HistoryChange `json:"changes,omitempty"`
+	// Warnings name the report.json files that could not be read.
+	Warnings []string `json:"warnings,omitempty"`
+	// Rule says how noise and steps are found.
+	Rule string `json:"rule"`
+}
+
+// HistoryRun is one run of a history.
+type HistoryRun struct {
+	ID           string `json:"id"`
+	Scenario     string `json:"scenario"`
+	ScenarioHash string `json:"scenarioHash,omitempty"`
+	// Path is the run's report.json; HTML its report.html when there is one.
+	Path    string    `json:"path"`
+	HTML    string    `json:"html,omitempty"`
+	Start   time.Time `json:"start"`
+	Version string    `json:"rdmabenchVersion,omitempty"`
+	// Verdict of the run as a whole: pass, fail, error or interrupted.
+	Verdict      string            `json:"verdict"`
+	Summary      Summary           `json:"summary"`
+	Fingerprint  map[string]string `json:"fingerprint,omitempty"`
+	ToolVersions map[string]string `json:"toolVersions,omitempty"`
+}
+
+// HistoryChange is what changed in the environment at one run.
+type HistoryChange struct {
+	Run      int       `json:"run"` // index into History.Runs
+	Time     time.Time `json:"time"`
+	Scenario string    `json:"scenario"`
+	What     []string  `json:"what"`
+}
+
+// Series is one figure (a result at one message size) over time.
+type Series struct {
+	Scenario string `json:"scenario"`
+	Test     string `json:"test"`
+	Tool     string `json:"tool"`
+	Pair     string `json:"pair"`
+	Backend  string `json:"backend,omitempty"`
+	Op       string `json:"op,omitempty"`
+	Variant  string `json:"variant,omitempty"`
+	Bytes    int64  `json:"bytes"`
+	// Metric is bw_avg_bps, busbw_bps (bit/s) or lat_avg_us (µs).
+	Metric string `json:"metric"`
+	// LineRateBps and Expect (in the metric's unit) are the latest run's.
+	LineRateBps float64 `json:"lineRateBps,omitempty"`
+	Expect      float64 `json:"expect,omitempty"`
+	// Runs[i] is the index in History.Runs of Values[i]; chronological.
+	Runs   []int32   `json:"runs"`
+	Values []float64 `json:"values"`
+	Latest float64   `json:"latest"`
+	Best   float64   `json:"best"`
+	Median float64   `json:"median"`
+	// Noise is the run-to-run noise (a robust standard deviation, see
+	// HistoryRule), in the metric's unit.
+	Noise float64 `json:"noise"`
+	Step  *Step   `json:"step,omitempty"`
+}
+
+// Step is where a series stepped down (got worse) and stayed down.
+type Step struct {
+	Index     int       `json:"index"` // into Values
+	Run       int       `json:"run"`   // into History.Runs
+	RunID     string    `json:"runId"`
+	Time      time.Time `json:"time"`
+	Before    float64   `json:"before"`
+	After     float64   `json:"after"`
+	ChangePct float64   `json:"changePct"`
+}
+
+// LowerIsBetter says whether the series is a latency.
+func (s *Series) LowerIsBetter() bool { return s.Metric == "lat_avg_us" }
+
+// Name is "test: pair [backend] @size" for tables and chart titles.
+func (s *Series) Name() string {
+	n := s.Test + ": " + s.Pair
+	if s.Variant != "" {
+		n += " [" + s.Variant + "]"
+	}
+	if s.Backend != "" {
+		n += " [" + s.Backend + "]"
+	}
+	if s.Op != "" {
+		n += " " + s.Op
+	}
+	if s.Bytes > 0 {
+		n += " @" + FormatSizeShort(s.Bytes)
+	}
+	return n
+}
+
+// Format renders a value of the series in its unit.
+func (s *Series) Format(v float64) string {
+	if s.LowerIsBetter() {
+		return FormatMicros(v)
+	}
+	return FormatBandwidth(s.Tool, v)
+}
+
+// LoadHistory reads every run under dirs (see FindReports) and builds the
+// history: one series per result and size, the statistics and step of
+// each, and the environment changes.
+func LoadHistory(dirs []string) *History {
+	files, problems := FindReports(dirs)
+	h := &History{Rule: HistoryRule, Runs: make([]HistoryRun, 0, len(files))}
+	for _, p := range problems {
+		h.Warnings = append(h.Warnings, p.Error())
+	}
+	b := newHistoryBuilder(h)
+	loadInOrder(files, func(i int, r *Report, err error) {
+		if err != nil {
+			h.Warnings = append(h.Warnings, err.Error()+"; skipped")
+			return
+		}
+		b.add(files[i].Path, r)
+	})
+	b.finish()
+	return h
+}
+
+// BuildHistory is LoadHistory for reports already in memory (tests, library
+// use); paths name them and reports must be in chronological order.
+func BuildHistory(paths []string, reports []*Report) *History {
+	h := &History{Rule: HistoryRule}
+	b := newHistoryBuilder(h)
+	for i, r := range reports {
+		b.add(paths[i], r)
+	}
+	b.finish()
+	return h
+}
+
+// historyBuilder folds runs into series, one run at a time.
+type historyBuilder struct {
+	h *History
+	// results maps scenario and compare's result key to its sizes' series.
+	results map[string]*resultSeries
+	last    map[string]*Report // last run of each scenario, for changes
+}
+
+type resultSeries struct {
+	sizes  []int64
+	series []*Series
+}
+
+func newHistoryBuilder(h *History) *historyBuilder {
+	return &historyBuilder{h: h, results: map[string]*resultSeries{}, last: map[string]*Report{}}
+}
+
+func (b *historyBuilder) add(path string, r *Report) {
+	run := int32(len(b.h.Runs))
+	b.h.Runs = append(b.h.Runs, historyRun(path, r))
+	if prev := b.last[r.Run.Scenario]; prev != nil {
+		if what := environmentWarnings(prev, r); len(what) > 0 {
+			b.h.Changes = append(b.h.Changes, HistoryChange{Run: int(run), Time: r.Run.Start, Scenario: r.Run.Scenario, What: shortChanges(what)})
+		}
+	}
+	b.last[r.Run.Scenario] = &Report{Run: r.Run}
+	m, keys := indexResults(r.Results)
+	for _, k := range keys {
+		res := m[k]
+		metric := MetricOf(res)
+		est := estimates(res, metric)
+		if len(est) == 0 {
+			continue // nothing measured: the run's verdicts tell why
+		}
+		rk := r.Run.Scenario + "\x00" + k
+		rs := b.results[rk]
+		if rs == nil {
+			rs = &resultSeries{}
+			b.results[rk] = rs
+		}
+		lr := lineRateBps(res, r)
+		exp, _ := expectationLevel(res.Expectation, metric, lr)
+		for sz, e := range est {
+			s := rs.find(sz)
+			if s == nil {
+				s = &Series{Scenario: r.Run.Scenario, Test: res.Test, Tool: res.Tool, Pair: res.Pair(), Backend: res.Backend,
+					Op: res.Op, Variant: res.Variant, Bytes: sz, Metric: metric}
+				rs.sizes, rs.series = append(rs.sizes, sz), append(rs.series, s)
+				b.h.Series = append(b.h.Series, s)
+			}
+			s.Runs, s.Values = append(s.Runs, run), append(s.Values, e.Mean)
+			s.LineRateBps, s.Expect = lr, exp
+		}
+	}
+}
+
+func (rs *resultSeries) find(sz int64) *Series {
+	for i, v := range rs.sizes {
+		if v == sz {
+			return rs.series[i]
+		}
+	}
+	return nil
+}
+
+func (b *historyBuilder) finish() {
+	var scratch []float64
+	for _, s := range b.h.Series {
+		scratch = s.summarise(scratch)
+		if s.Step != nil {
+			s.Step.Run = int(s.Runs[s.Step.Index])
+			s.Step.RunID, s.Step.Time = b.h.Runs[s.Step.Run].ID, b.h.Runs[s.Step.Run].Start
+		}
+	}
+	sortSeries(b.h.Series)
+}
+
+// sortSeries puts what a reader must see first: series that stepped down
+// (largest drop first), then the rest by how far their latest value is
+// below their median, then by name.
+func sortSeries(ss []*Series) {
+	worse := func(s *Series) float64 {
+		if s.Step != nil {
+			return -1e9 + s.Step.ChangePct*signOf(s)
+		}
+		if s.Median == 0 {
+			return 0
+		}
+		return (s.Latest - s.Median) / s.Median * signOf(s)
+	}
+	sort.SliceStable(ss, func(i, j int) bool {
+		a, b := worse(ss[i]), worse(ss[j])
+		if a != b {
+			return a < b
+		}
+		if ss[i].Scenario != ss[j].Scenario {
+			return ss[i].Scenario < ss[j].Scenario
+		}
+		if ss[i].Test != ss[j].Test {
+			return ss[i].Test < ss[j].Test
+		}
+		if ss[i].Pair != ss[j].Pair {
+			return naturalLess(ss[i].Pair, ss[j].Pair)
+		}
+		if ss[i].Bytes != ss[j].Bytes {
+			return ss[i].Bytes < ss[j].Bytes
+		}
+		return ss[i].Backend+"\x00"+ss[i].Op+"\x00"+ss[i].Variant < ss[j].Backend+"\x00"+ss[j].Op+"\x00"+ss[j].Variant
+	})
+}
+
+// signOf is +1 where higher is better, −1 for latencies.
+func signOf(s *Series) float64 {
+	if s.LowerIsBetter() {
+		return -1
+	}
+	return 1
+}
+
+func historyRun(path string, r *Report) HistoryRun {
+	hr := HistoryRun{ID: r.Run.ID, Scenario: r.Run.Scenario, ScenarioHash: r.Run.ScenarioHash, Path: path,
+		Start: r.Run.Start, Version: r.Run.Version, Summary: r.Summary, Verdict: RunVerdict(r),
+		Fingerprint: r.Run.Fingerprint, ToolVersions: r.Run.ToolVersions}
+	if html := filepath.Join(filepath.Dir(path), "report.html"); fileExists(html) {
+		hr.HTML = html
+	}
+	return hr
+}
+
+func fileExists(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && !st.IsDir()
+}
+
+// RunVerdict is a run's verdict as a whole: interrupted (cut short, or
+// ended with a harness error), error (some result errored), fail (some
+// result fell short), else pass — also when nothing ran.
+func RunVerdict(r *Report) string {
+	s := r.Summary
+	if s.Total == 0 && len(r.Results) > 0 {
+		s = CountVerdicts(r.Results)
+	}
+	switch {
+	case r.Run.Interrupted || r.Run.Error != "":
+		return "interrupted"
+	case s.Error > 0:
+		return VerdictError
+	case s.Fail > 0:
+		return VerdictFail
+	}
+	return VerdictPass
+}
+
+// lineRateBps is the result's line rate, else the run's (0: unknown).
+func lineRateBps(res *Result, r *Report) float64 {
+	if res.LineRate != nil {
+		return res.LineRate.Bps
+	}
+	if r.Run.LineRate != nil {
+		return r.Run.LineRate.Bps
+	}
+	return 0
+}
+
+// expectationLevel reads the level an expectation sets for the metric,
+// from the runner's words: ">= 90% of line rate", ">= 100.00 Gb/s",
+// "average latency <= 5us".
+func expectationLevel(exp, metric string, lineRate float64) (float64, bool) {
+	for _, rule := range strings.Split(exp, ", ") {
+		rule = strings.TrimSpace(rule)
+		switch {
+		case metric == "lat_avg_us" && strings.HasPrefix(rule, "average latency <= "):
+			var v float64
+			if _, err := fmt.Sscanf(strings.TrimPrefix(rule, "average latency <= "), "%gus", &v); err == nil {
+				return v, true
+			}
+		case metric == "lat_avg_us":
+		case strings.Contains(rule, "of line rate") && !strings.Contains(rule, "not judged"):
+			if p, ok := expectedPct(rule); ok && lineRate > 0 {
+				return lineRate * p / 100, true
+			}
+		case strings.HasPrefix(rule, ">= ") && metric == "bw_avg_bps":
+			if v, ok := parseRateWords(strings.TrimPrefix(rule, ">= ")); ok {
+				return v, true
+			}
+		case strings.HasPrefix(rule, "bus bandwidth >= ") && metric == "busbw_bps":
+			if v, ok := parseRateWords(strings.TrimPrefix(rule, "bus bandwidth >= ")); ok {
+				return v, true
+			}
+		}
+	}
+	return 0, false
+}
+
+// shortChanges drops the "environment differs: " prefix of compare's
+// warnings for chart labels.
+func shortChanges(ws []string) []string {
+	out := make([]string, len(ws))
+	for i, w := range ws {
+		out[i] = strings.TrimPrefix(w, "environment differs: ")
+	}
+	return out
+}

@@ -1,0 +1,33 @@
+package backend
+
+import (
+	"strconv"
+
+	"github.com/rdmabench/rdmabench/nic"
+	"github.com/rdmabench/rdmabench/report"
+)
+
+// Fingerprint is the environment record every backend writes for an
+// endpoint: the kernel, and the firmware and active MTU of its RDMA device
+// (from inv, which may be nil). compare warns when any of them changed
+// between runs. Nil when nothing is known.
+func Fingerprint(kernel string, inv *nic.Inventory, device string) map[string]string {
+	fp := map[string]string{}
+	if kernel != "" {
+		fp[report.FingerprintKernel] = kernel
+	}
+	if inv != nil {
+		if d, p, err := inv.Pick(device); err == nil {
+			if d.FWVer != "" {
+				fp[report.FingerprintNICFirmware] = d.FWVer
+			}
+			if p.ActiveMTU > 0 {
+				fp[report.FingerprintMTU] = strconv.Itoa(p.ActiveMTU)
+			}
+		}
+	}
+	if len(fp) == 0 {
+		return nil
+	}
+	return fp
+}

@@ -1,0 +1,31 @@
+package judge
+
+import (
+	"github.com/rdmabench/rdmabench/report"
+	"github.com/rdmabench/rdmabench/scenarios"
+)
+
+// NICRate is what NIC discovery returns for `lineRate: auto`: the rate in
+// bits/s and where it came from ("mlx5_0 port 1: 400 Gb/sec (4X NDR)").
+type NICRate func() (bps float64, detail string, ok bool)
+
+// ResolveLineRate is the rate results are judged against: declared in the
+// scenario, read from the NIC for `lineRate: auto`, or none.
+func ResolveLineRate(sc *scenarios.Scenario, nic NICRate) *report.LineRate {
+	if sc == nil || !sc.LineRate.IsSet() {
+		return &report.LineRate{Source: report.LineRateNone, Detail: "lineRate not set in the scenario"}
+	}
+	r := sc.LineRate
+	if r.Raw == "auto" {
+		if nic != nil {
+			if bps, detail, ok := nic(); ok && bps > 0 {
+				return &report.LineRate{Bps: bps, Source: report.LineRateNIC, Detail: detail}
+			}
+		}
+		return &report.LineRate{Source: report.LineRateNone, Detail: "lineRate: auto, but no RDMA NIC reported a rate"}
+	}
+	if bps, ok := rate(r); ok {
+		return &report.LineRate{Bps: bps, Source: report.LineRateDeclared, Detail: "scenario: " + r.Raw}
+	}
+	return &report.LineRate{Source: report.LineRateNone, Detail: "lineRate " + r.Raw + " could not be read"}
+}

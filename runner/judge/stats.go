@@ -1,0 +1,175 @@
+package judge
+
+import (
+	"sort"
+
+	"gonum.org/v1/gonum/stat"
+
+	"github.com/rdmabench/rdmabench/parsers"
+	"github.com/rdmabench/rdmabench/report"
+)
+
+// Headline metrics of SizeStats.
+const (
+	MetricBW      = "bw_avg_bps"
+	MetricBusBW   = "busbw_bps"
+	MetricLatency = "lat_avg_us"
+)
+
+// sampleKey identifies one row across repetitions.
+type sampleKey struct{ bytes, batch int64 }
+
+// field reads and writes one optional figure of a Sample.
+type field func(*parsers.Sample) **float64
+
+var sampleFields = []field{
+	func(s *parsers.Sample) **float64 { return &s.BWAvgBps },
+	func(s *parsers.Sample) **float64 { return &s.BWPeakBps },
+	func(s *parsers.Sample) **float64 { return &s.AggregateBps },
+	func(s *parsers.Sample) **float64 { return &s.NetworkUtil },
+	func(s *parsers.Sample) **float64 { return &s.MsgRatePPS },
+	func(s *parsers.Sample) **float64 { return &s.LatMinUS },
+	func(s *parsers.Sample) **float64 { return &s.LatAvgUS },
+	func(s *parsers.Sample) **float64 { return &s.LatMaxUS },
+	func(s *parsers.Sample) **float64 { return &s.LatTypicalUS },
+	func(s *parsers.Sample) **float64 { return &s.LatStdevUS },
+	func(s *parsers.Sample) **float64 { return &s.LatP99US },
+	func(s *parsers.Sample) **float64 { return &s.LatP999US },
+	func(s *parsers.Sample) **float64 { return &s.TimeUS },
+	func(s *parsers.Sample) **float64 { return &s.AlgBWBps },
+	func(s *parsers.Sample) **float64 { return &s.BusBWBps },
+	func(s *parsers.Sample) **float64 { return &s.InplaceTimeUS },
+	func(s *parsers.Sample) **float64 { return &s.InplaceAlgBWBps },
+	func(s *parsers.Sample) **float64 { return &s.InplaceBusBWBps },
+}
+
+// rowsBySize groups the samples of every repetition by (size, batch), in
+// the order sizes first appear.
+func rowsBySize(ms []parsers.Measurement) ([]sampleKey, map[sampleKey][]parsers.Sample) {
+	var keys []sampleKey
+	rows := map[sampleKey][]parsers.Sample{}
+	for _, m := range ms {
+		for _, s := range m.Samples {
+			k := sampleKey{s.Bytes, s.Batch}
+			if _, ok := rows[k]; !ok {
+				keys = append(keys, k)
+			}
+			rows[k] = append(rows[k], s)
+		}
+	}
+	return keys, rows
+}
+
+// averageSamples is one sample per size: each figure the mean over the
+// repetitions that have it; counts (iterations, wrong) summed or maxed.
+func averageSamples(ms []parsers.Measurement) []parsers.Sample {
+	keys, rows := rowsBySize(ms)
+	out := make([]parsers.Sample, 0, len(keys))
+	for _, k := range keys {
+		out = append(out, meanSample(rows[k]))
+	}
+	return out
+}
+
+func meanSample(rows []parsers.Sample) parsers.Sample {
+	avg := parsers.Sample{Bytes: rows[0].Bytes, Batch: rows[0].Batch, Iterations: rows[0].Iterations}
+	for _, f := range sampleFields {
+		var vals []float64
+		for i := range rows {
+			if p := *f(&rows[i]); p != nil {
+				vals = append(vals, *p)
+			}
+		}
+		if len(vals) > 0 {
+			*f(&avg) = parsers.F(stat.Mean(vals, nil))
+		}
+	}
+	avg.Wrong = maxCount(rows, func(s parsers.Sample) *int64 { return s.Wrong })
+	avg.InplaceWrong = maxCount(rows, func(s parsers.Sample) *int64 { return s.InplaceWrong })
+	return avg
+}
+
+func maxCount(rows []parsers.Sample, get func(parsers.Sample) *int64) *int64 {
+	var m *int64
+	for _, r := range rows {
+		if v := get(r); v != nil && (m == nil || *v > *m) {
+			x := *v
+			m = &x
+		}
+	}
+	return m
+}
+
+// headlineMetric is what a tool is judged by: bus bandwidth for
+// collectives, bandwidth where measured, else latency.
+func headlineMetric(ms []parsers.Measurement) (string, field) {
+	has := func(f field) bool {
+		for _, m := range ms {
+			for i := range m.Samples {
+				if *f(&m.Samples[i]) != nil {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	busbw := func(s *parsers.Sample) **float64 { return &s.BusBWBps }
+	bw := func(s *parsers.Sample) **float64 { return &s.BWAvgBps }
+	lat := func(s *parsers.Sample) **float64 { return &s.LatAvgUS }
+	switch {
+	case has(busbw):
+		return MetricBusBW, busbw
+	case has(bw):
+		return MetricBW, bw
+	case has(lat):
+		return MetricLatency, lat
+	}
+	return "", nil
+}
+
+// sizeStats summarises the headline metric per size over repetitions.
+func sizeStats(ms []parsers.Measurement) []report.SizeStats {
+	metric, f := headlineMetric(ms)
+	if f == nil {
+		return nil
+	}
+	keys, rows := rowsBySize(ms)
+	var out []report.SizeStats
+	for _, k := range keys {
+		var vals []float64
+		for i := range rows[k] {
+			if p := *f(&rows[k][i]); p != nil {
+				vals = append(vals, *p)
+			}
+		}
+		if len(vals) == 0 {
+			continue
+		}
+		st := report.SizeStats{Bytes: k.bytes, Metric: metric, N: len(vals), Mean: stat.Mean(vals, nil)}
+		if len(vals) > 1 {
+			st.Stddev = stat.StdDev(vals, nil)
+		}
+		sorted := append([]float64(nil), vals...)
+		sort.Float64s(sorted)
+		st.Min, st.Max = sorted[0], sorted[len(sorted)-1]
+		out = append(out, st)
+	}
+	return out
+}
+
+// best is the size with the highest bandwidth (bus bandwidth for nccl).
+func best(samples []parsers.Sample) (bps float64, bytes int64) {
+	for _, s := range samples {
+		v := s.BWAvgBps
+		if s.BusBWBps != nil {
+			v = s.BusBWBps
+			if s.InplaceBusBWBps != nil && *s.InplaceBusBWBps > *v {
+				v = s.InplaceBusBWBps
+			}
+		}
+		if v != nil && *v > bps {
+			bps, bytes = *v, s.Bytes
+		}
+	}
+	return bps, bytes
+}

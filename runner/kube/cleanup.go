@@ -1,0 +1,150 @@
+package kube
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/client-go/kubernetes"
+)
+
+// Cleanup kills every tool still running (its whole process group in its
+// pod), deletes the run's pods and owner ConfigMap by label, waits until
+// the pods are gone, and deletes the namespace when the run created it.
+// It works on a fresh context after Ctrl-C and is bounded by ctx.
+func (b *Backend) Cleanup(ctx context.Context) error {
+	b.mu.Lock()
+	procs := make([]*process, 0, len(b.procs))
+	for p := range b.procs {
+		procs = append(procs, p)
+	}
+	b.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, p := range procs {
+		wg.Add(1)
+		go func(p *process) { defer wg.Done(); _ = p.kill(ctx) }(p)
+	}
+	wg.Wait()
+	b.mu.Lock()
+	createdNS := b.createdNS
+	b.mu.Unlock()
+	n, err := Clean(ctx, b.client, CleanOptions{Namespace: b.namespace, RunID: b.opts.RunID, Wait: b.opts.DeleteTimeout, DeleteNamespaces: createdNS})
+	if n > 0 {
+		b.progressf("removed %d pod(s) of run %s from namespace %s", n, b.opts.RunID, b.namespace)
+	}
+	return err
+}
+
+// KeepHint says how to remove what --keep left in place.
+func (b *Backend) KeepHint() string {
+	return fmt.Sprintf("pods left in namespace %s; remove them with: rdmabench clean --run %s -n %s", b.namespace, b.opts.RunID, b.namespace)
+}
+
+// CleanOptions select what Clean removes.
+type CleanOptions struct {
+	// Namespace to clean; "" cleans every namespace (with --all).
+	Namespace string
+	// RunID removes that run's objects; "" removes every run's.
+	RunID string
+	// Wait bounds waiting until the pods are gone (0: do not wait).
+	Wait time.Duration
+	// DeleteNamespaces also deletes namespaces rdmabench created for the
+	// selected run(s); a namespace it did not create is never deleted.
+	DeleteNamespaces bool
+}
+
+// Clean removes what runs left: pods and ConfigMaps labelled with the run
+// (or any run), and namespaces rdmabench created for them. It returns how
+// many pods it deleted.
+func Clean(ctx context.Context, client kubernetes.Interface, o CleanOptions) (int, error) {
+	set := labels.Set{LabelManagedBy: managedBy}
+	if o.RunID != "" {
+		set[LabelRun] = o.RunID
+	}
+	sel := labels.SelectorFromSet(set).String()
+	if o.RunID == "" {
+		sel = labels.SelectorFromSet(labels.Set{LabelManagedBy: managedBy}).String() + "," + LabelRun
+	}
+	lo := metav1.ListOptions{LabelSelector: sel}
+	var errs []error
+	pods, err := client.CoreV1().Pods(o.Namespace).List(ctx, lo)
+	if err != nil {
+		return 0, fmt.Errorf("kube: listing the run's pods: %w", err)
+	}
+	zero := int64(0)
+	del := metav1.DeleteOptions{GracePeriodSeconds: &zero}
+	for _, p := range pods.Items {
+		if err := client.CoreV1().Pods(p.Namespace).Delete(ctx, p.Name, del); err != nil && !apierrors.IsNotFound(err) {
+			errs = append(errs, fmt.Errorf("deleting pod %s/%s: %w", p.Namespace, p.Name, err))
+		}
+	}
+	cms, err := client.CoreV1().ConfigMaps(o.Namespace).List(ctx, lo)
+	if err == nil {
+		for _, c := range cms.Items {
+			if err := client.CoreV1().ConfigMaps(c.Namespace).Delete(ctx, c.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+				errs = append(errs, fmt.Errorf("deleting configmap %s/%s: %w", c.Namespace, c.Name, err))
+			}
+		}
+	}
+	if o.Wait > 0 && len(pods.Items) > 0 {
+		if err := waitGone(ctx, client, o.Namespace, lo, o.Wait); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if o.DeleteNamespaces {
+		errs = append(errs, deleteNamespaces(ctx, client, o)...)
+	}
+	return len(pods.Items), errors.Join(errs...)
+}
+
+// deleteNamespaces deletes the namespaces rdmabench created for the
+// selected run(s), found by their created-by label: never another.
+func deleteNamespaces(ctx context.Context, client kubernetes.Interface, o CleanOptions) []error {
+	set := labels.Set{LabelCreatedBy: managedBy}
+	if o.RunID != "" {
+		set[LabelRun] = o.RunID
+	}
+	nss, err := client.CoreV1().Namespaces().List(ctx, metav1.ListOptions{LabelSelector: labels.SelectorFromSet(set).String()})
+	if err != nil {
+		if apierrors.IsForbidden(err) {
+			return nil
+		}
+		return []error{fmt.Errorf("listing namespaces: %w", err)}
+	}
+	var errs []error
+	for _, ns := range nss.Items {
+		if o.Namespace != "" && ns.Name != o.Namespace {
+			continue
+		}
+		if err := client.CoreV1().Namespaces().Delete(ctx, ns.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			errs = append(errs, fmt.Errorf("deleting namespace %s: %w", ns.Name, err))
+		}
+	}
+	return errs
+}
+
+// waitGone polls until no pod matches, bounded by d.
+func waitGone(ctx context.Context, client kubernetes.Interface, ns string, lo metav1.ListOptions, d time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	for {
+		pods, err := client.CoreV1().Pods(ns).List(ctx, lo)
+		if err == nil && len(pods.Items) == 0 {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			left := "?"
+			if pods != nil {
+				left = fmt.Sprint(len(pods.Items))
+			}
+			return fmt.Errorf("kube: %s pod(s) still terminating after %s (kubectl get pods -n %s -l %s)", left, d, ns, lo.LabelSelector)
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
+}

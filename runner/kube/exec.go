@@ -1,0 +1,264 @@
+package kube
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/httpstream"
+	"k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/tools/remotecommand"
+	utilexec "k8s.io/client-go/util/exec"
+
+	"github.com/rdmabench/rdmabench/runner/backend"
+	"github.com/rdmabench/rdmabench/runner/backend/remote"
+)
+
+// stream runs argv in the endpoint's pod through the exec subresource
+// (WebSocket, falling back to SPDY on servers that predate it) and returns
+// its exit code; an error is a failure to run it at all.
+func (b *Backend) stream(ctx context.Context, pod string, argv []string, stdout, stderr io.Writer) (int, error) {
+	req := b.client.CoreV1().RESTClient().Post().Resource("pods").Namespace(b.namespace).Name(pod).SubResource("exec").
+		VersionedParams(&corev1.PodExecOptions{Container: container, Command: argv, Stdout: true, Stderr: true}, scheme.ParameterCodec)
+	ws, err := remotecommand.NewWebSocketExecutor(b.config, "GET", req.URL().String())
+	if err != nil {
+		return -1, err
+	}
+	spdy, err := remotecommand.NewSPDYExecutor(b.config, "POST", req.URL())
+	if err != nil {
+		return -1, err
+	}
+	ex, err := remotecommand.NewFallbackExecutor(ws, spdy, func(err error) bool {
+		return httpstream.IsUpgradeFailure(err) || httpstream.IsHTTPSProxyError(err)
+	})
+	if err != nil {
+		return -1, err
+	}
+	err = ex.StreamWithContext(ctx, remotecommand.StreamOptions{Stdout: stdout, Stderr: stderr})
+	var ce utilexec.CodeExitError
+	switch {
+	case err == nil:
+		return 0, nil
+	case errors.As(err, &ce):
+		return ce.Code, nil
+	}
+	return -1, err
+}
+
+// podOf is the pod of a provisioned endpoint.
+func (b *Backend) podOf(ep backend.Endpoint) (string, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	p, ok := b.pods[ep.Name]
+	if !ok {
+		return "", fmt.Errorf("kube: endpoint %s has no pod (not provisioned)", ep.Name)
+	}
+	return p.name, nil
+}
+
+// Exec runs a short command in the endpoint's pod to completion and
+// returns its stdout; a non-zero exit is an error with its stderr.
+func (b *Backend) Exec(ctx context.Context, ep backend.Endpoint, argv []string) ([]byte, error) {
+	pod, err := b.podOf(ep)
+	if err != nil {
+		return nil, err
+	}
+	var out, errb bytes.Buffer
+	code, err := b.stream(ctx, pod, argv, &out, &errb)
+	if err != nil {
+		return out.Bytes(), fmt.Errorf("kube: exec in pod %s: %s: %w", pod, remote.Join(argv), err)
+	}
+	if code != 0 {
+		return out.Bytes(), fmt.Errorf("kube: pod %s: %s exited with %d: %s", pod, remote.Join(argv), code, bytes.TrimSpace(errb.Bytes()))
+	}
+	return out.Bytes(), nil
+}
+
+// process is a tool running in a pod, in a process group of its own.
+type process struct {
+	b     *Backend
+	pod   string
+	argv  []string
+	start time.Time
+
+	cancel    context.CancelFunc // ends the exec stream
+	pgidKnown chan struct{}
+	pgid      int
+	stderr    *remote.PGIDFilter
+
+	done   chan struct{}
+	exit   backend.Exit
+	err    error
+	mu     sync.Mutex
+	killed bool
+}
+
+// Start starts cmd in the endpoint's pod and returns at once; output is
+// streamed to cmd.Stdout and cmd.Stderr. A program the image does not
+// have is a MissingBinaryError (checked once per pod and binary).
+func (b *Backend) Start(ctx context.Context, ep backend.Endpoint, cmd backend.Command) (backend.Process, error) {
+	if len(cmd.Argv) == 0 {
+		return nil, errors.New("kube: empty command")
+	}
+	pod, err := b.podOf(ep)
+	if err != nil {
+		return nil, err
+	}
+	if err := b.checkBinary(ctx, ep, pod, cmd.Argv[0]); err != nil {
+		return nil, err
+	}
+	sctx, cancel := context.WithCancel(context.Background())
+	p := &process{b: b, pod: pod, argv: cmd.Argv, start: time.Now(), cancel: cancel,
+		pgidKnown: make(chan struct{}), done: make(chan struct{})}
+	p.stderr = &remote.PGIDFilter{Out: orDiscard(cmd.Stderr), Found: p.setPGID}
+	script := remote.Wrap(cmd.Argv, merge(ep.Env, cmd.Env))
+	b.track(p, true)
+	go p.run(sctx, script, orDiscard(cmd.Stdout))
+	return p, nil
+}
+
+// checkBinary looks the program up in the pod once, so that a tool the
+// image lacks is named as such rather than as a failed run.
+func (b *Backend) checkBinary(ctx context.Context, ep backend.Endpoint, pod, bin string) error {
+	key := pod + "\x00" + bin
+	b.mu.Lock()
+	found, known := b.binaries[key]
+	b.mu.Unlock()
+	if !known {
+		var out bytes.Buffer
+		code, err := b.stream(ctx, pod, []string{"sh", "-c", "command -v " + remote.Quote(bin)}, &out, io.Discard)
+		if err != nil {
+			return fmt.Errorf("kube: exec in pod %s: %w", pod, err)
+		}
+		found = code == 0
+		b.mu.Lock()
+		b.binaries[key] = found
+		b.mu.Unlock()
+	}
+	if !found {
+		return &backend.MissingBinaryError{Binary: bin, Endpoint: ep.Name,
+			Err: fmt.Errorf("not in the image %s of pod %s", b.sc.Cluster.Image, pod)}
+	}
+	return nil
+}
+
+func (p *process) setPGID(pgid int) {
+	p.pgid = pgid
+	close(p.pgidKnown)
+}
+
+func (p *process) run(ctx context.Context, script string, stdout io.Writer) {
+	code, err := p.b.stream(ctx, p.pod, []string{"sh", "-c", script}, stdout, p.stderr)
+	p.stderr.Flush()
+	p.exit = backend.Exit{Code: code, Elapsed: time.Since(p.start)}
+	if code > 128 && code < 160 {
+		p.exit.Signaled = true // the wrapper's wait reports 128+signal
+	}
+	p.mu.Lock()
+	killed := p.killed
+	p.mu.Unlock()
+	switch {
+	case killed:
+		p.exit.Code, p.exit.Signaled = -1, true
+	case err != nil:
+		p.exit.Code = -1
+		p.err = fmt.Errorf("kube: pod %s: %s: the exec stream broke: %w", p.pod, p.argv[0], err)
+	}
+	p.stderr.GiveUp(p.pgidKnown)
+	p.b.track(p, false)
+	close(p.done)
+	p.cancel()
+}
+
+// Wait returns when the process exits, or kills it when ctx ends.
+func (p *process) Wait(ctx context.Context) (backend.Exit, error) {
+	select {
+	case <-p.done:
+		return p.exit, p.err
+	case <-ctx.Done():
+	}
+	kerr := p.Kill()
+	exit := backend.Exit{Code: -1, Signaled: true, Elapsed: time.Since(p.start)}
+	select {
+	case <-p.done:
+		exit = p.exit
+	case <-time.After(p.b.opts.KillGrace + 5*time.Second):
+		p.cancel()
+	}
+	if kerr != nil {
+		return exit, fmt.Errorf("%w (and killing %s: %v)", ctx.Err(), p.argv[0], kerr)
+	}
+	return exit, ctx.Err()
+}
+
+// Kill ends the process group in the pod: SIGTERM, then SIGKILL after
+// KillGrace. Bounded; it closes the stream when the pod cannot be reached.
+func (p *process) Kill() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*p.b.opts.KillGrace+10*time.Second)
+	defer cancel()
+	return p.kill(ctx)
+}
+
+func (p *process) kill(ctx context.Context) error {
+	select {
+	case <-p.done:
+		return nil
+	default:
+	}
+	p.mu.Lock()
+	p.killed = true
+	p.mu.Unlock()
+	select {
+	case <-p.pgidKnown:
+	case <-p.done:
+		return nil
+	case <-ctx.Done():
+		p.cancel()
+		return fmt.Errorf("kube: pod %s: killing %s: its process group never became known: %w", p.pod, p.argv[0], ctx.Err())
+	}
+	if p.pgid <= 0 {
+		p.cancel()
+		return nil
+	}
+	var out bytes.Buffer
+	_, err := p.b.stream(ctx, p.pod, []string{"sh", "-c", remote.KillScript(p.pgid, p.b.opts.KillGrace)}, &out, &out)
+	if err != nil {
+		p.cancel()
+		return fmt.Errorf("kube: pod %s: killing process group %d (%s): %w: %s", p.pod, p.pgid, p.argv[0], err, strings.TrimSpace(out.String()))
+	}
+	return nil
+}
+
+func (b *Backend) track(p *process, live bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if live {
+		b.procs[p] = struct{}{}
+	} else {
+		delete(b.procs, p)
+	}
+}
+
+func orDiscard(w io.Writer) io.Writer {
+	if w == nil {
+		return io.Discard
+	}
+	return w
+}
+
+func merge(a, b map[string]string) map[string]string {
+	out := map[string]string{}
+	for k, v := range a {
+		out[k] = v
+	}
+	for k, v := range b {
+		out[k] = v
+	}
+	return out
+}

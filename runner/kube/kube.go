@@ -1,0 +1,136 @@
+// Package kube is the backend whose endpoints are pods: one long-lived pod
+// per endpoint, created once per run and reused by every test, placed with
+// anti-affinity, node selectors, tolerations, Multus secondary networks and
+// extended resources. Tools run through the exec subresource, each in a
+// process group of its own inside the pod, so a timeout, Ctrl-C or the
+// clean-up kills the whole tool. Everything the run creates carries the
+// run's labels and is removed by Cleanup, or later by Clean.
+package kube
+
+import (
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	"github.com/rdmabench/rdmabench/runner/backend"
+	"github.com/rdmabench/rdmabench/runner/backend/remote"
+	"github.com/rdmabench/rdmabench/scenarios"
+)
+
+// Labels and annotations the backend puts on what it creates.
+const (
+	LabelRun       = "rdmabench.io/run"
+	LabelPool      = "rdmabench.io/pool"
+	LabelEndpoint  = "rdmabench.io/endpoint"
+	LabelCreatedBy = "rdmabench.io/created-by" // on a namespace the run created
+	LabelManagedBy = "app.kubernetes.io/managed-by"
+	managedBy      = "rdmabench"
+
+	// NetworksAnnotation asks Multus for secondary networks;
+	// NetworkStatusAnnotation is where Multus reports what it attached.
+	NetworksAnnotation      = "k8s.v1.cni.cncf.io/networks"
+	NetworkStatusAnnotation = "k8s.v1.cni.cncf.io/network-status"
+
+	// container is the name of the tools container in every pod.
+	container = "tools"
+)
+
+// Options say how to reach the cluster and what to create there.
+type Options struct {
+	// Client and Config reach the API; Connect fills both from a
+	// kubeconfig (or in-cluster config) when they are nil.
+	Client kubernetes.Interface
+	Config *rest.Config
+	// Namespace overrides cluster.namespace (the -n flag).
+	Namespace string
+	// RunID labels every object; it becomes part of pod names, so it must
+	// be a DNS label fragment (NewRunID's form is).
+	RunID string
+	// Progress receives "n/N pods ready" lines (stderr); nil = silent.
+	Progress io.Writer
+	// KillGrace is how long a killed tool gets between SIGTERM and SIGKILL
+	// (default 2 s). UnschedulableGrace is how long a pod may stay
+	// unschedulable, or its sandbox failing, before the run gives up
+	// (default 5 s). PollInterval paces the readiness wait (default 250 ms).
+	KillGrace          time.Duration
+	UnschedulableGrace time.Duration
+	PollInterval       time.Duration
+	// DeleteTimeout bounds waiting for the pods to be gone (default 60 s).
+	DeleteTimeout time.Duration
+}
+
+// Backend runs endpoints as pods.
+type Backend struct {
+	opts      Options
+	client    kubernetes.Interface
+	config    *rest.Config
+	sc        *scenarios.Scenario
+	namespace string
+
+	disc remote.Discovery
+
+	mu           sync.Mutex
+	procs        map[*process]struct{}
+	pods         map[string]podInfo // endpoint name → its pod
+	createdNS    bool
+	ownerCreated bool
+	binaries     map[string]bool // "endpoint\x00binary" → found
+}
+
+// podInfo is what the backend keeps of a provisioned pod.
+type podInfo struct {
+	name string
+	node string
+}
+
+var _ backend.Backend = (*Backend)(nil)
+
+// New returns a backend for the scenario's cluster section. Nothing is
+// created until Provision.
+func New(sc *scenarios.Scenario, opts Options) (*Backend, error) {
+	if sc == nil || sc.Cluster == nil {
+		return nil, fmt.Errorf("kube: the scenario has no cluster section")
+	}
+	if opts.Client == nil || opts.Config == nil {
+		return nil, fmt.Errorf("kube: no API client (use Connect)")
+	}
+	if err := checkRunID(opts.RunID); err != nil {
+		return nil, err
+	}
+	if opts.KillGrace <= 0 {
+		opts.KillGrace = 2 * time.Second
+	}
+	if opts.UnschedulableGrace <= 0 {
+		opts.UnschedulableGrace = 5 * time.Second
+	}
+	if opts.PollInterval <= 0 {
+		opts.PollInterval = 250 * time.Millisecond
+	}
+	if opts.DeleteTimeout <= 0 {
+		opts.DeleteTimeout = 60 * time.Second
+	}
+	ns := sc.Cluster.Namespace
+	if opts.Namespace != "" {
+		ns = opts.Namespace
+	}
+	b := &Backend{opts: opts, client: opts.Client, config: opts.Config, sc: sc, namespace: ns,
+		procs: map[*process]struct{}{}, pods: map[string]podInfo{}, binaries: map[string]bool{}}
+	b.disc = remote.Discovery{Exec: b.Exec, Key: func(ep backend.Endpoint) string { return "pod " + b.podName(ep.Name) }, Prefix: "kube"}
+	return b, nil
+}
+
+// Name is "kube".
+func (b *Backend) Name() string { return scenarios.BackendKube }
+
+// Namespace is where the run's objects live.
+func (b *Backend) Namespace() string { return b.namespace }
+
+func (b *Backend) progressf(format string, a ...any) {
+	if b.opts.Progress != nil {
+		fmt.Fprintf(b.opts.Progress, "rdmabench: "+format+"\n", a...)
+	}
+}

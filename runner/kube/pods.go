@@ -1,0 +1,240 @@
+package kube
+
+import (
+	"fmt"
+	"maps"
+	"regexp"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/rdmabench/rdmabench/runner/backend"
+	"github.com/rdmabench/rdmabench/scenarios"
+)
+
+// keepAlive is the pod's own command: it does nothing and ends at once on
+// SIGTERM, so a deleted pod goes away without waiting out its grace. The
+// tools are started beside it through exec.
+const keepAlive = `trap 'exit 0' TERM INT; while :; do sleep 3600 & wait $!; done`
+
+// gpuResource is what pool.gpus requests when resources do not name it.
+const gpuResource = "nvidia.com/gpu"
+
+var runIDPattern = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
+
+// checkRunID refuses a run id that cannot be part of pod names and label
+// values.
+func checkRunID(id string) error {
+	if id == "" {
+		return fmt.Errorf("kube: a run id is required")
+	}
+	if len(id) > 40 || !runIDPattern.MatchString(id) {
+		return fmt.Errorf("kube: run id %q cannot name pods: use at most 40 lowercase letters, digits and '-' (or leave --run-id out)", id)
+	}
+	return nil
+}
+
+// podName is the pod of an endpoint: rdmabench-<run>-<endpoint>, cut to
+// the 63 characters a host name may have.
+func (b *Backend) podName(endpoint string) string {
+	n := "rdmabench-" + b.opts.RunID + "-" + endpoint
+	if len(n) > 63 {
+		n = strings.TrimRight(n[:63], "-")
+	}
+	return n
+}
+
+// ownerName is the per-run ConfigMap every pod is owned by: deleting it
+// lets the garbage collector remove whatever a crashed run left.
+func (b *Backend) ownerName() string { return "rdmabench-" + b.opts.RunID }
+
+// runLabels are on every object of the run.
+func (b *Backend) runLabels() map[string]string {
+	return map[string]string{LabelRun: b.opts.RunID, LabelManagedBy: managedBy}
+}
+
+// pool returns the scenario's pool of an endpoint.
+func (b *Backend) pool(name string) *scenarios.Pool {
+	for i := range b.sc.Pools {
+		if b.sc.Pools[i].Name == name {
+			return &b.sc.Pools[i]
+		}
+	}
+	return &scenarios.Pool{Name: name}
+}
+
+// networks are the secondary networks of a pool: its own, else the
+// cluster's.
+func (b *Backend) networks(p *scenarios.Pool) []string {
+	if b.sc.Cluster.HostNetwork {
+		return nil
+	}
+	if len(p.Networks) > 0 {
+		return p.Networks
+	}
+	return b.sc.Cluster.Networks
+}
+
+// podFor is the pod of one endpoint, everything the scenario asks for.
+func (b *Backend) podFor(ep backend.Endpoint, owner *metav1.OwnerReference) (*corev1.Pod, error) {
+	c := b.sc.Cluster
+	p := b.pool(ep.Pool)
+	labels := map[string]string{}
+	maps.Copy(labels, c.Labels)
+	maps.Copy(labels, b.runLabels())
+	labels[LabelPool] = ep.Pool
+	labels[LabelEndpoint] = ep.Name
+	annotations := map[string]string{}
+	maps.Copy(annotations, c.Annotations)
+	if nets := b.networks(p); len(nets) > 0 {
+		annotations[NetworksAnnotation] = strings.Join(nets, ",")
+	}
+	res, err := resources(c.Resources, p)
+	if err != nil {
+		return nil, fmt.Errorf("endpoint %s: %w", ep.Name, err)
+	}
+	grace := int64(2)
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: b.podName(ep.Name), Namespace: b.namespace,
+			Labels: labels, Annotations: annotations,
+		},
+		Spec: corev1.PodSpec{
+			Containers: []corev1.Container{{
+				Name: container, Image: c.Image,
+				ImagePullPolicy: corev1.PullPolicy(c.ImagePullPolicy),
+				Command:         []string{"sh", "-c", keepAlive},
+				Env:             envVars(ep.Env),
+				Resources:       res,
+				SecurityContext: securityContext(c),
+			}},
+			RestartPolicy:                 corev1.RestartPolicyAlways,
+			TerminationGracePeriodSeconds: &grace,
+			NodeSelector:                  merged(c.NodeSelector, p.NodeSelector),
+			Tolerations:                   tolerations(append(slices.Clone(c.Tolerations), p.Tolerations...)),
+			Affinity:                      b.antiAffinity(p),
+			ServiceAccountName:            c.ServiceAccount,
+			PriorityClassName:             c.PriorityClassName,
+			HostNetwork:                   c.HostNetwork,
+			EnableServiceLinks:            new(bool),
+		},
+	}
+	if owner != nil {
+		pod.OwnerReferences = []metav1.OwnerReference{*owner}
+	}
+	if c.RuntimeClassName != "" {
+		pod.Spec.RuntimeClassName = &c.RuntimeClassName
+	}
+	if c.HostNetwork {
+		pod.Spec.DNSPolicy = corev1.DNSClusterFirstWithHostNet
+	}
+	for _, s := range c.ImagePullSecrets {
+		pod.Spec.ImagePullSecrets = append(pod.Spec.ImagePullSecrets, corev1.LocalObjectReference{Name: s})
+	}
+	return pod, nil
+}
+
+// antiAffinity keeps the pods of a pool, and of the pools it avoids, on
+// different topology domains (nodes by default), so traffic between them
+// crosses the fabric. Required: a placement that cannot be met fails the
+// run instead of measuring loopback.
+func (b *Backend) antiAffinity(p *scenarios.Pool) *corev1.Affinity {
+	key := b.sc.Cluster.AntiAffinity
+	if key == "" {
+		return nil
+	}
+	pools := append([]string{p.Name}, p.AvoidPools...)
+	return &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{
+		RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{{
+			LabelSelector: &metav1.LabelSelector{
+				MatchLabels: map[string]string{LabelRun: b.opts.RunID},
+				MatchExpressions: []metav1.LabelSelectorRequirement{{
+					Key: LabelPool, Operator: metav1.LabelSelectorOpIn, Values: pools,
+				}},
+			},
+			TopologyKey: key,
+		}},
+	}}
+}
+
+// resources are the extended resources of a pod, requests = limits: the
+// cluster's, the pool's over them, and pool.gpus as nvidia.com/gpu unless
+// a GPU resource is named.
+func resources(cluster map[string]string, p *scenarios.Pool) (corev1.ResourceRequirements, error) {
+	all := merged(cluster, p.Resources)
+	if p.GPUs > 0 {
+		if all == nil {
+			all = map[string]string{}
+		}
+		if _, ok := all[gpuResource]; !ok {
+			all[gpuResource] = fmt.Sprint(p.GPUs)
+		}
+	}
+	if len(all) == 0 {
+		return corev1.ResourceRequirements{}, nil
+	}
+	list := corev1.ResourceList{}
+	for name, q := range all {
+		v, err := resource.ParseQuantity(q)
+		if err != nil {
+			return corev1.ResourceRequirements{}, fmt.Errorf("resource %s: quantity %q: %v", name, q, err)
+		}
+		list[corev1.ResourceName(name)] = v
+	}
+	return corev1.ResourceRequirements{Requests: list, Limits: list.DeepCopy()}, nil
+}
+
+// securityContext adds the capabilities RDMA needs (IPC_LOCK by default,
+// for pinned memory); privileged only when the scenario asks.
+func securityContext(c *scenarios.Cluster) *corev1.SecurityContext {
+	sc := &corev1.SecurityContext{}
+	if c.Privileged {
+		sc.Privileged = &c.Privileged
+	}
+	for _, cp := range c.Capabilities {
+		if sc.Capabilities == nil {
+			sc.Capabilities = &corev1.Capabilities{}
+		}
+		sc.Capabilities.Add = append(sc.Capabilities.Add, corev1.Capability(strings.TrimPrefix(cp, "CAP_")))
+	}
+	return sc
+}
+
+func tolerations(ts []scenarios.Toleration) []corev1.Toleration {
+	var out []corev1.Toleration
+	for _, t := range ts {
+		kt := corev1.Toleration{Key: t.Key, Operator: corev1.TolerationOperator(t.Operator), Value: t.Value,
+			Effect: corev1.TaintEffect(t.Effect)}
+		if t.TolerationSeconds != nil {
+			s := int64(*t.TolerationSeconds)
+			kt.TolerationSeconds = &s
+		}
+		out = append(out, kt)
+	}
+	return out
+}
+
+func envVars(env map[string]string) []corev1.EnvVar {
+	var out []corev1.EnvVar
+	for _, k := range slices.Sorted(maps.Keys(env)) {
+		out = append(out, corev1.EnvVar{Name: k, Value: env[k]})
+	}
+	return out
+}
+
+// merged is a copy of base with over's entries on top; nil when both are
+// empty.
+func merged(base, over map[string]string) map[string]string {
+	if len(base) == 0 && len(over) == 0 {
+		return nil
+	}
+	out := maps.Clone(base)
+	if out == nil {
+		out = map[string]string{}
+	}
+	maps.Copy(out, over)
+	return out
+}

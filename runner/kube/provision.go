@@ -1,0 +1,171 @@
+package kube
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/rdmabench/rdmabench/runner/backend"
+)
+
+// DefaultStartupTimeout bounds the wait for pods when the scenario gives
+// no cluster.startupTimeout.
+const DefaultStartupTimeout = 5 * time.Minute
+
+// StartupError is a pod that could not start: unschedulable, an image that
+// cannot be pulled, a crash loop, a refused create. It carries the
+// cluster's own reason; the run exits 3.
+type StartupError struct {
+	Pod    string
+	Reason string // FailedScheduling, ImagePullBackOff, CrashLoopBackOff, Forbidden, Timeout …
+	Msg    string
+}
+
+func (e *StartupError) Error() string {
+	return fmt.Sprintf("kube: pod %s cannot start: %s: %s", e.Pod, e.Reason, e.Msg)
+}
+
+// Provision creates the namespace (when missing), the run's owner object
+// and one pod per endpoint, waits until every pod is Ready (bounded by
+// cluster.startupTimeout), and returns the endpoints with their node, pod
+// and data address. A pod that cannot start fails at once with the
+// cluster's reason; the caller's Cleanup removes what was created.
+func (b *Backend) Provision(ctx context.Context, eps []backend.Endpoint) ([]backend.Endpoint, error) {
+	if err := b.ensureNamespace(ctx); err != nil {
+		return nil, err
+	}
+	if err := b.checkNetworks(ctx); err != nil {
+		return nil, err
+	}
+	owner, err := b.createOwner(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, ep := range eps {
+		pod, err := b.podFor(ep, owner)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := b.client.CoreV1().Pods(b.namespace).Create(ctx, pod, metav1.CreateOptions{}); err != nil {
+			return nil, createError(pod.Name, err)
+		}
+		b.mu.Lock()
+		b.pods[ep.Name] = podInfo{name: pod.Name}
+		b.mu.Unlock()
+	}
+	timeout := DefaultStartupTimeout
+	if d := b.sc.Cluster.StartupTimeout.Value; d > 0 {
+		timeout = d
+	}
+	wctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	pods, err := b.waitReady(wctx, len(eps))
+	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+			return nil, b.timeoutError(ctx, timeout, pods)
+		}
+		return nil, err
+	}
+	out := make([]backend.Endpoint, len(eps))
+	for i, ep := range eps {
+		pod := pods[b.podName(ep.Name)]
+		if err := b.place(&ep, pod); err != nil {
+			return nil, err
+		}
+		if err := b.disc.ResolveDevice(ctx, &ep); err != nil {
+			return nil, err
+		}
+		out[i] = ep
+	}
+	return out, nil
+}
+
+// place fills an endpoint from its ready pod: node, pod, data address.
+func (b *Backend) place(ep *backend.Endpoint, pod *corev1.Pod) error {
+	ep.Node, ep.Pod = pod.Spec.NodeName, pod.Name
+	b.mu.Lock()
+	b.pods[ep.Name] = podInfo{name: pod.Name, node: pod.Spec.NodeName}
+	b.mu.Unlock()
+	nets := b.networks(b.pool(ep.Pool))
+	if len(nets) == 0 {
+		if pod.Status.PodIP == "" {
+			return &StartupError{Pod: pod.Name, Reason: "NoAddress", Msg: "the pod is Ready but has no IP"}
+		}
+		ep.Address, ep.Network = pod.Status.PodIP, "pod network"
+		if b.sc.Cluster.HostNetwork {
+			ep.Network = "host network"
+		}
+		return nil
+	}
+	att, err := dataAttachment(pod, nets[0])
+	if err != nil {
+		return &StartupError{Pod: pod.Name, Reason: "NoSecondaryNetwork", Msg: err.Error()}
+	}
+	ep.Address, ep.Network, ep.Interface = att.IP, att.Network, att.Interface
+	return nil
+}
+
+// ensureNamespace creates the namespace when it does not exist, labelled
+// as the run's, so that only a namespace rdmabench created is deleted.
+func (b *Backend) ensureNamespace(ctx context.Context) error {
+	_, err := b.client.CoreV1().Namespaces().Get(ctx, b.namespace, metav1.GetOptions{})
+	if err == nil {
+		return nil
+	}
+	if !apierrors.IsNotFound(err) {
+		if apierrors.IsForbidden(err) {
+			// May not read namespaces: assume it exists; pod creation says if not.
+			return nil
+		}
+		return fmt.Errorf("kube: reading namespace %s: %w", b.namespace, err)
+	}
+	labels := b.runLabels()
+	labels[LabelCreatedBy] = managedBy
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: b.namespace, Labels: labels}}
+	if _, err := b.client.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("kube: creating namespace %s: %w (create it beforehand, or grant create on namespaces)", b.namespace, err)
+	}
+	b.mu.Lock()
+	b.createdNS = true
+	b.mu.Unlock()
+	b.progressf("created namespace %s (removed at the end of the run)", b.namespace)
+	return nil
+}
+
+// createOwner makes the run's ConfigMap, which owns every pod: deleting
+// it (or the namespace) lets the garbage collector remove the rest, even
+// after a crash that skipped the clean-up.
+func (b *Backend) createOwner(ctx context.Context) (*metav1.OwnerReference, error) {
+	cm := &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{Name: b.ownerName(), Namespace: b.namespace, Labels: b.runLabels()},
+		Data:       map[string]string{"scenario": b.sc.Metadata.Name, "run": b.opts.RunID},
+	}
+	got, err := b.client.CoreV1().ConfigMaps(b.namespace).Create(ctx, cm, metav1.CreateOptions{})
+	if err != nil {
+		return nil, createError(cm.Name, err)
+	}
+	b.mu.Lock()
+	b.ownerCreated = true
+	b.mu.Unlock()
+	return &metav1.OwnerReference{APIVersion: "v1", Kind: "ConfigMap", Name: got.Name, UID: got.UID}, nil
+}
+
+// createError turns a refused create (quota, admission, RBAC) into a
+// startup error with the API's own message.
+func createError(name string, err error) error {
+	reason := "CreateFailed"
+	switch {
+	case apierrors.IsForbidden(err):
+		reason = "Forbidden"
+	case apierrors.IsInvalid(err):
+		reason = "Invalid"
+	case apierrors.IsAlreadyExists(err):
+		reason = "AlreadyExists"
+	}
+	return &StartupError{Pod: name, Reason: reason, Msg: err.Error()}
+}

@@ -1,0 +1,121 @@
+package plan
+
+import (
+	"fmt"
+	"maps"
+	"strconv"
+
+	"github.com/rdmabench/rdmabench/runner/backend"
+	"github.com/rdmabench/rdmabench/scenarios"
+)
+
+// LocalAddress is the data address of every endpoint of the local backend.
+const LocalAddress = "127.0.0.1"
+
+// planEndpoints expands the pools into endpoints named "<pool>-<i>", in pool
+// order. poolIdx maps a pool name to the indices of its endpoints.
+func planEndpoints(s *scenarios.Scenario, opts CompileOptions) ([]backend.Endpoint, map[string][]int, error) {
+	var eps []backend.Endpoint
+	poolIdx := make(map[string][]int, len(s.Pools))
+	hosts := make(map[string]scenarios.Host, len(s.Hosts))
+	for _, h := range s.Hosts {
+		hosts[h.Name] = h
+	}
+	for pi := range s.Pools {
+		pool := &s.Pools[pi]
+		if _, dup := poolIdx[pool.Name]; dup {
+			return nil, nil, posErr(s.File, pool.Pos, "pools[%d]: pool %q is defined twice; give each pool its own name", pi, pool.Name)
+		}
+		n := 1
+		if pool.Replicas != nil {
+			n = *pool.Replicas
+		}
+		idx := make([]int, 0, n)
+		env := mergeEnv(s.Defaults.Env, pool.Env)
+		for i := 0; i < n; i++ {
+			ep, err := endpoint(s, pool, i, env, hosts)
+			if err != nil {
+				return nil, nil, posErr(s.File, pool.Pos, "pools[%d] (%s): %v", pi, pool.Name, err)
+			}
+			if opts.ResolveDevice != nil && ep.Device == "" {
+				ep.Device = opts.ResolveDevice(ep)
+			}
+			idx = append(idx, len(eps))
+			eps = append(eps, ep)
+		}
+		poolIdx[pool.Name] = idx
+	}
+	return eps, poolIdx, nil
+}
+
+func endpoint(s *scenarios.Scenario, pool *scenarios.Pool, i int, env map[string]string, hosts map[string]scenarios.Host) (backend.Endpoint, error) {
+	ep := backend.Endpoint{
+		Name:     pool.Name + "-" + strconv.Itoa(i),
+		Pool:     pool.Name,
+		Index:    i,
+		Device:   s.Defaults.Device,
+		GIDIndex: copyInt(s.Defaults.GIDIndex),
+		GPUs:     pool.GPUs,
+		Env:      env,
+	}
+	if len(pool.Devices) > 0 {
+		ep.Device = pool.Devices[i%len(pool.Devices)]
+	}
+	if ep.Device == "auto" {
+		ep.Device = "" // discovered by the runner (CompileOptions.ResolveDevice)
+	}
+	switch backendOf(s) {
+	case scenarios.BackendLocal:
+		ep.Address = LocalAddress
+	case scenarios.BackendSSH:
+		if len(pool.Hosts) == 0 {
+			return ep, fmt.Errorf("the ssh backend needs hosts: for every pool; list the hosts its replicas run on")
+		}
+		name := pool.Hosts[i%len(pool.Hosts)]
+		h, ok := hosts[name]
+		if !ok {
+			return ep, fmt.Errorf("host %q is not defined under hosts:", name)
+		}
+		ep.Host = h.Name
+		ep.Address = h.DataAddress
+		if ep.Address == "" {
+			ep.Address = h.Address
+		}
+	default:
+		ep.Address = AddrPlaceholder(ep.Name) // the pod's secondary IP, known once it runs
+	}
+	return ep, nil
+}
+
+// copyInt gives each endpoint its own GID index, so that discovery can
+// set one endpoint's without touching the others.
+func copyInt(p *int) *int {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	return &v
+}
+
+func backendOf(s *scenarios.Scenario) string {
+	if s.Backend == "" {
+		return scenarios.BackendLocal
+	}
+	return s.Backend
+}
+
+// mergeEnv layers environments, later ones winning; nil when all are empty.
+func mergeEnv(layers ...map[string]string) map[string]string {
+	n := 0
+	for _, l := range layers {
+		n += len(l)
+	}
+	if n == 0 {
+		return nil
+	}
+	out := make(map[string]string, n)
+	for _, l := range layers {
+		maps.Copy(out, l)
+	}
+	return out
+}

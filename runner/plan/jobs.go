@@ -1,0 +1,247 @@
+package plan
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/rdmabench/rdmabench/runner/backend"
+	"github.com/rdmabench/rdmabench/runner/tools"
+	"github.com/rdmabench/rdmabench/scenarios"
+)
+
+// testCompiler builds the jobs of one test; it caches what all its jobs
+// share (variants, per-leg timeouts, each endpoint's environment).
+type testCompiler struct {
+	c        *compiler
+	t        *scenarios.Test
+	spec     tools.Spec
+	variants []variant
+	timeout  float64 // seconds, one bound for every job of the test
+	reps     int
+	env      []map[string]string // per endpoint, computed on first use
+	envDone  []bool
+	envForFn func(string) map[string]string
+	strs     *tools.Strings
+	scratch  []tools.Command // reused by every leg
+}
+
+// variant is what differs between the legs of one direction of a job.
+type variant struct {
+	name    string
+	size    int64
+	backend string
+}
+
+func (c *compiler) newTestCompiler(t *scenarios.Test, spec tools.Spec) *testCompiler {
+	tc := &testCompiler{c: c, t: t, spec: spec, variants: variants(t), reps: repetitions(c.s, t),
+		env: make([]map[string]string, len(c.plan.Endpoints)), envDone: make([]bool, len(c.plan.Endpoints))}
+	tc.envForFn = tc.envFor
+	tc.strs = c.strs
+	legs := make([]time.Duration, len(tc.variants))
+	for i, v := range tc.variants {
+		legs[i] = tools.LegTimeout(t, v.size)
+	}
+	tc.timeout = jobTimeout(c.s, t, legs)
+	return tc
+}
+
+// variants: one per NIXL backend × size (args.backends, args.sizes).
+func variants(t *scenarios.Test) []variant {
+	sizes := []int64{0}
+	if len(t.Args.Sizes) > 0 && !t.Args.Sweep {
+		sizes = sizes[:0]
+		for _, s := range t.Args.Sizes {
+			sizes = append(sizes, tools.SizeBytes(s))
+		}
+	}
+	backends := t.Args.Backends
+	if len(backends) == 0 {
+		backends = []string{""}
+	}
+	out := make([]variant, 0, len(sizes)*len(backends))
+	for _, b := range backends {
+		for _, sz := range sizes {
+			out = append(out, variant{name: variantName(b, sz), size: sz, backend: b})
+		}
+	}
+	return out
+}
+
+func variantName(b string, size int64) string {
+	var parts []string
+	if b != "" {
+		parts = append(parts, b)
+	}
+	if size > 0 {
+		parts = append(parts, strconv.FormatInt(size, 10))
+	}
+	return strings.Join(parts, "/")
+}
+
+func repetitions(s *scenarios.Scenario, t *scenarios.Test) int {
+	switch {
+	case t.Repetitions != nil && *t.Repetitions > 0:
+		return *t.Repetitions
+	case s.Defaults.Repetitions != nil && *s.Defaults.Repetitions > 0:
+		return *s.Defaults.Repetitions
+	}
+	return 1
+}
+
+// round appends the r-th round of this test to the plan.
+func (tc *testCompiler) round(r int, slots []slot) error {
+	plan := tc.c.plan
+	rd := Round{Index: len(plan.Rounds), Test: tc.t.Name, Jobs: make([]Job, 0, len(slots))}
+	for j, sl := range slots {
+		job, err := tc.job(rd.Index, r, j, sl)
+		if err != nil {
+			return err
+		}
+		rd.Jobs = append(rd.Jobs, job)
+		if tc.c.legs += len(job.Legs); tc.c.legs > maxPlanLegs {
+			return fmt.Errorf("the plan would have more than %d legs (a 512-endpoint all-to-all of one size has 261,632), too many to hold or to run (lower replicas or the number of sizes or backends, or split the scenario)", maxPlanLegs)
+		}
+	}
+	plan.Rounds = append(plan.Rounds, rd)
+	return nil
+}
+
+// maxPlanLegs bounds a plan (about 0.9 KB of memory per leg): a typo such
+// as replicas: 4096 under an all-to-all would otherwise plan 16 million
+// legs and exhaust the machine before anything runs.
+var maxPlanLegs = 1_000_000
+
+// job builds one job; j is its place in the round, which picks its port
+// (distinct for every job of a round, as they may share a host).
+func (tc *testCompiler) job(global, r, j int, sl slot) (Job, error) {
+	eps := tc.c.plan.Endpoints
+	from, to := tc.ends(sl)
+	job := Job{
+		ID:          tc.t.Name + "/r" + strconv.Itoa(r) + "/" + eps[from].Name + "->" + eps[to].Name,
+		Test:        tc.t.Name,
+		Tool:        tc.t.Tool,
+		Pattern:     patternOf(tc.t),
+		Round:       global,
+		Repetitions: tc.reps,
+		TimeoutSec:  tc.timeout,
+	}
+	port := 0
+	if tc.spec.DefaultPort > 0 {
+		port = tc.spec.DefaultPort + tc.c.opts.PortOffset + j
+	}
+	if sl.ranks != nil {
+		job.Pattern = ""
+		job.Legs = make([]Leg, 0, len(tc.variants))
+		return tc.legs(job, sl.ranks, 0, 0, port)
+	}
+	job.Legs = make([]Leg, 0, len(sl.edges)*len(tc.variants))
+	var err error
+	for _, e := range sl.edges {
+		if job, err = tc.legs(job, nil, e.from, e.to, port); err != nil {
+			return job, err
+		}
+	}
+	return job, nil
+}
+
+// ends are the endpoints a job ID names: its first leg's from and to, or
+// the first and last rank of a collective.
+func (tc *testCompiler) ends(sl slot) (int, int) {
+	if sl.ranks != nil {
+		return sl.ranks[0], sl.ranks[len(sl.ranks)-1]
+	}
+	return sl.edges[0].from, sl.edges[0].to
+}
+
+// legs appends one leg per variant of the direction from→to (or of the
+// ranks) to job.
+func (tc *testCompiler) legs(job Job, ranks []int, from, to, port int) (Job, error) {
+	eps := tc.c.plan.Endpoints
+	for _, v := range tc.variants {
+		in := tools.Leg{Test: tc.t, Size: v.size, Backend: v.backend, Port: port, EnvFor: tc.envForFn, Strings: tc.strs}
+		if tc.spec.Family == tools.FamilyNixlbench {
+			in.Group = groupName(job.ID) + "-" + strconv.Itoa(len(job.Legs))
+		}
+		leg := Leg{Variant: v.name, Backend: tc.legBackend(v)}
+		if ranks != nil {
+			in.Ranks = make([]backend.Endpoint, len(ranks))
+			leg.Ranks = make([]string, len(ranks))
+			for i, r := range ranks {
+				in.Ranks[i], leg.Ranks[i] = eps[r], eps[r].Name
+			}
+		} else {
+			in.Client, in.Server = eps[from], eps[to]
+			leg.From, leg.To = eps[from].Name, eps[to].Name
+		}
+		cmds, err := tools.AppendCommands(tc.scratch[:0], tc.spec, in)
+		if err != nil {
+			return job, err
+		}
+		tc.scratch = cmds
+		leg.Commands = make([]PlannedCommand, len(cmds))
+		for i, cm := range cmds {
+			leg.Commands[i] = PlannedCommand{Endpoint: cm.Endpoint, Role: cm.Role, Argv: cm.Argv,
+				Env: tc.commandEnv(cm), Port: cm.Port, Ready: cm.Ready, Parse: cm.Parse}
+		}
+		job.Legs = append(job.Legs, leg)
+	}
+	return job, nil
+}
+
+// legBackend is what Leg.Backend reports: the NIXL backend, or UCX_TLS.
+func (tc *testCompiler) legBackend(v variant) string {
+	switch tc.spec.Family {
+	case tools.FamilyNixlbench:
+		switch {
+		case v.backend != "":
+			return v.backend
+		case tc.t.Args.Backend != "":
+			return tc.t.Args.Backend
+		}
+		return tools.DefaultNixlBackend
+	case tools.FamilyUCX:
+		return tc.t.Args.Transports
+	}
+	return v.backend
+}
+
+// commandEnv is a command's complete environment: scenario defaults, then
+// the pool's, then the test's, then the tool's own (UCX_TLS …). Commands
+// without a tool environment share their endpoint's map: treat it as
+// read-only.
+func (tc *testCompiler) commandEnv(cm tools.Command) map[string]string {
+	base := tc.envFor(cm.Endpoint)
+	if len(cm.Env) == 0 {
+		return base
+	}
+	return mergeEnv(base, cm.Env)
+}
+
+func (tc *testCompiler) envFor(name string) map[string]string {
+	i := tc.c.byName[name]
+	if !tc.envDone[i] {
+		tc.env[i] = mergeEnv(tc.c.plan.Endpoints[i].Env, tc.t.Env)
+		tc.envDone[i] = true
+	}
+	return tc.env[i]
+}
+
+// groupName turns a job ID into a name safe in an etcd key and a file name:
+// lower-case letters, digits and single dashes.
+func groupName(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	dash := false
+	for _, r := range strings.ToLower(s) {
+		if (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9') {
+			b.WriteRune(r)
+			dash = false
+		} else if !dash && b.Len() > 0 {
+			b.WriteByte('-')
+			dash = true
+		}
+	}
+	return strings.TrimSuffix(b.String(), "-")
+}

@@ -1,0 +1,199 @@
+package plan
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/rdmabench/rdmabench/runner/backend"
+	"github.com/rdmabench/rdmabench/runner/tools"
+	"github.com/rdmabench/rdmabench/scenarios"
+)
+
+// CompileOptions are the facts about the machines that the planner cannot
+// read from the scenario; the runner fills them from discovery. Every hook
+// may be nil (then: every endpoint has RDMA and every binary).
+type CompileOptions struct {
+	// HasRDMA reports whether an endpoint has a usable RDMA device. Tests
+	// that need one are skipped (with the reason) when any of their
+	// endpoints has none; TCP tests are still planned.
+	HasRDMA func(ep backend.Endpoint) bool
+	// HasBinary reports whether a tool's binary exists on an endpoint;
+	// tests whose binary is missing are skipped with an install hint.
+	HasBinary func(ep backend.Endpoint, binary string) bool
+	// ResolveDevice names the RDMA device of an endpoint whose device is
+	// unset or "auto" (NIC discovery); "" leaves it to the tool.
+	ResolveDevice func(ep backend.Endpoint) string
+	// PortOffset shifts every rendezvous port (tool default + the job's
+	// place in its round), for hosts where the defaults are taken or
+	// several runs share a host.
+	PortOffset int
+}
+
+// Compile turns a loaded (defaulted, validated) scenario into a plan:
+// endpoints, then for each test its jobs in rounds, each job's legs with the
+// exact commands, ports, readiness and timeout. It touches nothing; the
+// same scenario and options always give the same plan.
+func Compile(s *scenarios.Scenario, opts CompileOptions) (*Plan, error) {
+	if s == nil {
+		return nil, fmt.Errorf("compile: no scenario")
+	}
+	eps, poolIdx, err := planEndpoints(s, opts)
+	if err != nil {
+		return nil, err
+	}
+	c := &compiler{s: s, opts: opts, poolIdx: poolIdx, strs: tools.NewStrings(),
+		plan: &Plan{Scenario: s.Metadata.Name, Backend: backendOf(s), Endpoints: eps}}
+	c.byName = make(map[string]int, len(eps))
+	for i, ep := range eps {
+		c.byName[ep.Name] = i
+	}
+	for i := range s.Tests {
+		if err := c.test(i); err != nil {
+			return nil, err
+		}
+	}
+	return c.plan, nil
+}
+
+// compiler holds what every test of one Compile shares.
+type compiler struct {
+	s       *scenarios.Scenario
+	opts    CompileOptions
+	plan    *Plan
+	poolIdx map[string][]int
+	byName  map[string]int
+	strs    *tools.Strings
+	legs    int // legs planned so far, bounded by maxPlanLegs
+}
+
+func (c *compiler) test(i int) error {
+	t := &c.s.Tests[i]
+	spec, ok := tools.Lookup(t.Tool)
+	if !ok {
+		return posErr(c.s.File, t.Pos, "tests[%d] (%s): unknown tool %q (known: %s)", i, t.Name, t.Tool, strings.Join(tools.Names(), ", "))
+	}
+	p, err := c.pairing(i, t, spec)
+	if err != nil {
+		return err
+	}
+	if reason := c.skipReason(t, spec, p); reason != "" {
+		c.skip(t, reason)
+		return nil
+	}
+	var rounds [][]slot
+	if spec.Family == tools.FamilyNCCL {
+		rounds = collective(p)
+	} else if rounds, err = schedule(t.Pattern, p); err != nil {
+		return posErr(c.s.File, t.Pos, "tests[%d] (%s): %v", i, t.Name, err)
+	}
+	if len(rounds) == 0 {
+		c.skip(t, fmt.Sprintf("pattern %q over %s→%s forms no pair of endpoints; add replicas", patternOf(t), t.From, toPool(t)))
+		return nil
+	}
+	tc := c.newTestCompiler(t, spec)
+	for r, round := range rounds {
+		if err := tc.round(r, round); err != nil {
+			return posErr(c.s.File, t.Pos, "tests[%d] (%s): %v", i, t.Name, err)
+		}
+	}
+	if spec.Family == tools.FamilyNixlbench {
+		c.plan.NeedsEtcd = true
+	}
+	return nil
+}
+
+func (c *compiler) pairing(i int, t *scenarios.Test, spec tools.Spec) (pairing, error) {
+	from, ok := c.poolIdx[t.From]
+	if !ok {
+		return pairing{}, posErr(c.s.File, t.Pos, "tests[%d] (%s): from: pool %q is not defined under pools:", i, t.Name, t.From)
+	}
+	to, ok := c.poolIdx[toPool(t)]
+	if !ok {
+		return pairing{}, posErr(c.s.File, t.Pos, "tests[%d] (%s): to: pool %q is not defined under pools:", i, t.Name, toPool(t))
+	}
+	return pairing{from: from, to: to, samePool: toPool(t) == t.From, directional: spec.Directional}, nil
+}
+
+// toPool is the test's to pool; a test without one runs within its from pool.
+func toPool(t *scenarios.Test) string {
+	if t.To == "" {
+		return t.From
+	}
+	return t.To
+}
+
+func patternOf(t *scenarios.Test) string {
+	if t.Pattern == "" {
+		return scenarios.PatternPairwise
+	}
+	return t.Pattern
+}
+
+// skipReason says why a test cannot run on these endpoints, or "".
+func (c *compiler) skipReason(t *scenarios.Test, spec tools.Spec, p pairing) string {
+	rdma := tools.NeedsRDMA(t)
+	ranks := len(p.from)
+	if !p.samePool {
+		ranks += len(p.to)
+	}
+	for _, idx := range [][]int{p.from, p.to} {
+		for _, e := range idx {
+			ep := c.plan.Endpoints[e]
+			if rdma && c.opts.HasRDMA != nil && !c.opts.HasRDMA(ep) {
+				return fmt.Sprintf("%s needs an RDMA device and endpoint %s has none (set requires: tcp for a TCP-capable tool, or run where an RDMA NIC or soft-RoCE is up)", t.Tool, ep.Name)
+			}
+			launcher := spec.Family == tools.FamilyNCCL && ranks > 1 && e == idx[0] && len(p.from) > 0 && idx[0] == p.from[0]
+			if bin := c.missingBinary(t, spec, ep, launcher); bin != "" {
+				return fmt.Sprintf("%s is not installed on endpoint %s: %s", bin, ep.Name, tools.InstallHint(bin))
+			}
+		}
+	}
+	return ""
+}
+
+// missingBinary is the first binary the test needs on ep that HasBinary
+// says is absent; the launcher of nccl over several endpoints also needs
+// mpirun.
+func (c *compiler) missingBinary(t *scenarios.Test, spec tools.Spec, ep backend.Endpoint, launcher bool) string {
+	if c.opts.HasBinary == nil {
+		return ""
+	}
+	bins := spec.Binaries
+	if spec.Family == tools.FamilyNCCL {
+		bins = []string{tools.NCCLBinary(t.Args.Collective)}
+		if launcher {
+			bins = append(bins, "mpirun")
+		}
+	}
+	for _, b := range bins {
+		if !c.opts.HasBinary(ep, b) {
+			return b
+		}
+	}
+	return ""
+}
+
+func (c *compiler) skip(t *scenarios.Test, reason string) {
+	c.plan.Skipped = append(c.plan.Skipped, SkippedTest{Test: t.Name, Tool: t.Tool, Reason: reason})
+}
+
+// jobTimeout is the test's timeout, else the scenario default, else the
+// longest derived leg timeout.
+func jobTimeout(s *scenarios.Scenario, t *scenarios.Test, legs []time.Duration) float64 {
+	for _, d := range []scenarios.Duration{t.Timeout, s.Defaults.Timeout} {
+		if d.IsSet() {
+			if d.Value == 0 {
+				_ = d.Parse()
+			}
+			if d.Value > 0 {
+				return d.Value.Seconds()
+			}
+		}
+	}
+	var longest time.Duration
+	for _, l := range legs {
+		longest = max(longest, l)
+	}
+	return longest.Seconds()
+}

@@ -1,0 +1,76 @@
+package plan
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/rdmabench/rdmabench/runner/backend"
+	"github.com/rdmabench/rdmabench/scenarios"
+)
+
+// TestGoldenShippedPlans compiles every scenario shipped in the binary and
+// compares its plan (JSON and table) with testdata/plans/shipped-NAME.*.
+func TestGoldenShippedPlans(t *testing.T) {
+	shipped := scenarios.ShippedScenarios()
+	if len(shipped) == 0 {
+		t.Fatal("no shipped scenarios")
+	}
+	for _, sc := range shipped {
+		t.Run(sc.Name, func(t *testing.T) {
+			s, err := scenarios.LoadBytes(sc.Name+".yaml", sc.Data)
+			if err != nil {
+				t.Fatalf("load: %v", err)
+			}
+			p, err := Compile(s, CompileOptions{})
+			if err != nil {
+				t.Fatalf("compile: %v", err)
+			}
+			if len(p.Rounds) == 0 {
+				t.Fatalf("%s plans no rounds (skipped: %+v)", sc.Name, p.Skipped)
+			}
+			var js, table bytes.Buffer
+			if err := WriteJSON(&js, p); err != nil {
+				t.Fatal(err)
+			}
+			if err := WriteTable(&table, p); err != nil {
+				t.Fatal(err)
+			}
+			golden(t, "plans/shipped-"+sc.Name+".json", js.Bytes())
+			golden(t, "plans/shipped-"+sc.Name+".txt", table.Bytes())
+		})
+	}
+}
+
+// TestShippedLoopbackWithoutRDMA is `rdmabench run loopback.yaml` on a
+// laptop: the RDMA tests are skipped with a reason, the TCP ones planned.
+func TestShippedLoopbackWithoutRDMA(t *testing.T) {
+	sc, ok := scenarios.ShippedScenario("loopback")
+	if !ok {
+		t.Skip("loopback scenario not shipped")
+	}
+	s, err := scenarios.LoadBytes("loopback.yaml", sc.Data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Compile(s, CompileOptions{HasRDMA: func(backend.Endpoint) bool { return false }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	planned := map[string]bool{}
+	for _, r := range p.Rounds {
+		planned[r.Test] = true
+	}
+	skipped := map[string]bool{}
+	for _, s := range p.Skipped {
+		skipped[s.Test] = true
+	}
+	for _, test := range s.Tests {
+		rdma := test.Requires == scenarios.RequiresRDMA
+		if rdma && (!skipped[test.Name] || planned[test.Name]) {
+			t.Errorf("RDMA test %s planned without RDMA", test.Name)
+		}
+		if !rdma && (!planned[test.Name] || skipped[test.Name]) {
+			t.Errorf("TCP test %s not planned", test.Name)
+		}
+	}
+}

@@ -1,0 +1,114 @@
+// Package plan is the planner: it compiles a scenario into everything a run
+// will do (endpoints, rounds of jobs, legs and their exact command lines)
+// before anything is touched. It is pure: scenario in, plan out; no I/O and
+// no backends, so `rdmabench plan` and `--dry-run` show exactly what runs.
+package plan
+
+import (
+	"github.com/rdmabench/rdmabench/runner/backend"
+	"github.com/rdmabench/rdmabench/runner/tools"
+)
+
+// Placeholders the planner leaves in command lines where the value is only
+// known at run time; the runner substitutes them before starting a process.
+//
+//	${addr:NAME}  data-plane address of endpoint NAME
+//	${etcd}       client URL of the run's etcd (nixlbench)
+//	${run}        the run id (nixlbench --benchmark_group is "rdmabench-${run}-JOB")
+//	${out}        a per-leg scratch directory on the endpoint (JSON output files)
+const (
+	PlaceholderEtcd = "${etcd}"
+	PlaceholderRun  = "${run}"
+	PlaceholderOut  = "${out}"
+)
+
+// AddrPlaceholder is the placeholder for an endpoint's data address.
+func AddrPlaceholder(endpoint string) string { return "${addr:" + endpoint + "}" }
+
+// Plan is everything a run will do, compiled before anything is touched.
+type Plan struct {
+	Scenario  string             `json:"scenario"`
+	Backend   string             `json:"backend"`
+	Endpoints []backend.Endpoint `json:"endpoints"`
+	Rounds    []Round            `json:"rounds"`
+	// Skipped lists tests that will not run here, with the reason
+	// (e.g. an RDMA-only test on a host without RDMA devices).
+	Skipped []SkippedTest `json:"skipped,omitempty"`
+	// NeedsEtcd is true when a nixlbench job needs the embedded etcd.
+	NeedsEtcd bool `json:"needsEtcd,omitempty"`
+}
+
+// SkippedTest is a test the planner or the runner will not run.
+type SkippedTest struct {
+	Test   string `json:"test"`
+	Tool   string `json:"tool"`
+	Reason string `json:"reason"`
+}
+
+// Round is a set of jobs that run at the same time. Rounds run one after
+// another; all rounds of one test are consecutive.
+type Round struct {
+	Index int    `json:"index"` // 0-based, across the whole plan
+	Test  string `json:"test"`
+	Jobs  []Job  `json:"jobs"`
+}
+
+// Job is one pairing of endpoints in a round. Its legs run one after the
+// other (both directions of an all-to-all pair, each size or NIXL backend).
+type Job struct {
+	ID          string `json:"id"` // unique, stable: "write-bw/r3/decode-0->prefill-1"
+	Test        string `json:"test"`
+	Tool        string `json:"tool"`
+	Pattern     string `json:"pattern,omitempty"`
+	Round       int    `json:"round"`
+	Repetitions int    `json:"repetitions"`
+	// TimeoutSec bounds one leg (server start to client exit), derived
+	// from the test's arguments plus start-up margin.
+	TimeoutSec float64 `json:"timeoutSec"`
+	Legs       []Leg   `json:"legs"`
+}
+
+// Leg is one execution of the tool: one direction, one variant.
+type Leg struct {
+	// From is the client/initiator endpoint, To the server/target.
+	// Multi-rank tools (nccl) list every rank in Ranks instead.
+	From  string   `json:"from,omitempty"`
+	To    string   `json:"to,omitempty"`
+	Ranks []string `json:"ranks,omitempty"`
+	// Variant names what differs between legs of one job: a size
+	// ("65536"), a NIXL backend ("UCCL"), or "" when there is one leg.
+	Variant string `json:"variant,omitempty"`
+	// Backend is the transport backend of this leg (NIXL backend, UCX_TLS).
+	Backend string `json:"backend,omitempty"`
+	// Commands in start order: servers (or rank 0) first.
+	Commands []PlannedCommand `json:"commands"`
+}
+
+// Roles of a planned command: the tool table's roles (runner/tools builds
+// the command lines and names them).
+const (
+	RoleServer    = tools.RoleServer
+	RoleClient    = tools.RoleClient
+	RoleInitiator = tools.RoleInitiator
+	RoleTarget    = tools.RoleTarget
+	RoleRank      = tools.RoleRank
+)
+
+// PlannedCommand is one process of a leg.
+type PlannedCommand struct {
+	Endpoint string            `json:"endpoint"`
+	Role     string            `json:"role"`
+	Argv     []string          `json:"argv"`
+	Env      map[string]string `json:"env,omitempty"`
+	// Port is the TCP port this side listens on (servers), for readiness.
+	Port int `json:"port,omitempty"`
+	// Ready says how the runner knows this side is ready for the next
+	// command to start: "listen" (port in the listen table), "line:TEXT"
+	// (a line of output contains TEXT), "etcd:PREFIX" (a key exists),
+	// "retry" (the readiness cannot be seen, as with rping's RDMA-CM
+	// port: the next command is retried while it fails fast, within the
+	// leg's bound), "" (no wait).
+	Ready string `json:"ready,omitempty"`
+	// Parse is true for the side whose output holds the result.
+	Parse bool `json:"parse,omitempty"`
+}

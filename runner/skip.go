@@ -1,0 +1,111 @@
+package runner
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"github.com/rdmabench/rdmabench/runner/backend"
+	"github.com/rdmabench/rdmabench/runner/plan"
+
+	"github.com/rdmabench/rdmabench/report"
+)
+
+// skipReason says whether a job cannot run here: an RDMA-only test where
+// an endpoint has no RDMA device. TCP-capable tests still run. The planner
+// already set such tests aside; this is the runner's own check, by
+// Config.HasRDMA, else the backend's, else (local) this host's devices.
+func (r *run) skipReason(job *plan.Job) (bool, string) {
+	if !needsRDMA(r.tests[job.Test], job.Tool) {
+		return false, ""
+	}
+	if has := r.cfg.HasRDMA; has != nil {
+		if ok, why := has(); !ok {
+			return true, why + "; " + job.Tool + " needs RDMA"
+		}
+		return false, ""
+	}
+	if c, ok := r.cfg.Backend.(RDMAChecker); ok {
+		for _, name := range jobEndpoints(job) {
+			if !c.HasRDMA(context.Background(), r.endpoint(name)) {
+				return true, "endpoint " + name + " has no RDMA device; " + job.Tool + " needs RDMA"
+			}
+		}
+		return false, ""
+	}
+	if r.cfg.Backend.Name() == "local" {
+		if ok, why := DetectRDMA(); !ok {
+			return true, why + "; " + job.Tool + " needs RDMA"
+		}
+	}
+	return false, ""
+}
+
+// endpoint is a provisioned endpoint, or the planned one before Provision.
+func (r *run) endpoint(name string) backend.Endpoint {
+	if ep, ok := r.endpoints[name]; ok {
+		return ep
+	}
+	for _, ep := range r.cfg.Plan.Endpoints {
+		if ep.Name == name {
+			return ep
+		}
+	}
+	return backend.Endpoint{Name: name}
+}
+
+// jobEndpoints lists the endpoints a job's commands run on.
+func jobEndpoints(job *plan.Job) []string {
+	var names []string
+	for _, leg := range job.Legs {
+		for _, pc := range leg.Commands {
+			if !slices.Contains(names, pc.Endpoint) {
+				names = append(names, pc.Endpoint)
+			}
+		}
+	}
+	return names
+}
+
+// anyJobRuns is false when every job will be skipped (no etcd needed).
+func (r *run) anyJobRuns() bool {
+	for _, round := range r.cfg.Plan.Rounds {
+		for i := range round.Jobs {
+			if skip, _ := r.skipReason(&round.Jobs[i]); !skip {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// recordSkips records the tests the planner already set aside.
+func (r *run) recordSkips() {
+	for _, s := range r.cfg.Plan.Skipped {
+		r.record(report.Result{
+			JobID: s.Test, Test: s.Test, Tool: s.Tool, Round: -1,
+			Verdict: report.VerdictSkipped, Reason: s.Reason, Started: time.Now().UTC(),
+			Samples: nil,
+		})
+	}
+}
+
+func (r *run) skippedResult(job *plan.Job, legIdx int, why string) report.Result {
+	res := newResult(job, legIdx)
+	res.Verdict, res.Reason = report.VerdictSkipped, why
+	res.Started = time.Now().UTC()
+	return res
+}
+
+// newResult is a result carrying the leg's identity.
+func newResult(job *plan.Job, legIdx int) report.Result {
+	var leg plan.Leg
+	if legIdx < len(job.Legs) {
+		leg = job.Legs[legIdx]
+	}
+	return report.Result{
+		JobID: job.ID, Leg: legIdx, Test: job.Test, Tool: job.Tool, Pattern: job.Pattern,
+		Round: job.Round, Variant: leg.Variant, Backend: leg.Backend,
+		From: leg.From, To: leg.To, Ranks: leg.Ranks,
+	}
+}

@@ -1,0 +1,176 @@
+package runner
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rdmabench/rdmabench/runner/backend"
+	"github.com/rdmabench/rdmabench/runner/local"
+	"github.com/rdmabench/rdmabench/runner/plan"
+)
+
+func TestPortListening(t *testing.T) {
+	table := `  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode
+   0: 0100007F:3419 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 1 1 0000000000000000 100 0 0 10 0
+   1: 0100007F:1451 0100007F:3419 01 00000000:00000000 00:00000000 00000000     0        0 2 1 0000000000000000 20 4 30 10 -1
+   0: 00000000000000000000000000000000:1F90 00000000000000000000000000000000:0000 0A 00000000:00000000 00:00000000 00000000  0 0 3 1
+`
+	for _, c := range []struct {
+		port int
+		want bool
+	}{
+		{13337, true}, // 0x3419 listening on 127.0.0.1
+		{5201, false}, // 0x1451 is a connected socket, not a listener
+		{8080, true},  // 0x1F90 on tcp6 ::
+		{18515, false},
+	} {
+		if got := portListening([]byte(table), c.port); got != c.want {
+			t.Errorf("port %d: got %v want %v", c.port, got, c.want)
+		}
+	}
+}
+
+func TestFlagValues(t *testing.T) {
+	for _, c := range []struct {
+		argv []string
+		want string
+	}{
+		{[]string{"nixlbench", "--benchmark_group=g1"}, "g1"},
+		{[]string{"nixlbench", "--benchmark-group", "g2", "--x"}, "g2"},
+		{[]string{"nixlbench", "-benchmark_group", "g3"}, "g3"},
+		{[]string{"nixlbench", "benchmark_group", "g4"}, ""},
+	} {
+		got := strings.Join(flagValues(c.argv, "benchmark_group"), ",")
+		if got != c.want {
+			t.Errorf("%v: got %q want %q", c.argv, got, c.want)
+		}
+	}
+}
+
+func TestSubstitute(t *testing.T) {
+	s := newSubstituter(map[string]backend.Endpoint{"b-0": {Name: "b-0", Address: "10.0.0.2"}}, "http://127.0.0.1:2379", "run1", "/tmp/o")
+	argv, env, err := s.command(plan.PlannedCommand{
+		Argv: []string{"nixlbench", "--etcd_endpoints=${etcd}", "--benchmark_group=rdmabench-${run}-j", "${addr:b-0}", "${out}/x.json"},
+		Env:  map[string]string{"PEER": "${addr:b-0}"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "nixlbench --etcd_endpoints=http://127.0.0.1:2379 --benchmark_group=rdmabench-run1-j 10.0.0.2 /tmp/o/x.json"
+	if strings.Join(argv, " ") != want || env["PEER"] != "10.0.0.2" {
+		t.Fatalf("got %q %v", argv, env)
+	}
+	for _, bad := range []string{"${addr:nope}", "${what}"} {
+		if _, _, err := s.command(plan.PlannedCommand{Argv: []string{bad}}); err == nil || !strings.Contains(err.Error(), "unknown placeholder") {
+			t.Errorf("%s: err %v", bad, err)
+		}
+	}
+	noEtcd := newSubstituter(nil, "", "r", "/o")
+	if _, _, err := noEtcd.command(plan.PlannedCommand{Argv: []string{"${etcd}"}}); err == nil {
+		t.Error("${etcd} without an etcd must be an error")
+	}
+}
+
+func TestSanitize(t *testing.T) {
+	for in, want := range map[string]string{
+		"write-bw/r3/decode-0->prefill-1": "write-bw_r3_decode-0_to_prefill-1",
+		"../..":                           "_",
+		"a b":                             "a_b",
+	} {
+		if got := sanitize(in); got != want {
+			t.Errorf("%q: got %q want %q", in, got, want)
+		}
+	}
+}
+
+func TestConfiguredTransport(t *testing.T) {
+	for _, c := range []struct {
+		tool string
+		env  map[string]string
+		want string
+	}{
+		{"iperf3", nil, "tcp"},
+		{"ucx_perftest", map[string]string{"UCX_TLS": "tcp"}, "tcp"},
+		{"ucx_perftest", map[string]string{"UCX_TLS": "tcp,self,sm"}, "tcp"},
+		{"ucx_perftest", map[string]string{"UCX_TLS": "rc,tcp"}, ""},
+		{"ucx_perftest", map[string]string{"UCX_TLS": "rc_verbs"}, "rdma"},
+		{"ucx_perftest", map[string]string{"UCX_TLS": "rc_x,ud_x,self,sm,cuda_copy"}, "rdma"},
+		{"ucx_perftest", map[string]string{"UCX_TLS": "^tcp"}, ""},
+		{"ucx_perftest", map[string]string{"UCX_TLS": "all"}, ""},
+		{"rping", nil, "rdma"},
+		{"ucx_perftest", map[string]string{"UCX_TLS": "sm"}, ""},
+		{"ucx_perftest", nil, ""},
+	} {
+		got := ""
+		if tr := configuredTransport(c.tool, c.env); tr != nil {
+			got = tr.Kind
+		}
+		if got != c.want {
+			t.Errorf("%s %v: got %q want %q", c.tool, c.env, got, c.want)
+		}
+	}
+}
+
+// FuzzPortListening: no listen table text may panic the readiness check.
+func FuzzPortListening(f *testing.F) {
+	f.Add([]byte("  sl  local_address rem_address   st\n   0: 0100007F:3419 00000000:0000 0A 0\n"), 13337)
+	f.Add([]byte("0: :zz 0 0A\n1: 0100007F: x 0A"), 0)
+	f.Fuzz(func(t *testing.T, table []byte, port int) {
+		portListening(table, port)
+	})
+}
+
+// A second run into a folder that holds one is refused before anything
+// runs: results.jsonl would mix the two runs (it is appended to) and the
+// raw outputs of the first would be overwritten.
+func TestResultsFolderHoldingARunIsRefused(t *testing.T) {
+	out := t.TempDir()
+	cfg := Config{Plan: trivialPlan(1), Backend: local.New(), OutDir: out, Parse: testParse(0)}
+	if _, err := Run(context.Background(), cfg); err != nil {
+		t.Fatal(err)
+	}
+	first, err := os.ReadFile(filepath.Join(out, ResultsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Run(context.Background(), cfg)
+	if exitCode(err) != 3 || rep != nil || !strings.Contains(err.Error(), "already holds a run (results.jsonl)") {
+		t.Fatalf("second run into %s: report %v, error %v (exit %d)", out, rep != nil, err, exitCode(err))
+	}
+	if again, _ := os.ReadFile(filepath.Join(out, ResultsFile)); string(again) != string(first) {
+		t.Errorf("results.jsonl changed by the refused run:\n%s\nwas\n%s", again, first)
+	}
+}
+
+// UniqueOutDir gives runs started within the same second folders of their
+// own.
+func TestUniqueOutDir(t *testing.T) {
+	base := filepath.Join(t.TempDir(), "loopback-20260101-000000")
+	if got := UniqueOutDir(base); got != base {
+		t.Fatalf("free folder: %s, want %s", got, base)
+	}
+	for _, want := range []string{base + "-2", base + "-3"} {
+		if err := os.MkdirAll(UniqueOutDir(base), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if got := UniqueOutDir(base); got != want {
+			t.Errorf("UniqueOutDir = %s, want %s", got, want)
+		}
+	}
+}
+
+// The command lines in the report are the same from run to run: the
+// environment is written in key order.
+func TestCommandLineEnvInKeyOrder(t *testing.T) {
+	s := &side{pc: plan.PlannedCommand{Endpoint: "a-0"}, argv: []string{"ucx_perftest", "-p", "13337"},
+		env: map[string]string{"UCX_TLS": "tcp", "UCX_NET_DEVICES": "lo", "A": "1"}}
+	want := "a-0$ A=1 UCX_NET_DEVICES=lo UCX_TLS=tcp ucx_perftest -p 13337"
+	for i := 0; i < 20; i++ {
+		if got := commandLine(s); got != want {
+			t.Fatalf("commandLine = %q, want %q", got, want)
+		}
+	}
+}

@@ -1,0 +1,195 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// defaultPath is the PATH of a container whose spec sets none.
+const defaultPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+// container is one container of a pod: its spec and the state a kubelet
+// would report for it. Fields are guarded by the pod's mutex.
+type container struct {
+	spec     corev1.Container
+	state    corev1.ContainerState
+	last     corev1.ContainerState
+	restarts int32
+	pid      int
+	logDir   string
+}
+
+// argv is what the container runs: command + args; without either (no
+// image entrypoint to fall back on) it sleeps until the pod is deleted.
+func (c *container) argv() []string {
+	argv := append(append([]string{}, c.spec.Command...), c.spec.Args...)
+	if len(argv) == 0 {
+		return []string{"sleep", "infinity"}
+	}
+	return argv
+}
+
+// env is the process environment: a kubelet-like base, then the spec's
+// variables (valueFrom is resolved by virtual-kubelet before CreatePod).
+func (c *container) env(pod *corev1.Pod) []string {
+	vars := map[string]string{"PATH": defaultPath, "HOME": "/root", "HOSTNAME": pod.Name}
+	order := []string{"PATH", "HOME", "HOSTNAME"}
+	for _, e := range c.spec.Env {
+		if _, seen := vars[e.Name]; !seen {
+			order = append(order, e.Name)
+		}
+		vars[e.Name] = e.Value
+	}
+	out := make([]string, 0, len(order))
+	for _, k := range order {
+		out = append(out, k+"="+vars[k])
+	}
+	return out
+}
+
+// command builds the process: `ip netns exec NETNS [chroot ROOTFS] argv...`
+// in its own process group, killed if the agent's thread dies.
+func (p *pod) command(c *container, argv []string) *exec.Cmd {
+	args := []string{"netns", "exec", p.net.NetNS}
+	if root := p.agent.rootFS(c.spec.Image); root != "" {
+		args = append(args, "chroot", root)
+	}
+	cmd := exec.Command("ip", append(args, argv...)...)
+	cmd.Env = c.env(p.spec)
+	if c.spec.WorkingDir != "" && p.agent.rootFS(c.spec.Image) == "" {
+		cmd.Dir = c.spec.WorkingDir
+	}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	// A daemonised child may keep stdout open; do not wait for it.
+	cmd.WaitDelay = time.Second
+	return cmd
+}
+
+func (c *container) logPath(restart int32) string {
+	return filepath.Join(c.logDir, fmt.Sprintf("%d.log", restart))
+}
+
+// run is the container's restart loop, a kubelet's in miniature: start,
+// wait, record the exit, and restart per the pod's restartPolicy with an
+// exponential back-off (CrashLoopBackOff while waiting).
+func (p *pod) run(ctx context.Context, c *container) {
+	backoff := p.agent.opts.BackoffBase
+	for {
+		started := time.Now()
+		code, reason, msg := p.runOnce(ctx, c)
+		p.mu.Lock()
+		c.pid = 0
+		c.state = corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{
+			ExitCode: code, Reason: reason, Message: msg,
+			StartedAt: metav1.NewTime(started), FinishedAt: metav1.Now(),
+		}}
+		restart := ctx.Err() == nil && shouldRestart(p.spec.Spec.RestartPolicy, code)
+		if restart {
+			if time.Since(started) > 2*p.agent.opts.BackoffMax {
+				backoff = p.agent.opts.BackoffBase
+			}
+			c.last = c.state
+			c.state = corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{
+				Reason: "CrashLoopBackOff",
+				Message: fmt.Sprintf("back-off %s restarting failed container=%s pod=%s_%s(%s)",
+					backoff, c.spec.Name, p.spec.Name, p.spec.Namespace, p.spec.UID),
+			}}
+		}
+		p.mu.Unlock()
+		p.notify()
+		if !restart {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(backoff):
+		}
+		backoff = min(2*backoff, p.agent.opts.BackoffMax)
+		p.mu.Lock()
+		c.restarts++
+		p.mu.Unlock()
+	}
+}
+
+func shouldRestart(policy corev1.RestartPolicy, code int32) bool {
+	switch policy {
+	case corev1.RestartPolicyNever:
+		return false
+	case corev1.RestartPolicyOnFailure:
+		return code != 0
+	default:
+		return true
+	}
+}
+
+// runOnce starts the container's process, reports it running and waits
+// for it; it returns the exit code, the kubelet's reason and a message.
+func (p *pod) runOnce(ctx context.Context, c *container) (int32, string, string) {
+	if err := os.MkdirAll(c.logDir, 0o755); err != nil {
+		return 128, "StartError", err.Error()
+	}
+	p.mu.Lock()
+	restart := c.restarts
+	p.mu.Unlock()
+	logf, err := os.Create(c.logPath(restart))
+	if err != nil {
+		return 128, "StartError", err.Error()
+	}
+	defer logf.Close()
+	cmd := p.command(c, c.argv())
+	cmd.Stdout, cmd.Stderr = logf, logf
+	// Start under the lock: once terminate has set deleting, no new
+	// process can appear in the namespace it is about to empty.
+	p.mu.Lock()
+	if p.deleting {
+		p.mu.Unlock()
+		return 137, "Error", "pod deleted"
+	}
+	if err := cmd.Start(); err != nil {
+		p.mu.Unlock()
+		return 128, "StartError", err.Error()
+	}
+	c.pid = cmd.Process.Pid
+	c.state = corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: metav1.Now()}}
+	p.mu.Unlock()
+	p.notify()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	var werr error
+	select {
+	case werr = <-done:
+	case <-ctx.Done():
+		// The pod is being deleted: its termination kills the process.
+		werr = <-done
+	}
+	return exitStatus(cmd, werr)
+}
+
+// exitStatus maps a finished process to a kubelet's terminated state.
+func exitStatus(cmd *exec.Cmd, err error) (int32, string, string) {
+	st := cmd.ProcessState
+	if st == nil {
+		return 128, "StartError", fmt.Sprint(err)
+	}
+	if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int32(ws.Signal()), "Error", ws.Signal().String()
+	}
+	if st.ExitCode() == 0 {
+		var ee *exec.ExitError
+		if err != nil && !errors.As(err, &ee) && !errors.Is(err, exec.ErrWaitDelay) {
+			return 0, "Completed", err.Error()
+		}
+		return 0, "Completed", ""
+	}
+	return int32(st.ExitCode()), "Error", ""
+}

@@ -1,0 +1,184 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// pod is one pod on this node: its namespace, its containers' processes
+// and the status a kubelet would report.
+type pod struct {
+	agent *Agent
+
+	mu         sync.Mutex
+	spec       *corev1.Pod // the pod as created, plus network-status
+	net        *PodNet
+	netErr     string
+	containers []*container
+	started    metav1.Time
+	deleting   bool
+	gone       bool // processes killed and namespace removed
+
+	ctx       context.Context // cancelled when the pod is deleted
+	cancel    context.CancelFunc
+	wg        sync.WaitGroup
+	startDone chan struct{} // closed when start has returned
+	done      chan struct{} // closed when teardown has finished
+}
+
+func newPod(a *Agent, spec *corev1.Pod) *pod {
+	p := &pod{agent: a, spec: spec.DeepCopy(), started: metav1.Now(),
+		startDone: make(chan struct{}), done: make(chan struct{})}
+	p.ctx, p.cancel = context.WithCancel(a.ctx)
+	dir := filepath.Join(a.opts.WorkDir, "pods", fmt.Sprintf("%s_%s_%s", spec.Namespace, spec.Name, spec.UID))
+	for _, c := range spec.Spec.Containers {
+		p.containers = append(p.containers, &container{
+			spec:   c,
+			state:  corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "ContainerCreating"}},
+			logDir: filepath.Join(dir, c.Name),
+		})
+	}
+	return p
+}
+
+// start sets the pod's network up, publishes network-status and starts
+// every container's restart loop. It runs on its own goroutine.
+func (p *pod) start() {
+	defer close(p.startDone)
+	ctx := p.ctx
+	if ctx.Err() != nil {
+		return
+	}
+	nets, err := ParseNetworks(p.spec.Annotations[NetworksAnnotation], p.spec.Namespace)
+	var pn *PodNet
+	if err == nil {
+		pn, err = p.agent.opts.Fabric.Setup(ctx, nets)
+	}
+	p.mu.Lock()
+	if err == nil && ctx.Err() != nil {
+		err = ctx.Err()
+		_ = p.agent.opts.Fabric.Teardown(context.Background(), pn)
+	}
+	if err != nil {
+		p.netErr = err.Error()
+		p.mu.Unlock()
+		p.notify()
+		return
+	}
+	p.net = pn
+	status := NetworkStatus(pn.Attachments)
+	if p.spec.Annotations == nil {
+		p.spec.Annotations = map[string]string{}
+	}
+	p.spec.Annotations[NetworkStatusAnnotation] = status
+	p.mu.Unlock()
+	if err := p.publishNetworkStatus(ctx, status); err != nil {
+		p.agent.logf("pod %s/%s: network-status: %v", p.spec.Namespace, p.spec.Name, err)
+	}
+	for _, c := range p.containers {
+		if p.agent.brokenImage(c.spec.Image) {
+			p.mu.Lock()
+			c.state = corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{
+				Reason:  "ImagePullBackOff",
+				Message: fmt.Sprintf("Back-off pulling image %q: ErrImagePull: image %q not found (marked broken by the test cluster)", c.spec.Image, c.spec.Image),
+			}}
+			p.mu.Unlock()
+			continue
+		}
+		p.wg.Add(1)
+		go func() {
+			defer p.wg.Done()
+			p.run(ctx, c)
+		}()
+	}
+	p.notify()
+}
+
+// publishNetworkStatus patches the annotation onto the pod, as Multus
+// does, so clients read it from the pod's metadata.
+func (p *pod) publishNetworkStatus(ctx context.Context, status string) error {
+	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{
+		"annotations": map[string]string{NetworkStatusAnnotation: status}}})
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	_, err := p.agent.opts.Client.CoreV1().Pods(p.spec.Namespace).Patch(ctx, p.spec.Name,
+		types.MergePatchType, patch, metav1.PatchOptions{})
+	return err
+}
+
+// terminate kills every process in the pod's namespace (SIGTERM, grace,
+// SIGKILL), waits for the restart loops, removes the namespace and its
+// veths, and reports the final status. Safe to call more than once.
+func (p *pod) terminate(grace time.Duration) error {
+	p.mu.Lock()
+	if p.deleting {
+		p.mu.Unlock()
+		<-p.done
+		return nil
+	}
+	p.deleting = true
+	p.mu.Unlock()
+	defer close(p.done)
+	p.cancel()
+	select {
+	case <-p.startDone:
+	case <-time.After(30 * time.Second):
+	}
+	var errs []error
+	if p.net != nil {
+		if err := KillNetNS(p.net.NetNS, grace); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	waitGroup(&p.wg, 15*time.Second)
+	if p.net != nil {
+		// Anything that slipped in while the loops wound down.
+		if err := KillNetNS(p.net.NetNS, 0); err != nil {
+			errs = append(errs, err)
+		}
+		if err := p.agent.opts.Fabric.Teardown(context.Background(), p.net); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	p.mu.Lock()
+	for _, c := range p.containers {
+		if c.state.Terminated == nil {
+			c.state = corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{
+				ExitCode: 137, Reason: "Error", Message: "pod deleted", FinishedAt: metav1.Now()}}
+		}
+	}
+	p.gone = true
+	p.mu.Unlock()
+	p.notify()
+	if len(errs) > 0 {
+		return fmt.Errorf("pod %s/%s: %v", p.spec.Namespace, p.spec.Name, errs)
+	}
+	return nil
+}
+
+// waitGroup waits for wg, at most d.
+func waitGroup(wg *sync.WaitGroup, d time.Duration) bool {
+	ch := make(chan struct{})
+	go func() { wg.Wait(); close(ch) }()
+	select {
+	case <-ch:
+		return true
+	case <-time.After(d):
+		return false
+	}
+}
+
+// notify hands the current status to virtual-kubelet.
+func (p *pod) notify() {
+	if f := p.agent.notifier(); f != nil {
+		f(p.snapshot())
+	}
+}

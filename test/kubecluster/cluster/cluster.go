@@ -1,0 +1,244 @@
+// Package cluster starts the kube test lane's cluster on this machine: an
+// embedded etcd, kube-apiserver, kube-scheduler and kube-controller-manager
+// (built from the k8s.io/kubernetes module, see EnsureBinaries), and N node
+// agents (package agent) that run pods as processes in network namespaces.
+// Everything listens on loopback; pod addresses exist only inside the
+// namespaces it creates. Stop removes every process, namespace, veth and
+// bridge it made.
+package cluster
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	runetcd "github.com/rdmabench/rdmabench/runner/etcd"
+	"github.com/rdmabench/rdmabench/test/kubecluster/agent"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+)
+
+// Options says what to start. The zero value is a 3-node cluster in a
+// temporary folder with binaries from DefaultBinDir.
+type Options struct {
+	// Nodes is the number of node agents; default 3.
+	Nodes int
+	// NodePrefix names the nodes NodePrefix1, NodePrefix2, ...; default
+	// "node-".
+	NodePrefix string
+	// Capacity of each node; default agent.DefaultCapacity().
+	Capacity corev1.ResourceList
+	// WorkDir holds certificates, logs and kubeconfigs; default a new
+	// temporary folder that Stop removes.
+	WorkDir string
+	// BinDir holds kube-apiserver, kube-scheduler and
+	// kube-controller-manager; default DefaultBinDir(). Start builds them
+	// there when missing (EnsureBinaries).
+	BinDir string
+	// Kubeconfig is where the admin kubeconfig is written; default
+	// WorkDir/kubeconfig.
+	Kubeconfig string
+	// PrimaryCIDR and SecondaryCIDR are the pod network and the stand-in
+	// Multus network; defaults 10.244.0.0/16 and 10.245.0.0/16. They exist
+	// only inside the pods' namespaces.
+	PrimaryCIDR, SecondaryCIDR string
+	// BrokenImages fail to pull (ImagePullBackOff) in addition to any image
+	// whose name contains "broken" or "does-not-exist".
+	BrokenImages []string
+	// RootFS maps an image to a root file system its containers chroot
+	// into; nil runs every container on the host's file system.
+	RootFS func(image string) string
+	// BackoffBase and BackoffMax bound the crash-loop back-off (defaults
+	// 1s and 20s).
+	BackoffBase, BackoffMax time.Duration
+	// StartTimeout bounds each start-up wait; default 90s.
+	StartTimeout time.Duration
+	// Log receives progress and the node agents' messages; nil discards.
+	Log io.Writer
+}
+
+// Cluster is a running test cluster.
+type Cluster struct {
+	// Kubeconfig is the admin kubeconfig file's path.
+	Kubeconfig string
+	// WorkDir holds certificates, logs (logs/*.log) and kubeconfigs.
+	WorkDir string
+	// Server is the apiserver's URL.
+	Server string
+
+	opts      Options
+	ownsDir   bool
+	id        string
+	etcd      *runetcd.Server
+	pki       *pki
+	tokens    map[string]string // user → token
+	apiserver *process
+	scheduler *process
+	ctrlmgr   *process
+	fabric    *agent.Fabric
+	agents    []*agent.Agent
+	client    kubernetes.Interface
+	stopOnce  sync.Once
+	stopErr   error
+}
+
+func (o *Options) defaults() error {
+	if o.Nodes == 0 {
+		o.Nodes = 3
+	}
+	if o.NodePrefix == "" {
+		o.NodePrefix = "node-"
+	}
+	if o.Capacity == nil {
+		o.Capacity = agent.DefaultCapacity()
+	}
+	if o.PrimaryCIDR == "" {
+		o.PrimaryCIDR = "10.244.0.0/16"
+	}
+	if o.SecondaryCIDR == "" {
+		o.SecondaryCIDR = "10.245.0.0/16"
+	}
+	if o.StartTimeout == 0 {
+		o.StartTimeout = 90 * time.Second
+	}
+	if o.Log == nil {
+		o.Log = io.Discard
+	}
+	if o.BinDir == "" {
+		d, err := DefaultBinDir()
+		if err != nil {
+			return err
+		}
+		o.BinDir = d
+	}
+	return nil
+}
+
+// Start starts a cluster and returns once the apiserver is ready and every
+// node is Ready. On error everything already started is removed.
+func Start(ctx context.Context, opts Options) (*Cluster, error) {
+	if err := opts.defaults(); err != nil {
+		return nil, err
+	}
+	if err := Available(); err != nil {
+		return nil, err
+	}
+	c := &Cluster{opts: opts, id: randomID(), WorkDir: opts.WorkDir}
+	if c.WorkDir == "" {
+		d, err := os.MkdirTemp("", "rdmabench-kubecluster-*")
+		if err != nil {
+			return nil, err
+		}
+		c.WorkDir, c.ownsDir = d, true
+	}
+	c.Kubeconfig = opts.Kubeconfig
+	if c.Kubeconfig == "" {
+		c.Kubeconfig = filepath.Join(c.WorkDir, "kubeconfig")
+	}
+	if err := c.start(ctx); err != nil {
+		stopErr := c.Stop()
+		if stopErr != nil {
+			err = fmt.Errorf("%w (and cleaning up: %v)", err, stopErr)
+		}
+		return nil, err
+	}
+	return c, nil
+}
+
+func (c *Cluster) start(ctx context.Context) error {
+	for _, d := range []string{"pki", "logs", "nodes"} {
+		if err := os.MkdirAll(filepath.Join(c.WorkDir, d), 0o755); err != nil {
+			return err
+		}
+	}
+	c.logf("building control-plane binaries into %s when missing", c.opts.BinDir)
+	if err := EnsureBinaries(ctx, c.opts.BinDir, nil); err != nil {
+		return err
+	}
+	steps := []struct {
+		name string
+		f    func(context.Context) error
+	}{
+		{"etcd", c.startEtcd},
+		{"credentials", c.writeCredentials},
+		{"kube-apiserver", c.startAPIServer},
+		{"kube-scheduler and kube-controller-manager", c.startControllers},
+		{"nodes", c.startNodes},
+	}
+	for _, s := range steps {
+		t := time.Now()
+		if err := s.f(ctx); err != nil {
+			return fmt.Errorf("start %s: %w", s.name, err)
+		}
+		c.logf("%s up in %s", s.name, time.Since(t).Round(time.Millisecond))
+	}
+	return nil
+}
+
+func (c *Cluster) startEtcd(ctx context.Context) error {
+	srv, err := runetcd.Start(ctx, runetcd.Config{})
+	if err != nil {
+		return err
+	}
+	c.etcd = srv
+	return nil
+}
+
+// Client is an admin clientset (system:masters) for the cluster.
+func (c *Cluster) Client() kubernetes.Interface { return c.client }
+
+// RESTConfig is the admin client configuration (a copy).
+func (c *Cluster) RESTConfig() *rest.Config { return c.restConfig("admin") }
+
+// NodeNames are the nodes' names, in order.
+func (c *Cluster) NodeNames() []string {
+	names := make([]string, 0, len(c.agents))
+	for _, a := range c.agents {
+		names = append(names, a.Name())
+	}
+	return names
+}
+
+// Processes lists every process still running in a pod's network
+// namespace on any node.
+func (c *Cluster) Processes() []agent.ProcessInfo {
+	var out []agent.ProcessInfo
+	for _, a := range c.agents {
+		out = append(out, a.Processes()...)
+	}
+	return out
+}
+
+// NetNSes lists the network namespaces of this cluster that exist on the
+// host now (pods' ones; empty once all pods are gone).
+func (c *Cluster) NetNSes() []string {
+	entries, _ := os.ReadDir("/run/netns")
+	var out []string
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), c.prefix()+"-") {
+			out = append(out, e.Name())
+		}
+	}
+	return out
+}
+
+// prefix starts the names of everything the cluster creates on the host.
+func (c *Cluster) prefix() string { return "kc" + c.id }
+
+func (c *Cluster) logf(format string, args ...any) {
+	fmt.Fprintf(c.opts.Log, "kubecluster: "+format+"\n", args...)
+}
+
+func randomID() string {
+	b := make([]byte, 2)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
