@@ -6,7 +6,7 @@ VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev
 LDFLAGS  := -X main.version=$(VERSION)
 FUZZTIME ?= 60s
 
-.PHONY: build assets test test-go test-report e2e e2e-local e2e-rdma lint clean \
+.PHONY: build assets test test-go test-report e2e e2e-local e2e-rdma e2e-gpu lint clean \
 	fuzz fuzz-scenarios fuzz-parsers bench bench-plan bench-parsers bench-runner bench-report
 
 build: assets
@@ -46,6 +46,12 @@ test-report: assets
 e2e-rdma: build
 	$(MAKE) -C images softroce GO="$(GO)"
 	RDMABENCH_SOFTROCE=$(CURDIR)/.work/softroce $(GO) test -count=1 -timeout 20m -v ./test/e2erdma/
+
+# The GPU lane (not in `make test`: CI has no GPU). On a host with NVIDIA GPUs and
+# nccl-tests on the PATH: rdmabench runs scenarios/gpu-single-host.yaml, the same
+# nccl-tests commands run raw, and the figures are compared (test/e2egpu).
+e2e-gpu: build
+	RDMABENCH_E2E_GPU=1 RDMABENCH_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -v -timeout 20m ./test/e2egpu/
 
 lint:
 	$(GO) vet ./...

@@ -14,7 +14,7 @@ import (
 // who tune NCCL read them; NIC tools in bits per second (Gb/s) to sit beside
 // the line rate.
 func IsCollective(tool string) bool {
-	return strings.HasSuffix(tool, "_perf")
+	return tool == "nccl" || strings.HasSuffix(tool, "_perf")
 }
 
 // FormatBandwidth renders bps in the unit its tool's readers expect.

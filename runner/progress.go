@@ -130,7 +130,7 @@ func (p *progress) done(rep *report.Report) {
 // headline is the result's main figure in words.
 func headline(res report.Result) string {
 	if res.BestBps > 0 {
-		s := units.FormatRate(res.BestBps)
+		s := report.FormatBandwidth(res.Tool, res.BestBps)
 		if res.BestBytes > 0 {
 			s += " @ " + units.FormatSize(res.BestBytes)
 		}

@@ -76,9 +76,13 @@ func defaultTest(t *Test, d *Defaults) {
 }
 
 // defaultRequires: RDMA tools need a device; UCX-based tools over a TCP
-// UCX_TLS and iperf3 do not, so they run on any host.
+// UCX_TLS and iperf3 do not, so they run on any host. nccl is left unset:
+// the planner decides from placement, since ranks on one host need no NIC
+// (NVLink, PCIe peer-to-peer, shared memory) and ranks on several do.
 func defaultRequires(t *Test) string {
 	switch t.Tool {
+	case ToolNCCL:
+		return ""
 	case ToolIperf3:
 		return RequiresTCP
 	case ToolUCXPerftest, ToolNixlbench:

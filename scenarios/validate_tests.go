@@ -123,22 +123,14 @@ func unsatisfiable(pattern string, from, to *Pool) (msg, hint string) {
 }
 
 // ncclRanks checks an nccl test: every endpoint of from (and to) is one
-// job's ranks, so a pattern means nothing and at least 2 GPUs are needed.
-func (v *validator) ncclRanks(path string, t *Test, from, to *Pool) {
+// job's ranks, so a pattern means nothing. One rank is allowed: a host with
+// one GPU still checks that NCCL and nccl-tests work there (sendrecv copies
+// within the GPU; all_reduce and alltoall then report a bus bandwidth of 0,
+// as nccl-tests defines it for one rank).
+func (v *validator) ncclRanks(path string, t *Test, _, _ *Pool) {
 	if v.written(path+".pattern", t, "pattern") {
 		v.keyErrf(path+".pattern", "nccl runs one job whose ranks are every endpoint of from and to; remove pattern",
 			"pattern means nothing for nccl")
-	}
-	if from == nil || (t.To != "" && to == nil) {
-		return
-	}
-	ranks := replicas(from) * max(from.GPUs, 1)
-	if to != nil && to != from {
-		ranks += replicas(to) * max(to.GPUs, 1)
-	}
-	if ranks < 2 && replicas(from) >= 1 {
-		v.errf(path+".from", "give the pool 2 replicas, gpus: 2 or more, or add a to: pool",
-			"nccl needs at least 2 ranks, and pool %q gives %d", from.Name, ranks)
 	}
 }
 
@@ -153,6 +145,9 @@ func (v *validator) testSettings(path string, t *Test) {
 		_ = t.Timeout.Parse() // copied from defaults.timeout, which reports its own problem
 	}
 	v.checkEnv(path+".env", t.Env)
+	if t.Requires == "" && t.Tool == ToolNCCL {
+		return // decided by placement (defaultRequires)
+	}
 	if !v.checkOneOf(path+".requires", t.Requires, "requirements", Requirements) {
 		return
 	}

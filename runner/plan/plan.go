@@ -137,6 +137,9 @@ func (c *compiler) skipReason(t *scenarios.Test, spec tools.Spec, p pairing) str
 	if !p.samePool {
 		ranks += len(p.to)
 	}
+	if rdma && spec.Family == tools.FamilyNCCL && t.Requires == "" && c.oneHost(p) {
+		rdma = false // NVLink, PCIe peer-to-peer and shared memory carry it
+	}
 	for _, idx := range [][]int{p.from, p.to} {
 		for _, e := range idx {
 			ep := c.plan.Endpoints[e]
@@ -150,6 +153,19 @@ func (c *compiler) skipReason(t *scenarios.Test, spec tools.Spec, p pairing) str
 		}
 	}
 	return ""
+}
+
+// oneHost says whether every endpoint of pairing p runs on one host: one
+// endpoint, the local backend, or ssh endpoints naming the same host. Pods
+// are not placed yet at plan time, so several are taken as several hosts.
+func (c *compiler) oneHost(p pairing) bool {
+	var eps []backend.Endpoint
+	for _, idx := range [][]int{p.from, p.to} {
+		for _, e := range idx {
+			eps = append(eps, c.plan.Endpoints[e])
+		}
+	}
+	return tools.OneHost(c.plan.Backend, eps)
 }
 
 // missingBinary is the first binary the test needs on ep that HasBinary

@@ -165,15 +165,30 @@ func TestNCCLCommands(t *testing.T) {
 	one := backend.Endpoint{Name: "ep-0", GPUs: 8}
 	got := build(t, scenarios.Test{Tool: "nccl"}, Leg{Client: one, Server: one, Ranks: []backend.Endpoint{one}})
 	check(t, got, expect{endpoint: "ep-0", role: RoleRank, parse: true,
-		argv: "all_reduce_perf -b 8 -e 1073741824 -f 2 -g 8 -c 1 -J ${out}/nccl.json"})
+		argv: "all_reduce_perf -b 8 -e 1073741824 -f 2 -g 8 -c 1 -J ${out}/nccl.json",
+		env:  map[string]string{"NCCL_DEBUG": "INFO", "NCCL_DEBUG_SUBSYS": "INIT,NET"}})
 
 	ranks := []backend.Endpoint{{Name: "ep-0", GPUs: 4}, {Name: "ep-1", GPUs: 4}}
 	test := scenarios.Test{Tool: "nccl", Args: scenarios.Args{Collective: "alltoall", MinSize: sz("1MiB"), MaxSize: sz("1GiB"), Iterations: 50, DataType: "bfloat16"}}
 	env := func(string) map[string]string { return map[string]string{"NCCL_IB_HCA": "mlx5", "NCCL_DEBUG": "INFO"} }
 	got = build(t, test, Leg{Client: ranks[0], Server: ranks[0], Ranks: ranks, EnvFor: env})
 	check(t, got, expect{endpoint: "ep-0", role: RoleRank, parse: true,
-		argv: "mpirun --allow-run-as-root -np 8 -N 4 -H ${addr:ep-0}:4,${addr:ep-1}:4 -x NCCL_DEBUG -x NCCL_IB_HCA" +
+		argv: "mpirun --allow-run-as-root -np 8 --map-by slot -H ${addr:ep-0}:4,${addr:ep-1}:4 -x NCCL_DEBUG -x NCCL_IB_HCA" +
 			" alltoall_perf -b 1048576 -e 1073741824 -f 2 -g 1 -n 50 -d bfloat16 -c 1 -J ${out}/nccl.json"})
+}
+
+// Endpoints on one host share an address: their slots merge into one -H
+// entry, since Open MPI refuses -H 127.0.0.1:1,127.0.0.1:1 with -N 1 ("more
+// processes than the ppr … PPR: 1:node", issue 13). The debug level the
+// transport evidence needs is added and forwarded.
+func TestNCCLSameHostSlotsMerge(t *testing.T) {
+	ranks := []backend.Endpoint{{Name: "a-0", GPUs: 1, Address: "127.0.0.1"}, {Name: "b-0", GPUs: 1, Address: "127.0.0.1"}}
+	cmds := build(t, scenarios.Test{Tool: "nccl", Args: scenarios.Args{Collective: "sendrecv"}}, Leg{Client: ranks[0], Server: ranks[0], Ranks: ranks})
+	argv := strings.Join(cmds[0].Argv, " ")
+	want := "mpirun --allow-run-as-root -np 2 --map-by slot -H 127.0.0.1:2 -x NCCL_DEBUG -x NCCL_DEBUG_SUBSYS sendrecv_perf"
+	if !strings.HasPrefix(argv, want) {
+		t.Errorf("argv %q\nwant prefix %q", argv, want)
+	}
 }
 
 func TestUCXPerftestCommands(t *testing.T) {

@@ -36,7 +36,7 @@ func NCCLBinary(collective string) string {
 // sshd or an rsh agent reachable on every endpoint), forwarding the
 // environment with -x:
 //
-//	mpirun --allow-run-as-root -np N×G -N G -H ${addr:r0}:G,${addr:r1}:G,…
+//	mpirun --allow-run-as-root -np N×G --map-by slot -H ${addr:r0}:G,${addr:r1}:G,…
 //	  -x NCCL_… all_reduce_perf -b MIN -e MAX -f 2 -g 1 -c 1 -J ${out}/nccl.json
 //
 // MPI rank 0 runs on the first host listed, the launcher's own endpoint, so
@@ -47,13 +47,14 @@ func buildNCCL(leg *Leg) ([]Command, error) {
 		ranks = []backend.Endpoint{leg.Client}
 	}
 	first := ranks[0]
+	env := ncclDebugEnv(leg, first)
 	if len(ranks) == 1 {
 		argv := ncclArgv(leg, gpusOf(first))
-		return []Command{{Endpoint: first.Name, Role: RoleRank, Argv: argv, Parse: true}}, nil
+		return []Command{{Endpoint: first.Name, Role: RoleRank, Argv: argv, Env: env, Parse: true}}, nil
 	}
-	argv := mpirunArgv(leg, ranks)
+	argv := mpirunArgv(leg, ranks, env)
 	argv = append(argv, ncclArgv(leg, 1)...)
-	return []Command{{Endpoint: first.Name, Role: RoleRank, Argv: argv, Parse: true}}, nil
+	return []Command{{Endpoint: first.Name, Role: RoleRank, Argv: argv, Env: env, Parse: true}}, nil
 }
 
 func gpusOf(ep backend.Endpoint) int {
@@ -91,26 +92,47 @@ func ncclArgv(leg *Leg, gpus int) []string {
 	return append(argv, a.Extra...)
 }
 
-func mpirunArgv(leg *Leg, ranks []backend.Endpoint) []string {
-	g := gpusOf(ranks[0])
-	hosts := make([]string, len(ranks))
+// mpirunArgv is the Open MPI launcher of ranks: one slot per GPU, endpoints
+// that share an address (known at plan time for local and ssh endpoints)
+// merged into one host entry (-H 127.0.0.1:2, not
+// 127.0.0.1:1,127.0.0.1:1, which Open MPI counts as one node and refuses
+// under -N 1), ranks placed by slot so that each host gets exactly its
+// slots. The environment is forwarded with -x, names sorted.
+func mpirunArgv(leg *Leg, ranks []backend.Endpoint, extra map[string]string) []string {
+	var order []string
+	slots := map[string]int{}
 	total := 0
-	for i, r := range ranks {
-		hosts[i] = leg.addr(r.Name) + ":" + leg.itoa(gpusOf(r))
+	for _, r := range ranks {
+		a := r.Address // known when planned for local and ssh endpoints
+		if a == "" {
+			a = leg.addr(r.Name) // a pod's, once it runs
+		}
+		if _, seen := slots[a]; !seen {
+			order = append(order, a)
+		}
+		slots[a] += gpusOf(r)
 		total += gpusOf(r)
 	}
-	argv := []string{"mpirun", "--allow-run-as-root", "-np", leg.itoa(total), "-N", leg.itoa(g),
+	hosts := make([]string, len(order))
+	for i, a := range order {
+		hosts[i] = a + ":" + leg.itoa(slots[a])
+	}
+	argv := []string{"mpirun", "--allow-run-as-root", "-np", leg.itoa(total), "--map-by", "slot",
 		"-H", strings.Join(hosts, ",")}
+	keys := make([]string, 0, len(extra))
+	for k := range extra {
+		keys = append(keys, k)
+	}
 	if leg.EnvFor != nil {
-		env := leg.EnvFor(ranks[0].Name)
-		keys := make([]string, 0, len(env))
-		for k := range env {
-			keys = append(keys, k)
+		for k := range leg.EnvFor(ranks[0].Name) {
+			if _, dup := extra[k]; !dup {
+				keys = append(keys, k)
+			}
 		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			argv = append(argv, "-x", k)
-		}
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		argv = append(argv, "-x", k)
 	}
 	return argv
 }
