@@ -150,7 +150,7 @@ func execute(ctx context.Context, o *runOptions, sc *scenarios.Scenario, p *plan
 	fmt.Fprintf(o.stderr, "rdmabench: running %s (%d round(s)) on %s; results in %s\n", sc.Metadata.Name, len(p.Rounds), be.Name(), out)
 	rep, runErr := runner.Run(ctx, runner.Config{
 		Plan: p, Backend: be, Scenario: sc, ScenarioBytes: asRun, ScenarioHash: fileHash(sc.File), OutDir: out, RunID: o.runID,
-		Version: version, Progress: o.stderr, Keep: o.keep,
+		Version: version, Progress: o.stderr, Keep: o.keep, CleanupTimeout: cleanupBound(be),
 		// Line rate and fingerprint are read once the endpoints exist:
 		// pods have no NIC to read before Provision.
 		Discover: func(ctx context.Context, eps []backend.Endpoint) (*report.LineRate, map[string]string) {
@@ -259,4 +259,14 @@ func quiet(err error) error {
 		return silentError{err}
 	}
 	return err
+}
+
+// cleanupBound is how long the clean-up may take: pods take a while to go,
+// and an apiserver that is restarting is waited for (kube); processes are
+// quick (the runner's default).
+func cleanupBound(be backend.Backend) time.Duration {
+	if be.Name() == scenarios.BackendKube {
+		return 3 * time.Minute
+	}
+	return 0
 }

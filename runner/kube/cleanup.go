@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -72,21 +73,33 @@ func Clean(ctx context.Context, client kubernetes.Interface, o CleanOptions) (in
 	}
 	lo := metav1.ListOptions{LabelSelector: sel}
 	var errs []error
-	pods, err := client.CoreV1().Pods(o.Namespace).List(ctx, lo)
+	var pods *corev1.PodList
+	err := retry(ctx, func() (err error) {
+		pods, err = client.CoreV1().Pods(o.Namespace).List(ctx, lo)
+		return err
+	})
 	if err != nil {
 		return 0, fmt.Errorf("kube: listing the run's pods: %w", err)
 	}
 	zero := int64(0)
 	del := metav1.DeleteOptions{GracePeriodSeconds: &zero}
 	for _, p := range pods.Items {
-		if err := client.CoreV1().Pods(p.Namespace).Delete(ctx, p.Name, del); err != nil && !apierrors.IsNotFound(err) {
+		err := retry(ctx, func() error { return client.CoreV1().Pods(p.Namespace).Delete(ctx, p.Name, del) })
+		if err != nil && !apierrors.IsNotFound(err) {
 			errs = append(errs, fmt.Errorf("deleting pod %s/%s: %w", p.Namespace, p.Name, err))
 		}
 	}
-	cms, err := client.CoreV1().ConfigMaps(o.Namespace).List(ctx, lo)
+	var cms *corev1.ConfigMapList
+	err = retry(ctx, func() (err error) {
+		cms, err = client.CoreV1().ConfigMaps(o.Namespace).List(ctx, lo)
+		return err
+	})
 	if err == nil {
 		for _, c := range cms.Items {
-			if err := client.CoreV1().ConfigMaps(c.Namespace).Delete(ctx, c.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			err := retry(ctx, func() error {
+				return client.CoreV1().ConfigMaps(c.Namespace).Delete(ctx, c.Name, metav1.DeleteOptions{})
+			})
+			if err != nil && !apierrors.IsNotFound(err) {
 				errs = append(errs, fmt.Errorf("deleting configmap %s/%s: %w", c.Namespace, c.Name, err))
 			}
 		}
@@ -109,7 +122,11 @@ func deleteNamespaces(ctx context.Context, client kubernetes.Interface, o CleanO
 	if o.RunID != "" {
 		set[LabelRun] = o.RunID
 	}
-	nss, err := client.CoreV1().Namespaces().List(ctx, metav1.ListOptions{LabelSelector: labels.SelectorFromSet(set).String()})
+	var nss *corev1.NamespaceList
+	err := retry(ctx, func() (err error) {
+		nss, err = client.CoreV1().Namespaces().List(ctx, metav1.ListOptions{LabelSelector: labels.SelectorFromSet(set).String()})
+		return err
+	})
 	if err != nil {
 		if apierrors.IsForbidden(err) {
 			return nil
@@ -121,7 +138,8 @@ func deleteNamespaces(ctx context.Context, client kubernetes.Interface, o CleanO
 		if o.Namespace != "" && ns.Name != o.Namespace {
 			continue
 		}
-		if err := client.CoreV1().Namespaces().Delete(ctx, ns.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+		err := retry(ctx, func() error { return client.CoreV1().Namespaces().Delete(ctx, ns.Name, metav1.DeleteOptions{}) })
+		if err != nil && !apierrors.IsNotFound(err) {
 			errs = append(errs, fmt.Errorf("deleting namespace %s: %w", ns.Name, err))
 		}
 	}

@@ -22,8 +22,19 @@ import (
 
 // stream runs argv in the endpoint's pod through the exec subresource
 // (WebSocket, falling back to SPDY on servers that predate it) and returns
-// its exit code; an error is a failure to run it at all.
+// its exit code; an error is a failure to run it at all. An API that
+// cannot be reached (a restarting apiserver) is waited for, bounded.
 func (b *Backend) stream(ctx context.Context, pod string, argv []string, stdout, stderr io.Writer) (int, error) {
+	code := -1
+	err := retry(ctx, func() error {
+		var err error
+		code, err = b.streamOnce(ctx, pod, argv, stdout, stderr)
+		return err
+	})
+	return code, err
+}
+
+func (b *Backend) streamOnce(ctx context.Context, pod string, argv []string, stdout, stderr io.Writer) (int, error) {
 	req := b.client.CoreV1().RESTClient().Post().Resource("pods").Namespace(b.namespace).Name(pod).SubResource("exec").
 		VersionedParams(&corev1.PodExecOptions{Container: container, Command: argv, Stdout: true, Stderr: true}, scheme.ParameterCodec)
 	ws, err := remotecommand.NewWebSocketExecutor(b.config, "GET", req.URL().String())
@@ -169,11 +180,29 @@ func (p *process) run(ctx context.Context, script string, stdout io.Writer) {
 	case err != nil:
 		p.exit.Code = -1
 		p.err = fmt.Errorf("kube: pod %s: %s: the exec stream broke: %w", p.pod, p.argv[0], err)
+		// The tool may still run in the pod with nobody reading it:
+		// end its group once the API answers again.
+		p.killOrphan()
 	}
 	p.stderr.GiveUp(p.pgidKnown)
 	p.b.track(p, false)
 	close(p.done)
 	p.cancel()
+}
+
+// killOrphan kills the process group of a tool whose stream broke.
+func (p *process) killOrphan() {
+	select {
+	case <-p.pgidKnown:
+	default:
+		return
+	}
+	if p.pgid <= 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), retryWindow)
+	defer cancel()
+	_, _ = p.b.stream(ctx, p.pod, []string{"sh", "-c", remote.KillScript(p.pgid, p.b.opts.KillGrace)}, io.Discard, io.Discard)
 }
 
 // Wait returns when the process exits, or kills it when ctx ends.

@@ -51,7 +51,11 @@ func (b *Backend) Provision(ctx context.Context, eps []backend.Endpoint) ([]back
 		if err != nil {
 			return nil, err
 		}
-		if _, err := b.client.CoreV1().Pods(b.namespace).Create(ctx, pod, metav1.CreateOptions{}); err != nil {
+		err = retry(ctx, func() error {
+			_, err := b.client.CoreV1().Pods(b.namespace).Create(ctx, pod, metav1.CreateOptions{})
+			return err
+		})
+		if err != nil {
 			return nil, createError(pod.Name, err)
 		}
 		b.mu.Lock()

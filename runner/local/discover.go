@@ -44,5 +44,5 @@ func (b *Backend) Fingerprint(_ context.Context, ep backend.Endpoint) map[string
 		kernel = strings.TrimSpace(string(k))
 	}
 	inv, _ := nic.Discover(nic.Options{Root: SysRoot, NoGPU: true})
-	return backend.Fingerprint(kernel, inv, ep.Device)
+	return nic.Fingerprint(kernel, inv, ep.Device)
 }

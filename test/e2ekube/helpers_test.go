@@ -94,9 +94,22 @@ func writeScenario(t *testing.T, text string) string {
 	return p
 }
 
-// run runs `rdmabench run` on the test cluster, bounded; onStderr (if
-// set) sees each stderr chunk and may return true to send SIGINT.
-func run(t *testing.T, c *cluster.Cluster, scenario string, bound time.Duration, onStderr func(string) bool, args ...string) result {
+// trigger acts once when rdmabench's stderr so far satisfies when: after
+// a pause, it calls do (default: SIGINT to rdmabench).
+type trigger struct {
+	when  func(stderr string) bool
+	after time.Duration
+	do    func()
+}
+
+// onText is a trigger for the first time text appears on stderr.
+func onText(text string, after time.Duration, do func()) *trigger {
+	return &trigger{when: func(s string) bool { return strings.Contains(s, text) }, after: after, do: do}
+}
+
+// run runs `rdmabench run` on the test cluster, bounded, with an optional
+// trigger on its stderr.
+func run(t *testing.T, c *cluster.Cluster, scenario string, bound time.Duration, trig *trigger, args ...string) result {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "results")
 	ctx, cancel := context.WithTimeout(context.Background(), bound)
@@ -105,11 +118,13 @@ func run(t *testing.T, c *cluster.Cluster, scenario string, bound time.Duration,
 	cmd := exec.CommandContext(ctx, rdmabench, argv...)
 	var stdout bytes.Buffer
 	cmd.Stdout = &stdout
-	se := &watchWriter{on: onStderr}
+	se := &watchWriter{trig: trig}
 	cmd.Stderr = se
-	se.signal = func() {
-		err := cmd.Process.Signal(syscall.SIGINT)
-		t.Logf("SIGINT sent to rdmabench (pid %d): %v", cmd.Process.Pid, err)
+	if trig != nil && trig.do == nil {
+		trig.do = func() {
+			err := cmd.Process.Signal(syscall.SIGINT)
+			t.Logf("SIGINT sent to rdmabench (pid %d): %v", cmd.Process.Pid, err)
+		}
 	}
 	err := cmd.Run()
 	code := 0
@@ -137,9 +152,8 @@ func run(t *testing.T, c *cluster.Cluster, scenario string, bound time.Duration,
 type watchWriter struct {
 	mu     sync.Mutex
 	buf    bytes.Buffer
-	on     func(string) bool
-	signal func()
-	sent   bool
+	trig *trigger
+	sent bool
 }
 
 func (w *watchWriter) String() string {
@@ -152,10 +166,9 @@ func (w *watchWriter) Write(p []byte) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	n, err := w.buf.Write(p)
-	if w.on != nil && !w.sent && w.on(w.buf.String()) {
+	if w.trig != nil && !w.sent && w.trig.when(w.buf.String()) {
 		w.sent = true
-		// Let the legs get going before Ctrl-C.
-		time.AfterFunc(3*time.Second, w.signal)
+		time.AfterFunc(w.trig.after, w.trig.do)
 	}
 	return n, err
 }

@@ -237,7 +237,7 @@ func TestInterruptMidRun(t *testing.T) {
 `
 	sc := tcpScenario("e2e-int", "", long)
 	// Rounds are one test each; "round N/M: long" starts the 60 s legs.
-	r := run(t, c, writeScenario(t, sc), 4*time.Minute, func(s string) bool { return strings.Contains(s, ": long (") }, "--run-id", "int-1")
+	r := run(t, c, writeScenario(t, sc), 4*time.Minute, onText(": long (", 3*time.Second, nil), "--run-id", "int-1")
 	if r.code != 130 {
 		t.Fatalf("exit %d, want 130", r.code)
 	}
@@ -246,6 +246,55 @@ func TestInterruptMidRun(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(r.dir, "results.jsonl")); err != nil {
 		t.Fatal(err)
+	}
+	assertNothingLeft(t, c)
+}
+
+// The apiserver restarts while a leg runs: the legs whose exec streams
+// broke are errors that say so, their tools are killed once the API is
+// back, the next test runs, and the clean-up leaves nothing.
+func TestAPIServerRestartMidRun(t *testing.T) {
+	c := needCluster(t)
+	long := `  - name: long
+    tool: iperf3
+    from: decode
+    to: prefill
+    pattern: many-to-one
+    args:
+      duration: 12s
+  - name: after
+    tool: iperf3
+    from: decode
+    to: prefill
+    pattern: many-to-one
+    args:
+      duration: 1s
+`
+	sc := tcpScenario("e2e-restart", "", long)
+	sc = sc[:strings.Index(sc, "tests:")] + "tests:\n" + long
+	restart := onText(": long (", 3*time.Second, func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		if err := c.RestartAPIServer(ctx); err != nil {
+			t.Errorf("restart apiserver: %v", err)
+		}
+		t.Log("apiserver restarted")
+	})
+	r := run(t, c, writeScenario(t, sc), 4*time.Minute, restart)
+	if r.rep == nil {
+		t.Fatal("no report.json")
+	}
+	verdicts := map[string][]string{}
+	for _, res := range r.rep.Results {
+		verdicts[res.Test] = append(verdicts[res.Test], string(res.Verdict)+": "+res.Reason)
+	}
+	if len(verdicts["long"]) != 2 || len(verdicts["after"]) != 2 {
+		t.Fatalf("results %v: want both tests' legs", verdicts)
+	}
+	for _, v := range verdicts["after"] {
+		if !strings.HasPrefix(v, "pass") {
+			t.Errorf("the test after the restart: %s", v)
+		}
 	}
 	assertNothingLeft(t, c)
 }

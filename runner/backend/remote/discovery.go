@@ -138,5 +138,5 @@ func (d *Discovery) Fingerprint(ctx context.Context, ep backend.Endpoint) map[st
 		kernel = strings.TrimSpace(string(out))
 	}
 	inv, _ := d.Discover(ctx, ep)
-	return backend.Fingerprint(kernel, inv, ep.Device)
+	return nic.Fingerprint(kernel, inv, ep.Device)
 }

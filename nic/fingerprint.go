@@ -1,9 +1,8 @@
-package backend
+package nic
 
 import (
 	"strconv"
 
-	"github.com/rdmabench/rdmabench/nic"
 	"github.com/rdmabench/rdmabench/report"
 )
 
@@ -11,7 +10,7 @@ import (
 // endpoint: the kernel, and the firmware and active MTU of its RDMA device
 // (from inv, which may be nil). compare warns when any of them changed
 // between runs. Nil when nothing is known.
-func Fingerprint(kernel string, inv *nic.Inventory, device string) map[string]string {
+func Fingerprint(kernel string, inv *Inventory, device string) map[string]string {
 	fp := map[string]string{}
 	if kernel != "" {
 		fp[report.FingerprintKernel] = kernel
