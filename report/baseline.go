@@ -88,12 +88,12 @@ func PickBaseline(dirs []string, cur *Report, curPath string) (*BaselineChoice, 
 				reject("fingerprint differs", fmt.Sprintf("%s: %s", m.ID, diff))
 				continue
 			}
-			r, err := LoadSlim(f.Path)
+			r, err := LoadRunIndex(f.Path)
 			if err != nil {
 				reject("unreadable", err.Error())
 				continue
 			}
-			if v := RunVerdict(r); v != VerdictPass || r.Summary.Pass == 0 {
+			if v := r.Verdict; v != VerdictPass || r.Summary.Pass == 0 {
 				s := r.Summary
 				reject("did not pass", fmt.Sprintf("%s: %s, %d pass, %d fail, %d error", m.ID, v, s.Pass, s.Fail, s.Error))
 				continue

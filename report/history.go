@@ -119,20 +119,21 @@ func (s *Series) Format(v float64) string {
 
 // LoadHistory reads every run under dirs (see FindReports) and builds the
 // history: one series per result and size, the statistics and step of
-// each, and the environment changes.
+// each, and the environment changes. Each run is read from its
+// history.idx when that is current, else from report.json (LoadRunIndex).
 func LoadHistory(dirs []string) *History {
 	files, problems := FindReports(dirs)
 	h := &History{Rule: HistoryRule, Runs: make([]HistoryRun, 0, len(files))}
 	for _, p := range problems {
 		h.Warnings = append(h.Warnings, p.Error())
 	}
-	b := newHistoryBuilder(h)
-	loadInOrder(files, func(i int, r *Report, err error) {
+	b := newHistoryBuilder(h, len(files))
+	loadInOrder(files, func(i int, idx *RunIndex, err error) {
 		if err != nil {
 			h.Warnings = append(h.Warnings, err.Error()+"; skipped")
 			return
 		}
-		b.add(files[i].Path, r)
+		b.add(files[i].Path, idx)
 	})
 	b.finish()
 	return h
@@ -142,9 +143,9 @@ func LoadHistory(dirs []string) *History {
 // use); paths name them and reports must be in chronological order.
 func BuildHistory(paths []string, reports []*Report) *History {
 	h := &History{Rule: HistoryRule}
-	b := newHistoryBuilder(h)
+	b := newHistoryBuilder(h, len(reports))
 	for i, r := range reports {
-		b.add(paths[i], r)
+		b.add(paths[i], IndexOf(r))
 	}
 	b.finish()
 	return h
@@ -154,8 +155,11 @@ func BuildHistory(paths []string, reports []*Report) *History {
 type historyBuilder struct {
 	h *History
 	// results maps scenario and compare's result key to its sizes' series.
-	results map[string]*resultSeries
+	results map[seriesKey]*resultSeries
 	last    map[string]*Report // last run of each scenario, for changes
+	// ident is 0, 1, … runs−1: a series measured in every run since its
+	// first has Runs = a slice of it, shared, rather than a copy.
+	ident []int32
 }
 
 type resultSeries struct {
@@ -163,50 +167,69 @@ type resultSeries struct {
 	series []*Series
 }
 
-func newHistoryBuilder(h *History) *historyBuilder {
-	return &historyBuilder{h: h, results: map[string]*resultSeries{}, last: map[string]*Report{}}
+func newHistoryBuilder(h *History, runs int) *historyBuilder {
+	ident := make([]int32, runs)
+	for i := range ident {
+		ident[i] = int32(i)
+	}
+	return &historyBuilder{h: h, results: map[seriesKey]*resultSeries{}, last: map[string]*Report{}, ident: ident}
 }
 
-func (b *historyBuilder) add(path string, r *Report) {
+func (b *historyBuilder) add(path string, idx *RunIndex) {
 	run := int32(len(b.h.Runs))
-	b.h.Runs = append(b.h.Runs, historyRun(path, r))
-	if prev := b.last[r.Run.Scenario]; prev != nil {
-		if what := environmentWarnings(prev, r); len(what) > 0 {
-			b.h.Changes = append(b.h.Changes, HistoryChange{Run: int(run), Time: r.Run.Start, Scenario: r.Run.Scenario, What: shortChanges(what)})
+	b.h.Runs = append(b.h.Runs, historyRun(path, idx))
+	cur := &Report{Run: idx.Run}
+	if prev := b.last[idx.Run.Scenario]; prev != nil {
+		if what := environmentWarnings(prev, cur); len(what) > 0 {
+			b.h.Changes = append(b.h.Changes, HistoryChange{Run: int(run), Time: idx.Run.Start, Scenario: idx.Run.Scenario, What: shortChanges(what)})
 		}
 	}
-	b.last[r.Run.Scenario] = &Report{Run: r.Run}
-	m, keys := indexResults(r.Results)
-	for _, k := range keys {
-		res := m[k]
-		metric := MetricOf(res)
-		est := estimates(res, metric)
-		if len(est) == 0 {
-			continue // nothing measured: the run's verdicts tell why
-		}
-		rk := r.Run.Scenario + "\x00" + k
-		rs := b.results[rk]
+	b.last[idx.Run.Scenario] = cur
+	for i := range idx.Results {
+		ir := &idx.Results[i]
+		k := keyOf(idx.Run.Scenario, ir)
+		rs := b.results[k]
 		if rs == nil {
 			rs = &resultSeries{}
-			b.results[rk] = rs
+			b.results[k] = rs
 		}
-		lr := lineRateBps(res, r)
-		exp, _ := expectationLevel(res.Expectation, metric, lr)
-		for sz, e := range est {
-			s := rs.find(sz)
+		for j, sz := range ir.Sizes {
+			s := rs.find(j, sz)
 			if s == nil {
-				s = &Series{Scenario: r.Run.Scenario, Test: res.Test, Tool: res.Tool, Pair: res.Pair(), Backend: res.Backend,
-					Op: res.Op, Variant: res.Variant, Bytes: sz, Metric: metric}
+				s = &Series{Scenario: idx.Run.Scenario, Test: ir.Test, Tool: ir.Tool, Pair: ir.Pair, Backend: ir.Backend,
+					Op: ir.Op, Variant: ir.Variant, Bytes: sz, Metric: ir.Metric,
+					Values: make([]float64, 0, max(1, len(b.ident)-int(run)))}
 				rs.sizes, rs.series = append(rs.sizes, sz), append(rs.series, s)
 				b.h.Series = append(b.h.Series, s)
 			}
-			s.Runs, s.Values = append(s.Runs, run), append(s.Values, e.Mean)
-			s.LineRateBps, s.Expect = lr, exp
+			s.Values = append(s.Values, ir.Values[j])
+			s.Runs = b.appendRun(s.Runs, run)
+			s.LineRateBps, s.Expect = ir.LineRateBps, ir.Expect
 		}
 	}
 }
 
-func (rs *resultSeries) find(sz int64) *Series {
+// appendRun appends run to a series' Runs: while they are consecutive,
+// as a slice of ident (capacity = length, so a later append copies).
+func (b *historyBuilder) appendRun(runs []int32, run int32) []int32 {
+	if int(run) < len(b.ident) {
+		if len(runs) == 0 {
+			return b.ident[run : run+1 : run+1]
+		}
+		first := runs[0]
+		if runs[len(runs)-1] == run-1 && &runs[0] == &b.ident[first] {
+			return b.ident[first : run+1 : run+1]
+		}
+	}
+	return append(runs, run)
+}
+
+// find is the series of size sz, looked for first at position hint (runs
+// of a result usually list the same sizes in the same order).
+func (rs *resultSeries) find(hint int, sz int64) *Series {
+	if hint < len(rs.sizes) && rs.sizes[hint] == sz {
+		return rs.series[hint]
+	}
 	for i, v := range rs.sizes {
 		if v == sz {
 			return rs.series[i]
@@ -269,10 +292,11 @@ func signOf(s *Series) float64 {
 	return 1
 }
 
-func historyRun(path string, r *Report) HistoryRun {
-	hr := HistoryRun{ID: r.Run.ID, Scenario: r.Run.Scenario, ScenarioHash: r.Run.ScenarioHash, Path: path,
-		Start: r.Run.Start, Version: r.Run.Version, Summary: r.Summary, Verdict: RunVerdict(r),
-		Fingerprint: r.Run.Fingerprint, ToolVersions: r.Run.ToolVersions}
+func historyRun(path string, idx *RunIndex) HistoryRun {
+	r := &idx.Run
+	hr := HistoryRun{ID: r.ID, Scenario: r.Scenario, ScenarioHash: r.ScenarioHash, Path: path,
+		Start: r.Start, Version: r.Version, Summary: idx.Summary, Verdict: idx.Verdict,
+		Fingerprint: r.Fingerprint, ToolVersions: r.ToolVersions}
 	if html := filepath.Join(filepath.Dir(path), "report.html"); fileExists(html) {
 		hr.HTML = html
 	}
