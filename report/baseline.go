@@ -53,7 +53,8 @@ type rejection struct {
 // PickBaseline chooses the baseline of cur (read from curPath) among the
 // runs under dirs, by BaselineRule. Runs are judged from the head of their
 // report.json first (scenario, hash, fingerprint, start), and only the
-// survivors, latest first, are read whole for their verdicts.
+// survivors, latest first, are read for their verdicts (from history.idx when
+// current, else report.json, LoadRunIndex).
 func PickBaseline(dirs []string, cur *Report, curPath string) (*BaselineChoice, error) {
 	files, problems := FindReports(dirs)
 	rejected := map[string]*rejection{}
