@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -68,9 +70,14 @@ type Series struct {
 	// Runs[i] is the index in History.Runs of Values[i]; chronological.
 	Runs   []int32   `json:"runs"`
 	Values []float64 `json:"values"`
-	Latest float64   `json:"latest"`
-	Best   float64   `json:"best"`
-	Median float64   `json:"median"`
+	// While a history is built: the first run, and whether Runs is
+	// written out (a series measured in every run since its first is not:
+	// finish points its Runs into one shared 0, 1, 2 … array).
+	first  int32
+	sparse bool
+	Latest float64 `json:"latest"`
+	Best   float64 `json:"best"`
+	Median float64 `json:"median"`
 	// Noise is the run-to-run noise (a robust standard deviation, see
 	// HistoryRule), in the metric's unit.
 	Noise float64 `json:"noise"`
@@ -158,7 +165,7 @@ type historyBuilder struct {
 	results map[seriesKey]*resultSeries
 	last    map[string]*Report // last run of each scenario, for changes
 	// ident is 0, 1, … runs−1: a series measured in every run since its
-	// first has Runs = a slice of it, shared, rather than a copy.
+	// first has Runs = a slice of it, shared, rather than a copy of its own.
 	ident []int32
 }
 
@@ -197,31 +204,21 @@ func (b *historyBuilder) add(path string, idx *RunIndex) {
 			s := rs.find(j, sz)
 			if s == nil {
 				s = &Series{Scenario: idx.Run.Scenario, Test: ir.Test, Tool: ir.Tool, Pair: ir.Pair, Backend: ir.Backend,
-					Op: ir.Op, Variant: ir.Variant, Bytes: sz, Metric: ir.Metric,
+					Op: ir.Op, Variant: ir.Variant, Bytes: sz, Metric: ir.Metric, first: run,
 					Values: make([]float64, 0, max(1, len(b.ident)-int(run)))}
 				rs.sizes, rs.series = append(rs.sizes, sz), append(rs.series, s)
 				b.h.Series = append(b.h.Series, s)
 			}
+			if !s.sparse && run != s.first+int32(len(s.Values)) {
+				s.Runs, s.sparse = append(make([]int32, 0, len(s.Values)+16), b.ident[s.first:int(s.first)+len(s.Values)]...), true
+			}
+			if s.sparse {
+				s.Runs = append(s.Runs, run)
+			}
 			s.Values = append(s.Values, ir.Values[j])
-			s.Runs = b.appendRun(s.Runs, run)
 			s.LineRateBps, s.Expect = ir.LineRateBps, ir.Expect
 		}
 	}
-}
-
-// appendRun appends run to a series' Runs: while they are consecutive,
-// as a slice of ident (capacity = length, so a later append copies).
-func (b *historyBuilder) appendRun(runs []int32, run int32) []int32 {
-	if int(run) < len(b.ident) {
-		if len(runs) == 0 {
-			return b.ident[run : run+1 : run+1]
-		}
-		first := runs[0]
-		if runs[len(runs)-1] == run-1 && &runs[0] == &b.ident[first] {
-			return b.ident[first : run+1 : run+1]
-		}
-	}
-	return append(runs, run)
 }
 
 // find is the series of size sz, looked for first at position hint (runs
@@ -238,16 +235,31 @@ func (rs *resultSeries) find(hint int, sz int64) *Series {
 	return nil
 }
 
+// finish summarises every series, on every core (they are independent),
+// and sorts them.
 func (b *historyBuilder) finish() {
-	var scratch []float64
-	for _, s := range b.h.Series {
-		scratch = s.summarise(scratch)
-		if s.Step != nil {
-			s.Step.Run = int(s.Runs[s.Step.Index])
-			s.Step.RunID, s.Step.Time = b.h.Runs[s.Step.Run].ID, b.h.Runs[s.Step.Run].Start
-		}
+	ss := b.h.Series
+	workers := max(1, min(runtime.GOMAXPROCS(0), len(ss)/1000))
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func(part []*Series) {
+			defer wg.Done()
+			var scratch []float64
+			for _, s := range part {
+				if !s.sparse {
+					s.Runs = b.ident[s.first : int(s.first)+len(s.Values) : int(s.first)+len(s.Values)]
+				}
+				scratch = s.summarise(scratch)
+				if s.Step != nil {
+					s.Step.Run = int(s.Runs[s.Step.Index])
+					s.Step.RunID, s.Step.Time = b.h.Runs[s.Step.Run].ID, b.h.Runs[s.Step.Run].Start
+				}
+			}
+		}(ss[w*len(ss)/workers : (w+1)*len(ss)/workers])
 	}
-	sortSeries(b.h.Series)
+	wg.Wait()
+	sortSeries(ss)
 }
 
 // sortSeries puts what a reader must see first: series that stepped down

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -42,7 +44,7 @@ func historyJSON(t *testing.T, h *History) []byte {
 	return data
 }
 
-func indexes(t *testing.T, dir string) []string {
+func indexes(t testing.TB, dir string) []string {
 	t.Helper()
 	var out []string
 	filepath.WalkDir(dir, func(p string, e os.DirEntry, err error) error {
@@ -198,4 +200,27 @@ func FuzzHistoryIndexBody(f *testing.F) {
 			}
 		}
 	})
+}
+
+// median by selection is the median of the sorted figures, ties and all.
+func TestMedianSelect(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for n := range 300 {
+		xs := make([]float64, n)
+		for i := range xs {
+			xs[i] = float64(rng.IntN(1 + n/3)) // many ties
+		}
+		sorted := slices.Clone(xs)
+		slices.Sort(sorted)
+		want := 0.0
+		if n > 0 {
+			want = sorted[n/2]
+			if n%2 == 0 {
+				want = (sorted[n/2-1] + sorted[n/2]) / 2
+			}
+		}
+		if got := median(xs); got != want {
+			t.Fatalf("n=%d: median %g, sorted says %g", n, got, want)
+		}
+	}
 }
