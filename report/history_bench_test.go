@@ -113,11 +113,13 @@ func writeNight(dir string, r *Report, base [][]float64, night int) error {
 // as history does); warm: every run has a current history.idx.
 func BenchmarkHistoryYear64(b *testing.B) {
 	dir := historyBenchDir(b)
-	b.Logf("data set: %s, %d runs, %.1f GB (kept between runs; rm -rf it to free the disk)", dir, benchNights, float64(treeSize(dir))/1e9)
+	where := fmt.Sprintf("data set: %s, %d runs, %.1f GB (kept between runs; rm -rf it to free the disk)", dir, benchNights, float64(treeSize(dir))/1e9)
 	b.Run("cold", func(b *testing.B) {
+		b.Log(where)
 		benchHistory(b, dir, func() { removeIndexes(b, dir) })
 	})
 	b.Run("warm", func(b *testing.B) {
+		b.Log(where)
 		if n := len(indexes(b, dir)); n != benchNights {
 			LoadHistory([]string{dir}) // writes them
 		}
