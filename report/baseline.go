@@ -53,7 +53,8 @@ type rejection struct {
 // PickBaseline chooses the baseline of cur (read from curPath) among the
 // runs under dirs, by BaselineRule. Runs are judged from the head of their
 // report.json first (scenario, hash, fingerprint, start), and only the
-// survivors, latest first, are read whole for their verdicts.
+// survivors, latest first, are read for their verdicts (from history.idx when
+// current, else report.json, LoadRunIndex).
 func PickBaseline(dirs []string, cur *Report, curPath string) (*BaselineChoice, error) {
 	files, problems := FindReports(dirs)
 	rejected := map[string]*rejection{}
@@ -88,12 +89,12 @@ func PickBaseline(dirs []string, cur *Report, curPath string) (*BaselineChoice, 
 				reject("fingerprint differs", fmt.Sprintf("%s: %s", m.ID, diff))
 				continue
 			}
-			r, err := LoadSlim(f.Path)
+			r, err := LoadRunIndex(f.Path)
 			if err != nil {
 				reject("unreadable", err.Error())
 				continue
 			}
-			if v := RunVerdict(r); v != VerdictPass || r.Summary.Pass == 0 {
+			if v := r.Verdict; v != VerdictPass || r.Summary.Pass == 0 {
 				s := r.Summary
 				reject("did not pass", fmt.Sprintf("%s: %s, %d pass, %d fail, %d error", m.ID, v, s.Pass, s.Fail, s.Error))
 				continue

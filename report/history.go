@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -68,9 +70,14 @@ type Series struct {
 	// Runs[i] is the index in History.Runs of Values[i]; chronological.
 	Runs   []int32   `json:"runs"`
 	Values []float64 `json:"values"`
-	Latest float64   `json:"latest"`
-	Best   float64   `json:"best"`
-	Median float64   `json:"median"`
+	// While a history is built: the first run, and whether Runs is
+	// written out (a series measured in every run since its first is not:
+	// finish points its Runs into one shared 0, 1, 2 … array).
+	first  int32
+	sparse bool
+	Latest float64 `json:"latest"`
+	Best   float64 `json:"best"`
+	Median float64 `json:"median"`
 	// Noise is the run-to-run noise (a robust standard deviation, see
 	// HistoryRule), in the metric's unit.
 	Noise float64 `json:"noise"`
@@ -119,20 +126,21 @@ func (s *Series) Format(v float64) string {
 
 // LoadHistory reads every run under dirs (see FindReports) and builds the
 // history: one series per result and size, the statistics and step of
-// each, and the environment changes.
+// each, and the environment changes. Each run is read from its
+// history.idx when that is current, else from report.json (LoadRunIndex).
 func LoadHistory(dirs []string) *History {
 	files, problems := FindReports(dirs)
 	h := &History{Rule: HistoryRule, Runs: make([]HistoryRun, 0, len(files))}
 	for _, p := range problems {
 		h.Warnings = append(h.Warnings, p.Error())
 	}
-	b := newHistoryBuilder(h)
-	loadInOrder(files, func(i int, r *Report, err error) {
+	b := newHistoryBuilder(h, len(files))
+	loadInOrder(files, func(i int, idx *RunIndex, err error) {
 		if err != nil {
 			h.Warnings = append(h.Warnings, err.Error()+"; skipped")
 			return
 		}
-		b.add(files[i].Path, r)
+		b.add(files[i].Path, idx)
 	})
 	b.finish()
 	return h
@@ -142,9 +150,9 @@ func LoadHistory(dirs []string) *History {
 // use); paths name them and reports must be in chronological order.
 func BuildHistory(paths []string, reports []*Report) *History {
 	h := &History{Rule: HistoryRule}
-	b := newHistoryBuilder(h)
+	b := newHistoryBuilder(h, len(reports))
 	for i, r := range reports {
-		b.add(paths[i], r)
+		b.add(paths[i], IndexOf(r))
 	}
 	b.finish()
 	return h
@@ -154,8 +162,11 @@ func BuildHistory(paths []string, reports []*Report) *History {
 type historyBuilder struct {
 	h *History
 	// results maps scenario and compare's result key to its sizes' series.
-	results map[string]*resultSeries
+	results map[seriesKey]*resultSeries
 	last    map[string]*Report // last run of each scenario, for changes
+	// ident is 0, 1, … runs−1: a series measured in every run since its
+	// first has Runs = a slice of it, shared, rather than a copy of its own.
+	ident []int32
 }
 
 type resultSeries struct {
@@ -163,50 +174,59 @@ type resultSeries struct {
 	series []*Series
 }
 
-func newHistoryBuilder(h *History) *historyBuilder {
-	return &historyBuilder{h: h, results: map[string]*resultSeries{}, last: map[string]*Report{}}
+func newHistoryBuilder(h *History, runs int) *historyBuilder {
+	ident := make([]int32, runs)
+	for i := range ident {
+		ident[i] = int32(i)
+	}
+	return &historyBuilder{h: h, results: map[seriesKey]*resultSeries{}, last: map[string]*Report{}, ident: ident}
 }
 
-func (b *historyBuilder) add(path string, r *Report) {
+func (b *historyBuilder) add(path string, idx *RunIndex) {
 	run := int32(len(b.h.Runs))
-	b.h.Runs = append(b.h.Runs, historyRun(path, r))
-	if prev := b.last[r.Run.Scenario]; prev != nil {
-		if what := environmentWarnings(prev, r); len(what) > 0 {
-			b.h.Changes = append(b.h.Changes, HistoryChange{Run: int(run), Time: r.Run.Start, Scenario: r.Run.Scenario, What: shortChanges(what)})
+	b.h.Runs = append(b.h.Runs, historyRun(path, idx))
+	cur := &Report{Run: idx.Run}
+	if prev := b.last[idx.Run.Scenario]; prev != nil {
+		if what := environmentWarnings(prev, cur); len(what) > 0 {
+			b.h.Changes = append(b.h.Changes, HistoryChange{Run: int(run), Time: idx.Run.Start, Scenario: idx.Run.Scenario, What: shortChanges(what)})
 		}
 	}
-	b.last[r.Run.Scenario] = &Report{Run: r.Run}
-	m, keys := indexResults(r.Results)
-	for _, k := range keys {
-		res := m[k]
-		metric := MetricOf(res)
-		est := estimates(res, metric)
-		if len(est) == 0 {
-			continue // nothing measured: the run's verdicts tell why
-		}
-		rk := r.Run.Scenario + "\x00" + k
-		rs := b.results[rk]
+	b.last[idx.Run.Scenario] = cur
+	for i := range idx.Results {
+		ir := &idx.Results[i]
+		k := keyOf(idx.Run.Scenario, ir)
+		rs := b.results[k]
 		if rs == nil {
 			rs = &resultSeries{}
-			b.results[rk] = rs
+			b.results[k] = rs
 		}
-		lr := lineRateBps(res, r)
-		exp, _ := expectationLevel(res.Expectation, metric, lr)
-		for sz, e := range est {
-			s := rs.find(sz)
+		for j, sz := range ir.Sizes {
+			s := rs.find(j, sz)
 			if s == nil {
-				s = &Series{Scenario: r.Run.Scenario, Test: res.Test, Tool: res.Tool, Pair: res.Pair(), Backend: res.Backend,
-					Op: res.Op, Variant: res.Variant, Bytes: sz, Metric: metric}
+				s = &Series{Scenario: idx.Run.Scenario, Test: ir.Test, Tool: ir.Tool, Pair: ir.Pair, Backend: ir.Backend,
+					Op: ir.Op, Variant: ir.Variant, Bytes: sz, Metric: ir.Metric, first: run,
+					Values: make([]float64, 0, max(1, len(b.ident)-int(run)))}
 				rs.sizes, rs.series = append(rs.sizes, sz), append(rs.series, s)
 				b.h.Series = append(b.h.Series, s)
 			}
-			s.Runs, s.Values = append(s.Runs, run), append(s.Values, e.Mean)
-			s.LineRateBps, s.Expect = lr, exp
+			if !s.sparse && run != s.first+int32(len(s.Values)) {
+				s.Runs, s.sparse = append(make([]int32, 0, len(s.Values)+16), b.ident[s.first:int(s.first)+len(s.Values)]...), true
+			}
+			if s.sparse {
+				s.Runs = append(s.Runs, run)
+			}
+			s.Values = append(s.Values, ir.Values[j])
+			s.LineRateBps, s.Expect = ir.LineRateBps, ir.Expect
 		}
 	}
 }
 
-func (rs *resultSeries) find(sz int64) *Series {
+// find is the series of size sz, looked for first at position hint (runs
+// of a result usually list the same sizes in the same order).
+func (rs *resultSeries) find(hint int, sz int64) *Series {
+	if hint < len(rs.sizes) && rs.sizes[hint] == sz {
+		return rs.series[hint]
+	}
 	for i, v := range rs.sizes {
 		if v == sz {
 			return rs.series[i]
@@ -215,16 +235,31 @@ func (rs *resultSeries) find(sz int64) *Series {
 	return nil
 }
 
+// finish summarises every series, on every core (they are independent),
+// and sorts them.
 func (b *historyBuilder) finish() {
-	var scratch []float64
-	for _, s := range b.h.Series {
-		scratch = s.summarise(scratch)
-		if s.Step != nil {
-			s.Step.Run = int(s.Runs[s.Step.Index])
-			s.Step.RunID, s.Step.Time = b.h.Runs[s.Step.Run].ID, b.h.Runs[s.Step.Run].Start
-		}
+	ss := b.h.Series
+	workers := max(1, min(runtime.GOMAXPROCS(0), len(ss)/1000))
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func(part []*Series) {
+			defer wg.Done()
+			var scratch []float64
+			for _, s := range part {
+				if !s.sparse {
+					s.Runs = b.ident[s.first : int(s.first)+len(s.Values) : int(s.first)+len(s.Values)]
+				}
+				scratch = s.summarise(scratch)
+				if s.Step != nil {
+					s.Step.Run = int(s.Runs[s.Step.Index])
+					s.Step.RunID, s.Step.Time = b.h.Runs[s.Step.Run].ID, b.h.Runs[s.Step.Run].Start
+				}
+			}
+		}(ss[w*len(ss)/workers : (w+1)*len(ss)/workers])
 	}
-	sortSeries(b.h.Series)
+	wg.Wait()
+	sortSeries(ss)
 }
 
 // sortSeries puts what a reader must see first: series that stepped down
@@ -269,10 +304,11 @@ func signOf(s *Series) float64 {
 	return 1
 }
 
-func historyRun(path string, r *Report) HistoryRun {
-	hr := HistoryRun{ID: r.Run.ID, Scenario: r.Run.Scenario, ScenarioHash: r.Run.ScenarioHash, Path: path,
-		Start: r.Run.Start, Version: r.Run.Version, Summary: r.Summary, Verdict: RunVerdict(r),
-		Fingerprint: r.Run.Fingerprint, ToolVersions: r.Run.ToolVersions}
+func historyRun(path string, idx *RunIndex) HistoryRun {
+	r := &idx.Run
+	hr := HistoryRun{ID: r.ID, Scenario: r.Scenario, ScenarioHash: r.ScenarioHash, Path: path,
+		Start: r.Start, Version: r.Version, Summary: idx.Summary, Verdict: idx.Verdict,
+		Fingerprint: r.Fingerprint, ToolVersions: r.ToolVersions}
 	if html := filepath.Join(filepath.Dir(path), "report.html"); fileExists(html) {
 		hr.HTML = html
 	}

@@ -73,7 +73,7 @@ func FindReports(dirs []string) ([]ReportFile, []error) {
 			continue
 		}
 		seen[p] = true
-		meta, err := readReportHead(p)
+		meta, err := readRunHead(p)
 		if err != nil {
 			problems = append(problems, err)
 			continue
@@ -88,6 +88,17 @@ func FindReports(dirs []string) ([]ReportFile, []error) {
 		return files[i].Path < files[j].Path
 	})
 	return files, problems
+}
+
+// readRunHead is the run metadata of the report.json at path: from the head
+// of its history.idx when that is current, else from report.json's head.
+func readRunHead(path string) (RunMeta, error) {
+	if st, err := os.Stat(path); err == nil {
+		if h, err := readIndexHead(path, st); err == nil {
+			return h.Run, nil
+		}
+	}
+	return readReportHead(path)
 }
 
 // readReportHead reads schemaVersion and run from the start of a
@@ -224,17 +235,17 @@ func decodeSlim(path string, r io.Reader) (*Report, error) {
 	return rep, nil
 }
 
-// loadedRun is one decoded report handed from a loader to the folder.
+// loadedRun is one run's index handed from a loader to the folder.
 type loadedRun struct {
 	index int
-	rep   *Report
+	idx   *RunIndex
 	err   error
 }
 
-// loadInOrder decodes files on every core and calls fold for each in the
-// files' order (chronological), holding at most a few decoded reports at a
-// time so that a year of runs never sits in memory at once.
-func loadInOrder(files []ReportFile, fold func(i int, r *Report, err error)) {
+// loadInOrder reads the files' indexes (LoadRunIndex) on every core and
+// calls fold for each in the files' order (chronological), holding at most
+// a few at a time so that a year of runs never sits in memory at once.
+func loadInOrder(files []ReportFile, fold func(i int, idx *RunIndex, err error)) {
 	workers := max(1, min(runtime.GOMAXPROCS(0), len(files)))
 	window := make(chan struct{}, 2*workers) // decoded but not yet folded
 	jobs := make(chan int)
@@ -245,8 +256,8 @@ func loadInOrder(files []ReportFile, fold func(i int, r *Report, err error)) {
 		go func() {
 			defer wg.Done()
 			for i := range jobs {
-				r, err := LoadSlim(files[i].Path)
-				out <- loadedRun{i, r, err}
+				idx, err := LoadRunIndex(files[i].Path)
+				out <- loadedRun{i, idx, err}
 			}
 		}()
 	}
@@ -269,7 +280,7 @@ func loadInOrder(files []ReportFile, fold func(i int, r *Report, err error)) {
 				break
 			}
 			delete(pending, next)
-			fold(p.index, p.rep, p.err)
+			fold(p.index, p.idx, p.err)
 			<-window
 			next++
 		}

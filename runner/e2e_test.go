@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -88,6 +89,7 @@ func TestRunRealToolsOverTCP(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(out, PlanFile)); err != nil {
 		t.Error(err)
 	}
+	checkHistoryIndex(t, out, saved)
 }
 
 // checkUCX re-reads every repetition's raw client output and compares.
@@ -147,4 +149,25 @@ type testWriter struct{ t *testing.T }
 func (w testWriter) Write(p []byte) (int, error) {
 	w.t.Log(strings.TrimRight(string(p), "\n"))
 	return len(p), nil
+}
+
+// checkHistoryIndex: the run wrote history.idx beside report.json, current
+// (history reads it without rewriting it) and holding report.json's figures.
+func checkHistoryIndex(t *testing.T, out string, saved *report.Report) {
+	t.Helper()
+	p := filepath.Join(out, IndexFile)
+	before, err := os.Stat(p)
+	if err != nil {
+		t.Fatalf("no history index: %v", err)
+	}
+	idx, err := report.LoadRunIndex(filepath.Join(out, ReportFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after, err := os.Stat(p); err != nil || !after.ModTime().Equal(before.ModTime()) {
+		t.Errorf("history.idx was not current: rewritten (%v)", err)
+	}
+	if want := report.IndexOf(saved); !reflect.DeepEqual(idx.Results, want.Results) || idx.Verdict != want.Verdict || len(idx.Results) == 0 {
+		t.Errorf("history.idx results %+v, report.json's %+v", idx.Results, want.Results)
+	}
 }

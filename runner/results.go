@@ -19,6 +19,7 @@ const (
 	PlanFile     = "plan.json"
 	ResultsFile  = "results.jsonl"
 	ReportFile   = "report.json"
+	IndexFile    = report.HistoryIndexFile
 	RawDir       = "raw"
 )
 
@@ -113,8 +114,16 @@ func (d *resultsDir) scratchDir(job string, leg, rep int) string {
 	return filepath.Join(d.dir, RawDir, sanitize(job), fmt.Sprintf("%d-%d-files", leg, rep))
 }
 
+// saveReport writes report.json and, beside it, history.idx (what
+// `rdmabench history` reads instead of report.json while it is current).
+// The index is best effort: history derives it again when it is missing.
 func (d *resultsDir) saveReport(r *report.Report) error {
-	return report.Save(filepath.Join(d.dir, ReportFile), r)
+	p := filepath.Join(d.dir, ReportFile)
+	if err := report.Save(p, r); err != nil {
+		return err
+	}
+	_ = report.WriteHistoryIndex(p, r)
+	return nil
 }
 
 func (d *resultsDir) close() error {

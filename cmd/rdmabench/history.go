@@ -30,6 +30,8 @@ where it stepped down; --html writes one offline page with a trend chart per
 series (the worst first) and links to each run's report.
 
 A report.json that cannot be read is a warning naming it; the others are used.
+Each run is read from its history.idx (written by run, and here for a run that
+has none) while that is current, else from report.json.
 
 ` + report.HistoryRule + `.
 

@@ -140,3 +140,36 @@ func TestCompareBaselineAuto(t *testing.T) {
 		t.Errorf("one argument: exit %d: %s", code, stderr)
 	}
 }
+
+// `history -o json` prints the same whether the runs have their
+// history.idx or not: the first pass reads report.json and writes them,
+// the second reads them.
+func TestHistoryCmdSameWithIndex(t *testing.T) {
+	dir := t.TempDir()
+	for i := range 16 {
+		gbps, fw := 390.0+float64(i%3), "28.43.1014"
+		if i >= 9 {
+			gbps, fw = 300+float64(i%3), "28.44.1000"
+		}
+		verdict := report.VerdictPass
+		if i == 4 {
+			verdict = report.VerdictFail
+		}
+		saveRun(t, dir, nightRun(i, gbps, verdict, fw))
+	}
+	idx := filepath.Join(dir, "nightly-07", report.HistoryIndexFile)
+	if _, err := os.Stat(idx); err == nil {
+		t.Fatal("history.idx before any history")
+	}
+	code, cold, stderr := runInTempDir(t, "history", dir, "-o", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if _, err := os.Stat(idx); err != nil {
+		t.Fatalf("cold history wrote no index: %v", err)
+	}
+	code, warm, stderr := runInTempDir(t, "history", dir, "-o", "json")
+	if code != 0 || warm != cold || !strings.Contains(cold, `"changes"`) {
+		t.Errorf("exit %d %s; with the index:\n%s\nwithout:\n%s", code, stderr, warm, cold)
+	}
+}
