@@ -16,6 +16,9 @@ import (
 // already set such tests aside; this is the runner's own check, by
 // Config.HasRDMA, else the backend's, else (local) this host's devices.
 func (r *run) skipReason(job *plan.Job) (bool, string) {
+	if skip, why := r.gpuSkipReason(job); skip {
+		return true, why
+	}
 	if !needsRDMA(r.tests[job.Test], job.Tool) {
 		return false, ""
 	}

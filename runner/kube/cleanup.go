@@ -32,8 +32,11 @@ func (b *Backend) Cleanup(ctx context.Context) error {
 	}
 	wg.Wait()
 	b.mu.Lock()
-	createdNS := b.createdNS
+	createdNS, created := b.createdNS, b.ownerCreated || len(b.pods) > 0
 	b.mu.Unlock()
+	if !created && !createdNS {
+		return nil // nothing was made: nothing to look for
+	}
 	n, err := Clean(ctx, b.client, CleanOptions{Namespace: b.namespace, RunID: b.opts.RunID, Wait: b.opts.DeleteTimeout, DeleteNamespaces: createdNS})
 	if n > 0 {
 		b.progressf("removed %d pod(s) of run %s from namespace %s", n, b.opts.RunID, b.namespace)

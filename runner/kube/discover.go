@@ -47,3 +47,12 @@ func (b *Backend) provisioned(ep backend.Endpoint) bool {
 	p, ok := b.pods[ep.Name]
 	return ok && p.node != ""
 }
+
+// HasGPU reports whether the endpoint's pod sees a GPU device. Before the
+// pods exist it says yes (the runner asks again once they run).
+func (b *Backend) HasGPU(ctx context.Context, ep backend.Endpoint) bool {
+	if !b.provisioned(ep) {
+		return true
+	}
+	return b.disc.HasGPU(ctx, ep)
+}

@@ -22,11 +22,15 @@ const DefaultStartupTimeout = 5 * time.Minute
 // cluster's own reason; the run exits 3.
 type StartupError struct {
 	Pod    string
+	Kind   string // what could not be made: "pod" (default), "configmap"
 	Reason string // FailedScheduling, ImagePullBackOff, CrashLoopBackOff, Forbidden, Timeout …
 	Msg    string
 }
 
 func (e *StartupError) Error() string {
+	if e.Kind != "" && e.Kind != "pod" {
+		return fmt.Sprintf("kube: %s %s cannot be created: %s: %s", e.Kind, e.Pod, e.Reason, e.Msg)
+	}
 	return fmt.Sprintf("kube: pod %s cannot start: %s: %s", e.Pod, e.Reason, e.Msg)
 }
 
@@ -151,7 +155,9 @@ func (b *Backend) createOwner(ctx context.Context) (*metav1.OwnerReference, erro
 	}
 	got, err := b.client.CoreV1().ConfigMaps(b.namespace).Create(ctx, cm, metav1.CreateOptions{})
 	if err != nil {
-		return nil, createError(cm.Name, err)
+		se := createError(cm.Name, err)
+		se.Kind = "configmap"
+		return nil, se
 	}
 	b.mu.Lock()
 	b.ownerCreated = true
@@ -161,7 +167,7 @@ func (b *Backend) createOwner(ctx context.Context) (*metav1.OwnerReference, erro
 
 // createError turns a refused create (quota, admission, RBAC) into a
 // startup error with the API's own message.
-func createError(name string, err error) error {
+func createError(name string, err error) *StartupError {
 	reason := "CreateFailed"
 	switch {
 	case apierrors.IsForbidden(err):

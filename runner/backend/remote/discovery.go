@@ -140,3 +140,12 @@ func (d *Discovery) Fingerprint(ctx context.Context, ep backend.Endpoint) map[st
 	inv, _ := d.Discover(ctx, ep)
 	return nic.Fingerprint(kernel, inv, ep.Device)
 }
+
+// HasGPU reports whether ep sees an NVIDIA GPU device file (/dev/nvidiaN),
+// as a pod given nvidia.com/gpu or a GPU host does.
+func (d *Discovery) HasGPU(ctx context.Context, ep backend.Endpoint) bool {
+	gctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	out, err := d.Exec(gctx, ep, []string{"sh", "-c", "ls /dev/ | grep -c '^nvidia[0-9]' || true"})
+	return err == nil && strings.TrimSpace(string(out)) != "0" && strings.TrimSpace(string(out)) != ""
+}

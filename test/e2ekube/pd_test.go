@@ -1,0 +1,52 @@
+package e2ekube
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rdmabench/rdmabench/report"
+)
+
+// The product's headline scenario, shipped as is, on the test cluster:
+// four pods on four nodes (prefill and decode avoid each other), the
+// secondary network attached; every test needs RDMA or GPUs the test
+// nodes do not have, so each is skipped with its reason, none is an error.
+func TestShippedPDDisaggOnTheTestCluster(t *testing.T) {
+	c := needCluster(t)
+	createNamespace(t, c, "e2e-pd")
+	createNAD(t, c, "e2e-pd", "rdma-sriov")
+	r := run(t, c, "../../scenarios/pd-disagg.yaml", 4*time.Minute, nil, "-n", "e2e-pd")
+	if r.code != 0 || r.rep == nil {
+		t.Fatalf("exit %d", r.code)
+	}
+	if len(r.rep.Endpoints) != 4 {
+		t.Fatalf("%d endpoints, want 4", len(r.rep.Endpoints))
+	}
+	nodes := map[string]bool{}
+	for _, ep := range r.rep.Endpoints {
+		nodes[ep.Node] = true
+		if ep.Network != "e2e-pd/rdma-sriov" || ep.Interface == "" {
+			t.Errorf("endpoint %+v: want the rdma-sriov network's address", ep)
+		}
+	}
+	if len(nodes) != 4 {
+		t.Errorf("pods on %d nodes, want 4 (anti-affinity and avoidPools)", len(nodes))
+	}
+	tests := map[string]bool{}
+	for _, res := range r.rep.Results {
+		tests[res.Test] = true
+		if res.Verdict != report.VerdictSkipped || res.Reason == "" {
+			t.Errorf("%s: %s %q; want skipped with a reason", res.Test, res.Verdict, res.Reason)
+		}
+	}
+	for _, name := range []string{"rping", "write-bw", "kv-read", "nccl-sendrecv"} {
+		if !tests[name] {
+			t.Errorf("no result for %s", name)
+		}
+	}
+	if !strings.Contains(r.stderr, "4/4 pods ready") {
+		t.Error("no readiness progress on stderr")
+	}
+	assertNothingLeft(t, c)
+}
