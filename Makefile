@@ -7,7 +7,7 @@ LDFLAGS  := -X main.version=$(VERSION)
 FUZZTIME ?= 60s
 
 .PHONY: build assets test test-go test-report e2e e2e-local e2e-rdma e2e-gpu lint clean \
-	fuzz fuzz-scenarios fuzz-parsers bench bench-plan bench-parsers bench-runner bench-report
+	fuzz fuzz-scenarios fuzz-parsers bench bench-plan bench-parsers bench-runner bench-report bench-kube
 
 build: assets
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/rdmabench
@@ -67,7 +67,7 @@ fuzz-parsers:
 		$(GO) test ./parsers -run '^$$' -fuzz "^$$f\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 5s || exit 1; done
 
 # ---- benchmarks (figures quoted in the README) ------------------------------
-bench: bench-plan bench-parsers bench-runner bench-report
+bench: bench-plan bench-parsers bench-runner bench-report bench-kube
 # Planning a 512-endpoint all-to-all (time, memory, allocations).
 bench-plan:
 	$(GO) test -run '^$$' -bench CompileAllToAll512 -benchmem -count 3 ./runner/plan/
@@ -80,6 +80,10 @@ bench-runner:
 # HTML size and Chromium render time of a 64-endpoint all-to-all report.
 bench-report: assets
 	$(GO) test -run '^$$' -bench 'HTML' -benchtime 5x ./report/
+
+# Pods to Ready (8, 64) and harness overhead per job on the kube test cluster.
+bench-kube:
+	$(GO) test ./test/e2ekube -run '^$$' -bench 'PodsToReady|KubeHarnessOverhead' -benchtime 2x -timeout 20m
 
 clean:
 	rm -rf bin results .work

@@ -121,7 +121,16 @@ func (b *Backend) place(ep *backend.Endpoint, pod *corev1.Pod) error {
 // ensureNamespace creates the namespace when it does not exist, labelled
 // as the run's, so that only a namespace rdmabench created is deleted.
 func (b *Backend) ensureNamespace(ctx context.Context) error {
-	_, err := b.client.CoreV1().Namespaces().Get(ctx, b.namespace, metav1.GetOptions{})
+	ns, err := b.client.CoreV1().Namespaces().Get(ctx, b.namespace, metav1.GetOptions{})
+	if err == nil && ns.DeletionTimestamp != nil {
+		// An earlier run's namespace still terminating: nothing can be
+		// created in it, so wait until it is gone and make it anew.
+		b.progressf("namespace %s is being deleted (an earlier run's); waiting for it to go", b.namespace)
+		if err = b.waitNamespaceGone(ctx); err != nil {
+			return err
+		}
+		_, err = b.client.CoreV1().Namespaces().Get(ctx, b.namespace, metav1.GetOptions{})
+	}
 	if err == nil {
 		return nil
 	}
@@ -134,7 +143,7 @@ func (b *Backend) ensureNamespace(ctx context.Context) error {
 	}
 	labels := b.runLabels()
 	labels[LabelCreatedBy] = managedBy
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: b.namespace, Labels: labels}}
+	ns = &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: b.namespace, Labels: labels}}
 	if _, err := b.client.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		return fmt.Errorf("kube: creating namespace %s: %w (create it beforehand, or grant create on namespaces)", b.namespace, err)
 	}
@@ -178,4 +187,21 @@ func createError(name string, err error) *StartupError {
 		reason = "AlreadyExists"
 	}
 	return &StartupError{Pod: name, Reason: reason, Msg: err.Error()}
+}
+
+// waitNamespaceGone waits, bounded, until a terminating namespace is gone.
+func (b *Backend) waitNamespaceGone(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, b.opts.DeleteTimeout)
+	defer cancel()
+	for {
+		_, err := b.client.CoreV1().Namespaces().Get(ctx, b.namespace, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("kube: namespace %s is still terminating after %s: wait for it, or use another namespace (-n)", b.namespace, b.opts.DeleteTimeout)
+		case <-time.After(b.opts.PollInterval):
+		}
+	}
 }
