@@ -150,8 +150,8 @@ func run(t *testing.T, c *cluster.Cluster, scenario string, bound time.Duration,
 // field, not embedded: an embedded bytes.Buffer's ReadFrom would let
 // io.Copy bypass Write.
 type watchWriter struct {
-	mu     sync.Mutex
-	buf    bytes.Buffer
+	mu   sync.Mutex
+	buf  bytes.Buffer
 	trig *trigger
 	sent bool
 }
