@@ -55,3 +55,11 @@ func BackendHasRDMA(ctx context.Context, be backend.Backend) func(backend.Endpoi
 	}
 	return func(backend.Endpoint) bool { ok, _ := DetectRDMA(); return ok }
 }
+
+// EtcdHoster is implemented by backends whose endpoints cannot reach an
+// etcd on this host (pods): they run nixlbench's etcd beside the
+// endpoints and return the URL the tools use and the one this process
+// uses (a port-forward), removing it in Cleanup.
+type EtcdHoster interface {
+	StartEtcd(ctx context.Context) (toolURL, localURL string, err error)
+}

@@ -168,16 +168,27 @@ func (r *run) prepare(ctx context.Context, rep *report.Report) error {
 // startEtcd starts the embedded etcd (or connects to Config.EtcdURL).
 func (r *run) startEtcd(ctx context.Context) error {
 	r.etcdURL = r.cfg.EtcdURL
-	if r.etcdURL == "" {
+	local := r.etcdURL
+	switch h, hosted := r.cfg.Backend.(EtcdHoster); {
+	case r.etcdURL != "":
+	case hosted:
+		// The endpoints cannot reach this host (pods): the backend runs
+		// the etcd beside them and gives the runner its own way in.
+		tools, runner, err := h.StartEtcd(ctx)
+		if err != nil {
+			return fmt.Errorf("etcd for nixlbench on %s: %w", r.cfg.Backend.Name(), err)
+		}
+		r.etcdURL, local = tools, runner
+	default:
 		srv, err := runetcd.Start(ctx, runetcd.Config{})
 		if err != nil {
 			return fmt.Errorf("embedded etcd for nixlbench: %w", err)
 		}
-		r.etcdSrv, r.etcdURL = srv, srv.URL
+		r.etcdSrv, r.etcdURL, local = srv, srv.URL, srv.URL
 	}
-	c, err := runetcd.NewClient(r.etcdURL)
+	c, err := runetcd.NewClient(local)
 	if err != nil {
-		return fmt.Errorf("etcd client for %s: %w", r.etcdURL, err)
+		return fmt.Errorf("etcd client for %s: %w", local, err)
 	}
 	r.etcd = c
 	return nil

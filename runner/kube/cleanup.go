@@ -32,6 +32,10 @@ func (b *Backend) Cleanup(ctx context.Context) error {
 	}
 	wg.Wait()
 	b.mu.Lock()
+	for _, stop := range b.stops {
+		close(stop)
+	}
+	b.stops = nil
 	createdNS, created := b.createdNS, b.ownerCreated || len(b.pods) > 0
 	b.mu.Unlock()
 	if !created && !createdNS {
@@ -104,6 +108,21 @@ func Clean(ctx context.Context, client kubernetes.Interface, o CleanOptions) (in
 			})
 			if err != nil && !apierrors.IsNotFound(err) {
 				errs = append(errs, fmt.Errorf("deleting configmap %s/%s: %w", c.Namespace, c.Name, err))
+			}
+		}
+	}
+	var svcs *corev1.ServiceList
+	err = retry(ctx, func() (err error) {
+		svcs, err = client.CoreV1().Services(o.Namespace).List(ctx, lo)
+		return err
+	})
+	if err == nil {
+		for _, sv := range svcs.Items {
+			err := retry(ctx, func() error {
+				return client.CoreV1().Services(sv.Namespace).Delete(ctx, sv.Name, metav1.DeleteOptions{})
+			})
+			if err != nil && !apierrors.IsNotFound(err) {
+				errs = append(errs, fmt.Errorf("deleting service %s/%s: %w", sv.Namespace, sv.Name, err))
 			}
 		}
 	}

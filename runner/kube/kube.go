@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
@@ -79,6 +80,8 @@ type Backend struct {
 	createdNS    bool
 	ownerCreated bool
 	binaries     map[string]bool // "endpoint\x00binary" → found
+	owner        *metav1.OwnerReference
+	stops        []chan struct{} // port-forwards to end in Cleanup
 }
 
 // podInfo is what the backend keeps of a provisioned pod.

@@ -46,7 +46,7 @@ func (b *Backend) Provision(ctx context.Context, eps []backend.Endpoint) ([]back
 	if err := b.checkNetworks(ctx); err != nil {
 		return nil, err
 	}
-	owner, err := b.createOwner(ctx)
+	owner, err := b.ensureOwner(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -154,10 +154,16 @@ func (b *Backend) ensureNamespace(ctx context.Context) error {
 	return nil
 }
 
-// createOwner makes the run's ConfigMap, which owns every pod: deleting
-// it (or the namespace) lets the garbage collector remove the rest, even
-// after a crash that skipped the clean-up.
-func (b *Backend) createOwner(ctx context.Context) (*metav1.OwnerReference, error) {
+// ensureOwner makes the run's ConfigMap once, which owns every pod and
+// service: deleting it (or the namespace) lets the garbage collector
+// remove the rest, even after a crash that skipped the clean-up.
+func (b *Backend) ensureOwner(ctx context.Context) (*metav1.OwnerReference, error) {
+	b.mu.Lock()
+	owner := b.owner
+	b.mu.Unlock()
+	if owner != nil {
+		return owner, nil
+	}
 	cm := &corev1.ConfigMap{
 		ObjectMeta: metav1.ObjectMeta{Name: b.ownerName(), Namespace: b.namespace, Labels: b.runLabels()},
 		Data:       map[string]string{"scenario": b.sc.Metadata.Name, "run": b.opts.RunID},
@@ -168,10 +174,11 @@ func (b *Backend) createOwner(ctx context.Context) (*metav1.OwnerReference, erro
 		se.Kind = "configmap"
 		return nil, se
 	}
+	owner = &metav1.OwnerReference{APIVersion: "v1", Kind: "ConfigMap", Name: got.Name, UID: got.UID}
 	b.mu.Lock()
-	b.ownerCreated = true
+	b.ownerCreated, b.owner = true, owner
 	b.mu.Unlock()
-	return &metav1.OwnerReference{APIVersion: "v1", Kind: "ConfigMap", Name: got.Name, UID: got.UID}, nil
+	return owner, nil
 }
 
 // createError turns a refused create (quota, admission, RBAC) into a

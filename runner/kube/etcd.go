@@ -1,0 +1,165 @@
+package kube
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/httpstream"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/client-go/tools/portforward"
+	"k8s.io/client-go/transport/spdy"
+)
+
+// Labels and port of nixlbench's etcd in the cluster.
+const (
+	LabelRole = "rdmabench.io/role"
+	roleEtcd  = "etcd"
+	etcdPort  = 2379
+)
+
+// etcdScript starts the same embedded etcd as `rdmabench etcd`, listening
+// on the pod's addresses and advertising its own IP (from the downward
+// API), so nixlbench in other pods can reach it.
+const etcdScript = `exec rdmabench etcd --listen-client-urls http://0.0.0.0:2379 --advertise-client-urls "http://${POD_IP}:2379"`
+
+func (b *Backend) etcdName() string { return "rdmabench-" + b.opts.RunID + "-etcd" }
+
+// StartEtcd runs nixlbench's etcd in the cluster for this run: a pod from
+// the tools image (which holds rdmabench) and a Service naming it, both
+// labelled with the run and removed by Cleanup. It returns the URL the
+// tools use (the pod's IP: it needs neither cluster DNS nor kube-proxy)
+// and a local URL for the runner's own client, through a port-forward.
+func (b *Backend) StartEtcd(ctx context.Context) (toolURL, localURL string, err error) {
+	owner, err := b.ensureOwner(ctx)
+	if err != nil {
+		return "", "", err
+	}
+	labels := b.runLabels()
+	labels[LabelRole] = roleEtcd
+	grace := int64(2)
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: b.etcdName(), Namespace: b.namespace, Labels: labels,
+			OwnerReferences: []metav1.OwnerReference{*owner}},
+		Spec: corev1.PodSpec{
+			Containers: []corev1.Container{{
+				Name: container, Image: b.sc.Cluster.Image, ImagePullPolicy: corev1.PullPolicy(b.sc.Cluster.ImagePullPolicy),
+				Command: []string{"sh", "-c", etcdScript},
+				Env: []corev1.EnvVar{{Name: "POD_IP", ValueFrom: &corev1.EnvVarSource{
+					FieldRef: &corev1.ObjectFieldSelector{FieldPath: "status.podIP"}}}},
+				Ports: []corev1.ContainerPort{{Name: "client", ContainerPort: etcdPort}},
+			}},
+			TerminationGracePeriodSeconds: &grace,
+			NodeSelector:                  b.sc.Cluster.NodeSelector,
+			Tolerations:                   tolerations(b.sc.Cluster.Tolerations),
+			ServiceAccountName:            b.sc.Cluster.ServiceAccount,
+			EnableServiceLinks:            new(bool),
+		},
+	}
+	for _, s := range b.sc.Cluster.ImagePullSecrets {
+		pod.Spec.ImagePullSecrets = append(pod.Spec.ImagePullSecrets, corev1.LocalObjectReference{Name: s})
+	}
+	if err := retry(ctx, func() error {
+		_, err := b.client.CoreV1().Pods(b.namespace).Create(ctx, pod, metav1.CreateOptions{})
+		return err
+	}); err != nil {
+		return "", "", createError(pod.Name, err)
+	}
+	svc := &corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{Name: b.etcdName(), Namespace: b.namespace, Labels: labels,
+			OwnerReferences: []metav1.OwnerReference{*owner}},
+		Spec: corev1.ServiceSpec{Selector: map[string]string{LabelRun: b.opts.RunID, LabelRole: roleEtcd},
+			Ports: []corev1.ServicePort{{Name: "client", Port: etcdPort, TargetPort: intstr.FromInt32(etcdPort)}}},
+	}
+	if _, err := b.client.CoreV1().Services(b.namespace).Create(ctx, svc, metav1.CreateOptions{}); err != nil {
+		se := createError(svc.Name, err)
+		se.Kind = "service"
+		return "", "", se
+	}
+	timeout := DefaultStartupTimeout
+	if d := b.sc.Cluster.StartupTimeout.Value; d > 0 {
+		timeout = d
+	}
+	wctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	ready, err := b.waitPodReady(wctx, pod.Name)
+	if err != nil {
+		return "", "", err
+	}
+	local, err := b.portForward(pod.Name, etcdPort)
+	if err != nil {
+		return "", "", err
+	}
+	b.progressf("etcd for nixlbench: pod %s (%s:%d), service %s", pod.Name, ready.Status.PodIP, etcdPort, svc.Name)
+	return fmt.Sprintf("http://%s:%d", ready.Status.PodIP, etcdPort), "http://" + local, nil
+}
+
+// waitPodReady waits for one pod, failing fast as Provision does.
+func (b *Backend) waitPodReady(ctx context.Context, name string) (*corev1.Pod, error) {
+	firstSeen := map[string]time.Time{}
+	for {
+		p, err := b.client.CoreV1().Pods(b.namespace).Get(ctx, name, metav1.GetOptions{})
+		if err == nil {
+			if podReady(p) {
+				return p, nil
+			}
+			if err := b.podProblem(ctx, p, firstSeen); err != nil {
+				return nil, err
+			}
+		}
+		select {
+		case <-ctx.Done():
+			state := "not found"
+			if p != nil {
+				state = podState(p)
+			}
+			return nil, &StartupError{Pod: name, Reason: "StartupTimeout", Msg: "not ready (" + state + ") within cluster.startupTimeout"}
+		case <-time.After(b.opts.PollInterval):
+		}
+	}
+}
+
+// portForward forwards a free local port to the pod's port through the
+// API (WebSocket tunnelling, SPDY fallback) until Cleanup, and returns
+// 127.0.0.1:PORT.
+func (b *Backend) portForward(pod string, port int) (string, error) {
+	req := b.client.CoreV1().RESTClient().Post().Resource("pods").Namespace(b.namespace).Name(pod).SubResource("portforward")
+	transport, upgrader, err := spdy.RoundTripperFor(b.config)
+	if err != nil {
+		return "", err
+	}
+	dialer := spdy.NewDialer(upgrader, &http.Client{Transport: transport}, "POST", req.URL())
+	if ws, err := portforward.NewSPDYOverWebsocketDialer(req.URL(), b.config); err == nil {
+		dialer = portforward.NewFallbackDialer(ws, dialer, func(err error) bool {
+			return httpstream.IsUpgradeFailure(err) || httpstream.IsHTTPSProxyError(err)
+		})
+	}
+	stop, ready := make(chan struct{}), make(chan struct{})
+	fw, err := portforward.NewOnAddresses(dialer, []string{"127.0.0.1"}, []string{fmt.Sprintf("0:%d", port)}, stop, ready, io.Discard, io.Discard)
+	if err != nil {
+		return "", err
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- fw.ForwardPorts() }()
+	select {
+	case <-ready:
+	case err := <-errc:
+		return "", fmt.Errorf("kube: port-forward to pod %s:%d: %w", pod, port, err)
+	case <-time.After(30 * time.Second):
+		close(stop)
+		return "", fmt.Errorf("kube: port-forward to pod %s:%d: not ready after 30s", pod, port)
+	}
+	ports, err := fw.GetPorts()
+	if err != nil || len(ports) == 0 {
+		close(stop)
+		return "", fmt.Errorf("kube: port-forward to pod %s:%d: no local port: %v", pod, port, err)
+	}
+	b.mu.Lock()
+	b.stops = append(b.stops, stop)
+	b.mu.Unlock()
+	return fmt.Sprintf("127.0.0.1:%d", ports[0].Local), nil
+}
