@@ -124,7 +124,7 @@ func substituteLocal(args []string) []string {
 	out := make([]string, len(args))
 	for i, a := range args {
 		if strings.HasPrefix(a, "${addr:") {
-			a = LocalAddress
+			a = localAddress
 		}
 		out[i] = a
 	}

@@ -9,8 +9,8 @@ import (
 	"github.com/rdmabench/rdmabench/scenarios"
 )
 
-// LocalAddress is the data address of every endpoint of the local backend.
-const LocalAddress = "127.0.0.1"
+// localAddress is the data address of every endpoint of the local backend.
+const localAddress = "127.0.0.1"
 
 // planEndpoints expands the pools into endpoints named "<pool>-<i>", in pool
 // order. poolIdx maps a pool name to the indices of its endpoints.
@@ -66,7 +66,7 @@ func endpoint(s *scenarios.Scenario, pool *scenarios.Pool, i int, env map[string
 	}
 	switch backendOf(s) {
 	case scenarios.BackendLocal:
-		ep.Address = LocalAddress
+		ep.Address = localAddress
 	case scenarios.BackendSSH:
 		if len(pool.Hosts) == 0 {
 			return ep, fmt.Errorf("the ssh backend needs hosts: for every pool; list the hosts its replicas run on")

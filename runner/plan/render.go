@@ -113,7 +113,7 @@ func commandTable(w io.Writer, p *Plan) error {
 						leg += " " + l.Variant
 					}
 					row := []any{strconv.Itoa(r.Index), j.ID, leg, strconv.FormatFloat(j.TimeoutSec, 'f', -1, 64) + "s",
-						c.Endpoint, role(c), ready(c), CommandLine(c)}
+						c.Endpoint, role(c), ready(c), commandLine(c)}
 					if err := t.Append(row...); err != nil {
 						return err
 					}
@@ -166,10 +166,10 @@ func dashIfEmpty(s string) string {
 	return s
 }
 
-// CommandLine renders a planned command as one shell-like line: its
+// commandLine renders a planned command as one shell-like line: its
 // environment (sorted) then its argv, quoted where a shell would need it.
 // Placeholders (${addr:NAME}, ${etcd} …) are shown as they are.
-func CommandLine(c PlannedCommand) string {
+func commandLine(c PlannedCommand) string {
 	keys := make([]string, 0, len(c.Env))
 	for k := range c.Env {
 		keys = append(keys, k)

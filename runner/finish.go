@@ -1,0 +1,101 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/rdmabench/rdmabench/report"
+)
+
+// finish stamps the report, saves it and picks the error (exit code).
+func (r *run) finish(ctx context.Context, rep *report.Report, runErr error) (*report.Report, error) {
+	r.mu.Lock()
+	rep.Results = append([]report.Result(nil), r.results...)
+	rep.Run.ToolVersions = r.versions
+	r.mu.Unlock()
+	order := r.planOrder()
+	sort.SliceStable(rep.Results, func(i, j int) bool { return resultLess(order, rep.Results[i], rep.Results[j]) })
+	rep.Summary = summarize(rep.Results)
+	rep.Run.End = time.Now().UTC()
+	if ctx.Err() != nil {
+		rep.Run.Interrupted = true
+		if runErr == nil { // why it stopped: a signal, the run's time limit …
+			runErr = context.Cause(ctx)
+		}
+	}
+	if runErr != nil {
+		rep.Run.Error = runErr.Error()
+	}
+	if err := r.dir.saveReport(rep); err != nil && runErr == nil {
+		runErr = fmt.Errorf("save %s: %w", ReportFile, err)
+	}
+	r.progress.done(rep)
+	switch {
+	case rep.Run.Interrupted:
+		return rep, &InterruptedError{Finished: len(rep.Results), Cause: context.Cause(ctx)}
+	case runErr != nil:
+		return rep, &HarnessError{Err: runErr}
+	case rep.Summary.Error > 0:
+		return rep, &HarnessError{Errors: rep.Summary.Error}
+	case rep.Summary.Fail > 0:
+		return rep, &ShortfallError{Failed: rep.Summary.Fail}
+	}
+	return rep, nil
+}
+
+func (r *run) newReport() *report.Report {
+	p := r.cfg.Plan
+	meta := report.RunMeta{
+		ID: r.runID, Scenario: p.Scenario, Start: time.Now().UTC(), Version: r.cfg.Version,
+		Backend: r.cfg.Backend.Name(), LineRate: r.cfg.LineRate, Fingerprint: r.cfg.Fingerprint,
+	}
+	if sc := r.cfg.Scenario; sc != nil {
+		meta.ScenarioFile = sc.File
+	}
+	meta.ScenarioHash = r.cfg.ScenarioHash
+	if meta.ScenarioHash == "" && len(r.cfg.ScenarioBytes) > 0 {
+		meta.ScenarioHash = sha256Hex(r.cfg.ScenarioBytes)
+	}
+	return &report.Report{SchemaVersion: report.SchemaVersion, Run: meta}
+}
+
+// planOrder numbers jobs in plan order (skipped tests first).
+func (r *run) planOrder() map[string]int {
+	order := map[string]int{}
+	for _, s := range r.cfg.Plan.Skipped {
+		order[s.Test] = len(order)
+	}
+	for _, round := range r.cfg.Plan.Rounds {
+		for _, j := range round.Jobs {
+			order[j.ID] = len(order)
+		}
+	}
+	return order
+}
+
+// resultLess orders results as the plan does: job by job, leg by leg.
+func resultLess(order map[string]int, a, b report.Result) bool {
+	if order[a.JobID] != order[b.JobID] {
+		return order[a.JobID] < order[b.JobID]
+	}
+	return a.Leg < b.Leg
+}
+
+func summarize(rs []report.Result) report.Summary {
+	s := report.Summary{Total: len(rs)}
+	for _, r := range rs {
+		switch r.Verdict {
+		case report.VerdictPass:
+			s.Pass++
+		case report.VerdictFail:
+			s.Fail++
+		case report.VerdictError:
+			s.Error++
+		case report.VerdictSkipped:
+			s.Skipped++
+		}
+	}
+	return s
+}
