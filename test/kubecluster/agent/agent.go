@@ -23,6 +23,7 @@ import (
 	"github.com/virtual-kubelet/virtual-kubelet/node/nodeutil"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 )
 
@@ -133,6 +134,18 @@ func (a *Agent) describe(n *corev1.Node) {
 		{Type: corev1.NodeInternalIP, Address: a.opts.NodeIP},
 		{Type: corev1.NodeHostName, Address: a.opts.Name},
 	}
+	now := metav1.Now()
+	cond := func(t corev1.NodeConditionType, s corev1.ConditionStatus, reason string) corev1.NodeCondition {
+		return corev1.NodeCondition{Type: t, Status: s, Reason: reason, LastHeartbeatTime: now, LastTransitionTime: now}
+	}
+	n.Status.Conditions = []corev1.NodeCondition{
+		cond(corev1.NodeReady, corev1.ConditionTrue, "KubeletReady"),
+		cond(corev1.NodeMemoryPressure, corev1.ConditionFalse, "KubeletHasSufficientMemory"),
+		cond(corev1.NodeDiskPressure, corev1.ConditionFalse, "KubeletHasNoDiskPressure"),
+		cond(corev1.NodePIDPressure, corev1.ConditionFalse, "KubeletHasSufficientPID"),
+		cond(corev1.NodeNetworkUnavailable, corev1.ConditionFalse, "RouteCreated"),
+	}
+	n.Status.Phase = corev1.NodeRunning
 	n.Status.DaemonEndpoints.KubeletEndpoint.Port = int32(a.opts.Port)
 	n.Status.NodeInfo = corev1.NodeSystemInfo{
 		KubeletVersion: "v1.35.0-rdmabench-agent", OperatingSystem: "linux", Architecture: "amd64",

@@ -89,7 +89,9 @@ func (c *Cluster) startAPIServer(ctx context.Context) error {
 			"--service-account-issuer=https://localhost",
 			"--service-account-key-file=" + c.pkiPath("sa.pub"),
 			"--service-account-signing-key-file=" + c.pkiPath("sa.key"),
-			"--disable-admission-plugins=ServiceAccount",
+			// No service-account token controller, and no node lifecycle
+			// controller to lift the not-ready taint TaintNodesByCondition adds.
+			"--disable-admission-plugins=ServiceAccount,TaintNodesByCondition",
 			"--kubelet-certificate-authority=" + c.pkiPath("ca.crt"),
 			"--kubelet-client-certificate=" + c.pkiPath("kubelet-client.crt"),
 			"--kubelet-client-key=" + c.pkiPath("kubelet-client.key"),
