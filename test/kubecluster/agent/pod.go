@@ -18,6 +18,10 @@ import (
 type pod struct {
 	agent *Agent
 
+	// notifyMu orders status notifications: each takes its snapshot
+	// under it, so the last one virtual-kubelet gets is the newest.
+	notifyMu sync.Mutex
+
 	mu         sync.Mutex
 	spec       *corev1.Pod // the pod as created, plus network-status
 	net        *PodNet
@@ -178,6 +182,8 @@ func waitGroup(wg *sync.WaitGroup, d time.Duration) bool {
 
 // notify hands the current status to virtual-kubelet.
 func (p *pod) notify() {
+	p.notifyMu.Lock()
+	defer p.notifyMu.Unlock()
 	if f := p.agent.notifier(); f != nil {
 		f(p.snapshot())
 	}
