@@ -158,6 +158,10 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 }
 
 func (c *Cluster) start(ctx context.Context) error {
+	SweepLeftovers(c.logf)
+	if err := c.claimf(); err != nil {
+		return err
+	}
 	for _, d := range []string{"pki", "logs", "nodes"} {
 		if err := os.MkdirAll(filepath.Join(c.WorkDir, d), 0o755); err != nil {
 			return err

@@ -62,6 +62,9 @@ func (c *Cluster) stop() error {
 	if left := c.Leftovers(); len(left) > 0 {
 		errs = append(errs, fmt.Errorf("left on the host: %s", strings.Join(left, ", ")))
 	}
+	if len(errs) == 0 {
+		c.release()
+	}
 	if c.ownsDir && len(errs) == 0 {
 		_ = os.RemoveAll(c.WorkDir)
 	}
