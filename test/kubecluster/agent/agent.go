@@ -25,6 +25,9 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/scheme"
+	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
+	"k8s.io/client-go/tools/record"
 )
 
 // Options configures one node.
@@ -67,6 +70,9 @@ type Agent struct {
 	cancel context.CancelFunc
 	node   *nodeutil.Node
 
+	events   record.EventBroadcaster
+	recorder record.EventRecorder
+
 	mu     sync.Mutex
 	pods   map[string]*pod
 	notify func(*corev1.Pod)
@@ -90,6 +96,11 @@ func Start(ctx context.Context, opts Options, timeout time.Duration) (*Agent, er
 	}
 	a := &Agent{opts: opts, pods: map[string]*pod{}}
 	a.ctx, a.cancel = context.WithCancel(context.Background())
+	// Events as a kubelet sends them (Pulling/Failed, BackOff, Killing),
+	// also used by virtual-kubelet's pod controller.
+	a.events = record.NewBroadcaster()
+	a.events.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: opts.Client.CoreV1().Events("")})
+	a.recorder = a.events.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "kubelet", Host: opts.Name})
 	mux := http.NewServeMux()
 	n, err := nodeutil.NewNode(opts.Name,
 		func(nodeutil.ProviderConfig) (nodeutil.Provider, node.NodeProvider, error) {
@@ -102,6 +113,7 @@ func Start(ctx context.Context, opts Options, timeout time.Duration) (*Agent, er
 			cfg.Handler = mux
 			cfg.TLSConfig = opts.TLS
 			cfg.NumWorkers = 4
+			cfg.EventRecorder = a.recorder
 			cfg.StreamIdleTimeout = 10 * time.Minute
 			cfg.StreamCreationTimeout = 30 * time.Second
 			a.describe(&cfg.NodeSpec)
@@ -187,6 +199,7 @@ func (a *Agent) Stop(ctx context.Context) error {
 		case <-time.After(15 * time.Second):
 		}
 	}
+	defer a.events.Shutdown()
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	var errs []string

@@ -109,6 +109,8 @@ func (p *pod) run(ctx context.Context, c *container) {
 		if !restart {
 			return
 		}
+		p.event(corev1.EventTypeWarning, "BackOff", "Back-off restarting failed container %s in pod %s_%s(%s)",
+			c.spec.Name, p.spec.Name, p.spec.Namespace, p.spec.UID)
 		select {
 		case <-ctx.Done():
 			return
@@ -162,6 +164,7 @@ func (p *pod) runOnce(ctx context.Context, c *container) (int32, string, string)
 	c.pid = cmd.Process.Pid
 	c.state = corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: metav1.Now()}}
 	p.mu.Unlock()
+	p.event(corev1.EventTypeNormal, "Started", "Started container %s", c.spec.Name)
 	p.notify()
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()

@@ -89,6 +89,9 @@ func (p *pod) start() {
 	}
 	for _, c := range p.containers {
 		if p.agent.brokenImage(c.spec.Image) {
+			p.event(corev1.EventTypeWarning, "Failed", "Failed to pull image %q: image not found (marked broken by the test cluster)", c.spec.Image)
+			p.event(corev1.EventTypeWarning, "Failed", "Error: ErrImagePull")
+			p.event(corev1.EventTypeNormal, "BackOff", "Back-off pulling image %q", c.spec.Image)
 			p.mu.Lock()
 			c.state = corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{
 				Reason:  "ImagePullBackOff",
@@ -131,6 +134,9 @@ func (p *pod) terminate(grace time.Duration) error {
 	p.deleting = true
 	p.mu.Unlock()
 	defer close(p.done)
+	for _, c := range p.containers {
+		p.event(corev1.EventTypeNormal, "Killing", "Stopping container %s", c.spec.Name)
+	}
 	p.cancel()
 	select {
 	case <-p.startDone:
@@ -166,6 +172,11 @@ func (p *pod) terminate(grace time.Duration) error {
 		return fmt.Errorf("pod %s/%s: %v", p.spec.Namespace, p.spec.Name, errs)
 	}
 	return nil
+}
+
+// event records a kubelet-style event on the pod.
+func (p *pod) event(kind, reason, format string, args ...any) {
+	p.agent.recorder.Eventf(p.spec, kind, reason, format, args...)
 }
 
 // waitGroup waits for wg, at most d.

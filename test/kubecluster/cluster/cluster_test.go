@@ -252,6 +252,25 @@ func TestBrokenImage(t *testing.T) {
 	if p.Status.Phase != corev1.PodPending {
 		t.Errorf("phase %s, want Pending", p.Status.Phase)
 	}
+	c := needCluster(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	err := wait.PollUntilContextCancel(ctx, 100*time.Millisecond, true, func(ctx context.Context) (bool, error) {
+		evs, err := c.Client().CoreV1().Events("default").List(ctx, metav1.ListOptions{
+			FieldSelector: "involvedObject.name=broken,reason=Failed"})
+		if err != nil {
+			return false, nil
+		}
+		for _, e := range evs.Items {
+			if strings.Contains(e.Message, img) && e.Source.Component == "kubelet" {
+				return true, nil
+			}
+		}
+		return false, nil
+	})
+	if err != nil {
+		t.Errorf("no kubelet Failed event naming %s", img)
+	}
 }
 
 func TestCrashLoopBackOff(t *testing.T) {
