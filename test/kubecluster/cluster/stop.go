@@ -49,7 +49,7 @@ func (c *Cluster) stop() error {
 	}
 	for _, p := range []*process{c.ctrlmgr, c.scheduler, c.apiserver} {
 		if p != nil {
-			if err := p.stop(10 * time.Second); err != nil {
+			if err := p.stop(apiserverGrace); err != nil {
 				errs = append(errs, err)
 			}
 		}
