@@ -251,8 +251,7 @@ func (a *Agent) Processes() []ProcessInfo {
 		if pn == nil {
 			continue
 		}
-		pids, _ := PidsInNetNS(pn.NetNS)
-		for _, pid := range pids {
+		for _, pid := range p.podPids(pn) {
 			out = append(out, ProcessInfo{Node: a.opts.Name, Namespace: p.spec.Namespace, Pod: p.spec.Name,
 				NetNS: pn.NetNS, PID: pid, Cmdline: cmdline(pid)})
 		}

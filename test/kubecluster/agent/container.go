@@ -59,11 +59,15 @@ func (c *container) env(pod *corev1.Pod) []string {
 // command builds the process: `ip netns exec NETNS [chroot ROOTFS] argv...`
 // in its own process group, killed if the agent's thread dies.
 func (p *pod) command(c *container, argv []string) *exec.Cmd {
-	args := []string{"netns", "exec", p.net.NetNS}
+	var args []string
+	if p.net.NetNS != "" { // hostNetwork pods run in the host's
+		args = []string{"ip", "netns", "exec", p.net.NetNS}
+	}
 	if root := p.agent.rootFS(c.spec.Image); root != "" {
 		args = append(args, "chroot", root)
 	}
-	cmd := exec.Command("ip", append(args, argv...)...)
+	args = append(args, argv...)
+	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Env = c.env(p.spec)
 	if c.spec.WorkingDir != "" && p.agent.rootFS(c.spec.Image) == "" {
 		cmd.Dir = c.spec.WorkingDir
@@ -161,6 +165,10 @@ func (p *pod) runOnce(ctx context.Context, c *container) (int32, string, string)
 		p.mu.Unlock()
 		return 128, "StartError", err.Error()
 	}
+	if p.pgids == nil {
+		p.pgids = map[int]bool{}
+	}
+	p.pgids[cmd.Process.Pid] = true
 	c.pid = cmd.Process.Pid
 	c.state = corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: metav1.Now()}}
 	p.mu.Unlock()

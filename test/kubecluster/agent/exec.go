@@ -62,6 +62,12 @@ func (p *pod) exec(ctx context.Context, containerName string, argv []string, att
 		return errdefs.InvalidInput("pod is being deleted")
 	}
 	err = cmd.Start()
+	if err == nil {
+		if p.pgids == nil {
+			p.pgids = map[int]bool{}
+		}
+		p.pgids[cmd.Process.Pid] = true
+	}
 	p.mu.Unlock()
 	if err != nil {
 		return err

@@ -29,7 +29,8 @@ type pod struct {
 	containers []*container
 	started    metav1.Time
 	deleting   bool
-	gone       bool // processes killed and namespace removed
+	pgids      map[int]bool // process groups (hostNetwork pods)
+	gone       bool         // processes killed and namespace removed
 
 	ctx       context.Context // cancelled when the pod is deleted
 	cancel    context.CancelFunc
@@ -61,6 +62,13 @@ func (p *pod) start() {
 	if ctx.Err() != nil {
 		return
 	}
+	if p.spec.Spec.HostNetwork {
+		p.mu.Lock()
+		p.net = &PodNet{}
+		p.mu.Unlock()
+		p.startContainers(ctx)
+		return
+	}
 	nets, err := ParseNetworks(p.spec.Annotations[NetworksAnnotation], p.spec.Namespace)
 	var pn *PodNet
 	if err == nil {
@@ -87,6 +95,12 @@ func (p *pod) start() {
 	if err := p.publishNetworkStatus(ctx, status); err != nil {
 		p.agent.logf("pod %s/%s: network-status: %v", p.spec.Namespace, p.spec.Name, err)
 	}
+	p.startContainers(ctx)
+}
+
+// startContainers starts each container's restart loop, or reports its
+// image as unpullable.
+func (p *pod) startContainers(ctx context.Context) {
 	for _, c := range p.containers {
 		if p.agent.brokenImage(c.spec.Image) {
 			p.event(corev1.EventTypeWarning, "Failed", "Failed to pull image %q: image not found (marked broken by the test cluster)", c.spec.Image)
@@ -144,18 +158,20 @@ func (p *pod) terminate(grace time.Duration) error {
 	}
 	var errs []error
 	if p.net != nil {
-		if err := KillNetNS(p.net.NetNS, grace); err != nil {
+		if err := p.kill(p.net, grace); err != nil {
 			errs = append(errs, err)
 		}
 	}
 	waitGroup(&p.wg, 15*time.Second)
 	if p.net != nil {
 		// Anything that slipped in while the loops wound down.
-		if err := KillNetNS(p.net.NetNS, 0); err != nil {
+		if err := p.kill(p.net, 0); err != nil {
 			errs = append(errs, err)
 		}
-		if err := p.agent.opts.Fabric.Teardown(context.Background(), p.net); err != nil {
-			errs = append(errs, err)
+		if p.net.NetNS != "" {
+			if err := p.agent.opts.Fabric.Teardown(context.Background(), p.net); err != nil {
+				errs = append(errs, err)
+			}
 		}
 	}
 	p.mu.Lock()

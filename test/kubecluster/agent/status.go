@@ -21,6 +21,9 @@ func (p *pod) snapshot() *corev1.Pod {
 		ip := p.net.Attachments[0].IP.String()
 		st.PodIP = ip
 		st.PodIPs = []corev1.PodIP{{IP: ip}}
+	} else if p.net != nil { // hostNetwork
+		st.PodIP = p.agent.opts.NodeIP
+		st.PodIPs = []corev1.PodIP{{IP: p.agent.opts.NodeIP}}
 	}
 	allRunning, anyRunning, restarting, pending := true, false, false, false
 	allTerminated, allSucceeded := true, true

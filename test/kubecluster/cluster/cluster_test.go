@@ -335,3 +335,33 @@ func TestRestartAPIServer(t *testing.T) {
 		t.Errorf("exec after restart: %v %q", err, out)
 	}
 }
+
+// TestHostNetworkPod: no namespace of its own; the node's address; its
+// process groups are ended on delete.
+func TestHostNetworkPod(t *testing.T) {
+	c := needCluster(t)
+	createPod(t, testPod("hostnet", sleeper, func(p *corev1.Pod) { p.Spec.HostNetwork = true }))
+	p := waitPod(t, "hostnet", 30*time.Second, "Ready", isReady)
+	if p.Status.PodIP != "127.0.0.1" {
+		t.Errorf("pod IP %s, want the node's 127.0.0.1", p.Status.PodIP)
+	}
+	if out, _, err := execIn(t, "hostnet", "websocket", "", "sh", "-c", "sleep 300 & echo started"); err != nil || out != "started\n" {
+		t.Fatalf("exec: %v %q", err, out)
+	}
+	count := func() int {
+		n := 0
+		for _, p := range c.Processes() {
+			if p.Pod == "hostnet" {
+				n++
+			}
+		}
+		return n
+	}
+	if n := count(); n < 2 {
+		t.Fatalf("want the container and the exec'd sleep, found %d", n)
+	}
+	deletePod(t, "default", "hostnet")
+	if n := count(); n != 0 {
+		t.Errorf("%d processes left", n)
+	}
+}
