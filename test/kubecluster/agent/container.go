@@ -83,9 +83,10 @@ func (c *container) logPath(restart int32) string {
 }
 
 // run is the container's restart loop, a kubelet's in miniature: start,
-// wait, record the exit, and restart per the pod's restartPolicy with an
-// exponential back-off (CrashLoopBackOff while waiting).
-func (p *pod) run(ctx context.Context, c *container) {
+// wait, record the exit, and restart while restart(exitCode) says so, with
+// an exponential back-off (CrashLoopBackOff while waiting). It returns the
+// last exit code.
+func (p *pod) run(ctx context.Context, c *container, restart func(int32) bool) int32 {
 	backoff := p.agent.opts.BackoffBase
 	for {
 		started := time.Now()
@@ -96,8 +97,8 @@ func (p *pod) run(ctx context.Context, c *container) {
 			ExitCode: code, Reason: reason, Message: msg,
 			StartedAt: metav1.NewTime(started), FinishedAt: metav1.Now(),
 		}}
-		restart := ctx.Err() == nil && shouldRestart(p.spec.Spec.RestartPolicy, code)
-		if restart {
+		again := ctx.Err() == nil && restart(code)
+		if again {
 			if time.Since(started) > 2*p.agent.opts.BackoffMax {
 				backoff = p.agent.opts.BackoffBase
 			}
@@ -110,14 +111,14 @@ func (p *pod) run(ctx context.Context, c *container) {
 		}
 		p.mu.Unlock()
 		p.notify()
-		if !restart {
-			return
+		if !again {
+			return code
 		}
 		p.event(corev1.EventTypeWarning, "BackOff", "Back-off restarting failed container %s in pod %s_%s(%s)",
 			c.spec.Name, p.spec.Name, p.spec.Namespace, p.spec.UID)
 		select {
 		case <-ctx.Done():
-			return
+			return code
 		case <-time.After(backoff):
 		}
 		backoff = min(2*backoff, p.agent.opts.BackoffMax)
@@ -125,6 +126,22 @@ func (p *pod) run(ctx context.Context, c *container) {
 		c.restarts++
 		p.mu.Unlock()
 	}
+}
+
+// runInits runs the init containers in order, each to success (retried
+// unless restartPolicy is Never); false means the pod cannot start.
+func (p *pod) runInits(ctx context.Context) bool {
+	never := p.spec.Spec.RestartPolicy == corev1.RestartPolicyNever
+	for _, c := range p.inits {
+		if p.run(ctx, c, func(code int32) bool { return code != 0 && !never }) != 0 {
+			p.mu.Lock()
+			p.initFailed = true
+			p.mu.Unlock()
+			p.notify()
+			return false
+		}
+	}
+	return ctx.Err() == nil
 }
 
 func shouldRestart(policy corev1.RestartPolicy, code int32) bool {

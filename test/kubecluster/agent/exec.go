@@ -17,7 +17,7 @@ import (
 // findContainer returns a pod's container by name (the first one when
 // name is empty, as kubectl does).
 func (p *pod) findContainer(name string) (*container, error) {
-	for _, c := range p.containers {
+	for _, c := range append(append([]*container{}, p.containers...), p.inits...) {
 		if name == "" || c.spec.Name == name {
 			return c, nil
 		}

@@ -27,6 +27,8 @@ type pod struct {
 	net        *PodNet
 	netErr     string
 	containers []*container
+	inits      []*container // init containers, run in order before containers
+	initFailed bool
 	started    metav1.Time
 	deleting   bool
 	pgids      map[int]bool // process groups (hostNetwork pods)
@@ -44,10 +46,21 @@ func newPod(a *Agent, spec *corev1.Pod) *pod {
 		startDone: make(chan struct{}), done: make(chan struct{})}
 	p.ctx, p.cancel = context.WithCancel(a.ctx)
 	dir := filepath.Join(a.opts.WorkDir, "pods", fmt.Sprintf("%s_%s_%s", spec.Namespace, spec.Name, spec.UID))
+	reason := "ContainerCreating"
+	if len(spec.Spec.InitContainers) > 0 {
+		reason = "PodInitializing"
+	}
+	for _, c := range spec.Spec.InitContainers {
+		p.inits = append(p.inits, &container{
+			spec:   c,
+			state:  corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "PodInitializing"}},
+			logDir: filepath.Join(dir, c.Name),
+		})
+	}
 	for _, c := range spec.Spec.Containers {
 		p.containers = append(p.containers, &container{
 			spec:   c,
-			state:  corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "ContainerCreating"}},
+			state:  corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: reason}},
 			logDir: filepath.Join(dir, c.Name),
 		})
 	}
@@ -101,23 +114,47 @@ func (p *pod) start() {
 // startContainers starts each container's restart loop, or reports its
 // image as unpullable.
 func (p *pod) startContainers(ctx context.Context) {
+	all := append(append([]*container{}, p.inits...), p.containers...)
+	for _, c := range all {
+		if !p.agent.brokenImage(c.spec.Image) {
+			continue
+		}
+		p.event(corev1.EventTypeWarning, "Failed", "Failed to pull image %q: image not found (marked broken by the test cluster)", c.spec.Image)
+		p.event(corev1.EventTypeWarning, "Failed", "Error: ErrImagePull")
+		p.event(corev1.EventTypeNormal, "BackOff", "Back-off pulling image %q", c.spec.Image)
+		p.mu.Lock()
+		c.state = corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{
+			Reason:  "ImagePullBackOff",
+			Message: fmt.Sprintf("Back-off pulling image %q: ErrImagePull: image %q not found (marked broken by the test cluster)", c.spec.Image, c.spec.Image),
+		}}
+		p.mu.Unlock()
+	}
+	for _, c := range p.inits {
+		if p.agent.brokenImage(c.spec.Image) {
+			p.notify()
+			return // the pod cannot initialise
+		}
+	}
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		if len(p.inits) > 0 && !p.runInits(ctx) {
+			return
+		}
+		p.startMain(ctx)
+	}()
+}
+
+// startMain starts every main container's restart loop.
+func (p *pod) startMain(ctx context.Context) {
 	for _, c := range p.containers {
 		if p.agent.brokenImage(c.spec.Image) {
-			p.event(corev1.EventTypeWarning, "Failed", "Failed to pull image %q: image not found (marked broken by the test cluster)", c.spec.Image)
-			p.event(corev1.EventTypeWarning, "Failed", "Error: ErrImagePull")
-			p.event(corev1.EventTypeNormal, "BackOff", "Back-off pulling image %q", c.spec.Image)
-			p.mu.Lock()
-			c.state = corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{
-				Reason:  "ImagePullBackOff",
-				Message: fmt.Sprintf("Back-off pulling image %q: ErrImagePull: image %q not found (marked broken by the test cluster)", c.spec.Image, c.spec.Image),
-			}}
-			p.mu.Unlock()
 			continue
 		}
 		p.wg.Add(1)
 		go func() {
 			defer p.wg.Done()
-			p.run(ctx, c)
+			p.run(ctx, c, func(code int32) bool { return shouldRestart(p.spec.Spec.RestartPolicy, code) })
 		}()
 	}
 	p.notify()
@@ -175,7 +212,7 @@ func (p *pod) terminate(grace time.Duration) error {
 		}
 	}
 	p.mu.Lock()
-	for _, c := range p.containers {
+	for _, c := range append(append([]*container{}, p.inits...), p.containers...) {
 		if c.state.Terminated == nil {
 			c.state = corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{
 				ExitCode: 137, Reason: "Error", Message: "pod deleted", FinishedAt: metav1.Now()}}

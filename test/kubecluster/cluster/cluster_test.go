@@ -365,3 +365,19 @@ func TestHostNetworkPod(t *testing.T) {
 		t.Errorf("%d processes left", n)
 	}
 }
+
+func TestInitContainers(t *testing.T) {
+	createPod(t, testPod("withinit", sleeper, func(p *corev1.Pod) {
+		p.Spec.InitContainers = []corev1.Container{{Name: "init", Image: "debian:stable", Command: []string{"sh", "-c", "echo init-ran"}}}
+	}))
+	p := waitPod(t, "withinit", 30*time.Second, "Ready", isReady)
+	if len(p.Status.InitContainerStatuses) != 1 || p.Status.InitContainerStatuses[0].State.Terminated == nil ||
+		p.Status.InitContainerStatuses[0].State.Terminated.Reason != "Completed" {
+		t.Errorf("init container status: %+v", p.Status.InitContainerStatuses)
+	}
+	createPod(t, testPod("badinit", sleeper, func(p *corev1.Pod) {
+		p.Spec.RestartPolicy = corev1.RestartPolicyNever
+		p.Spec.InitContainers = []corev1.Container{{Name: "init", Image: "debian:stable", Command: []string{"false"}}}
+	}))
+	waitPod(t, "badinit", 30*time.Second, "Failed", func(p *corev1.Pod) bool { return p.Status.Phase == corev1.PodFailed })
+}

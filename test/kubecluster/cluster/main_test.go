@@ -43,6 +43,21 @@ func testMain(m *testing.M) int {
 	}
 	testCluster = c
 	code := m.Run()
+	// Every test deleted its pods: nothing of them may remain (checked
+	// before Stop, which would remove it anyway).
+	if code == 0 {
+		// Pods gone from the API are reaped asynchronously: wait (bounded).
+		var left []string
+		for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+			if left = c.Leftovers(); len(left) == 0 {
+				break
+			}
+		}
+		if len(left) > 0 {
+			fmt.Fprintf(os.Stderr, "left after every pod was deleted: %v\n", left)
+			code = 1
+		}
+	}
 	if err := c.Stop(); err != nil {
 		fmt.Fprintf(os.Stderr, "stop test cluster: %v\n", err)
 		return 1

@@ -45,6 +45,8 @@ func (c *Cluster) stop() error {
 	if c.fabric != nil {
 		if err := c.fabric.Close(ctx); err != nil {
 			errs = append(errs, err)
+		} else {
+			c.fabric = nil
 		}
 	}
 	for _, p := range []*process{c.ctrlmgr, c.scheduler, c.apiserver} {
@@ -72,7 +74,8 @@ func (c *Cluster) stop() error {
 }
 
 // Leftovers lists what of this cluster still exists on the host: network
-// namespaces, links (veths, bridges) and pod processes.
+// namespaces, links (veths; the bridges too once Stop has run) and pod
+// processes. Empty while the cluster runs with no pods, and after Stop.
 func (c *Cluster) Leftovers() []string {
 	var out []string
 	for _, ns := range c.NetNSes() {
@@ -80,7 +83,8 @@ func (c *Cluster) Leftovers() []string {
 	}
 	ifaces, _ := netInterfaces()
 	for _, name := range ifaces {
-		if strings.HasPrefix(name, c.prefix()) {
+		bridge := c.fabric != nil && (name == c.fabric.Primary || name == c.fabric.Secondary)
+		if strings.HasPrefix(name, c.prefix()) && !bridge {
 			out = append(out, "link "+name)
 		}
 	}
