@@ -6,7 +6,7 @@ VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev
 LDFLAGS  := -X main.version=$(VERSION)
 FUZZTIME ?= 60s
 
-.PHONY: build assets test test-go test-report e2e e2e-local e2e-rdma e2e-kube kube-bins lint clean \
+.PHONY: build assets test test-go test-report e2e e2e-local e2e-rdma e2e-kube kube-bins bench-kube lint clean \
 	fuzz fuzz-scenarios fuzz-parsers bench bench-plan bench-parsers bench-runner bench-report
 
 build: assets
@@ -64,6 +64,9 @@ $(addprefix $(KUBE_BIN)/,$(KUBE_CMDS)) &: test/kubecluster/k8s/go.mod test/kubec
 	touch $(addprefix $(KUBE_BIN)/,$(KUBE_CMDS))
 e2e-kube: kube-bins
 	RDMABENCH_KUBE_BIN=$(CURDIR)/$(KUBE_BIN) $(GO) test -count=1 -timeout 20m -v ./test/kubecluster/...
+# Pods to Ready, 8 and 64 at once on the 3-node test cluster (root; not in `bench`).
+bench-kube: kube-bins
+	RDMABENCH_KUBE_BIN=$(CURDIR)/$(KUBE_BIN) $(GO) test -count=1 -run '^$$' -bench PodsReady -benchtime 3x ./test/kubecluster/cluster/
 
 lint:
 	$(GO) vet ./...
