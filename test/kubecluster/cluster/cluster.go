@@ -159,7 +159,7 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 
 func (c *Cluster) start(ctx context.Context) error {
 	SweepLeftovers(c.logf)
-	if err := c.claimf(); err != nil {
+	if err := c.claim(); err != nil {
 		return err
 	}
 	for _, d := range []string{"pki", "logs", "nodes"} {

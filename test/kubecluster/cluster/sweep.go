@@ -21,10 +21,14 @@ const markerDir = "/run/rdmabench-kubecluster"
 
 // claim records that this process owns the cluster's prefix.
 func (c *Cluster) claim() error {
-	if err := os.MkdirAll(markerDir, 0o755); err != nil {
-		return err
+	err := os.MkdirAll(markerDir, 0o755)
+	if err == nil {
+		err = os.WriteFile(filepath.Join(markerDir, c.prefix()), []byte(strconv.Itoa(os.Getpid())), 0o644)
 	}
-	return os.WriteFile(filepath.Join(markerDir, c.prefix()), []byte(strconv.Itoa(os.Getpid())), 0o644)
+	if err != nil {
+		return fmt.Errorf("record ownership in %s: %w", markerDir, err)
+	}
+	return nil
 }
 
 // release forgets the claim once everything is removed.
@@ -76,11 +80,4 @@ func sweepPrefix(prefix string) []string {
 		}
 	}
 	return removed
-}
-
-func (c *Cluster) claimf() error {
-	if err := c.claim(); err != nil {
-		return fmt.Errorf("record ownership in %s: %w", markerDir, err)
-	}
-	return nil
 }
