@@ -23,7 +23,11 @@ import (
 	"github.com/virtual-kubelet/virtual-kubelet/node/nodeutil"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/scheme"
+	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
+	"k8s.io/client-go/tools/record"
 )
 
 // Options configures one node.
@@ -66,6 +70,9 @@ type Agent struct {
 	cancel context.CancelFunc
 	node   *nodeutil.Node
 
+	events   record.EventBroadcaster
+	recorder record.EventRecorder
+
 	mu     sync.Mutex
 	pods   map[string]*pod
 	notify func(*corev1.Pod)
@@ -89,6 +96,11 @@ func Start(ctx context.Context, opts Options, timeout time.Duration) (*Agent, er
 	}
 	a := &Agent{opts: opts, pods: map[string]*pod{}}
 	a.ctx, a.cancel = context.WithCancel(context.Background())
+	// Events as a kubelet sends them (Pulling/Failed, BackOff, Killing),
+	// also used by virtual-kubelet's pod controller.
+	a.events = record.NewBroadcaster()
+	a.events.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: opts.Client.CoreV1().Events("")})
+	a.recorder = a.events.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "kubelet", Host: opts.Name})
 	mux := http.NewServeMux()
 	n, err := nodeutil.NewNode(opts.Name,
 		func(nodeutil.ProviderConfig) (nodeutil.Provider, node.NodeProvider, error) {
@@ -101,6 +113,7 @@ func Start(ctx context.Context, opts Options, timeout time.Duration) (*Agent, er
 			cfg.Handler = mux
 			cfg.TLSConfig = opts.TLS
 			cfg.NumWorkers = 4
+			cfg.EventRecorder = a.recorder
 			cfg.StreamIdleTimeout = 10 * time.Minute
 			cfg.StreamCreationTimeout = 30 * time.Second
 			a.describe(&cfg.NodeSpec)
@@ -133,6 +146,18 @@ func (a *Agent) describe(n *corev1.Node) {
 		{Type: corev1.NodeInternalIP, Address: a.opts.NodeIP},
 		{Type: corev1.NodeHostName, Address: a.opts.Name},
 	}
+	now := metav1.Now()
+	cond := func(t corev1.NodeConditionType, s corev1.ConditionStatus, reason string) corev1.NodeCondition {
+		return corev1.NodeCondition{Type: t, Status: s, Reason: reason, LastHeartbeatTime: now, LastTransitionTime: now}
+	}
+	n.Status.Conditions = []corev1.NodeCondition{
+		cond(corev1.NodeReady, corev1.ConditionTrue, "KubeletReady"),
+		cond(corev1.NodeMemoryPressure, corev1.ConditionFalse, "KubeletHasSufficientMemory"),
+		cond(corev1.NodeDiskPressure, corev1.ConditionFalse, "KubeletHasNoDiskPressure"),
+		cond(corev1.NodePIDPressure, corev1.ConditionFalse, "KubeletHasSufficientPID"),
+		cond(corev1.NodeNetworkUnavailable, corev1.ConditionFalse, "RouteCreated"),
+	}
+	n.Status.Phase = corev1.NodeRunning
 	n.Status.DaemonEndpoints.KubeletEndpoint.Port = int32(a.opts.Port)
 	n.Status.NodeInfo = corev1.NodeSystemInfo{
 		KubeletVersion: "v1.35.0-rdmabench-agent", OperatingSystem: "linux", Architecture: "amd64",
@@ -174,6 +199,7 @@ func (a *Agent) Stop(ctx context.Context) error {
 		case <-time.After(15 * time.Second):
 		}
 	}
+	defer a.events.Shutdown()
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	var errs []string
@@ -225,8 +251,7 @@ func (a *Agent) Processes() []ProcessInfo {
 		if pn == nil {
 			continue
 		}
-		pids, _ := PidsInNetNS(pn.NetNS)
-		for _, pid := range pids {
+		for _, pid := range p.podPids(pn) {
 			out = append(out, ProcessInfo{Node: a.opts.Name, Namespace: p.spec.Namespace, Pod: p.spec.Name,
 				NetNS: pn.NetNS, PID: pid, Cmdline: cmdline(pid)})
 		}

@@ -59,11 +59,15 @@ func (c *container) env(pod *corev1.Pod) []string {
 // command builds the process: `ip netns exec NETNS [chroot ROOTFS] argv...`
 // in its own process group, killed if the agent's thread dies.
 func (p *pod) command(c *container, argv []string) *exec.Cmd {
-	args := []string{"netns", "exec", p.net.NetNS}
+	var args []string
+	if p.net.NetNS != "" { // hostNetwork pods run in the host's
+		args = []string{"ip", "netns", "exec", p.net.NetNS}
+	}
 	if root := p.agent.rootFS(c.spec.Image); root != "" {
 		args = append(args, "chroot", root)
 	}
-	cmd := exec.Command("ip", append(args, argv...)...)
+	args = append(args, argv...)
+	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Env = c.env(p.spec)
 	if c.spec.WorkingDir != "" && p.agent.rootFS(c.spec.Image) == "" {
 		cmd.Dir = c.spec.WorkingDir
@@ -79,9 +83,10 @@ func (c *container) logPath(restart int32) string {
 }
 
 // run is the container's restart loop, a kubelet's in miniature: start,
-// wait, record the exit, and restart per the pod's restartPolicy with an
-// exponential back-off (CrashLoopBackOff while waiting).
-func (p *pod) run(ctx context.Context, c *container) {
+// wait, record the exit, and restart while restart(exitCode) says so, with
+// an exponential back-off (CrashLoopBackOff while waiting). It returns the
+// last exit code.
+func (p *pod) run(ctx context.Context, c *container, restart func(int32) bool) int32 {
 	backoff := p.agent.opts.BackoffBase
 	for {
 		started := time.Now()
@@ -92,8 +97,8 @@ func (p *pod) run(ctx context.Context, c *container) {
 			ExitCode: code, Reason: reason, Message: msg,
 			StartedAt: metav1.NewTime(started), FinishedAt: metav1.Now(),
 		}}
-		restart := ctx.Err() == nil && shouldRestart(p.spec.Spec.RestartPolicy, code)
-		if restart {
+		again := ctx.Err() == nil && restart(code)
+		if again {
 			if time.Since(started) > 2*p.agent.opts.BackoffMax {
 				backoff = p.agent.opts.BackoffBase
 			}
@@ -106,12 +111,14 @@ func (p *pod) run(ctx context.Context, c *container) {
 		}
 		p.mu.Unlock()
 		p.notify()
-		if !restart {
-			return
+		if !again {
+			return code
 		}
+		p.event(corev1.EventTypeWarning, "BackOff", "Back-off restarting failed container %s in pod %s_%s(%s)",
+			c.spec.Name, p.spec.Name, p.spec.Namespace, p.spec.UID)
 		select {
 		case <-ctx.Done():
-			return
+			return code
 		case <-time.After(backoff):
 		}
 		backoff = min(2*backoff, p.agent.opts.BackoffMax)
@@ -119,6 +126,22 @@ func (p *pod) run(ctx context.Context, c *container) {
 		c.restarts++
 		p.mu.Unlock()
 	}
+}
+
+// runInits runs the init containers in order, each to success (retried
+// unless restartPolicy is Never); false means the pod cannot start.
+func (p *pod) runInits(ctx context.Context) bool {
+	never := p.spec.Spec.RestartPolicy == corev1.RestartPolicyNever
+	for _, c := range p.inits {
+		if p.run(ctx, c, func(code int32) bool { return code != 0 && !never }) != 0 {
+			p.mu.Lock()
+			p.initFailed = true
+			p.mu.Unlock()
+			p.notify()
+			return false
+		}
+	}
+	return ctx.Err() == nil
 }
 
 func shouldRestart(policy corev1.RestartPolicy, code int32) bool {
@@ -159,9 +182,14 @@ func (p *pod) runOnce(ctx context.Context, c *container) (int32, string, string)
 		p.mu.Unlock()
 		return 128, "StartError", err.Error()
 	}
+	if p.pgids == nil {
+		p.pgids = map[int]bool{}
+	}
+	p.pgids[cmd.Process.Pid] = true
 	c.pid = cmd.Process.Pid
 	c.state = corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: metav1.Now()}}
 	p.mu.Unlock()
+	p.event(corev1.EventTypeNormal, "Started", "Started container %s", c.spec.Name)
 	p.notify()
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()

@@ -17,7 +17,7 @@ import (
 // findContainer returns a pod's container by name (the first one when
 // name is empty, as kubectl does).
 func (p *pod) findContainer(name string) (*container, error) {
-	for _, c := range p.containers {
+	for _, c := range append(append([]*container{}, p.containers...), p.inits...) {
 		if name == "" || c.spec.Name == name {
 			return c, nil
 		}
@@ -62,6 +62,12 @@ func (p *pod) exec(ctx context.Context, containerName string, argv []string, att
 		return errdefs.InvalidInput("pod is being deleted")
 	}
 	err = cmd.Start()
+	if err == nil {
+		if p.pgids == nil {
+			p.pgids = map[int]bool{}
+		}
+		p.pgids[cmd.Process.Pid] = true
+	}
 	p.mu.Unlock()
 	if err != nil {
 		return err

@@ -18,14 +18,21 @@ import (
 type pod struct {
 	agent *Agent
 
+	// notifyMu orders status notifications: each takes its snapshot
+	// under it, so the last one virtual-kubelet gets is the newest.
+	notifyMu sync.Mutex
+
 	mu         sync.Mutex
 	spec       *corev1.Pod // the pod as created, plus network-status
 	net        *PodNet
 	netErr     string
 	containers []*container
+	inits      []*container // init containers, run in order before containers
+	initFailed bool
 	started    metav1.Time
 	deleting   bool
-	gone       bool // processes killed and namespace removed
+	pgids      map[int]bool // process groups (hostNetwork pods)
+	gone       bool         // processes killed and namespace removed
 
 	ctx       context.Context // cancelled when the pod is deleted
 	cancel    context.CancelFunc
@@ -39,10 +46,21 @@ func newPod(a *Agent, spec *corev1.Pod) *pod {
 		startDone: make(chan struct{}), done: make(chan struct{})}
 	p.ctx, p.cancel = context.WithCancel(a.ctx)
 	dir := filepath.Join(a.opts.WorkDir, "pods", fmt.Sprintf("%s_%s_%s", spec.Namespace, spec.Name, spec.UID))
+	reason := "ContainerCreating"
+	if len(spec.Spec.InitContainers) > 0 {
+		reason = "PodInitializing"
+	}
+	for _, c := range spec.Spec.InitContainers {
+		p.inits = append(p.inits, &container{
+			spec:   c,
+			state:  corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "PodInitializing"}},
+			logDir: filepath.Join(dir, c.Name),
+		})
+	}
 	for _, c := range spec.Spec.Containers {
 		p.containers = append(p.containers, &container{
 			spec:   c,
-			state:  corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "ContainerCreating"}},
+			state:  corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: reason}},
 			logDir: filepath.Join(dir, c.Name),
 		})
 	}
@@ -55,6 +73,13 @@ func (p *pod) start() {
 	defer close(p.startDone)
 	ctx := p.ctx
 	if ctx.Err() != nil {
+		return
+	}
+	if p.spec.Spec.HostNetwork {
+		p.mu.Lock()
+		p.net = &PodNet{}
+		p.mu.Unlock()
+		p.startContainers(ctx)
 		return
 	}
 	nets, err := ParseNetworks(p.spec.Annotations[NetworksAnnotation], p.spec.Namespace)
@@ -83,20 +108,53 @@ func (p *pod) start() {
 	if err := p.publishNetworkStatus(ctx, status); err != nil {
 		p.agent.logf("pod %s/%s: network-status: %v", p.spec.Namespace, p.spec.Name, err)
 	}
+	p.startContainers(ctx)
+}
+
+// startContainers starts each container's restart loop, or reports its
+// image as unpullable.
+func (p *pod) startContainers(ctx context.Context) {
+	all := append(append([]*container{}, p.inits...), p.containers...)
+	for _, c := range all {
+		if !p.agent.brokenImage(c.spec.Image) {
+			continue
+		}
+		p.event(corev1.EventTypeWarning, "Failed", "Failed to pull image %q: image not found (marked broken by the test cluster)", c.spec.Image)
+		p.event(corev1.EventTypeWarning, "Failed", "Error: ErrImagePull")
+		p.event(corev1.EventTypeNormal, "BackOff", "Back-off pulling image %q", c.spec.Image)
+		p.mu.Lock()
+		c.state = corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{
+			Reason:  "ImagePullBackOff",
+			Message: fmt.Sprintf("Back-off pulling image %q: ErrImagePull: image %q not found (marked broken by the test cluster)", c.spec.Image, c.spec.Image),
+		}}
+		p.mu.Unlock()
+	}
+	for _, c := range p.inits {
+		if p.agent.brokenImage(c.spec.Image) {
+			p.notify()
+			return // the pod cannot initialise
+		}
+	}
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		if len(p.inits) > 0 && !p.runInits(ctx) {
+			return
+		}
+		p.startMain(ctx)
+	}()
+}
+
+// startMain starts every main container's restart loop.
+func (p *pod) startMain(ctx context.Context) {
 	for _, c := range p.containers {
 		if p.agent.brokenImage(c.spec.Image) {
-			p.mu.Lock()
-			c.state = corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{
-				Reason:  "ImagePullBackOff",
-				Message: fmt.Sprintf("Back-off pulling image %q: ErrImagePull: image %q not found (marked broken by the test cluster)", c.spec.Image, c.spec.Image),
-			}}
-			p.mu.Unlock()
 			continue
 		}
 		p.wg.Add(1)
 		go func() {
 			defer p.wg.Done()
-			p.run(ctx, c)
+			p.run(ctx, c, func(code int32) bool { return shouldRestart(p.spec.Spec.RestartPolicy, code) })
 		}()
 	}
 	p.notify()
@@ -127,6 +185,9 @@ func (p *pod) terminate(grace time.Duration) error {
 	p.deleting = true
 	p.mu.Unlock()
 	defer close(p.done)
+	for _, c := range p.containers {
+		p.event(corev1.EventTypeNormal, "Killing", "Stopping container %s", c.spec.Name)
+	}
 	p.cancel()
 	select {
 	case <-p.startDone:
@@ -134,22 +195,24 @@ func (p *pod) terminate(grace time.Duration) error {
 	}
 	var errs []error
 	if p.net != nil {
-		if err := KillNetNS(p.net.NetNS, grace); err != nil {
+		if err := p.kill(p.net, grace); err != nil {
 			errs = append(errs, err)
 		}
 	}
 	waitGroup(&p.wg, 15*time.Second)
 	if p.net != nil {
 		// Anything that slipped in while the loops wound down.
-		if err := KillNetNS(p.net.NetNS, 0); err != nil {
+		if err := p.kill(p.net, 0); err != nil {
 			errs = append(errs, err)
 		}
-		if err := p.agent.opts.Fabric.Teardown(context.Background(), p.net); err != nil {
-			errs = append(errs, err)
+		if p.net.NetNS != "" {
+			if err := p.agent.opts.Fabric.Teardown(context.Background(), p.net); err != nil {
+				errs = append(errs, err)
+			}
 		}
 	}
 	p.mu.Lock()
-	for _, c := range p.containers {
+	for _, c := range append(append([]*container{}, p.inits...), p.containers...) {
 		if c.state.Terminated == nil {
 			c.state = corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{
 				ExitCode: 137, Reason: "Error", Message: "pod deleted", FinishedAt: metav1.Now()}}
@@ -162,6 +225,11 @@ func (p *pod) terminate(grace time.Duration) error {
 		return fmt.Errorf("pod %s/%s: %v", p.spec.Namespace, p.spec.Name, errs)
 	}
 	return nil
+}
+
+// event records a kubelet-style event on the pod.
+func (p *pod) event(kind, reason, format string, args ...any) {
+	p.agent.recorder.Eventf(p.spec, kind, reason, format, args...)
 }
 
 // waitGroup waits for wg, at most d.
@@ -178,6 +246,8 @@ func waitGroup(wg *sync.WaitGroup, d time.Duration) bool {
 
 // notify hands the current status to virtual-kubelet.
 func (p *pod) notify() {
+	p.notifyMu.Lock()
+	defer p.notifyMu.Unlock()
 	if f := p.agent.notifier(); f != nil {
 		f(p.snapshot())
 	}

@@ -21,22 +21,23 @@ func (p *pod) snapshot() *corev1.Pod {
 		ip := p.net.Attachments[0].IP.String()
 		st.PodIP = ip
 		st.PodIPs = []corev1.PodIP{{IP: ip}}
+	} else if p.net != nil { // hostNetwork
+		st.PodIP = p.agent.opts.NodeIP
+		st.PodIPs = []corev1.PodIP{{IP: p.agent.opts.NodeIP}}
 	}
 	allRunning, anyRunning, restarting, pending := true, false, false, false
 	allTerminated, allSucceeded := true, true
+	initialized := true
+	st.InitContainerStatuses = nil
+	for _, c := range p.inits {
+		st.InitContainerStatuses = append(st.InitContainerStatuses, c.status())
+		if c.state.Terminated == nil || c.state.Terminated.ExitCode != 0 {
+			initialized = false
+		}
+	}
 	st.ContainerStatuses = nil
 	for _, c := range p.containers {
-		cs := corev1.ContainerStatus{
-			Name: c.spec.Name, Image: c.spec.Image, ImageID: "rdmabench-kubecluster://" + c.spec.Image,
-			State: *c.state.DeepCopy(), LastTerminationState: *c.last.DeepCopy(),
-			RestartCount: c.restarts, Ready: c.state.Running != nil,
-		}
-		started := c.state.Running != nil
-		cs.Started = &started
-		if c.pid > 0 {
-			cs.ContainerID = fmt.Sprintf("proc://%d", c.pid)
-		}
-		st.ContainerStatuses = append(st.ContainerStatuses, cs)
+		st.ContainerStatuses = append(st.ContainerStatuses, c.status())
 		switch {
 		case c.state.Running != nil:
 			anyRunning = true
@@ -57,6 +58,10 @@ func (p *pod) snapshot() *corev1.Pod {
 	switch {
 	case p.netErr != "":
 		st.Phase, st.Reason, st.Message = corev1.PodPending, "NetworkNotReady", p.netErr
+	case p.initFailed:
+		st.Phase = corev1.PodFailed
+	case !initialized:
+		st.Phase = corev1.PodPending
 	case allTerminated && len(p.containers) > 0:
 		st.Phase = corev1.PodFailed
 		if allSucceeded {
@@ -73,7 +78,7 @@ func (p *pod) snapshot() *corev1.Pod {
 	st.Conditions = []corev1.PodCondition{
 		condition(corev1.PodScheduled, true, ""),
 		condition(corev1.PodReadyToStartContainers, p.net != nil, ""),
-		condition(corev1.PodInitialized, true, ""),
+		condition(corev1.PodInitialized, initialized, "ContainersNotInitialized"),
 		condition(corev1.ContainersReady, ready, "ContainersNotReady"),
 		condition(corev1.PodReady, ready, "ContainersNotReady"),
 	}
@@ -86,4 +91,18 @@ func condition(t corev1.PodConditionType, ok bool, reason string) corev1.PodCond
 		c.Status, c.Reason = corev1.ConditionFalse, reason
 	}
 	return c
+}
+
+// status is the container's status as a kubelet reports it.
+func (c *container) status() corev1.ContainerStatus {
+	started := c.state.Running != nil
+	cs := corev1.ContainerStatus{
+		Name: c.spec.Name, Image: c.spec.Image, ImageID: "rdmabench-kubecluster://" + c.spec.Image,
+		State: *c.state.DeepCopy(), LastTerminationState: *c.last.DeepCopy(),
+		RestartCount: c.restarts, Ready: started, Started: &started,
+	}
+	if c.pid > 0 {
+		cs.ContainerID = fmt.Sprintf("proc://%d", c.pid)
+	}
+	return cs
 }

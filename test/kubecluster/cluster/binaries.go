@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -53,7 +54,7 @@ func DefaultBinDir() (string, error) {
 // EnsureBinaries builds the control-plane binaries into binDir when one is
 // missing or older than the k8s module's go.mod/go.sum; otherwise it does
 // nothing. Build output goes to log (may be nil).
-func EnsureBinaries(ctx context.Context, binDir string, log *os.File) error {
+func EnsureBinaries(ctx context.Context, binDir string, log io.Writer) error {
 	root, err := RepoRoot()
 	if err != nil {
 		return err

@@ -24,6 +24,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"k8s.io/klog/v2"
 )
 
 // Options says what to start. The zero value is a 3-node cluster in a
@@ -131,6 +132,9 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	if err := Available(); err != nil {
 		return nil, err
 	}
+	// client-go and virtual-kubelet log through klog: to Log, not stderr.
+	klog.LogToStderr(false)
+	klog.SetOutput(opts.Log)
 	c := &Cluster{opts: opts, id: randomID(), WorkDir: opts.WorkDir}
 	if c.WorkDir == "" {
 		d, err := os.MkdirTemp("", "rdmabench-kubecluster-*")
@@ -154,6 +158,10 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 }
 
 func (c *Cluster) start(ctx context.Context) error {
+	SweepLeftovers(c.logf)
+	if err := c.claim(); err != nil {
+		return err
+	}
 	for _, d := range []string{"pki", "logs", "nodes"} {
 		if err := os.MkdirAll(filepath.Join(c.WorkDir, d), 0o755); err != nil {
 			return err

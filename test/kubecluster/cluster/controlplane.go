@@ -89,6 +89,8 @@ func (c *Cluster) startAPIServer(ctx context.Context) error {
 			"--service-account-issuer=https://localhost",
 			"--service-account-key-file=" + c.pkiPath("sa.pub"),
 			"--service-account-signing-key-file=" + c.pkiPath("sa.key"),
+			// No service-account token controller, and no node lifecycle
+			// controller to lift the not-ready taint TaintNodesByCondition adds.
 			"--disable-admission-plugins=ServiceAccount,TaintNodesByCondition",
 			"--kubelet-certificate-authority=" + c.pkiPath("ca.crt"),
 			"--kubelet-client-certificate=" + c.pkiPath("kubelet-client.crt"),
@@ -121,11 +123,16 @@ func (c *Cluster) startAPIServer(ctx context.Context) error {
 	return nil
 }
 
-// RestartAPIServer stops kube-apiserver (SIGTERM, then SIGKILL after 10s)
+// apiserverGrace is how long kube-apiserver gets after SIGTERM before
+// SIGKILL: its graceful shutdown waits for open watches (over 10s here), an
+// unhelpful pause in a test.
+const apiserverGrace = 3 * time.Second
+
+// RestartAPIServer stops kube-apiserver (SIGTERM, then SIGKILL after 3s)
 // and starts it again on the same port with the same flags, returning once
 // it is ready: the "apiserver restarted mid-run" case.
 func (c *Cluster) RestartAPIServer(ctx context.Context) error {
-	if err := c.apiserver.stop(10 * time.Second); err != nil {
+	if err := c.apiserver.stop(apiserverGrace); err != nil {
 		return err
 	}
 	if err := c.apiserver.start(); err != nil {
@@ -136,7 +143,7 @@ func (c *Cluster) RestartAPIServer(ctx context.Context) error {
 
 // StopAPIServer stops kube-apiserver until StartAPIServer; for tests of
 // an API that is away for a while.
-func (c *Cluster) StopAPIServer() error { return c.apiserver.stop(10 * time.Second) }
+func (c *Cluster) StopAPIServer() error { return c.apiserver.stop(apiserverGrace) }
 
 // StartAPIServer starts a stopped kube-apiserver again and waits until it
 // is ready.

@@ -45,11 +45,13 @@ func (c *Cluster) stop() error {
 	if c.fabric != nil {
 		if err := c.fabric.Close(ctx); err != nil {
 			errs = append(errs, err)
+		} else {
+			c.fabric = nil
 		}
 	}
 	for _, p := range []*process{c.ctrlmgr, c.scheduler, c.apiserver} {
 		if p != nil {
-			if err := p.stop(10 * time.Second); err != nil {
+			if err := p.stop(apiserverGrace); err != nil {
 				errs = append(errs, err)
 			}
 		}
@@ -62,6 +64,9 @@ func (c *Cluster) stop() error {
 	if left := c.Leftovers(); len(left) > 0 {
 		errs = append(errs, fmt.Errorf("left on the host: %s", strings.Join(left, ", ")))
 	}
+	if len(errs) == 0 {
+		c.release()
+	}
 	if c.ownsDir && len(errs) == 0 {
 		_ = os.RemoveAll(c.WorkDir)
 	}
@@ -69,7 +74,8 @@ func (c *Cluster) stop() error {
 }
 
 // Leftovers lists what of this cluster still exists on the host: network
-// namespaces, links (veths, bridges) and pod processes.
+// namespaces, links (veths; the bridges too once Stop has run) and pod
+// processes. Empty while the cluster runs with no pods, and after Stop.
 func (c *Cluster) Leftovers() []string {
 	var out []string
 	for _, ns := range c.NetNSes() {
@@ -77,7 +83,8 @@ func (c *Cluster) Leftovers() []string {
 	}
 	ifaces, _ := netInterfaces()
 	for _, name := range ifaces {
-		if strings.HasPrefix(name, c.prefix()) {
+		bridge := c.fabric != nil && (name == c.fabric.Primary || name == c.fabric.Secondary)
+		if strings.HasPrefix(name, c.prefix()) && !bridge {
 			out = append(out, "link "+name)
 		}
 	}
