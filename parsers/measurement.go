@@ -21,6 +21,7 @@ const (
 	ClassNoResults         ErrorClass = "no_results"         // the output holds no result table at all
 	ClassTCPFallback       ErrorClass = "tcp_fallback"       // ran, but over TCP where RDMA was required
 	ClassUnknownFormat     ErrorClass = "unknown_format"     // not output of the tool asked for
+	ClassLauncher          ErrorClass = "launcher_error"     // the launcher (mpirun) refused or failed to start the ranks
 )
 
 // Measurement is what one tool run (one table of its output) measured.
