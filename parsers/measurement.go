@@ -21,6 +21,7 @@ const (
 	ClassNoResults         ErrorClass = "no_results"         // the output holds no result table at all
 	ClassTCPFallback       ErrorClass = "tcp_fallback"       // ran, but over TCP where RDMA was required
 	ClassUnknownFormat     ErrorClass = "unknown_format"     // not output of the tool asked for
+	ClassLauncher          ErrorClass = "launcher_error"     // the launcher (mpirun) refused or failed to start the ranks
 )
 
 // Measurement is what one tool run (one table of its output) measured.
@@ -109,16 +110,23 @@ type Sample struct {
 
 // Transport kinds named by evidence.
 const (
-	TransportRDMA    = "rdma"
-	TransportTCP     = "tcp"
-	TransportShm     = "shm"
+	TransportRDMA = "rdma"
+	TransportTCP  = "tcp"
+	TransportShm  = "shm"
+	// TransportP2P is GPU peer-to-peer inside one host: NCCL's P2P
+	// transport (NVLink or PCIe: "via P2P/CUMEM", "P2P/IPC", "P2P/direct
+	// pointer") or NVLink SHARP (NVLS).
+	TransportP2P = "p2p"
+	// TransportNone is a single rank: nothing travels between GPUs, so no
+	// transport carried anything (one-GPU nccl-tests).
+	TransportNone    = "none"
 	TransportUnknown = "unknown"
 )
 
 // Transport is the evidence, read from debug logs, of what carried the data:
 // NCCL_DEBUG=INFO lines (NET/IB, NET/Socket) or UCX_PROTO_INFO tables.
 type Transport struct {
-	// Kind is rdma, tcp, shm or unknown.
+	// Kind is rdma, tcp, shm, p2p (GPU peer-to-peer), none (one rank) or unknown.
 	Kind string `json:"kind"`
 	// Source is where the evidence came from: "nccl", "ucx", "perftest", "iperf3".
 	Source string `json:"source,omitempty"`

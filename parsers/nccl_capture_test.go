@@ -36,7 +36,7 @@ var ncclCaptureWants = []ncclWant{
 	{file: "all_reduce_g2_per_iter_timing.txt", ok: true, test: "all_reduce_perf", samples: 22, ranks: 2, avgGBps: 30.973, rowBytes: 16777216, busGBps: 202.26, inBusGBps: 212.66},
 	{file: "sendrecv_g2_check0_na.txt", ok: true, test: "sendrecv_perf", samples: 24, ranks: 2, avgGBps: 52.9846, rowBytes: 67108864, busGBps: 267.27, inBusGBps: 269.14, inWrongNil: true},
 	{file: "all_reduce_g2_dtype_all.txt", ok: true, test: "all_reduce_perf", samples: 48, ranks: 2, avgGBps: 2.22462, rowBytes: 1024, busGBps: 0.10, inBusGBps: 0.10},
-	{file: "all_reduce_g4_debug_info.txt", ok: true, test: "all_reduce_perf", samples: 26, ranks: 4, avgGBps: 81.8956, rowBytes: 268435456, busGBps: 340.21, inBusGBps: 340.52, transport: TransportShm},
+	{file: "all_reduce_g4_debug_info.txt", ok: true, test: "all_reduce_perf", samples: 26, ranks: 4, avgGBps: 81.8956, rowBytes: 268435456, busGBps: 340.21, inBusGBps: 340.52, transport: TransportP2P},
 	{file: "all_reduce_g2_debug_info_socket_p2p_shm_disabled.txt", ok: true, test: "all_reduce_perf", samples: 24, ranks: 2, avgGBps: 1.69349, rowBytes: 67108864, busGBps: 5.31, inBusGBps: 5.40, transport: TransportTCP},
 	{file: "all_reduce_g2_min_bw_failed.txt", class: ClassToolError, test: "all_reduce_perf", samples: 24, ranks: 2, avgGBps: 52.2757, rowBytes: 67108864, busGBps: 268.26, inBusGBps: 266.97},
 	{file: "all_reduce_g2_socket_bad_ifname_failure.txt", class: ClassNoDevice, test: "all_reduce_perf", ranks: 2, avgGBps: -1},

@@ -9,6 +9,7 @@ import (
 // messages, launcher noise, NCCL WARN lines, RCCL's version lines and the
 // command line that started the test.
 func (p *ncclParser) otherLine(raw, line string) {
+	p.launcherLine(line)
 	if cls, specific, ok := ncclFailure(line, p.lastWarn); ok {
 		p.run().failWith(cls, strings.TrimSpace(line), specific)
 		return

@@ -85,11 +85,11 @@ func FuzzDetectTransport(f *testing.F) {
 			return
 		}
 		switch tr.Kind {
-		case TransportRDMA, TransportTCP, TransportShm, TransportUnknown:
+		case TransportRDMA, TransportTCP, TransportShm, TransportP2P, TransportNone, TransportUnknown:
 		default:
 			t.Fatalf("kind %q", tr.Kind)
 		}
-		if len(tr.Evidence) > maxEvidence {
+		if len(tr.Evidence) > maxEvidence+maxChannelEvidence {
 			t.Fatalf("%d evidence lines", len(tr.Evidence))
 		}
 		if _, err := json.Marshal(tr); err != nil {

@@ -14,6 +14,8 @@ type ncclParser struct {
 	lastWarn  string // latest "NCCL WARN" message, to explain a failure
 	version   string // "NCCL version …" from an INFO line
 	fields    []string
+	launcher  []string // an MPI launcher's refusal, its first lines
+	inLaunch  bool     // inside that refusal's text
 }
 
 // ncclRun collects one run: banner, device list, table and footer.
@@ -175,7 +177,11 @@ func (p *ncclParser) finish() []Measurement {
 	if len(p.runs) == 0 {
 		m := Measurement{Tool: "nccl-tests", Test: p.command, OK: false, ErrorClass: ClassNoResults,
 			Error: "no nccl-tests output found (no banner, table or failure line)", Samples: []Sample{}, Transport: t}
-		if p.lines > 0 {
+		switch {
+		case len(p.launcher) > 0:
+			m.ErrorClass = ClassLauncher
+			m.Error = "mpirun: " + strings.Join(p.launcher, " ")
+		case p.lines > 0:
 			m.ErrorClass = ClassUnknownFormat
 			m.Error = "text is not nccl-tests output: no banner, column header, result row or failure line"
 		}

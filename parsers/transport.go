@@ -28,6 +28,10 @@ func DetectTransport(text string) *Transport {
 // reader, few enough to keep results small.
 const maxEvidence = 6
 
+// maxChannelEvidence bounds the channel lines kept past maxEvidence (one
+// each of P2P, SHM, NVLS).
+const maxChannelEvidence = 3
+
 // transportScan accumulates transport evidence one line at a time, so that
 // parsers can collect it in the same pass as their tables.
 type transportScan struct {
@@ -38,6 +42,7 @@ type transportScan struct {
 	local    map[string]bool // P2P, SHM, NVLS
 	network  string          // "Using network X"
 	nNodes   int
+	nRanks   int // largest "comm … nRanks N" seen; 0 when none
 	ibDevs   []string
 	sockDevs []string
 	gdr      *bool
@@ -111,11 +116,16 @@ func (ts *transportScan) ncclInfo(msg, raw string) {
 		}
 	case strings.HasPrefix(msg, "comm ") && strings.Contains(msg, " nNodes "):
 		ts.nccl, ts.seen = true, true
-		f := strings.Fields(msg[strings.Index(msg, " nNodes ")+1:])
-		if len(f) >= 2 {
-			if n, ok := trAtoi(f[1]); ok && n > ts.nNodes {
-				ts.nNodes = n
-			}
+		ts.nNodes = max(ts.nNodes, trField(msg, " nNodes "))
+		if n := trField(msg, " nRanks "); n > ts.nRanks {
+			ts.nRanks = n
+			ts.keep("nranks", raw)
+		}
+	case strings.Contains(msg, " nvls channels"):
+		// "24 coll channels, 24 collnet channels, 0 nvls channels, …"
+		f := strings.Fields(msg[:strings.Index(msg, " nvls channels")])
+		if n, ok := trAtoi(f[len(f)-1]); ok && n > 0 {
+			ts.addLocal("NVLS", "via-nvls", raw)
 		}
 	case strings.HasPrefix(msg, "NCCL version "):
 		ts.nccl = true
@@ -152,19 +162,46 @@ func (ts *transportScan) ncclVia(msg, raw string) {
 		ts.netRDMA["COLLNET"] = true
 		ts.mark("via-rdma", raw)
 	default:
-		name := via
-		if j := strings.IndexAny(name, "/ "); j >= 0 {
+		// "P2P/CUMEM", "P2P/IPC/read", "P2P/direct pointer", "SHM/direct/direct"
+		// P2P keeps its mechanism (CUMEM, IPC, direct pointer), SHM and
+		// the rest their first word.
+		parts := strings.SplitN(strings.TrimSpace(via), "/", 3)
+		name, key := parts[0], "via-shm"
+		if name == "P2P" && len(parts) > 1 {
+			name, key = "P2P/"+parts[1], "via-p2p"
+		} else if j := strings.IndexByte(name, ' '); j >= 0 {
 			name = name[:j]
 		}
 		if name == "" {
 			return
 		}
-		if ts.local == nil {
-			ts.local = map[string]bool{}
-		}
-		ts.local[name] = true
-		ts.mark("via-local", raw)
+		ts.addLocal(name, key, raw)
 	}
+}
+
+// addLocal records an intra-host transport (P2P, SHM, NVLS) named by NCCL.
+func (ts *transportScan) addLocal(name, key, raw string) {
+	if ts.local == nil {
+		ts.local = map[string]bool{}
+	}
+	ts.local[name] = true
+	ts.nccl, ts.seen = true, true
+	ts.keepAlways(key, raw)
+}
+
+// trField is the number after label in msg ("comm 0x… rank 0 nRanks 2
+// nNodes 1 …"); 0 when absent.
+func trField(msg, label string) int {
+	i := strings.Index(msg, label)
+	if i < 0 {
+		return 0
+	}
+	f := strings.Fields(msg[i+len(label):])
+	if len(f) == 0 {
+		return 0
+	}
+	n, _ := trAtoi(f[0])
+	return n
 }
 
 func (ts *transportScan) setGDR(v bool) {
@@ -180,7 +217,17 @@ func (ts *transportScan) mark(key, raw string) {
 }
 
 func (ts *transportScan) keep(key, raw string) {
-	if ts.keys[key] || len(ts.evidence) >= maxEvidence {
+	if len(ts.evidence) >= maxEvidence {
+		return
+	}
+	ts.keepAlways(key, raw)
+}
+
+// keepAlways keeps the first line of a category even past maxEvidence:
+// the channel lines that name the transport must not be crowded out by
+// the network probing printed before them (a few categories at most).
+func (ts *transportScan) keepAlways(key, raw string) {
+	if ts.keys[key] || len(ts.evidence) >= maxEvidence+maxChannelEvidence {
 		return
 	}
 	if ts.keys == nil {
@@ -253,6 +300,13 @@ func (ts *transportScan) ncclResult() *Transport {
 		t.Kind, t.Detail, t.Devices = TransportTCP, "NET/Socket", ts.sockDevs
 	case len(ts.local) > 0:
 		t.Kind, t.Detail = TransportShm, trJoin(ts.local)
+		for name := range ts.local {
+			if strings.HasPrefix(name, "P2P") || name == "NVLS" {
+				t.Kind = TransportP2P
+			}
+		}
+	case ts.nRanks == 1:
+		t.Kind, t.Detail = TransportNone, "single rank: no inter-GPU transport"
 	case ts.network != "" && ts.nNodes != 1:
 		t.Detail = "NET/" + ts.network
 		if ts.network == "Socket" {

@@ -99,8 +99,8 @@ func TestDetectTransport(t *testing.T) {
 // captures: intra-node P2P, and the forced fallback to NET/Socket.
 func TestDetectTransportCaptures(t *testing.T) {
 	cases := map[string]string{
-		"all_reduce_g4_debug_info.txt":                         TransportShm,
-		"alltoall_g2_debug_info.txt":                           TransportShm,
+		"all_reduce_g4_debug_info.txt":                         TransportP2P,
+		"alltoall_g2_debug_info.txt":                           TransportP2P,
 		"all_reduce_g2_debug_info_socket_p2p_shm_disabled.txt": TransportTCP,
 	}
 	for file, kind := range cases {

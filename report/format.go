@@ -41,11 +41,24 @@ func (r *Result) Pair() string {
 	case r.From != "" && r.To != "":
 		return r.From + " → " + r.To
 	case len(r.Ranks) > 0:
-		return fmt.Sprintf("%d ranks", len(r.Ranks))
+		return r.RankLabel()
 	case r.From != "":
 		return r.From
 	}
 	return r.To
+}
+
+// RankLabel is "N ranks" (or "1 rank") for a collective: its GPUs summed
+// over its endpoints where the run recorded them, else one per endpoint.
+func (r *Result) RankLabel() string {
+	n := r.NRanks
+	if n <= 0 {
+		n = len(r.Ranks)
+	}
+	if n == 1 {
+		return "1 rank"
+	}
+	return fmt.Sprintf("%d ranks", n)
 }
 
 // verdictRank orders verdicts worst first: a shortfall of the fabric, then a
@@ -136,7 +149,8 @@ func FormatEfficiency(e *float64) string {
 }
 
 // TransportLabel is a result's transport badge: "RDMA", "TCP fallback"
-// (TCP where the test did not ask for it), "TCP" (asked for), "shm" or
+// (TCP where the test did not ask for it), "TCP" (asked for), "shm", "GPU
+// P2P" (NVLink or PCIe peer-to-peer: NCCL's P2P, NVLS), "none (1 rank)" or
 // "unknown"; "" when nothing was measured.
 func (r *Result) TransportLabel() string {
 	if r.Transport == nil && len(r.Samples) == 0 && r.ErrorClass != "tcp_fallback" {
@@ -158,6 +172,10 @@ func (r *Result) TransportLabel() string {
 		return "TCP fallback"
 	case "shm":
 		return "shm"
+	case "p2p":
+		return "GPU P2P"
+	case "none":
+		return "none (1 rank)"
 	}
 	return "unknown"
 }

@@ -165,6 +165,7 @@ type slimResult struct {
 	From        string       `json:"from"`
 	To          string       `json:"to"`
 	Ranks       []string     `json:"ranks"`
+	NRanks      int          `json:"n_ranks"`
 	Samples     []slimSample `json:"samples"`
 	Repetitions []struct {
 		OK      bool         `json:"ok"`
@@ -225,7 +226,7 @@ func decodeSlim(path string, r io.Reader) (*Report, error) {
 		sr := &s.Results[i]
 		res := &rep.Results[i]
 		*res = Result{Test: sr.Test, Tool: sr.Tool, Variant: sr.Variant, Backend: sr.Backend, Op: sr.Op,
-			From: sr.From, To: sr.To, Ranks: sr.Ranks, Samples: samplesOf(sr.Samples), Stats: sr.Stats,
+			From: sr.From, To: sr.To, Ranks: sr.Ranks, NRanks: sr.NRanks, Samples: samplesOf(sr.Samples), Stats: sr.Stats,
 			BestBps: sr.BestBps, BestBytes: sr.BestBytes, LineRate: sr.LineRate, Efficiency: sr.Efficiency,
 			Expectation: sr.Expectation, Verdict: sr.Verdict}
 		for _, rp := range sr.Repetitions {

@@ -147,7 +147,7 @@ func verdictRowOf(res *Result, o HTMLOptions, eps map[string]EndpointInfo) verdi
 	if res.Efficiency != nil {
 		row.EffWidth = min(max(*res.Efficiency, 0), 100)
 	}
-	row.TransportClass = map[string]string{"RDMA": "rdma", "TCP fallback": "tcp", "TCP": "tcp-ok", "shm": "shm"}[row.Transport]
+	row.TransportClass = map[string]string{"RDMA": "rdma", "TCP fallback": "tcp", "TCP": "tcp-ok", "shm": "shm", "GPU P2P": "shm", "none (1 rank)": "shm"}[row.Transport]
 	if row.TransportClass == "" {
 		row.TransportClass = "unknown"
 	}

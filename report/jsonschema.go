@@ -15,7 +15,7 @@ const JSONSchemaID = "https://rdmabench.io/schemas/report/v1.json"
 var enums = map[string][]string{
 	"Result.verdict":  {VerdictPass, VerdictFail, VerdictError, VerdictSkipped},
 	"LineRate.source": {LineRateDeclared, LineRateNIC, LineRateNone},
-	"Transport.kind":  {"rdma", "tcp", "shm", "unknown"},
+	"Transport.kind":  {"rdma", "tcp", "shm", "p2p", "none", "unknown"},
 }
 
 // JSONSchema returns the JSON Schema (draft 2020-12) of report.json,

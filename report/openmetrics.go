@@ -121,7 +121,7 @@ func WriteOpenMetrics(w io.Writer, r *Report) error {
 func resultLabels(r *Report, res *Result, key string) [][2]string {
 	from, to := res.From, res.To
 	if from == "" && to == "" && len(res.Ranks) > 0 {
-		from = fmt.Sprintf("%d ranks", len(res.Ranks))
+		from = res.RankLabel()
 	}
 	l := [][2]string{{"scenario", r.Run.Scenario}, {"test", res.Test}, {"tool", res.Tool}, {"from", from}, {"to", to},
 		{"backend", res.Backend}, {"op", res.Op}, {"variant", res.Variant}}

@@ -104,6 +104,9 @@ type Result struct {
 	From  string   `json:"from,omitempty"`
 	To    string   `json:"to,omitempty"`
 	Ranks []string `json:"ranks,omitempty"`
+	// NRanks is the collective's rank count (the GPUs of its endpoints
+	// summed); 0 in reports written before it existed, where Ranks counts.
+	NRanks int `json:"n_ranks,omitempty"`
 	// Endpoints are where this result's sides ran (node, device, address),
 	// copied from the run's endpoints so that one result reads on its own.
 	Endpoints []ResultEndpoint `json:"endpoints,omitempty"`

@@ -109,6 +109,6 @@ func newResult(job *plan.Job, legIdx int) report.Result {
 	return report.Result{
 		JobID: job.ID, Leg: legIdx, Test: job.Test, Tool: job.Tool, Pattern: job.Pattern,
 		Round: job.Round, Variant: leg.Variant, Backend: leg.Backend,
-		From: leg.From, To: leg.To, Ranks: leg.Ranks,
+		From: leg.From, To: leg.To, Ranks: leg.Ranks, NRanks: leg.NRanks,
 	}
 }

@@ -180,7 +180,9 @@ func checkTransport(e scenarios.Expect, res *report.Result, add func(string, boo
 		res.Reason = JoinReason(res.Reason, rules)
 		add(rule+" (unverified)", true, "")
 	case res.Transport.Kind != e.Transport:
-		res.ErrorClass = parsers.ClassTCPFallback
+		if res.Transport.Kind == parsers.TransportTCP {
+			res.ErrorClass = parsers.ClassTCPFallback
+		}
 		add(rule, false, fmt.Sprintf("ran over %s (%s), want %s", res.Transport.Kind, res.Transport.Detail, e.Transport))
 	default:
 		add(rule, true, "")

@@ -157,17 +157,27 @@ func sizeStats(ms []parsers.Measurement) []report.SizeStats {
 	return out
 }
 
-// best is the size with the highest bandwidth (bus bandwidth for nccl).
+// best is the size with the highest bandwidth. For nccl it is the
+// out-of-place bus bandwidth, the column nccl-tests users read: the in-place
+// half can be a no-op (one-rank sendrecv copies nothing: 4 µs for 4 GiB,
+// "1e+06" GB/s) and never makes the headline. Where every bus bandwidth is
+// 0 (one rank of a collective, by nccl-tests' definition) the out-of-place
+// algorithm bandwidth stands in.
 func best(samples []parsers.Sample) (bps float64, bytes int64) {
 	for _, s := range samples {
 		v := s.BWAvgBps
 		if s.BusBWBps != nil {
 			v = s.BusBWBps
-			if s.InplaceBusBWBps != nil && *s.InplaceBusBWBps > *v {
-				v = s.InplaceBusBWBps
-			}
 		}
 		if v != nil && *v > bps {
+			bps, bytes = *v, s.Bytes
+		}
+	}
+	if bps > 0 {
+		return bps, bytes
+	}
+	for _, s := range samples {
+		if v := s.AlgBWBps; s.BusBWBps != nil && v != nil && *v > bps {
 			bps, bytes = *v, s.Bytes
 		}
 	}

@@ -170,6 +170,7 @@ func (tc *testCompiler) legs(job Job, ranks []int, from, to, port int) (Job, err
 			leg.Ranks = make([]string, len(ranks))
 			for i, r := range ranks {
 				in.Ranks[i], leg.Ranks[i] = eps[r], eps[r].Name
+				leg.NRanks += max(eps[r].GPUs, 1)
 			}
 		} else {
 			in.Client, in.Server = eps[from], eps[to]

@@ -75,6 +75,10 @@ type Leg struct {
 	From  string   `json:"from,omitempty"`
 	To    string   `json:"to,omitempty"`
 	Ranks []string `json:"ranks,omitempty"`
+	// NRanks is the collective's rank count: the GPUs of its endpoints
+	// summed (an endpoint without a GPU count drives one rank), so that two
+	// GPUs on one endpoint read as 2 ranks, not 1.
+	NRanks int `json:"nRanks,omitempty"`
 	// Variant names what differs between legs of one job: a size
 	// ("65536"), a NIXL backend ("UCCL"), or "" when there is one leg.
 	Variant string `json:"variant,omitempty"`

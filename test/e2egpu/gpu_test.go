@@ -206,13 +206,14 @@ func compare(t *testing.T, sum *strings.Builder, st *scenarios.Test, res *report
 		if vb > 0 {
 			d = (va - vb) / vb
 		}
-		fmt.Fprintf(sum, "%14d %10.2f GB/s %10.2f GB/s %+7.2f%% %s\n", a.Bytes, va/1e9, vb/1e9, 100*d, metric)
+		// Samples hold bits per second; nccl-tests prints GB/s.
+		fmt.Fprintf(sum, "%14d %10.2f GB/s %10.2f GB/s %+7.2f%% %s\n", a.Bytes, va/8e9, vb/8e9, 100*d, metric)
 		if a.Bytes != b.Bytes {
 			t.Errorf("%s row %d: size %d through rdmabench, %d raw", st.Name, i, a.Bytes, b.Bytes)
 		}
 		if a.Bytes >= tolSizeBytes && math.Abs(d) > tolerance {
 			t.Errorf("%s at %d B: %s %.2f GB/s through rdmabench, %.2f GB/s raw (%+.1f%%, tolerance %.0f%%)",
-				st.Name, a.Bytes, metric, va/1e9, vb/1e9, 100*d, 100*tolerance)
+				st.Name, a.Bytes, metric, va/8e9, vb/8e9, 100*d, 100*tolerance)
 		}
 	}
 }
