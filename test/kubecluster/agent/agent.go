@@ -125,6 +125,7 @@ func Start(ctx context.Context, opts Options, timeout time.Duration) (*Agent, er
 	}
 	a.node = n
 	go func() { _ = n.Run(a.ctx) }()
+	go a.housekeep()
 	if err := n.WaitReady(ctx, timeout); err != nil {
 		a.Stop(context.Background())
 		return nil, fmt.Errorf("node %s not ready: %w", opts.Name, err)

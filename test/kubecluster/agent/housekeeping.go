@@ -1,0 +1,53 @@
+package agent
+
+import (
+	"context"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// housekeepingInterval paces the orphan sweep.
+const housekeepingInterval = 2 * time.Second
+
+// housekeep ends pods that run here but no longer exist in the API, as a
+// kubelet's housekeeping does. virtual-kubelet's pod controller learns of
+// deletions from its watch; a pod deleted while that watch was down (an
+// apiserver restart) reaches it only as a tombstone it does not act on,
+// and its processes would run on forever.
+func (a *Agent) housekeep() {
+	t := time.NewTicker(housekeepingInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-a.ctx.Done():
+			return
+		case <-t.C:
+		}
+		ctx, cancel := context.WithTimeout(a.ctx, 10*time.Second)
+		list, err := a.opts.Client.CoreV1().Pods("").List(ctx, metav1.ListOptions{FieldSelector: "spec.nodeName=" + a.opts.Name})
+		cancel()
+		if err != nil {
+			continue // the API is away; try again next tick
+		}
+		live := map[types.UID]bool{}
+		for _, p := range list.Items {
+			live[p.UID] = true
+		}
+		for _, p := range a.podList() {
+			p.mu.Lock()
+			spec, age, deleting := p.spec, time.Since(p.started.Time), p.deleting
+			p.mu.Unlock()
+			// A pod just created may not be in a list taken a moment before.
+			if live[spec.UID] || deleting || age < 2*housekeepingInterval {
+				continue
+			}
+			a.logf("housekeeping: pod %s/%s is gone from the API; ending it", spec.Namespace, spec.Name)
+			orphan := spec.DeepCopy()
+			zero := int64(0)
+			orphan.DeletionGracePeriodSeconds = &zero
+			_ = provider{a}.DeletePod(a.ctx, orphan)
+		}
+	}
+}
