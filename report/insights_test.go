@@ -125,7 +125,7 @@ func TestWaterfallGolden(t *testing.T) {
 		t.Errorf("LIBFABRIC compared with %q, want ucx_perftest", l.Below)
 	}
 	data, _ := json.MarshalIndent(wfs, "", "  ")
-	golden(t, "waterfall.json", append(data, '\n'))
+	golden(t, "waterfall.golden", append(data, '\n'))
 }
 
 // Planted matrix: ep-3 is in every low pair; ep-0 → ep-1 recovered.
