@@ -208,9 +208,9 @@ func TestKVBudgetArithmetic(t *testing.T) {
 	// Line rate 400e9: 3.3554432 ms. 32768 tokens (8×): 268.435456 ms on UCX.
 	// LIBFABRIC at 20e9: 67.108864 ms.
 	for _, c := range []struct {
-		row, ctx int
+		row, ctx  int
 		req, rank int64
-		ms      float64
+		ms        float64
 	}{{1, 0, 1342177280, 167772160, 33.554432}, {2, 0, 1342177280, 167772160, 3.3554432},
 		{1, 1, 10737418240, 1342177280, 268.435456}, {0, 0, 1342177280, 167772160, 67.108864}} {
 		got := b.Rows[c.row].Costs[c.ctx]
