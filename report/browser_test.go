@@ -191,6 +191,7 @@ func TestBrowserRendersReport(t *testing.T) {
 		r         *Report
 		minCharts int
 	}{{"fixture", fullReport(1), 9}, {"real-loopback", real, 1}, {"real-softroce", softroce, 3},
+		{"trust", trustReport(), 1},
 		{"interrupted-empty", &Report{SchemaVersion: SchemaVersion, Run: RunMeta{ID: "x", Scenario: "s", Start: fixtureStart,
 			Interrupted: true, Error: "interrupted before any job ended"}}, 0}} {
 		t.Run(tc.name, func(t *testing.T) { checkReportInBrowser(t, b, tc.r, tc.minCharts, tc.name == "fixture") })

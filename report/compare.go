@@ -181,7 +181,11 @@ func Compare(base, cur *Report, opt CompareOptions) *Comparison {
 // resultKey identifies a result across runs. Legs repeating the same key
 // (the same pair measured twice) are told apart by their order.
 func resultKey(r *Result) string {
-	return strings.Join([]string{r.Test, r.Pair(), r.Backend, r.Op, r.Variant}, "\x00")
+	k := strings.Join([]string{r.Test, r.Pair(), r.Backend, r.Op, r.Variant}, "\x00")
+	if r.Retest > 0 { // a low pair's rerun is compared with the same rerun
+		k += fmt.Sprintf("\x00retest-%d", r.Retest)
+	}
+	return k
 }
 
 func indexResults(rs []Result) (map[string]*Result, []string) {

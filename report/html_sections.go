@@ -96,7 +96,7 @@ func buildSections(r *Report) []section {
 			out = append(out, s)
 		}
 	}
-	return out
+	return append(out, insightSections(r)...)
 }
 
 func slowTable(test string, rs []*Result, nodes map[string]string) htmlTable {

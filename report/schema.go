@@ -28,6 +28,13 @@ type Report struct {
 	Endpoints     []EndpointInfo `json:"endpoints"`
 	Results       []Result       `json:"results"`
 	Summary       Summary        `json:"summary"`
+
+	// Waterfalls, LowPairs and KVBudget are derived from Results by pure
+	// functions (Derive, AnalyzeLowPairs) and kept here for other readers.
+	Waterfalls []Waterfall       `json:"waterfalls,omitempty"`
+	LowPairs   []LowPairAnalysis `json:"lowPairs,omitempty"`
+	Serving    *ServingSetup     `json:"serving,omitempty"`
+	KVBudget   *KVBudget         `json:"kvBudget,omitempty"`
 }
 
 // RunMeta describes the run as a whole.
@@ -143,6 +150,9 @@ type Result struct {
 	// Seconds is the leg's wall time; ToolSeconds the time inside the tools.
 	Seconds     float64 `json:"seconds"`
 	ToolSeconds float64 `json:"toolSeconds,omitempty"`
+	// Retest numbers a low pair's rerun after its matrix (1, 2 …; 0 for the
+	// matrix's own run), see expect.lowPair.
+	Retest int `json:"retest,omitempty"`
 }
 
 // ResultEndpoint is one side of a result: its role and where it ran.

@@ -49,8 +49,10 @@ func WriteSummaryTable(w io.Writer, r *Report) error {
 		}
 		line += "; only what finished is here)"
 	}
-	_, err := fmt.Fprintln(w, line)
-	return err
+	if _, err := fmt.Fprintln(w, line); err != nil {
+		return err
+	}
+	return WriteInsights(w, r)
 }
 
 // summaryRows renders results worst first, folding the passing tail of

@@ -18,6 +18,7 @@ func (r *run) finish(ctx context.Context, rep *report.Report, runErr error) (*re
 	order := r.planOrder()
 	sort.SliceStable(rep.Results, func(i, j int) bool { return resultLess(order, rep.Results[i], rep.Results[j]) })
 	rep.Summary = summarize(rep.Results)
+	r.derive(rep)
 	rep.Run.End = time.Now().UTC()
 	if ctx.Err() != nil {
 		rep.Run.Interrupted = true

@@ -110,6 +110,7 @@ func Run(ctx context.Context, cfg Config) (*report.Report, error) {
 	if runErr == nil {
 		r.recordSkips()
 		r.rounds(ctx)
+		r.retestLowPairs(ctx)
 	}
 	r.cleanup()
 	return r.finish(ctx, rep, runErr)

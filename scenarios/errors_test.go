@@ -78,6 +78,12 @@ var brokenCases = []struct {
 	{"wrong-type-list", []string{"16:14 tests[0].args.sizes"}},
 	{"wrong-type-mapping", []string{"6:3 pools"}},
 	{"wrong-type-scalar-for-map", []string{"15:10 tests[0].env"}},
+	{"lowpair-checks", []string{"15:24 tests[0].expect.lowPair.below", "15:34 tests[0].expect.lowPair.of", "15:50 tests[0].expect.lowPair.retests",
+		"21:16 tests[1].expect.lowPair", "27:7 tests[2].expect.lowPair.below", "27:21 tests[2].expect.lowPair.of",
+		"27:34 tests[2].expect.lowPair.threshold", "33:7 tests[3].expect.lowPair"}},
+	{"serving-checks", []string{"13:10 serving.model", "14:14 serving.latentDim", "16:12 serving.kvDtype",
+		"17:20 serving.contextLengths[0]", "19:14 serving.prefillTP", "21:3 serving.pageSize"}},
+	{"serving-shape", []string{"12:1 serving", "15:13 serving.decodeTP"}},
 	{"utf16-bom", []string{"1:1"}},
 	{"utf16be-no-bom", []string{"1:1"}},
 }

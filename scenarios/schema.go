@@ -37,6 +37,9 @@ var schemaEnums = map[string]func() []any{
 	"collectives":         func() []any { return anySlice(Collectives) },
 	"dataTypes":           func() []any { return anySlice(NCCLDataTypes) },
 	"ucxTests":            func() []any { return anySlice(UCXTests) },
+	"lowPairReferences":   func() []any { return anySlice(LowPairReferences) },
+	"models":              func() []any { return anySlice(ModelPresetNames()) },
+	"kvDtypes":            func() []any { return anySlice(KVDtypes) },
 }
 
 // ncclBinaries are the nccl-tests binary names accepted as tool names.

@@ -76,7 +76,7 @@ type toolSpec struct {
 var (
 	perftestBWArgs  = []string{"sizes", "sweep", "qps", "iterations", "duration", "bidirectional", "connection", "mtu", "rdmaCM", "useCuda", "extra"}
 	perftestLatArgs = []string{"sizes", "sweep", "iterations", "duration", "connection", "mtu", "rdmaCM", "useCuda", "extra"}
-	bwExpect        = []string{"minLineRate", "minBandwidth", "transport"}
+	bwExpect        = []string{"minLineRate", "minBandwidth", "transport", "lowPair"}
 	latExpect       = []string{"maxLatency", "maxP99Latency", "transport"}
 )
 
@@ -91,7 +91,7 @@ var toolSpecs = map[string]toolSpec{
 	ToolNixlbench:   {[]string{"backend", "backends", "op", "initiatorSeg", "targetSeg", "minSize", "maxSize", "maxBatch", "iterations", "transports", "extra"}, append(append([]string{}, bwExpect...), "maxLatency"), true},
 	ToolNCCL:        {[]string{"collective", "minSize", "maxSize", "stepFactor", "iterations", "dataType", "extra"}, []string{"minLineRate", "minBandwidth", "minBusBW", "transport"}, true},
 	ToolUCXPerftest: {[]string{"test", "sizes", "iterations", "transports", "extra"}, append(append([]string{}, bwExpect...), "maxLatency", "maxP99Latency"), true},
-	ToolIperf3:      {[]string{"duration", "streams", "bidirectional", "extra"}, []string{"minLineRate", "minBandwidth"}, false},
+	ToolIperf3:      {[]string{"duration", "streams", "bidirectional", "extra"}, []string{"minLineRate", "minBandwidth", "lowPair"}, false},
 }
 
 // ncclAlias maps an nccl-tests binary name (all_reduce_perf) to its

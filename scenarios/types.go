@@ -56,6 +56,11 @@ type Scenario struct {
 	Pools []Pool `yaml:"pools" json:"pools"`
 	Tests []Test `yaml:"tests" json:"tests"`
 
+	// Serving describes the LLM serving setup the fabric is for (model
+	// shape, context lengths, TP sizes), so that the report can say what
+	// the KV-cache transfer adds to time-to-first-token.
+	Serving *Serving `yaml:"serving,omitempty" json:"serving,omitempty"`
+
 	// File is the path the scenario was read from (not part of the YAML).
 	File string `yaml:"-" json:"-"`
 	// Positions tells where each field was written (nil for a scenario
@@ -304,4 +309,7 @@ type Expect struct {
 	Transport string `yaml:"transport,omitempty" json:"transport,omitempty" schema:"enum=requirements"`
 	// MinPings for rping: at least this many completed pings.
 	MinPings int `yaml:"minPings,omitempty" json:"minPings,omitempty"`
+	// LowPair retests the low pairs of an all-to-all matrix and names the
+	// endpoints they share.
+	LowPair *LowPair `yaml:"lowPair,omitempty" json:"lowPair,omitempty"`
 }

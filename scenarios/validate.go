@@ -19,6 +19,7 @@ func Validate(s *Scenario) error {
 	v.defaults()
 	v.pools()
 	v.tests()
+	v.serving()
 	return v.c.err()
 }
 

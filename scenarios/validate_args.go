@@ -194,6 +194,9 @@ func (v *validator) expect(path string, t *Test) {
 	if has("minPings") {
 		v.checkMin(ep+".minPings", e.MinPings, 1, "rping: pings that must complete, 1 or more")
 	}
+	if has("lowPair") {
+		v.lowPair(ep+".lowPair", t)
+	}
 }
 
 // toolSize checks a size against what the tool itself accepts: rping -S

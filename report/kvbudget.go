@@ -1,0 +1,187 @@
+package report
+
+import (
+	"math"
+	"sort"
+)
+
+// ServingSetup is the scenario's serving section as the run resolved it
+// (preset and defaults filled in): what the KV budget costs.
+type ServingSetup struct {
+	Model     string `json:"model,omitempty"`
+	Layers    int    `json:"layers"`
+	KVHeads   int    `json:"kvHeads,omitempty"`
+	HeadDim   int    `json:"headDim,omitempty"`
+	LatentDim int    `json:"latentDim,omitempty"`
+	KVDtype   string `json:"kvDtype"`
+	// DtypeBytes is the size of one KV element.
+	DtypeBytes     int   `json:"dtypeBytes"`
+	ContextLengths []int `json:"contextLengths"`
+	PrefillTP      int   `json:"prefillTP"`
+	DecodeTP       int   `json:"decodeTP"`
+	BlockTokens    int   `json:"blockTokens"`
+}
+
+// KVBudget is what moving one request's KV cache from prefill to decode
+// costs on this fabric, per context length and per way of moving it.
+type KVBudget struct {
+	// BytesPerToken is the KV cache of one token over all layers.
+	BytesPerToken int64 `json:"bytesPerToken"`
+	// RankShare is the fraction of a request's KV one decode rank pulls
+	// (1/min(decodeTP, kvHeads); 1 for MLA, whose latent every rank holds);
+	// the decode ranks pull at once, each over its own NIC.
+	RankShare float64 `json:"rankShare"`
+	// BlockBytes is one transfer block: blockTokens of one layer's K (or V)
+	// slice a rank holds; the nixlbench size the bandwidth is read at.
+	BlockBytes int64      `json:"blockBytes"`
+	Contexts   []int      `json:"contexts"`
+	Rows       []KVSource `json:"rows"`
+}
+
+// KVSource is one bandwidth the transfer is costed at.
+type KVSource struct {
+	// Source is "nixlbench READ", "ib_write_bw (best, no nixlbench READ)" or "line rate".
+	Source  string  `json:"source"`
+	Backend string  `json:"backend,omitempty"`
+	Test    string  `json:"test,omitempty"`
+	Bps     float64 `json:"bps"`
+	// AtBytes is the block size the bandwidth was measured at.
+	AtBytes int64 `json:"atBytes,omitempty"`
+	// Costs has one entry per context length.
+	Costs []KVCost `json:"costs"`
+}
+
+// KVCost is one context length's transfer.
+type KVCost struct {
+	Tokens int `json:"tokens"`
+	// RequestBytes is the whole request's KV; RankBytes one decode rank's share.
+	RequestBytes int64 `json:"requestBytes"`
+	RankBytes    int64 `json:"rankBytes"`
+	// TTFTms is what the transfer adds to time-to-first-token.
+	TTFTms float64 `json:"ttftMs"`
+}
+
+// kvShape is the arithmetic of a serving setup.
+func kvShape(s *ServingSetup) (perToken int64, share float64, block int64) {
+	elems := int64(s.LatentDim) // MLA: one latent per token and layer
+	if s.LatentDim == 0 {
+		elems = 2 * int64(s.KVHeads) * int64(s.HeadDim) // K and V of every KV head
+	}
+	perToken = int64(s.Layers) * elems * int64(s.DtypeBytes)
+	share = 1
+	block = int64(s.BlockTokens) * int64(s.LatentDim) * int64(s.DtypeBytes)
+	if s.LatentDim == 0 {
+		share = 1 / float64(min(max(s.DecodeTP, 1), s.KVHeads))
+		heads := max(1, s.KVHeads/max(s.PrefillTP, s.DecodeTP, 1))
+		block = int64(s.BlockTokens) * int64(heads) * int64(s.HeadDim) * int64(s.DtypeBytes)
+	}
+	return perToken, share, block
+}
+
+// BuildKVBudget costs the serving setup at the nixlbench READ bandwidth of
+// each NIXL backend at the block size nearest BlockBytes (the worst pair:
+// a request may land on any), else at the best ib_write_bw, and at the line
+// rate. Pure; nil without a serving setup.
+func BuildKVBudget(s *ServingSetup, results []Result, lineRate *LineRate) *KVBudget {
+	if s == nil || s.Layers == 0 || s.DtypeBytes == 0 {
+		return nil
+	}
+	perToken, share, block := kvShape(s)
+	b := &KVBudget{BytesPerToken: perToken, RankShare: share, BlockBytes: block, Contexts: s.ContextLengths}
+	b.Rows = nixlSources(results, block)
+	if len(b.Rows) == 0 {
+		if src, ok := bestWriteBW(results); ok {
+			b.Rows = append(b.Rows, src)
+		}
+	}
+	if lineRate != nil && lineRate.Bps > 0 {
+		b.Rows = append(b.Rows, KVSource{Source: "line rate", Bps: lineRate.Bps})
+	}
+	for i := range b.Rows {
+		for _, n := range s.ContextLengths {
+			req := int64(n) * perToken
+			rank := int64(math.Ceil(float64(req) * share))
+			b.Rows[i].Costs = append(b.Rows[i].Costs, KVCost{Tokens: n, RequestBytes: req, RankBytes: rank,
+				TTFTms: float64(rank) * 8 / b.Rows[i].Bps * 1000})
+		}
+	}
+	return b
+}
+
+// nixlSources: per backend, the worst pair's READ bandwidth at the sample
+// size nearest block (in log scale; the larger on a tie).
+func nixlSources(results []Result, block int64) []KVSource {
+	by := map[string]*KVSource{}
+	var order []string
+	for i := range results {
+		r := &results[i]
+		if r.Tool != "nixlbench" || r.Op != "READ" || r.Retest > 0 || (r.Verdict != VerdictPass && r.Verdict != VerdictFail) {
+			continue
+		}
+		bps, at, ok := nearestSample(r, block)
+		if !ok {
+			continue
+		}
+		be := r.Backend
+		if be == "" {
+			be = "UCX"
+		}
+		cur := by[be]
+		if cur == nil {
+			order = append(order, be)
+			by[be] = &KVSource{Source: "nixlbench READ", Backend: be, Test: r.Test, Bps: bps, AtBytes: at}
+			continue
+		}
+		if bps < cur.Bps {
+			cur.Bps, cur.AtBytes, cur.Test = bps, at, r.Test
+		}
+	}
+	sort.Strings(order)
+	var out []KVSource
+	for _, be := range order {
+		out = append(out, *by[be])
+	}
+	return out
+}
+
+func nearestSample(r *Result, block int64) (bps float64, at int64, ok bool) {
+	bestD := math.Inf(1)
+	for _, s := range r.Samples {
+		v, has := sampleMetric(s, "bw_avg_bps")
+		if !has || v <= 0 || s.Bytes <= 0 {
+			continue
+		}
+		d := math.Abs(math.Log2(float64(s.Bytes)) - math.Log2(float64(max(block, 1))))
+		if d < bestD || (d == bestD && s.Bytes > at) {
+			bestD, bps, at, ok = d, v, s.Bytes, true
+		}
+	}
+	return bps, at, ok
+}
+
+func bestWriteBW(results []Result) (KVSource, bool) {
+	var src KVSource
+	for i := range results {
+		r := &results[i]
+		if r.Tool == "ib_write_bw" && r.Retest == 0 && r.BestBps > src.Bps && (r.Verdict == VerdictPass || r.Verdict == VerdictFail) {
+			src = KVSource{Source: "ib_write_bw (best; no nixlbench READ)", Test: r.Test, Bps: r.BestBps, AtBytes: r.BestBytes}
+		}
+	}
+	return src, src.Bps > 0
+}
+
+// KVBudgetOf is the report's KV budget: as saved, or built from its
+// serving setup and results.
+func KVBudgetOf(r *Report) *KVBudget {
+	if r.KVBudget != nil {
+		return r.KVBudget
+	}
+	return BuildKVBudget(r.Serving, r.Results, r.Run.LineRate)
+}
+
+// Derive fills the report's derived views (waterfalls, KV budget) from its
+// results; the runner calls it before saving report.json.
+func Derive(r *Report) {
+	r.Waterfalls = BuildWaterfalls(r.Results, r.Run.LineRate)
+	r.KVBudget = BuildKVBudget(r.Serving, r.Results, r.Run.LineRate)
+}
