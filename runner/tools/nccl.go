@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -209,7 +210,7 @@ func mpirunArgv(leg *Leg, ranks []backend.Endpoint, extra map[string]string, ssh
 			}
 		}
 	}
-	if ssh != nil {
+	if ssh != nil && !slices.Contains(keys, "PATH") {
 		// sshd gives remote ranks a login PATH; the tools live where the
 		// launcher's PATH says (an image's build/ folder).
 		keys = append(keys, "PATH")
