@@ -13,6 +13,7 @@ import (
 
 	"github.com/rdmabench/rdmabench/parsers"
 	"github.com/rdmabench/rdmabench/runner/judge"
+	"github.com/rdmabench/rdmabench/runner/mpi"
 	"github.com/rdmabench/rdmabench/runner/plan"
 )
 
@@ -29,6 +30,8 @@ type legRun struct {
 	// pendingNotes are remarks made while waiting (a server killed after
 	// its client ended), kept for the result's reason.
 	pendingNotes []string
+	// mpi are the ssh launches up for this repetition (runner/mpi).
+	mpi []*mpi.Session
 }
 
 // reapBound is how long a killed side may take to be reaped.
@@ -57,6 +60,9 @@ func (r *run) runRep(ctx context.Context, job *plan.Job, legIdx, rep int) judge.
 	r.clearEtcd(groups)
 	o := l.execute(ctx, legCtx, timeout)
 	l.finish()
+	n := len(l.pendingNotes)
+	l.mpiDown()
+	o.Notes = append(o.Notes, l.pendingNotes[n:]...)
 	r.clearEtcd(groups)
 	o.Seconds = time.Since(start).Seconds()
 	return o
@@ -67,6 +73,9 @@ func (l *legRun) execute(ctx, legCtx context.Context, timeout time.Duration) jud
 	cmds := l.leg.Commands
 	if len(cmds) == 0 {
 		return judge.Outcome{Class: parsers.ClassToolError, Err: "leg has no commands"}
+	}
+	if err := l.mpiUp(legCtx); err != nil {
+		return l.failed(ctx, legCtx, timeout, "make the ranks reachable by the MPI launcher", err)
 	}
 	for i, pc := range cmds {
 		if err := l.portFree(legCtx, pc); err != nil {

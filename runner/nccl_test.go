@@ -5,11 +5,15 @@ import (
 	"encoding/json"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/rdmabench/rdmabench/parsers"
 	"github.com/rdmabench/rdmabench/report"
+	"github.com/rdmabench/rdmabench/runner/backend"
 	"github.com/rdmabench/rdmabench/runner/judge"
 	"github.com/rdmabench/rdmabench/runner/local"
 	"github.com/rdmabench/rdmabench/runner/plan"
@@ -70,5 +74,62 @@ func checkNCCLJSON(t *testing.T, path string, rows int) {
 	}
 	if err := json.Unmarshal(data, &doc); err != nil || doc.Version != 3 || len(doc.Results) != rows {
 		t.Errorf("nccl.json: version %d, %d results (want %d), %v", doc.Version, len(doc.Results), rows, err)
+	}
+}
+
+// TestNCCLTwoProcessesLocal: a two-endpoint nccl job on the local backend
+// is mpirun's local launch of two stand-in processes, one rank each, that
+// bootstrap at NCCL_COMM_ID and move the bytes over TCP; rank 0's output
+// lists both ranks (two pids) and is parsed.
+func TestNCCLTwoProcessesLocal(t *testing.T) {
+	if _, err := exec.LookPath("mpirun"); err != nil {
+		t.Skip("mpirun missing (apt-get install openmpi-bin)")
+	}
+	standins(t)
+	text := `apiVersion: rdmabench.io/v1alpha1
+kind: Scenario
+metadata: {name: nccl-local}
+backend: local
+pools:
+  - {name: a, gpus: 1}
+  - {name: b, gpus: 1}
+tests:
+  - name: sr
+    tool: nccl
+    from: a
+    to: b
+    requires: tcp
+    args: {collective: sendrecv, minSize: 1KiB, maxSize: 4MiB, stepFactor: 4, iterations: 5}
+    expect: {minBusBW: 1KB/s}
+`
+	sc, err := scenarios.LoadBytes("nccl-local.yaml", []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := plan.Compile(sc, plan.CompileOptions{HasRDMA: func(backend.Endpoint) bool { return false }, PortOffset: 400})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	out := t.TempDir()
+	rep, err := Run(ctx, Config{Plan: p, Backend: local.New(), Scenario: sc, OutDir: out, Progress: testWriter{t}})
+	if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	r := rep.Results[0]
+	raw, _ := os.ReadFile(filepath.Join(out, r.RawOutputs[0]))
+	t.Logf("%s\n%s", r.Commands[0], raw)
+	if r.Verdict != report.VerdictPass || len(r.Samples) != 7 || r.BestBps <= 0 {
+		t.Fatalf("%s %q, %d samples", r.Verdict, r.Reason, len(r.Samples))
+	}
+	pids := map[string]bool{}
+	for _, line := range strings.Split(string(raw), "\n") {
+		if f := strings.Fields(line); len(f) > 6 && f[1] == "Rank" && f[5] == "Pid" {
+			pids[f[6]] = true
+		}
+	}
+	if len(pids) != 2 || !strings.Contains(r.Commands[0], "-H 127.0.0.1:2") || strings.Contains(r.Commands[0], "plm_rsh_agent") {
+		t.Errorf("ranks %v; command %s", pids, r.Commands[0])
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/rdmabench/rdmabench/runner/backend"
 	runetcd "github.com/rdmabench/rdmabench/runner/etcd"
 	"github.com/rdmabench/rdmabench/runner/judge"
+	"github.com/rdmabench/rdmabench/runner/mpi"
 	"github.com/rdmabench/rdmabench/runner/plan"
 	"github.com/rdmabench/rdmabench/scenarios"
 )
@@ -85,6 +86,7 @@ type run struct {
 	mu       sync.Mutex
 	results  []report.Result
 	versions map[string]string // tool → version it reported
+	mpi      map[*mpi.Session]bool
 }
 
 // Run executes the plan round by round and returns the report, which is
@@ -267,6 +269,7 @@ func (r *run) cleanup() {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), bound)
 	defer cancel()
+	r.mpiCleanup(ctx)
 	if r.cfg.Keep && r.cfg.Backend.Name() != "local" {
 		hint := "remove them with rdmabench clean"
 		if k, ok := r.cfg.Backend.(interface{ KeepHint() string }); ok {

@@ -48,6 +48,7 @@ func (l *legRun) startSide(ctx context.Context, pc plan.PlannedCommand, retry bo
 	if err != nil {
 		return nil, err
 	}
+	argv, env = l.mpiEnv(pc, argv, env)
 	abs, rel := l.r.dir.rawPath(l.job.ID, l.legIdx, l.rep, pc.Endpoint, pc.Role)
 	want := ""
 	if strings.HasPrefix(pc.Ready, ReadyLine) {

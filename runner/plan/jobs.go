@@ -184,7 +184,7 @@ func (tc *testCompiler) legs(job Job, ranks []int, from, to, port int) (Job, err
 		leg.Commands = make([]PlannedCommand, len(cmds))
 		for i, cm := range cmds {
 			leg.Commands[i] = PlannedCommand{Endpoint: cm.Endpoint, Role: cm.Role, Argv: cm.Argv,
-				Env: tc.commandEnv(cm), Port: cm.Port, Ready: cm.Ready, Parse: cm.Parse}
+				Env: tc.commandEnv(cm), Port: cm.Port, Ready: cm.Ready, Parse: cm.Parse, SSH: cm.SSH}
 		}
 		job.Legs = append(job.Legs, leg)
 	}

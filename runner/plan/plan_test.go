@@ -155,7 +155,7 @@ func TestNCCLIsOneJobOverAllRanks(t *testing.T) {
 	}
 	c := l.Commands[0]
 	want := "mpirun --allow-run-as-root -np 16 --map-by slot -H 127.0.0.1:16" +
-		" -x NCCL_DEBUG sendrecv_perf -b 8 -e 1073741824 -f 2 -g 1 -c 1 -J ${out}/nccl.json"
+		" -x NCCL_COMM_ID -x NCCL_DEBUG sendrecv_perf -b 8 -e 1073741824 -f 2 -g 1 -c 1 -J ${out}/nccl.json"
 	if got := strings.Join(c.Argv, " "); got != want || c.Endpoint != "decode-0" || !c.Parse || c.Env["NCCL_DEBUG"] != "INFO" {
 		t.Fatalf("command %s\n%q\nwant\n%q", c.Endpoint, got, want)
 	}

@@ -115,4 +115,8 @@ type PlannedCommand struct {
 	Ready string `json:"ready,omitempty"`
 	// Parse is true for the side whose output holds the result.
 	Parse bool `json:"parse,omitempty"`
+	// SSH, on an MPI launcher (nccl over several hosts), asks the runner
+	// for a per-run key pair and sshd on every other rank's endpoint
+	// before the command starts, removed when the leg ends.
+	SSH *tools.SSHLaunch `json:"ssh,omitempty"`
 }

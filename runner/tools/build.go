@@ -103,6 +103,8 @@ type Command struct {
 	Port     int
 	Ready    string
 	Parse    bool
+	// SSH, on an MPI launcher, asks for sshd on the other ranks first.
+	SSH *SSHLaunch
 }
 
 // Build returns the commands of one leg, servers (or the first rank) first.

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -172,9 +173,42 @@ func TestNCCLCommands(t *testing.T) {
 	test := scenarios.Test{Tool: "nccl", Args: scenarios.Args{Collective: "alltoall", MinSize: sz("1MiB"), MaxSize: sz("1GiB"), Iterations: 50, DataType: "bfloat16"}}
 	env := func(string) map[string]string { return map[string]string{"NCCL_IB_HCA": "mlx5", "NCCL_DEBUG": "INFO"} }
 	got = build(t, test, Leg{Client: ranks[0], Server: ranks[0], Ranks: ranks, EnvFor: env})
-	check(t, got, expect{endpoint: "ep-0", role: RoleRank, parse: true,
-		argv: "mpirun --allow-run-as-root -np 8 --map-by slot -H ${addr:ep-0}:4,${addr:ep-1}:4 -x NCCL_DEBUG -x NCCL_IB_HCA" +
-			" alltoall_perf -b 1048576 -e 1073741824 -f 2 -g 1 -n 50 -d bfloat16 -c 1 -J ${out}/nccl.json"})
+	want := "mpirun --allow-run-as-root -np 8 --map-by slot -H ${addr:ep-0}:4,${addr:ep-1}:4" +
+		" --mca plm_rsh_agent ssh --mca plm_rsh_args -i /tmp/rdmabench-${run}/ssh/id_ed25519 -p 2222" +
+		" -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o BatchMode=yes -o LogLevel=ERROR --mca plm_rsh_no_tree_spawn 1" +
+		" -x NCCL_COMM_ID -x NCCL_DEBUG -x NCCL_IB_HCA -x PATH" +
+		" alltoall_perf -b 1048576 -e 1073741824 -f 2 -g 1 -n 50 -d bfloat16 -c 1 -J ${out}/nccl.json"
+	if a := strings.Join(got[0].Argv, " "); len(got) != 1 || a != want || got[0].Endpoint != "ep-0" || !got[0].Parse ||
+		got[0].Env["NCCL_COMM_ID"] != "${addr:ep-0}:29500" || got[0].Env["RDMABENCH_MPI"] != "${run}" {
+		t.Errorf("argv %q\nwant   %q\nenv %v", a, want, got[0].Env)
+	}
+	if i := slices.Index(got[0].Argv, "plm_rsh_args"); i < 0 || !strings.HasPrefix(got[0].Argv[i+1], "-i ") {
+		t.Errorf("plm_rsh_args is not one argument: %q", got[0].Argv)
+	}
+	if s := got[0].SSH; s == nil || s.Port != 2222 || s.Dir != "/tmp/rdmabench-${run}/ssh" {
+		t.Errorf("SSH launch %+v, want port 2222 in /tmp/rdmabench-${run}/ssh", s)
+	}
+}
+
+// ssh hosts: the launcher reaches the other ranks through the per-run
+// sshd; the -H entries and NCCL_COMM_ID are the hosts' data addresses; a
+// planner-shifted port (--port-offset, concurrent jobs) shifts sshd's port
+// with it; a scenario's NCCL_COMM_ID stands.
+func TestNCCLOverSSHHosts(t *testing.T) {
+	ranks := []backend.Endpoint{{Name: "a-0", Host: "gpu1", Address: "10.0.0.1", GPUs: 2}, {Name: "b-0", Host: "gpu2", Address: "10.0.0.2", GPUs: 2}}
+	cmds := build(t, scenarios.Test{Tool: "nccl", Args: scenarios.Args{Collective: "sendrecv"}}, Leg{Ranks: ranks, Port: 29501})
+	argv := strings.Join(cmds[0].Argv, " ")
+	want := "mpirun --allow-run-as-root -np 4 --map-by slot -H 10.0.0.1:2,10.0.0.2:2 --mca plm_rsh_agent ssh --mca plm_rsh_args" +
+		" -i /tmp/rdmabench-${run}/ssh/id_ed25519 -p 2223 -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o BatchMode=yes" +
+		" -o LogLevel=ERROR --mca plm_rsh_no_tree_spawn 1 -x NCCL_COMM_ID -x NCCL_DEBUG -x NCCL_DEBUG_SUBSYS -x PATH sendrecv_perf -b 8"
+	if !strings.HasPrefix(argv, want) || cmds[0].Env["NCCL_COMM_ID"] != "10.0.0.1:29501" || cmds[0].SSH.Port != 2223 {
+		t.Errorf("argv %q\nwant prefix %q\nenv %v", argv, want, cmds[0].Env)
+	}
+	env := func(string) map[string]string { return map[string]string{"NCCL_COMM_ID": "10.9.9.9:1234"} }
+	cmds = build(t, scenarios.Test{Tool: "nccl"}, Leg{Ranks: ranks, EnvFor: env})
+	if _, set := cmds[0].Env["NCCL_COMM_ID"]; set {
+		t.Errorf("the scenario's NCCL_COMM_ID overridden: %v", cmds[0].Env)
+	}
 }
 
 // Endpoints on one host share an address: their slots merge into one -H
@@ -185,8 +219,8 @@ func TestNCCLSameHostSlotsMerge(t *testing.T) {
 	ranks := []backend.Endpoint{{Name: "a-0", GPUs: 1, Address: "127.0.0.1"}, {Name: "b-0", GPUs: 1, Address: "127.0.0.1"}}
 	cmds := build(t, scenarios.Test{Tool: "nccl", Args: scenarios.Args{Collective: "sendrecv"}}, Leg{Client: ranks[0], Server: ranks[0], Ranks: ranks})
 	argv := strings.Join(cmds[0].Argv, " ")
-	want := "mpirun --allow-run-as-root -np 2 --map-by slot -H 127.0.0.1:2 -x NCCL_DEBUG -x NCCL_DEBUG_SUBSYS sendrecv_perf"
-	if !strings.HasPrefix(argv, want) {
+	want := "mpirun --allow-run-as-root -np 2 --map-by slot -H 127.0.0.1:2 -x NCCL_COMM_ID -x NCCL_DEBUG -x NCCL_DEBUG_SUBSYS sendrecv_perf"
+	if !strings.HasPrefix(argv, want) || cmds[0].SSH != nil || cmds[0].Env["NCCL_COMM_ID"] != "127.0.0.1:29500" {
 		t.Errorf("argv %q\nwant prefix %q", argv, want)
 	}
 }

@@ -1,7 +1,9 @@
 package tools
 
 import (
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/rdmabench/rdmabench/runner/backend"
@@ -26,21 +28,44 @@ func NCCLBinary(collective string) string {
 	return strings.TrimSuffix(collective, "_perf") + "_perf"
 }
 
+// NCCL's bootstrap and the MPI launcher's ssh, for jobs over several hosts.
+const (
+	// DefaultNCCLPort is the port of NCCL_COMM_ID (the bootstrap root on
+	// the first rank); the planner counts up from it for concurrent jobs.
+	DefaultNCCLPort = 29500
+	// MPISSHPort is the port of the per-run sshd on every non-launcher
+	// rank (not 22: a host's or an image's own sshd may hold that).
+	MPISSHPort = 2222
+	// MPIDir holds the per-run key pair, the sshd's config, host key and
+	// pid file on every rank's endpoint.
+	MPIDir = "/tmp/rdmabench-${run}/ssh"
+	// MPIKey is the launcher's private key, MPIMarker the environment
+	// variable every process of the job carries (sshd's SetEnv, the
+	// launcher's env), so that clean-up finds orted and the ranks.
+	MPIKey    = MPIDir + "/id_ed25519"
+	MPIMarker = "RDMABENCH_MPI"
+)
+
 // buildNCCL: one command. On one endpoint it drives all of that
 // endpoint's GPUs from one process:
 //
 //	all_reduce_perf -b MIN -e MAX -f 2 -g GPUS -c 1 -J ${out}/nccl.json
 //
 // Over several endpoints it is an Open MPI launcher on the first rank that
-// starts one process per GPU on every endpoint (MPI=1 build of nccl-tests,
-// sshd or an rsh agent reachable on every endpoint), forwarding the
-// environment with -x:
+// starts one process per GPU on every endpoint (MPI=1 build of nccl-tests),
+// forwarding the environment with -x. Ranks on other hosts are started
+// through ssh, MPI Operator style: the runner puts a per-run key pair and
+// an sshd on port 2222 into every rank's endpoint (Command.SSH) first:
 //
 //	mpirun --allow-run-as-root -np N×G --map-by slot -H ${addr:r0}:G,${addr:r1}:G,…
-//	  -x NCCL_… all_reduce_perf -b MIN -e MAX -f 2 -g 1 -c 1 -J ${out}/nccl.json
+//	  --mca plm_rsh_agent ssh --mca plm_rsh_args "-i KEY -p 2222 -o …" --mca plm_rsh_no_tree_spawn 1
+//	  -x NCCL_COMM_ID -x NCCL_… -x PATH all_reduce_perf -b MIN -e MAX -f 2 -g 1 -c 1 -J ${out}/nccl.json
 //
-// MPI rank 0 runs on the first host listed, the launcher's own endpoint, so
-// the JSON file lands in its ${out}; the launcher's output is parsed.
+// NCCL_COMM_ID is the first rank's data address and the leg's port (NCCL's
+// bootstrap root). MPI rank 0 runs on the first host listed, the launcher's
+// own endpoint, so the JSON file lands in its ${out}; the launcher's output
+// is parsed. Ranks that all share one address (the local backend) are
+// started by mpirun itself, without ssh.
 func buildNCCL(leg *Leg) ([]Command, error) {
 	ranks := leg.Ranks
 	if len(ranks) == 0 {
@@ -52,9 +77,61 @@ func buildNCCL(leg *Leg) ([]Command, error) {
 		argv := ncclArgv(leg, gpusOf(first))
 		return []Command{{Endpoint: first.Name, Role: RoleRank, Argv: argv, Env: env, Parse: true}}, nil
 	}
-	argv := mpirunArgv(leg, ranks, env)
+	if env == nil {
+		env = map[string]string{}
+	}
+	if !leg.scenarioSets(first, "NCCL_COMM_ID") {
+		env["NCCL_COMM_ID"] = leg.rankAddr(first) + ":" + leg.itoa(portOr(leg.Port, DefaultNCCLPort))
+	}
+	var ssh *SSHLaunch
+	if !sameAddress(ranks) {
+		ssh = &SSHLaunch{Port: MPISSHPort + max(0, leg.Port-DefaultNCCLPort), Dir: MPIDir}
+		env[MPIMarker] = "${run}"
+	}
+	argv := mpirunArgv(leg, ranks, env, ssh)
 	argv = append(argv, ncclArgv(leg, 1)...)
-	return []Command{{Endpoint: first.Name, Role: RoleRank, Argv: argv, Env: env, Parse: true}}, nil
+	return []Command{{Endpoint: first.Name, Role: RoleRank, Argv: argv, Env: env, Parse: true, SSH: ssh}}, nil
+}
+
+// SSHLaunch asks the runner to make ranks reachable by the launcher's ssh
+// before the command starts (and to undo it after): a per-run key pair in
+// Dir on every rank, an sshd on Port at each other rank's data address.
+type SSHLaunch struct {
+	Port int    `json:"port"`
+	Dir  string `json:"dir"`
+}
+
+// sameAddress: every rank's address is known at plan time and the same
+// (local endpoints), so mpirun starts every rank itself.
+func sameAddress(ranks []backend.Endpoint) bool {
+	for _, r := range ranks {
+		if r.Address == "" || r.Address != ranks[0].Address {
+			return false
+		}
+	}
+	return true
+}
+
+func (l *Leg) rankAddr(r backend.Endpoint) string {
+	if r.Address != "" {
+		return r.Address
+	}
+	return l.addr(r.Name)
+}
+
+func (l *Leg) scenarioSets(ep backend.Endpoint, name string) bool {
+	if l.EnvFor == nil {
+		return false
+	}
+	_, ok := l.EnvFor(ep.Name)[name]
+	return ok
+}
+
+// SSHArgs is plm_rsh_args: the per-run key, the per-run sshd's port, and no
+// host-key prompt or known_hosts entry (the host keys are per run too).
+func SSHArgs(s *SSHLaunch) string {
+	return "-i " + s.Dir + "/id_ed25519 -p " + strconv.Itoa(s.Port) +
+		" -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o BatchMode=yes -o LogLevel=ERROR"
 }
 
 func gpusOf(ep backend.Endpoint) int {
@@ -98,15 +175,12 @@ func ncclArgv(leg *Leg, gpus int) []string {
 // 127.0.0.1:1,127.0.0.1:1, which Open MPI counts as one node and refuses
 // under -N 1), ranks placed by slot so that each host gets exactly its
 // slots. The environment is forwarded with -x, names sorted.
-func mpirunArgv(leg *Leg, ranks []backend.Endpoint, extra map[string]string) []string {
+func mpirunArgv(leg *Leg, ranks []backend.Endpoint, extra map[string]string, ssh *SSHLaunch) []string {
 	var order []string
 	slots := map[string]int{}
 	total := 0
 	for _, r := range ranks {
-		a := r.Address // known when planned for local and ssh endpoints
-		if a == "" {
-			a = leg.addr(r.Name) // a pod's, once it runs
-		}
+		a := leg.rankAddr(r) // known when planned for local and ssh endpoints, a pod's once it runs
 		if _, seen := slots[a]; !seen {
 			order = append(order, a)
 		}
@@ -119,6 +193,12 @@ func mpirunArgv(leg *Leg, ranks []backend.Endpoint, extra map[string]string) []s
 	}
 	argv := []string{"mpirun", "--allow-run-as-root", "-np", leg.itoa(total), "--map-by", "slot",
 		"-H", strings.Join(hosts, ",")}
+	if ssh != nil {
+		// Only the launcher uses ssh (no tree spawn): the key and the
+		// port are the per-run ones on every rank.
+		argv = append(argv, "--mca", "plm_rsh_agent", "ssh", "--mca", "plm_rsh_args", SSHArgs(ssh),
+			"--mca", "plm_rsh_no_tree_spawn", "1")
+	}
 	keys := make([]string, 0, len(extra))
 	for k := range extra {
 		keys = append(keys, k)
@@ -130,8 +210,16 @@ func mpirunArgv(leg *Leg, ranks []backend.Endpoint, extra map[string]string) []s
 			}
 		}
 	}
+	if ssh != nil && !slices.Contains(keys, "PATH") {
+		// sshd gives remote ranks a login PATH; the tools live where the
+		// launcher's PATH says (an image's build/ folder).
+		keys = append(keys, "PATH")
+	}
 	sort.Strings(keys)
 	for _, k := range keys {
+		if k == MPIMarker {
+			continue // sshd's SetEnv gives it to remote processes
+		}
 		argv = append(argv, "-x", k)
 	}
 	return argv

@@ -120,7 +120,7 @@ func Lookup(tool string) (Spec, bool) {
 			Parser: "nixlbench", Metric: MetricBandwidth, Install: installNixl, Directional: true}, true
 	case scenarios.ToolNCCL:
 		return Spec{Name: tool, Family: FamilyNCCL, Binaries: []string{"all_reduce_perf"},
-			Parser: "nccl-tests", Metric: MetricBusBW, Install: installNCCL}, true
+			Parser: "nccl-tests", Metric: MetricBusBW, DefaultPort: DefaultNCCLPort, Install: installNCCL}, true
 	case scenarios.ToolUCXPerftest:
 		return Spec{Name: tool, Family: FamilyUCX, Binaries: []string{"ucx_perftest"}, NeedsRDMA: true,
 			Parser: "ucx_perftest", Metric: MetricBandwidth, DefaultPort: 13337, Install: installUCX}, true

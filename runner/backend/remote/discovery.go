@@ -76,6 +76,9 @@ func (d *Discovery) ResolveDevice(ctx context.Context, ep *backend.Endpoint) err
 		return fmt.Errorf("%s %s: endpoint %s: %w", d.Prefix, d.Key(*ep), ep.Name, err)
 	}
 	ep.Device = dev.Name
+	if ep.Interface == "" { // the RDMA port's netdev (NCCL_SOCKET_IFNAME); a pod's keeps its network's
+		ep.Interface = p.Netdev
+	}
 	if ep.GIDIndex == nil {
 		ep.GIDIndex = p.RoCEv2GIDIndex
 		return nil

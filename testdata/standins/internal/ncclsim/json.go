@@ -58,11 +58,10 @@ func placeJSON(r placeResult, checked bool) string {
 }
 
 func (t *test) devicesJSON() string {
-	host, _ := os.Hostname()
 	var parts []string
-	for r := 0; r < t.n; r++ {
+	for r, d := range t.eng.devices() {
 		parts = append(parts, fmt.Sprintf(`{"rank":%d,"group":0,"pid":%d,"hostname":%s,"device":%d,"device_hex":"0000:00:00","device_info":"rdmabench stand-in (host memory)"}`,
-			r, os.Getpid(), q(host), r))
+			r, d.pid, q(d.host), d.dev))
 	}
 	return "[" + strings.Join(parts, ",") + "]"
 }

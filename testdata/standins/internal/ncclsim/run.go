@@ -33,9 +33,46 @@ func Main(collective string, argv []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "invalid type %s, defaulting to float .. \n", p.dtype)
 		p.dtype = "float"
 	}
-	fmt.Fprintln(stderr, prog+": rdmabench stand-in (ranks are goroutines; data moves through host memory)")
 	t := &test{p: p, c: c, prog: prog, out: stdout, n: max(1, p.nThreads*p.nGpus)}
+	if size, _ := strconv.Atoi(os.Getenv("OMPI_COMM_WORLD_SIZE")); size > 1 {
+		w, err := joinWorld(c, size)
+		if err != nil {
+			fmt.Fprintf(stderr, "%s: NCCL bootstrap failed: %v\n", prog, err)
+			return 3
+		}
+		defer w.close()
+		fmt.Fprintf(stderr, "%s: rdmabench stand-in, MPI rank %d of %d (data moves over TCP between the ranks' processes)\n", prog, w.rank, w.size)
+		t.n, t.eng = w.size, w
+		if w.rank != 0 { // only rank 0 prints, as nccl-tests' PRINT
+			t.out, t.p.jsonFile = io.Discard, ""
+		}
+		return t.run()
+	}
+	fmt.Fprintln(stderr, prog+": rdmabench stand-in (ranks are goroutines; data moves through host memory)")
 	return t.run()
+}
+
+// engine runs the collective over the ranks: goroutines of this process
+// (local), or this process as one MPI rank among others (world).
+type engine interface {
+	// op runs the collective once on every rank this process holds.
+	op(count, w int64, inPlace bool)
+	// validate runs it once on known data and returns the wrong words of
+	// every rank (rank 0 of a world gets the sum).
+	validate(count, w int64, inPlace bool) int64
+	// barrier returns when every rank reached it.
+	barrier()
+	// avgSeconds is the mean of every rank's time per operation (-a 1).
+	avgSeconds(sec float64) float64
+	// devices are the "# Using devices" entries, every rank's.
+	devices() []device
+}
+
+// device is one rank's entry in the device list.
+type device struct {
+	pid  int
+	host string
+	dev  int
 }
 
 type test struct {
@@ -44,6 +81,7 @@ type test struct {
 	prog  string
 	out   io.Writer
 	n     int
+	eng   engine
 	rows  []jsonRow
 	bus   []float64
 	bad   int64
@@ -55,10 +93,14 @@ func (t *test) printf(format string, a ...any) { fmt.Fprintf(t.out, format, a...
 func (t *test) run() int {
 	t.start = time.Now()
 	jf := t.openJSON()
+	if t.eng == nil {
+		t.eng = &local{t: t, rs: t.alloc()}
+	} else if w, ok := t.eng.(*world); ok {
+		w.alloc(t.p.maxBytes, wordSize[t.p.dtype])
+	}
 	t.header()
-	ranks := t.alloc()
 	for size := t.p.minBytes; size <= t.p.maxBytes; size = t.next(size) {
-		t.size(ranks, size)
+		t.size(size)
 		if t.p.maxBytes == 0 || size == t.next(size) {
 			break
 		}
@@ -83,9 +125,8 @@ func (t *test) header() {
 	t.printf("# nThread %d nGpus %d minBytes %d maxBytes %d step: %s warmup iters: %d iters: %d agg iters: %d validation: %d graph: 0 unalign: 0\n",
 		t.p.nThreads, t.p.nGpus, t.p.minBytes, t.p.maxBytes, step, t.p.warmup, t.p.iters, t.p.agg, t.p.check)
 	t.printf("#\n# Using devices\n")
-	host, _ := os.Hostname()
-	for r := 0; r < t.n; r++ {
-		t.printf("#  Rank %2d Group %2d Pid %6d on %10s device %2d [%04x:%02x:%02x] %s\n", r, 0, os.Getpid(), host, r, 0, 0, 0, "rdmabench stand-in (host memory)")
+	for r, d := range t.eng.devices() {
+		t.printf("#  Rank %2d Group %2d Pid %6d on %10s device %2d [%04x:%02x:%02x] %s\n", r, 0, d.pid, d.host, d.dev, 0, 0, 0, "rdmabench stand-in (host memory)")
 	}
 	t.printf("#\n%s", headerLines())
 }
@@ -102,11 +143,11 @@ func (t *test) alloc() []*rank {
 }
 
 // size runs and prints one row: out-of-place, then in-place.
-func (t *test) size(rs []*rank, size int64) {
+func (t *test) size(size int64) {
 	w := wordSize[t.p.dtype]
 	count, shown := t.c.counts(size, t.n, w)
-	oop := t.measure(rs, count, w, false)
-	ip := t.measure(rs, count, w, true)
+	oop := t.measure(count, w, false)
+	ip := t.measure(count, w, true)
 	redop, check := "none", t.p.check > 0
 	if t.c.reduces {
 		redop = t.p.op
@@ -117,23 +158,24 @@ func (t *test) size(rs []*rank, size int64) {
 }
 
 // measure: check iterations (counting wrong words), warm-up, then timed.
-func (t *test) measure(rs []*rank, count, w int64, inPlace bool) placeResult {
+func (t *test) measure(count, w int64, inPlace bool) placeResult {
 	var res placeResult
 	if t.p.check > 0 {
-		res.wrong = t.validate(rs, count, w, inPlace)
+		res.wrong = t.eng.validate(count, w, inPlace)
 		if !inPlace || t.c.checkIP {
 			t.bad += res.wrong
 		}
 	}
 	for i := 0; i < t.p.warmup; i++ {
-		t.c.op(rs, count, w, inPlace)
+		t.eng.op(count, w, inPlace)
 	}
 	ops := max(1, t.p.iters) * max(1, t.p.agg)
+	t.eng.barrier()
 	start := time.Now()
 	for i := 0; i < ops; i++ {
-		t.c.op(rs, count, w, inPlace)
+		t.eng.op(count, w, inPlace)
 	}
-	sec := time.Since(start).Seconds() / float64(ops)
+	sec := t.eng.avgSeconds(time.Since(start).Seconds() / float64(ops))
 	res.timeUS = sec * 1e6
 	algBytes := float64(count * w)
 	if t.c.name == "alltoall" {
@@ -144,6 +186,29 @@ func (t *test) measure(rs []*rank, count, w int64, inPlace bool) placeResult {
 	}
 	res.busbw = res.algbw * t.c.busFactor(t.n)
 	return res
+}
+
+// local is the one-process engine: ranks are goroutines.
+type local struct {
+	t  *test
+	rs []*rank
+}
+
+func (l *local) op(count, w int64, inPlace bool) { l.t.c.op(l.rs, count, w, inPlace) }
+func (l *local) barrier()                        {}
+func (l *local) avgSeconds(sec float64) float64  { return sec }
+
+func (l *local) devices() []device {
+	host, _ := os.Hostname()
+	ds := make([]device, l.t.n)
+	for r := range ds {
+		ds[r] = device{pid: os.Getpid(), host: host, dev: r}
+	}
+	return ds
+}
+
+func (l *local) validate(count, w int64, inPlace bool) int64 {
+	return l.t.validate(l.rs, count, w, inPlace)
 }
 
 // validate fills the send buffers, runs once, and counts wrong words.
