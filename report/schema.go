@@ -19,6 +19,9 @@ const (
 	VerdictFail    = "fail"    // ran, measured, fell short of an expectation
 	VerdictError   = "error"   // the tool or the harness failed: no measurement
 	VerdictSkipped = "skipped" // not run here (no RDMA device, tool missing …)
+	// VerdictInvalid: measured, but the RDMA port counters show the traffic
+	// did not cross the device the test names (TCP fallback, another NIC).
+	VerdictInvalid = "invalid"
 )
 
 // Report is one run.
@@ -28,6 +31,8 @@ type Report struct {
 	Endpoints     []EndpointInfo `json:"endpoints"`
 	Results       []Result       `json:"results"`
 	Summary       Summary        `json:"summary"`
+	// Preflight is what was checked on each endpoint before the first test.
+	Preflight []PreflightEndpoint `json:"preflight,omitempty"`
 }
 
 // RunMeta describes the run as a whole.
@@ -140,6 +145,9 @@ type Result struct {
 	// Seconds is the leg's wall time; ToolSeconds the time inside the tools.
 	Seconds     float64 `json:"seconds"`
 	ToolSeconds float64 `json:"toolSeconds,omitempty"`
+	// Path is the proof of the path: the RDMA port counters of each
+	// endpoint's device, read before and after the leg.
+	Path *PathProof `json:"path,omitempty"`
 }
 
 // ResultEndpoint is one side of a result: its role and where it ran.
@@ -194,4 +202,5 @@ type Summary struct {
 	Fail    int `json:"fail"`
 	Error   int `json:"error"`
 	Skipped int `json:"skipped"`
+	Invalid int `json:"invalid,omitempty"`
 }
