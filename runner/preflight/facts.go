@@ -31,7 +31,7 @@ if command -v ibv_devinfo >/dev/null 2>&1; then ibv_devinfo 2>&1 | while read -r
  Failed*|*rror*) echo "ibv_error=$k $v $r";; esac; done; else echo "ibv_devinfo=missing"; fi
 n=0; for g in /dev/nvidia[0-9]*; do [ -e "$g" ] && n=$((n+1)); done; echo "gpu_files=$n"
 command -v nvidia-smi >/dev/null 2>&1 && echo "gpu_smi=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')"
-while read -r m r; do case $m in nvidia_peermem|nv_peer_mem) echo "peermem=$m";; esac; done < /proc/modules 2>/dev/null
+[ -r /proc/modules ] && while read -r m r; do case $m in nvidia_peermem|nv_peer_mem) echo "peermem=$m";; esac; done < /proc/modules
 [ -r /proc/driver/nvidia/version ] && echo "nvidia=$(head -n 1 /proc/driver/nvidia/version)"
 echo "kernel=$(uname -r)"
 true`
