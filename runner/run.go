@@ -69,6 +69,10 @@ type Config struct {
 	// Keep leaves endpoints (pods) for debugging; local processes are
 	// always killed since nothing is left to inspect in them.
 	Keep bool
+	// NoPreflight skips the preflight checks (runner/preflight).
+	NoPreflight bool
+	// NoPathProof skips reading the RDMA port counters around each leg.
+	NoPathProof bool
 }
 
 // run is the state of one execution of a plan.
@@ -82,6 +86,9 @@ type run struct {
 	etcd      *clientv3.Client
 	etcdSrv   *runetcd.Server
 	progress  *progress
+
+	// preflight is each endpoint's checks, by endpoint name.
+	preflight map[string]report.PreflightEndpoint
 
 	mu       sync.Mutex
 	results  []report.Result
@@ -159,6 +166,7 @@ func (r *run) prepare(ctx context.Context, rep *report.Report) error {
 			rep.Run.Hosts = append(rep.Run.Hosts, ep.Host)
 		}
 	}
+	r.runPreflight(ctx, rep, eps)
 	if r.cfg.Plan.NeedsEtcd && r.anyJobRuns() {
 		return r.startEtcd(ctx)
 	}
@@ -348,8 +356,8 @@ func (r *run) finish(ctx context.Context, rep *report.Report, runErr error) (*re
 		return rep, &HarnessError{Err: runErr}
 	case rep.Summary.Error > 0:
 		return rep, &HarnessError{Errors: rep.Summary.Error}
-	case rep.Summary.Fail > 0:
-		return rep, &ShortfallError{Failed: rep.Summary.Fail}
+	case rep.Summary.Fail+rep.Summary.Invalid > 0:
+		return rep, &ShortfallError{Failed: rep.Summary.Fail + rep.Summary.Invalid}
 	}
 	return rep, nil
 }
@@ -404,6 +412,8 @@ func summarize(rs []report.Result) report.Summary {
 			s.Error++
 		case report.VerdictSkipped:
 			s.Skipped++
+		case report.VerdictInvalid:
+			s.Invalid++
 		}
 	}
 	return s
