@@ -21,7 +21,8 @@ const preflightBound = 30 * time.Second
 // Preflight reads every endpoint's facts through the backend's Exec (the
 // facts script and NIC discovery) and evaluates the checks its tests need.
 // An endpoint whose facts cannot be read gets an Error and dooms nothing.
-func Preflight(ctx context.Context, be backend.Backend, p *plan.Plan, sc *scenarios.Scenario, eps []backend.Endpoint) []report.PreflightEndpoint {
+// It also returns each endpoint's active RDMA MTU (0: unknown).
+func Preflight(ctx context.Context, be backend.Backend, p *plan.Plan, sc *scenarios.Scenario, eps []backend.Endpoint) ([]report.PreflightEndpoint, map[string]int) {
 	wants := preflightWants(p, sc, eps, be.Name() == scenarios.BackendKube)
 	in := make([]preflight.Input, len(eps))
 	var wg sync.WaitGroup
@@ -38,10 +39,12 @@ func Preflight(ctx context.Context, be backend.Backend, p *plan.Plan, sc *scenar
 	}
 	wg.Wait()
 	out := preflight.EvaluateAll(in)
+	mtus := map[string]int{}
 	for i, ep := range eps {
 		out[i].Host, out[i].Node = ep.Host, ep.Node
+		mtus[ep.Name] = preflight.ActiveMTU(in[i].Facts, ep.Device)
 	}
-	return out
+	return out, mtus
 }
 
 func readFacts(ctx context.Context, be backend.Backend, ep backend.Endpoint) (preflight.Facts, error) {
@@ -133,7 +136,7 @@ func (r *run) runPreflight(ctx context.Context, rep *report.Report, eps []backen
 	if r.cfg.NoPreflight {
 		return
 	}
-	rep.Preflight = Preflight(ctx, r.cfg.Backend, r.cfg.Plan, r.cfg.Scenario, eps)
+	rep.Preflight, r.mtus = Preflight(ctx, r.cfg.Backend, r.cfg.Plan, r.cfg.Scenario, eps)
 	r.preflight = map[string]report.PreflightEndpoint{}
 	for _, ep := range rep.Preflight {
 		r.preflight[ep.Endpoint] = ep

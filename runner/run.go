@@ -89,6 +89,8 @@ type run struct {
 
 	// preflight is each endpoint's checks, by endpoint name.
 	preflight map[string]report.PreflightEndpoint
+	// mtus is each endpoint's active RDMA MTU, read by preflight.
+	mtus map[string]int
 
 	mu       sync.Mutex
 	results  []report.Result

@@ -478,3 +478,12 @@ func Doomed(ep report.PreflightEndpoint, rdma, gpu, gpuDirect bool) (report.Pref
 	}
 	return report.PreflightCheck{}, false
 }
+
+// ActiveMTU is the active IB MTU of the endpoint's device (0: unknown).
+func ActiveMTU(f Facts, device string) int {
+	d, p, ok := pick(f.Inv, device)
+	if !ok || p == nil {
+		return 0
+	}
+	return f.ActiveMTU[d.Name+"/"+strconv.Itoa(p.Port)]
+}
