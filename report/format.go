@@ -52,6 +52,8 @@ func (r *Result) Pair() string {
 // harness failure, then passes, then what did not run.
 func verdictRank(v string) int {
 	switch v {
+	case VerdictInvalid:
+		return 0
 	case VerdictFail:
 		return 0
 	case VerdictError:

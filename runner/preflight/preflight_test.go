@@ -94,8 +94,9 @@ func TestEvaluateFailures(t *testing.T) {
 		{"gid wrong addr", func(f *Facts, w *Want) { w.Address = "10.9.9.9" }, RoCEGID, report.PreflightFail, "no RoCE v2 GID of 10.9.9.9"},
 		{"gid v1", func(f *Facts, w *Want) { g := 0; w.GIDIndex = &g }, RoCEGID, report.PreflightWarn, "GID index 0"},
 		{"gid empty", func(f *Facts, w *Want) { g := 7; w.GIDIndex = &g }, RoCEGID, report.PreflightFail, "7, which is empty"},
-		{"gpus", func(f *Facts, w *Want) { w.GPUs = 2 }, GPUCount, report.PreflightFail, "0 GPU(s)"},
-		{"gpudirect", func(f *Facts, w *Want) { w.GPUDirect = true }, GPUDirect, report.PreflightFail, "nvidia_peermem not loaded"},
+		{"gpus", func(f *Facts, w *Want) { w.GPUs = 2; w.Pod = true }, GPUCount, report.PreflightFail, "0 GPU(s)"},
+		{"gpus on a host", func(f *Facts, w *Want) { w.GPUs = 2 }, GPUCount, report.PreflightWarn, "the GPU tool decides"},
+		{"gpudirect", func(f *Facts, w *Want) { w.GPUDirect = true; w.Pod = true }, GPUDirect, report.PreflightFail, "nvidia_peermem not loaded"},
 		{"peermem", func(f *Facts, w *Want) { w.GPUDirect = true; f.PeerMem = "nvidia_peermem" }, GPUDirect, report.PreflightPass, "loaded"},
 		{"dmabuf", func(f *Facts, w *Want) {
 			w.GPUDirect = true
