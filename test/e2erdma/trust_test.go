@@ -203,7 +203,7 @@ func assertSkipped(t *testing.T, sc, prefix string) {
 // TestPathInvalidOnVMs: traffic forced off the device the test names is
 // invalid, with the counter figures as the reason: ib_write_bw made to use
 // a second rxe device (rxe1 on vm1's management NIC) while the scenario
-// names rxe0, and UCX over TCP where RDMA on rxe0 is required.
+// names rxe0, and UCX's UCT test moved onto TCP where rc_verbs on rxe0 is configured.
 func TestPathInvalidOnVMs(t *testing.T) {
 	needVMs(t)
 	vmSh(t, 0, "rdma link show rxe1 >/dev/null 2>&1 || rdma link add rxe1 type rxe netdev eth1")
@@ -228,26 +228,27 @@ func TestPathInvalidOnVMs(t *testing.T) {
 	}
 	t.Logf("wrong-nic: %s", r.Reason)
 
-	tcp := `  - name: ucx-tcp-not-rdma
+	// UCX held to rc_verbs on rxe0 by the scenario (UCX_TLS, UCX_NET_DEVICES),
+	// its UCT test moved onto TCP over eth0 by arguments: the configured
+	// transport says RDMA, the counters say otherwise.
+	tcp := `  - name: uct-tcp-not-rdma
     tool: ucx_perftest
     from: client
     to: server
-    requires: rdma
-    env:
-      UCX_NET_DEVICES: eth0
     args:
-      test: tag_bw
-      transports: tcp
+      test: put_bw
+      transports: rc_verbs
       sizes: [64KiB]
       iterations: 300
+      extra: ["-d", "eth0", "-x", "tcp", "-t", "am_bw", "-D", "zcopy"]
 `
 	code, rep = runReport(t, trustScenario(t, "root", twoPools, tcp))
 	if code != 1 || len(rep.Results) != 1 {
 		t.Fatalf("exit %d, %d results", code, len(rep.Results))
 	}
 	r = rep.Results[0]
-	if r.Verdict != report.VerdictInvalid || !strings.Contains(r.Reason, "did not cross rxe0") {
-		t.Fatalf("ucx over tcp: verdict %s reason %q", r.Verdict, r.Reason)
+	if r.Verdict != report.VerdictInvalid || !strings.Contains(r.Reason, "did not cross rxe0") || r.BestBps <= 0 {
+		t.Fatalf("uct over tcp: verdict %s reason %q", r.Verdict, r.Reason)
 	}
-	t.Logf("ucx over tcp: %s", r.Reason)
+	t.Logf("uct over tcp (%.0f Mb/s measured): %s", r.BestBps/1e6, r.Reason)
 }
