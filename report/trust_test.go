@@ -102,3 +102,18 @@ func TestTrustHTML(t *testing.T) {
 		t.Fatalf("preflight tables, rows, verified badges, invalid badges, nav link: %v, want %v", got, want)
 	}
 }
+
+func TestTrustHistorySkipsInvalid(t *testing.T) {
+	r := trustReport()
+	n := 0
+	for _, ir := range IndexOf(r).Results {
+		for _, res := range r.Results {
+			if res.Verdict == VerdictInvalid && res.Test == ir.Test && res.Pair() == ir.Pair && res.Variant == ir.Variant && res.Backend == ir.Backend && res.Op == ir.Op {
+				n++
+			}
+		}
+	}
+	if n != 0 {
+		t.Fatalf("an invalid result is in the history index %d time(s)", n)
+	}
+}
