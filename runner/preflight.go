@@ -12,6 +12,7 @@ import (
 	"github.com/rdmabench/rdmabench/runner/backend"
 	"github.com/rdmabench/rdmabench/runner/plan"
 	"github.com/rdmabench/rdmabench/runner/preflight"
+	"github.com/rdmabench/rdmabench/runner/tools"
 	"github.com/rdmabench/rdmabench/scenarios"
 )
 
@@ -80,6 +81,9 @@ func preflightWants(p *plan.Plan, sc *scenarios.Scenario, eps []backend.Endpoint
 		x.RDMA = x.RDMA || rdma
 		x.GPU = x.GPU || gpu
 		x.GPUDirect = x.GPUDirect || usesGPUDirect(t, rdma, gpu)
+		if rdma {
+			x.MinMemlockKiB = max(x.MinMemlockKiB, memlockNeedKiB(t, tool))
+		}
 		w[name] = x
 	}
 	for _, round := range p.Rounds {
@@ -99,6 +103,24 @@ func preflightWants(p *plan.Plan, sc *scenarios.Scenario, eps []backend.Endpoint
 		}
 	}
 	return w
+}
+
+// memlockNeedKiB is what a test pins, roughly: perftest and ucx_perftest
+// register two buffers of the largest message per queue pair (-a: 8 MiB)
+// plus their queues; NCCL and NIXL pin far more (preflight's default).
+func memlockNeedKiB(t *scenarios.Test, tool string) int64 {
+	spec, ok := tools.Lookup(tool)
+	if t == nil || !ok || (spec.Family != tools.FamilyPerftest && spec.Family != tools.FamilyUCX && spec.Family != tools.FamilyRping) {
+		return preflight.DefaultMinMemlockKiB
+	}
+	size := int64(64 << 10)
+	if t.Args.Sweep {
+		size = 8 << 20
+	}
+	for _, s := range t.Args.Sizes {
+		size = max(size, s.Bytes)
+	}
+	return (2*size*int64(max(t.Args.QPs, 1)) + 4<<20) >> 10
 }
 
 // usesGPUDirect: GPU memory moved over RDMA (perftest --use_cuda, nixlbench

@@ -25,9 +25,9 @@ const (
 	PCIeLinkCheck = "pcie-link"
 )
 
-// DefaultMinMemlockKiB is the memlock limit below which the tools cannot
-// register their buffers (perftest's -a sweep pins 2 × 8 MiB and its
-// queues; NCCL and NIXL far more): 64 MiB.
+// DefaultMinMemlockKiB is the memlock limit checked when the caller does
+// not say what its tests pin (NCCL and NIXL register far more than
+// perftest, whose -a sweep pins 2 × 8 MiB and its queues): 64 MiB.
 const DefaultMinMemlockKiB = 64 * 1024
 
 // capIPCLock is CAP_IPC_LOCK's bit in CapEff.

@@ -170,7 +170,12 @@ func TestPreflightOnVMs(t *testing.T) {
 			vmSh(t, i, `grep -q ^bench: /etc/passwd || echo "bench:x:1000:1000::/home/bench:/bin/sh" >> /etc/passwd
 mkdir -p /home/bench/.ssh && cp /root/.ssh/authorized_keys /home/bench/.ssh/ && chown -R 1000:1000 /home/bench && chmod 700 /home/bench/.ssh`)
 		}
-		sc := trustScenario(t, "bench", twoPools, writeBW)
+		// The -a sweep pins 2 × 8 MiB: more than the limit (64 KiB messages would fit).
+		sweep := strings.Replace(writeBW, "sizes: [64KiB]\n      iterations: 100", "sweep: true\n      iterations: 5", 1)
+		if sweep == writeBW {
+			t.Fatal("the sweep test was not made")
+		}
+		sc := trustScenario(t, "bench", twoPools, sweep)
 		code, checks := preflightJSON(t, sc)
 		c := checks["client-0"]["memlock"]
 		if code != 1 || c.Status != report.PreflightFail || !strings.Contains(c.Evidence, "ulimit -l 8192 KiB") || !strings.Contains(c.Evidence, "CAP_IPC_LOCK is not held") {
