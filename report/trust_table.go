@@ -75,6 +75,10 @@ func writePreflightTable(w io.Writer, rows [][]string) error {
 // PreflightRows are the checks as table rows, fails then warns (then
 // passes when all is set), in endpoint order.
 func PreflightRows(eps []PreflightEndpoint, all bool) [][]string {
+	width := 90 // beside the results table
+	if all {
+		width = 240 // `rdmabench preflight`: the evidence is the point
+	}
 	var rows [][]string
 	for _, st := range []string{PreflightFail, PreflightWarn, PreflightPass} {
 		if st == PreflightPass && !all {
@@ -86,7 +90,7 @@ func PreflightRows(eps []PreflightEndpoint, all bool) [][]string {
 			}
 			for _, c := range ep.Checks {
 				if c.Status == st {
-					rows = append(rows, []string{strings.ToUpper(c.Status), ep.Endpoint, c.ID, oneLine(c.Evidence, 90), oneLine(c.Fix, 70)})
+					rows = append(rows, []string{strings.ToUpper(c.Status), ep.Endpoint, c.ID, oneLine(c.Evidence, width), oneLine(c.Fix, width*3/4)})
 				}
 			}
 		}
