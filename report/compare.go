@@ -211,19 +211,25 @@ func wholeRow(r *Result, status, note string) CompareRow {
 func compareResult(b, c *Result, opt CompareOptions) []CompareRow {
 	metric := MetricOf(b)
 	be, ce := estimates(b, metric), estimates(c, metric)
+	if c.Verdict == VerdictInvalid { // measured over the wrong path: not comparable
+		return []CompareRow{wholeRow(c, StatusBroken, "invalid: "+oneLine(c.Reason, 80))}
+	}
+	if b.Verdict == VerdictInvalid {
+		be = nil
+	}
 	if len(be) == 0 {
 		if len(ce) == 0 {
 			return nil // measured in neither run: nothing to compare
 		}
 		note := "measured now, not in the baseline"
-		if b.Verdict == VerdictError || b.Verdict == VerdictSkipped {
+		if b.Verdict == VerdictError || b.Verdict == VerdictSkipped || b.Verdict == VerdictInvalid {
 			note = "measured now; the baseline had " + b.Verdict + ": " + oneLine(b.Reason, 60)
 		}
 		return []CompareRow{wholeRow(c, StatusNew, note)}
 	}
 	if len(ce) == 0 {
 		note := "no measurement now"
-		if c.Verdict == VerdictError || c.Verdict == VerdictSkipped {
+		if c.Verdict == VerdictError || c.Verdict == VerdictSkipped || c.Verdict == VerdictInvalid {
 			note = c.Verdict + ": " + oneLine(c.Reason, 80)
 		}
 		return []CompareRow{wholeRow(c, StatusBroken, note)}

@@ -65,6 +65,8 @@ func (r *Result) RankLabel() string {
 // harness failure, then passes, then what did not run.
 func verdictRank(v string) int {
 	switch v {
+	case VerdictInvalid:
+		return 0
 	case VerdictFail:
 		return 0
 	case VerdictError:

@@ -333,7 +333,7 @@ func RunVerdict(r *Report) string {
 		return "interrupted"
 	case s.Error > 0:
 		return VerdictError
-	case s.Fail > 0:
+	case s.Fail > 0 || s.Invalid > 0:
 		return VerdictFail
 	}
 	return VerdictPass

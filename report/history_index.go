@@ -48,8 +48,8 @@ func IndexOf(r *Report) *RunIndex {
 		seen[k]++
 		metric := MetricOf(res)
 		est := estimates(res, metric)
-		if len(est) == 0 {
-			continue // nothing measured: the run's verdicts tell why
+		if len(est) == 0 || res.Verdict == VerdictInvalid {
+			continue // nothing measured, or over the wrong path: the run's verdicts tell why
 		}
 		lr := lineRateBps(res, r)
 		exp, _ := expectationLevel(res.Expectation, metric, lr)

@@ -48,7 +48,7 @@ func verdictColor(v string) string {
 	switch v {
 	case VerdictPass:
 		return colorPass
-	case VerdictFail:
+	case VerdictFail, VerdictInvalid:
 		return colorFail
 	case VerdictError:
 		return colorError

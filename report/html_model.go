@@ -51,6 +51,9 @@ type verdictRow struct {
 	EffWidth                                      float64
 	Raw                                           []rawLink
 	Folded                                        bool
+	// Verified: the RDMA port counters agree with the tool (PathTitle says how).
+	Verified  bool
+	PathTitle string
 }
 
 type rawLink struct{ Name, Href string }
@@ -70,6 +73,9 @@ func buildPage(r *Report, o HTMLOptions) *page {
 	p.Env = environmentRows(r.Run)
 	p.Rows = verdictRows(r, o)
 	p.Sections = buildSections(r)
+	if s, ok := preflightSection(r.Preflight); ok {
+		p.Sections = append([]section{s}, p.Sections...)
+	}
 	n := 0
 	for si := range p.Sections {
 		for ci := range p.Sections[si].Charts {
@@ -156,6 +162,9 @@ func verdictRowOf(res *Result, o HTMLOptions, eps map[string]EndpointInfo) verdi
 		where = append(where, strings.Join(strings.Fields(fmt.Sprintf("%s %s: %s %s %s", e.Role, e.Name, e.Node, e.Device, e.Address)), " "))
 	}
 	row.PairTitle = strings.Join(where, "\n")
+	if res.Path != nil {
+		row.Verified, row.PathTitle = res.Path.Verified, res.Path.Detail
+	}
 	for i, raw := range res.RawOutputs {
 		row.Raw = append(row.Raw, rawLink{Name: rawLabel(raw, i), Href: path.Join(o.RawBase, raw)})
 	}

@@ -13,9 +13,11 @@ const JSONSchemaID = "https://rdmabench.io/schemas/report/v1.json"
 // enums lists the closed sets of values a field may take, by "Type.field":
 // tools reading report.json can rely on them.
 var enums = map[string][]string{
-	"Result.verdict":  {VerdictPass, VerdictFail, VerdictError, VerdictSkipped},
-	"LineRate.source": {LineRateDeclared, LineRateNIC, LineRateNone},
-	"Transport.kind":  {"rdma", "tcp", "shm", "p2p", "none", "unknown"},
+	"Result.verdict":        {VerdictPass, VerdictFail, VerdictError, VerdictSkipped, VerdictInvalid},
+	"PreflightCheck.status": {PreflightPass, PreflightWarn, PreflightFail},
+	"PreflightCheck.dooms":  {DoomsRDMA, DoomsGPU, DoomsGPUDirect},
+	"LineRate.source":       {LineRateDeclared, LineRateNIC, LineRateNone},
+	"Transport.kind":        {"rdma", "tcp", "shm", "p2p", "none", "unknown"},
 }
 
 // JSONSchema returns the JSON Schema (draft 2020-12) of report.json,

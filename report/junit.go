@@ -118,6 +118,11 @@ func resultCase(r *Result) junitCase {
 	figures := resultFigures(r)
 	p := &junitProblem{Message: r.Reason, Type: string(r.ErrorClass), Text: figures}
 	switch r.Verdict {
+	case VerdictInvalid:
+		if p.Type == "" {
+			p.Type = "invalid_path"
+		}
+		c.Failure = p
 	case VerdictFail:
 		if p.Type == "" {
 			p.Type = "shortfall"

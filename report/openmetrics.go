@@ -68,7 +68,7 @@ func WriteOpenMetrics(w io.Writer, r *Report) error {
 	for _, v := range []struct {
 		name string
 		n    int
-	}{{VerdictPass, s.Pass}, {VerdictFail, s.Fail}, {VerdictError, s.Error}, {VerdictSkipped, s.Skipped}} {
+	}{{VerdictPass, s.Pass}, {VerdictFail, s.Fail}, {VerdictError, s.Error}, {VerdictSkipped, s.Skipped}, {VerdictInvalid, s.Invalid}} {
 		add("rdmabench_run_results", float64(v.n), scen, [2]string{"verdict", v.name})
 	}
 	m, keys := indexResults(r.Results)

@@ -19,6 +19,9 @@ const (
 	VerdictFail    = "fail"    // ran, measured, fell short of an expectation
 	VerdictError   = "error"   // the tool or the harness failed: no measurement
 	VerdictSkipped = "skipped" // not run here (no RDMA device, tool missing …)
+	// VerdictInvalid: measured, but the RDMA port counters show the traffic
+	// did not cross the device the test names (TCP fallback, another NIC).
+	VerdictInvalid = "invalid"
 )
 
 // Report is one run.
@@ -35,6 +38,8 @@ type Report struct {
 	LowPairs   []LowPairAnalysis `json:"lowPairs,omitempty"`
 	Serving    *ServingSetup     `json:"serving,omitempty"`
 	KVBudget   *KVBudget         `json:"kvBudget,omitempty"`
+	// Preflight is what was checked on each endpoint before the first test.
+	Preflight []PreflightEndpoint `json:"preflight,omitempty"`
 }
 
 // RunMeta describes the run as a whole.
@@ -153,6 +158,9 @@ type Result struct {
 	// Retest numbers a low pair's rerun after its matrix (1, 2 …; 0 for the
 	// matrix's own run), see expect.lowPair.
 	Retest int `json:"retest,omitempty"`
+	// Path is the proof of the path: the RDMA port counters of each
+	// endpoint's device, read before and after the leg.
+	Path *PathProof `json:"path,omitempty"`
 }
 
 // ResultEndpoint is one side of a result: its role and where it ran.
@@ -207,4 +215,5 @@ type Summary struct {
 	Fail    int `json:"fail"`
 	Error   int `json:"error"`
 	Skipped int `json:"skipped"`
+	Invalid int `json:"invalid,omitempty"`
 }

@@ -20,6 +20,9 @@ const SummaryRowsPerTest = 8
 // transport and verdict, then one count line. It is what `rdmabench run` and
 // `rdmabench report` print.
 func WriteSummaryTable(w io.Writer, r *Report) error {
+	if err := WritePreflightProblems(w, r.Preflight); err != nil {
+		return err
+	}
 	t := tablewriter.NewTable(w,
 		tablewriter.WithHeaderAutoFormat(tw.Off),
 		tablewriter.WithRowAutoWrap(tw.WrapNone),
@@ -41,6 +44,7 @@ func WriteSummaryTable(w io.Writer, r *Report) error {
 		noun = "result"
 	}
 	line := fmt.Sprintf("%d %s: %d pass, %d fail, %d error, %d skipped", s.Total, noun, s.Pass, s.Fail, s.Error, s.Skipped)
+	line += pathCounts(r.Results, s.Invalid)
 	if r.Run.Interrupted {
 		// Say it where the numbers are: the run stopped early, more was planned.
 		line += " (interrupted"
@@ -98,7 +102,7 @@ func appendFolded(rows [][]string, order []string, folded map[string]*foldedPass
 
 func resultRow(r *Result) []string {
 	return []string{
-		strings.ToUpper(r.Verdict), r.Test, r.Tool, r.Backend, r.Label(),
+		verdictMark(r), r.Test, r.Tool, r.Backend, r.Label(),
 		r.Headline(), FormatEfficiency(r.Efficiency), r.TransportLabel(), oneLine(r.Reason, 48),
 	}
 }
@@ -156,6 +160,8 @@ func CountVerdicts(rs []Result) Summary {
 			s.Error++
 		case VerdictSkipped:
 			s.Skipped++
+		case VerdictInvalid:
+			s.Invalid++
 		}
 	}
 	return s

@@ -40,8 +40,8 @@ func (r *run) finish(ctx context.Context, rep *report.Report, runErr error) (*re
 		return rep, &HarnessError{Err: runErr}
 	case rep.Summary.Error > 0:
 		return rep, &HarnessError{Errors: rep.Summary.Error}
-	case rep.Summary.Fail > 0:
-		return rep, &ShortfallError{Failed: rep.Summary.Fail}
+	case rep.Summary.Fail+rep.Summary.Invalid > 0:
+		return rep, &ShortfallError{Failed: rep.Summary.Fail + rep.Summary.Invalid}
 	}
 	return rep, nil
 }
@@ -96,6 +96,8 @@ func summarize(rs []report.Result) report.Summary {
 			s.Error++
 		case report.VerdictSkipped:
 			s.Skipped++
+		case report.VerdictInvalid:
+			s.Invalid++
 		}
 	}
 	return s

@@ -16,6 +16,8 @@ func (r *run) runLeg(ctx context.Context, job *plan.Job, legIdx int) (report.Res
 	res.Started = time.Now().UTC()
 	reps := max(1, job.Repetitions)
 	outs := make([]judge.Outcome, 0, reps)
+	proof := r.newLegProof(job, legIdx)
+	proof.start(ctx)
 	for rep := 0; rep < reps; rep++ {
 		r.progress.start(job, legIdx, rep, reps)
 		o := r.runRep(ctx, job, legIdx, rep)
@@ -25,6 +27,7 @@ func (r *run) runLeg(ctx context.Context, job *plan.Job, legIdx int) (report.Res
 		outs = append(outs, o)
 	}
 	judge.Fill(&res, r.tests[job.Test], r.cfg.LineRate, outs)
+	proof.finish(ctx, &res, outs)
 	r.noteVersion(job.Tool, outs)
 	return res, true
 }

@@ -69,6 +69,10 @@ type Config struct {
 	// Keep leaves endpoints (pods) for debugging; local processes are
 	// always killed since nothing is left to inspect in them.
 	Keep bool
+	// NoPreflight skips the preflight checks (runner/preflight).
+	NoPreflight bool
+	// NoPathProof skips reading the RDMA port counters around each leg.
+	NoPathProof bool
 }
 
 // run is the state of one execution of a plan.
@@ -82,6 +86,11 @@ type run struct {
 	etcd      *clientv3.Client
 	etcdSrv   *runetcd.Server
 	progress  *progress
+
+	// preflight is each endpoint's checks, by endpoint name.
+	preflight map[string]report.PreflightEndpoint
+	// mtus is each endpoint's active RDMA MTU, read by preflight.
+	mtus map[string]int
 
 	mu       sync.Mutex
 	results  []report.Result
@@ -161,6 +170,7 @@ func (r *run) prepare(ctx context.Context, rep *report.Report) error {
 			rep.Run.Hosts = append(rep.Run.Hosts, ep.Host)
 		}
 	}
+	r.runPreflight(ctx, rep, eps)
 	if r.cfg.Plan.NeedsEtcd && r.anyJobRuns() {
 		return r.startEtcd(ctx)
 	}

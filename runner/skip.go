@@ -16,6 +16,9 @@ import (
 // already set such tests aside; this is the runner's own check, by
 // Config.HasRDMA, else the backend's, else (local) this host's devices.
 func (r *run) skipReason(job *plan.Job) (bool, string) {
+	if skip, why := r.preflightSkip(r.tests[job.Test], job.Tool, jobEndpoints(job)); skip {
+		return true, why
+	}
 	if skip, why := r.gpuSkipReason(job); skip {
 		return true, why
 	}
@@ -85,9 +88,13 @@ func (r *run) anyJobRuns() bool {
 // recordSkips records the tests the planner already set aside.
 func (r *run) recordSkips() {
 	for _, s := range r.cfg.Plan.Skipped {
+		reason := s.Reason
+		if skip, why := r.preflightSkip(r.tests[s.Test], s.Tool, r.poolEndpoints(r.tests[s.Test])); skip {
+			reason = why + "; " + reason
+		}
 		r.record(report.Result{
 			JobID: s.Test, Test: s.Test, Tool: s.Tool, Round: -1,
-			Verdict: report.VerdictSkipped, Reason: s.Reason, Started: time.Now().UTC(),
+			Verdict: report.VerdictSkipped, Reason: reason, Started: time.Now().UTC(),
 			Samples: nil,
 		})
 	}

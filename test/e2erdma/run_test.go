@@ -83,6 +83,22 @@ func TestRunSoftRoCEScenario(t *testing.T) {
 	if tr := byTest["ucx-tcp-bw"].Transport; tr == nil || tr.Kind != "tcp" {
 		t.Errorf("ucx-tcp-bw: transport %+v; want tcp (UCX's ep_cfg line)", tr)
 	}
+	// Proof of the path: rxe counts packets (hw_counters sent_pkts and
+	// rcvd_pkts); each side's rxe0 must have carried the tool's packets.
+	for _, name := range []string{"write-bw-sweep", "read-lat", "ucx-verbs-bw"} {
+		p := byTest[name].Path
+		if p == nil || !p.Verified || p.ToolPackets <= 0 || len(p.Endpoints) != 2 {
+			t.Errorf("%s: path %+v; want verified by rxe0's counters", name, p)
+			continue
+		}
+		t.Logf("%s: tool %d bytes = %d packets; %s", name, p.ToolBytes, p.ToolPackets, p.Detail)
+	}
+	if p := byTest["ucx-tcp-bw"].Path; p != nil {
+		t.Errorf("ucx-tcp-bw requires tcp: no path proof expected, got %+v", p)
+	}
+	if len(rep.Preflight) != 2 || report.PreflightFailed(rep.Preflight) {
+		t.Errorf("preflight: %+v", rep.Preflight)
+	}
 	if *record {
 		dst := filepath.Join(repoRoot, "testdata", "softroce", "run")
 		os.RemoveAll(dst)

@@ -1,0 +1,112 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/rdmabench/rdmabench/report"
+	"github.com/rdmabench/rdmabench/runner"
+	"github.com/rdmabench/rdmabench/runner/backend"
+	"github.com/rdmabench/rdmabench/scenarios"
+)
+
+// preflightOptions are the flags and arguments of `rdmabench preflight`.
+type preflightOptions struct {
+	file   string
+	output string // table or json
+	kube   kubeOptions
+
+	stdout, stderr io.Writer
+}
+
+func newPreflightCmd(stdout, stderr io.Writer) *cobra.Command {
+	o := &preflightOptions{stdout: stdout, stderr: stderr}
+	cmd := &cobra.Command{
+		Use:   "preflight SCENARIO",
+		Short: "Check every endpoint before a run (RDMA device, port, memlock, MTU, GID, GPUs …) and clean up",
+		Long: `preflight provisions the scenario's endpoints, runs only the preflight
+checks on each (rdma-device, port-active, link-layer, dev-infiniband, memlock,
+ipc-lock, mtu-match, roce-gid, gpu-count, gpudirect, pcie-link: the ones its
+tests need), prints them with the evidence read and the fix, and removes what
+it created. run makes the same checks before its first test and skips the
+tests a failing check dooms.
+
+Exit codes: 0 every check passed or warned, 1 some check failed, 2 bad
+scenario or flags, 3 the endpoints could not be provisioned.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			o.file = args[0]
+			return runPreflight(c.Context(), o)
+		},
+	}
+	cmd.Flags().StringVarP(&o.output, "output", "o", "table", "table or json (the report.json preflight section)")
+	addKubeFlags(cmd.Flags(), &o.kube)
+	return cmd
+}
+
+// preflightFailed is a failing check: exit 1, the table already says which.
+type preflightFailed struct{}
+
+func (preflightFailed) Error() string { return "a preflight check failed" }
+func (preflightFailed) ExitCode() int { return exitShortfall }
+
+func runPreflight(ctx context.Context, o *preflightOptions) error {
+	if o.output != "table" && o.output != "json" {
+		return usageError{fmt.Errorf("--output %q: want table or json", o.output)}
+	}
+	sc, err := scenarios.Load(o.file)
+	if err != nil {
+		return err
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	runID := runner.NewRunID(time.Now())
+	be, err := newBackend(sc, runID, o.kube, o.stderr)
+	if err != nil {
+		return err
+	}
+	// Every test is planned, so every endpoint is checked for what it needs.
+	p, err := compilePlan(sc, func(backend.Endpoint) bool { return true }, 0)
+	if err != nil {
+		return err
+	}
+	eps, err := be.Provision(ctx, p.Endpoints)
+	defer cleanupBackend(be, o.stderr)
+	if err != nil {
+		return fmt.Errorf("provision endpoints on %s: %w", be.Name(), err)
+	}
+	res, _ := runner.Preflight(ctx, be, p, sc, eps)
+	if o.output == "json" {
+		enc := json.NewEncoder(o.stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(map[string]any{"preflight": res}); err != nil {
+			return err
+		}
+	} else if err := report.WritePreflightTable(o.stdout, res); err != nil {
+		return err
+	}
+	if report.PreflightFailed(res) {
+		return silentError{preflightFailed{}}
+	}
+	return nil
+}
+
+// cleanupBackend removes what Provision created, on a fresh context.
+func cleanupBackend(be backend.Backend, stderr io.Writer) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	if err := be.Cleanup(ctx); err != nil {
+		fmt.Fprintf(stderr, "clean-up: %v\n", err)
+	}
+}

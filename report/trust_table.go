@@ -1,0 +1,136 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/tw"
+)
+
+// verdictMark is the verdict as the terminal shows it; "✓" marks a
+// result whose RDMA port counters agree with the tool's byte count.
+func verdictMark(r *Result) string {
+	v := strings.ToUpper(r.Verdict)
+	if r.Path != nil && r.Path.Verified {
+		v += " ✓"
+	}
+	return v
+}
+
+// pathCounts is the count line's tail: invalid results and verified ones.
+func pathCounts(rs []Result, invalid int) string {
+	var s string
+	if invalid > 0 {
+		s += fmt.Sprintf(", %d invalid", invalid)
+	}
+	n := 0
+	for i := range rs {
+		if rs[i].Path != nil && rs[i].Path.Verified {
+			n++
+		}
+	}
+	if n > 0 {
+		s += fmt.Sprintf(" (✓ %d verified by port counters)", n)
+	}
+	return s
+}
+
+// WritePreflightProblems writes the preflight checks that did not pass
+// (fails first), one row each; nothing when every check passed.
+func WritePreflightProblems(w io.Writer, eps []PreflightEndpoint) error {
+	rows := PreflightRows(eps, false)
+	if len(rows) == 0 {
+		return nil
+	}
+	if err := writePreflightTable(w, rows); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintln(w)
+	return err
+}
+
+// WritePreflightTable writes every preflight check (`rdmabench preflight`).
+func WritePreflightTable(w io.Writer, eps []PreflightEndpoint) error {
+	return writePreflightTable(w, PreflightRows(eps, true))
+}
+
+func writePreflightTable(w io.Writer, rows [][]string) error {
+	t := tablewriter.NewTable(w,
+		tablewriter.WithHeaderAutoFormat(tw.Off),
+		tablewriter.WithRowAutoWrap(tw.WrapNone),
+		tablewriter.WithHeaderAlignment(tw.AlignLeft),
+		tablewriter.WithRowAlignment(tw.AlignLeft),
+	)
+	t.Header("PREFLIGHT", "ENDPOINT", "CHECK", "EVIDENCE", "FIX")
+	for _, row := range rows {
+		if err := t.Append(row); err != nil {
+			return err
+		}
+	}
+	return t.Render()
+}
+
+// PreflightRows are the checks as table rows, fails then warns (then
+// passes when all is set), in endpoint order.
+func PreflightRows(eps []PreflightEndpoint, all bool) [][]string {
+	width := 90 // beside the results table
+	if all {
+		width = 240 // `rdmabench preflight`: the evidence is the point
+	}
+	var rows [][]string
+	for _, st := range []string{PreflightFail, PreflightWarn, PreflightPass} {
+		if st == PreflightPass && !all {
+			break
+		}
+		for _, ep := range eps {
+			if ep.Error != "" && st == PreflightFail {
+				rows = append(rows, []string{"ERROR", ep.Endpoint, "-", oneLine(ep.Error, 90), "check the endpoint is reachable"})
+			}
+			for _, c := range ep.Checks {
+				if c.Status == st {
+					rows = append(rows, []string{strings.ToUpper(c.Status), ep.Endpoint, c.ID, oneLine(c.Evidence, width), oneLine(c.Fix, width*3/4)})
+				}
+			}
+		}
+	}
+	return rows
+}
+
+// PreflightFailed says whether any check failed (or an endpoint's facts
+// could not be read).
+func PreflightFailed(eps []PreflightEndpoint) bool {
+	for _, ep := range eps {
+		if ep.Error != "" {
+			return true
+		}
+		for _, c := range ep.Checks {
+			if c.Status == PreflightFail {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// preflightSection is the HTML's preflight section: a table per
+// endpoint, every check with its status, evidence and fix.
+func preflightSection(eps []PreflightEndpoint) (section, bool) {
+	if len(eps) == 0 {
+		return section{}, false
+	}
+	s := section{ID: "preflight", Title: "Preflight",
+		Intro: "Checked on every endpoint before the first test. A failing check skips the tests it dooms (named in their reason); a warning does not."}
+	for _, ep := range eps {
+		t := htmlTable{Caption: strings.TrimSpace(ep.Endpoint + " " + ep.Host + ep.Node + " " + ep.Device), Head: []string{"status", "check", "evidence", "fix"}}
+		if ep.Error != "" {
+			t.Rows = append(t.Rows, []string{"ERROR", "-", ep.Error, "check the endpoint is reachable"})
+		}
+		for _, c := range ep.Checks {
+			t.Rows = append(t.Rows, []string{strings.ToUpper(c.Status), c.ID, c.Evidence, c.Fix})
+		}
+		s.Tables = append(s.Tables, t)
+	}
+	return s, true
+}

@@ -1,0 +1,189 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/rdmabench/rdmabench/nic"
+	"github.com/rdmabench/rdmabench/report"
+	"github.com/rdmabench/rdmabench/runner/backend"
+	"github.com/rdmabench/rdmabench/runner/plan"
+	"github.com/rdmabench/rdmabench/runner/preflight"
+	"github.com/rdmabench/rdmabench/runner/tools"
+	"github.com/rdmabench/rdmabench/scenarios"
+)
+
+// preflightBound bounds the facts of one endpoint (two short commands).
+const preflightBound = 30 * time.Second
+
+// Preflight reads every endpoint's facts through the backend's Exec (the
+// facts script and NIC discovery) and evaluates the checks its tests need.
+// An endpoint whose facts cannot be read gets an Error and dooms nothing.
+// It also returns each endpoint's active RDMA MTU (0: unknown).
+func Preflight(ctx context.Context, be backend.Backend, p *plan.Plan, sc *scenarios.Scenario, eps []backend.Endpoint) ([]report.PreflightEndpoint, map[string]int) {
+	wants := preflightWants(p, sc, eps, be.Name() == scenarios.BackendKube)
+	in := make([]preflight.Input, len(eps))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 16)
+	for i, ep := range eps {
+		in[i].Want = wants[ep.Name]
+		wg.Add(1)
+		go func(i int, ep backend.Endpoint) {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			in[i].Facts, in[i].Err = readFacts(ctx, be, ep)
+		}(i, ep)
+	}
+	wg.Wait()
+	out := preflight.EvaluateAll(in)
+	mtus := map[string]int{}
+	for i, ep := range eps {
+		out[i].Host, out[i].Node = ep.Host, ep.Node
+		mtus[ep.Name] = preflight.ActiveMTU(in[i].Facts, ep.Device)
+	}
+	return out, mtus
+}
+
+func readFacts(ctx context.Context, be backend.Backend, ep backend.Endpoint) (preflight.Facts, error) {
+	ctx, cancel := context.WithTimeout(ctx, preflightBound)
+	defer cancel()
+	exec := func(ctx context.Context, argv []string) ([]byte, error) { return be.Exec(ctx, ep, argv) }
+	raw, err := exec(ctx, []string{"sh", "-c", preflight.FactsScript})
+	if err != nil {
+		return preflight.Facts{}, fmt.Errorf("reading preflight facts on %s: %w", ep.Name, err)
+	}
+	f := preflight.ParseFacts(string(raw))
+	inv, err := nic.DiscoverRemote(ctx, exec)
+	if err != nil {
+		return f, fmt.Errorf("NIC discovery on %s: %w", ep.Name, err)
+	}
+	f.Inv = inv
+	return f, nil
+}
+
+// preflightWants says what each endpoint's tests need of it.
+func preflightWants(p *plan.Plan, sc *scenarios.Scenario, eps []backend.Endpoint, pod bool) map[string]preflight.Want {
+	tests := testsByName(sc)
+	w := map[string]preflight.Want{}
+	for _, ep := range eps {
+		w[ep.Name] = preflight.Want{Endpoint: ep.Name, Device: ep.Device, GIDIndex: ep.GIDIndex, Address: ep.Address, GPUs: ep.GPUs, Pod: pod}
+	}
+	mark := func(name string, t *scenarios.Test, tool string) {
+		x, ok := w[name]
+		if !ok {
+			return
+		}
+		rdma, gpu := needsRDMA(t, tool), needsGPU(t, tool)
+		x.RDMA = x.RDMA || rdma
+		x.GPU = x.GPU || gpu
+		x.GPUDirect = x.GPUDirect || usesGPUDirect(t, rdma, gpu)
+		if rdma {
+			x.MinMemlockKiB = max(x.MinMemlockKiB, memlockNeedKiB(t, tool))
+		}
+		w[name] = x
+	}
+	for _, round := range p.Rounds {
+		for i := range round.Jobs {
+			job := &round.Jobs[i]
+			for _, name := range jobEndpoints(job) {
+				mark(name, tests[job.Test], job.Tool)
+			}
+		}
+	}
+	for _, s := range p.Skipped { // set aside by the planner: still say why
+		t := tests[s.Test]
+		for _, ep := range eps {
+			if t != nil && (ep.Pool == t.From || ep.Pool == t.To) {
+				mark(ep.Name, t, s.Tool)
+			}
+		}
+	}
+	return w
+}
+
+// memlockNeedKiB is what a test pins, roughly: perftest and ucx_perftest
+// register two buffers of the largest message per queue pair (-a: 8 MiB)
+// plus their queues; NCCL and NIXL pin far more (preflight's default).
+func memlockNeedKiB(t *scenarios.Test, tool string) int64 {
+	spec, ok := tools.Lookup(tool)
+	if t == nil || !ok || (spec.Family != tools.FamilyPerftest && spec.Family != tools.FamilyUCX && spec.Family != tools.FamilyRping) {
+		return preflight.DefaultMinMemlockKiB
+	}
+	size := int64(64 << 10)
+	if t.Args.Sweep {
+		size = 8 << 20
+	}
+	for _, s := range t.Args.Sizes {
+		size = max(size, s.Bytes)
+	}
+	return (2*size*int64(max(t.Args.QPs, 1)) + 4<<20) >> 10
+}
+
+// usesGPUDirect: GPU memory moved over RDMA (perftest --use_cuda, nixlbench
+// with a VRAM segment over an RDMA transport).
+func usesGPUDirect(t *scenarios.Test, rdma, gpu bool) bool {
+	if t == nil || !rdma {
+		return false
+	}
+	return t.Args.UseCUDA != nil || (gpu && t.Tool == scenarios.ToolNixlbench)
+}
+
+// preflightSkip is the reason a job is doomed by a failed preflight check
+// on one of its endpoints: "preflight rdma-device: … on server-0 (fix: …)".
+func (r *run) preflightSkip(t *scenarios.Test, tool string, names []string) (bool, string) {
+	if len(r.preflight) == 0 {
+		return false, ""
+	}
+	rdma, gpu := needsRDMA(t, tool), needsGPU(t, tool)
+	gd := usesGPUDirect(t, rdma, gpu)
+	for _, name := range names {
+		ep, ok := r.preflight[name]
+		if !ok {
+			continue
+		}
+		if c, doomed := preflight.Doomed(ep, rdma, gpu, gd); doomed {
+			return true, fmt.Sprintf("preflight %s: %s on %s (fix: %s)", c.ID, c.Evidence, name, c.Fix)
+		}
+	}
+	return false, ""
+}
+
+// runPreflight runs the checks once the endpoints exist and keeps them for
+// the skips and the report.
+func (r *run) runPreflight(ctx context.Context, rep *report.Report, eps []backend.Endpoint) {
+	if r.cfg.NoPreflight {
+		return
+	}
+	rep.Preflight, r.mtus = Preflight(ctx, r.cfg.Backend, r.cfg.Plan, r.cfg.Scenario, eps)
+	r.preflight = map[string]report.PreflightEndpoint{}
+	for _, ep := range rep.Preflight {
+		r.preflight[ep.Endpoint] = ep
+		for _, c := range ep.Checks {
+			if c.Status != report.PreflightPass {
+				r.progress.printf("preflight %s %s on %s: %s", strings.ToUpper(c.Status), c.ID, ep.Endpoint, c.Evidence)
+			}
+		}
+		if ep.Error != "" {
+			r.progress.printf("preflight on %s: %s", ep.Endpoint, ep.Error)
+		}
+	}
+}
+
+// poolEndpoints are the endpoints of a test's pools (for a test the
+// planner set aside, whose jobs were never compiled).
+func (r *run) poolEndpoints(t *scenarios.Test) []string {
+	var names []string
+	if t == nil {
+		return nil
+	}
+	for _, ep := range r.cfg.Plan.Endpoints {
+		if ep.Pool == t.From || ep.Pool == t.To {
+			names = append(names, ep.Name)
+		}
+	}
+	return names
+}

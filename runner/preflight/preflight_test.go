@@ -1,0 +1,164 @@
+package preflight
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/rdmabench/rdmabench/nic"
+	"github.com/rdmabench/rdmabench/report"
+)
+
+func facts(t *testing.T, file, tree string) Facts {
+	t.Helper()
+	b, err := os.ReadFile("testdata/" + file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := ParseFacts(string(b))
+	if tree != "" {
+		inv, err := nic.Discover(nic.Options{Root: "../../nic/testdata/sysfs/" + tree, NoGPU: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Inv = inv
+	} else {
+		f.Inv = &nic.Inventory{}
+	}
+	return f
+}
+
+func byID(cs []report.PreflightCheck) map[string]report.PreflightCheck {
+	m := map[string]report.PreflightCheck{}
+	for _, c := range cs {
+		m[c.ID] = c
+	}
+	return m
+}
+
+func TestParseFactsRxeVM(t *testing.T) {
+	f := facts(t, "facts-rxe-vm.txt", "")
+	if f.Memlock == nil || *f.Memlock != 8192 || f.UID == nil || *f.UID != 0 {
+		t.Errorf("memlock/uid: %v %v", f.Memlock, f.UID)
+	}
+	if !hasIPCLock(f) || !f.DevDir || f.DevFiles["uverbs0"] != "rw" || f.Uverbs["rxe0"] != "uverbs0" {
+		t.Errorf("caps/dev: %+v", f)
+	}
+	if f.ActiveMTU["rxe0/1"] != 4096 || f.Kernel != "6.1.0-56-amd64" || f.GPUSmi != -1 {
+		t.Errorf("mtu/kernel/gpu: %+v", f)
+	}
+}
+
+func TestParseFactsGarbage(t *testing.T) {
+	f := ParseFacts("memlock=lots\ncapeff=zz\n=\nibv_active_mtu=4096\npcie=x\n\x00")
+	if f.Memlock != nil || f.CapEff != nil || len(f.ActiveMTU) != 0 {
+		t.Errorf("garbage parsed: %+v", f)
+	}
+}
+
+func TestEvaluateRxeVMPasses(t *testing.T) {
+	gid := 1
+	f := facts(t, "facts-rxe-vm.txt", "rxe-vm")
+	cs := byID(Evaluate(f, Want{Endpoint: "server-0", Device: "rxe0", GIDIndex: &gid, Address: "10.9.0.1", RDMA: true}))
+	for _, id := range []string{RDMADevice, PortActive, LinkLayer, DevInfiniband, Memlock, MTUMatch, RoCEGID, PCIeLinkCheck} {
+		if c, ok := cs[id]; !ok || c.Status != report.PreflightPass {
+			t.Errorf("%s: %+v", id, c)
+		}
+	}
+	if !strings.Contains(cs[Memlock].Evidence, "CAP_IPC_LOCK is held") {
+		t.Errorf("memlock evidence: %s", cs[Memlock].Evidence)
+	}
+}
+
+func TestEvaluateFailures(t *testing.T) {
+	gid := 1
+	base := Want{Endpoint: "e", Device: "rxe0", GIDIndex: &gid, Address: "10.9.0.1", RDMA: true}
+	cases := []struct {
+		name  string
+		edit  func(*Facts, *Want)
+		id    string
+		want  string
+		words string
+	}{
+		{"wrong device", func(f *Facts, w *Want) { w.Device = "rxe9" }, RDMADevice, report.PreflightFail, `"rxe9" not found; this endpoint has rxe0 (port 1 ACTIVE)`},
+		{"no rdma", func(f *Facts, w *Want) { f.Inv = &nic.Inventory{} }, RDMADevice, report.PreflightFail, "no RDMA device"},
+		{"port down", func(f *Facts, w *Want) { f.Inv.Devices[0].Ports[0].State = "DOWN" }, PortActive, report.PreflightFail, "state DOWN"},
+		{"no devdir", func(f *Facts, w *Want) { f.DevDir = false }, DevInfiniband, report.PreflightFail, "does not exist"},
+		{"read only", func(f *Facts, w *Want) { f.DevFiles["uverbs0"] = "r" }, DevInfiniband, report.PreflightFail, "r only"},
+		{"low memlock", func(f *Facts, w *Want) { c := uint64(0); f.CapEff = &c }, Memlock, report.PreflightFail, "ulimit -l 8192 KiB"},
+		{"unlimited", func(f *Facts, w *Want) { n := int64(-1); f.Memlock = &n }, Memlock, report.PreflightPass, "unlimited"},
+		{"pod no ipc", func(f *Facts, w *Want) { c := uint64(0); f.CapEff = &c; w.Pod = true }, IPCLock, report.PreflightFail, "IPC_LOCK not held"},
+		{"mtu above netdev", func(f *Facts, w *Want) { f.Inv.Devices[0].Ports[0].ActiveMTU = 1024 }, MTUMatch, report.PreflightFail, "active IB MTU 4096"},
+		{"mtu below netdev", func(f *Facts, w *Want) { f.ActiveMTU["rxe0/1"] = 1024 }, MTUMatch, report.PreflightWarn, "smaller packets"},
+		{"mtu unknown", func(f *Facts, w *Want) { delete(f.ActiveMTU, "rxe0/1"); f.IbvDevinfo = "missing" }, MTUMatch, report.PreflightWarn, "ibv_devinfo: missing"},
+		{"gid wrong addr", func(f *Facts, w *Want) { w.Address = "10.9.9.9" }, RoCEGID, report.PreflightFail, "no RoCE v2 GID of 10.9.9.9"},
+		{"gid v1", func(f *Facts, w *Want) { g := 0; w.GIDIndex = &g }, RoCEGID, report.PreflightWarn, "GID index 0"},
+		{"gid empty", func(f *Facts, w *Want) { g := 7; w.GIDIndex = &g }, RoCEGID, report.PreflightFail, "7, which is empty"},
+		{"gpus", func(f *Facts, w *Want) { w.GPUs = 2; w.Pod = true }, GPUCount, report.PreflightFail, "0 GPU(s)"},
+		{"gpus on a host", func(f *Facts, w *Want) { w.GPUs = 2 }, GPUCount, report.PreflightWarn, "the GPU tool decides"},
+		{"gpudirect", func(f *Facts, w *Want) { w.GPUDirect = true; w.Pod = true }, GPUDirect, report.PreflightFail, "nvidia_peermem not loaded"},
+		{"peermem", func(f *Facts, w *Want) { w.GPUDirect = true; f.PeerMem = "nvidia_peermem" }, GPUDirect, report.PreflightPass, "loaded"},
+		{"dmabuf", func(f *Facts, w *Want) {
+			w.GPUDirect = true
+			f.NvidiaVersion = "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  550.54.15"
+		}, GPUDirect, report.PreflightPass, "dma-buf"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			f := facts(t, "facts-rxe-vm.txt", "rxe-vm")
+			w := base
+			tc.edit(&f, &w)
+			c, ok := byID(Evaluate(f, w))[tc.id]
+			if !ok || c.Status != tc.want || !strings.Contains(c.Evidence, tc.words) {
+				t.Fatalf("%s: got %+v, want %s with %q", tc.id, c, tc.want, tc.words)
+			}
+			if c.Status == report.PreflightFail && c.Fix == "" {
+				t.Errorf("a fail without a fix: %+v", c)
+			}
+		})
+	}
+}
+
+func TestEvaluateNoRDMAHost(t *testing.T) {
+	f := facts(t, "facts-no-rdma.txt", "")
+	eps := EvaluateAll([]Input{{Want: Want{Endpoint: "a-0", RDMA: true}, Facts: f}, {Want: Want{Endpoint: "b-0"}, Facts: f}})
+	c, doomed := Doomed(eps[0], true, false, false)
+	if !doomed || c.ID != RDMADevice || len(eps[1].Checks) != 0 {
+		t.Fatalf("got %+v", eps)
+	}
+	if _, doomed := Doomed(eps[0], false, true, false); doomed {
+		t.Error("an RDMA failure dooms a GPU-only test")
+	}
+}
+
+func TestPeerMTUMismatch(t *testing.T) {
+	a := facts(t, "facts-rxe-vm.txt", "rxe-vm")
+	b := facts(t, "facts-rxe-vm.txt", "rxe-vm")
+	b.Inv.Devices[0].Ports[0].NetdevMTU, b.Inv.Devices[0].Ports[0].ActiveMTU = 1500, 1024
+	b.ActiveMTU["rxe0/1"] = 1024
+	eps := EvaluateAll([]Input{
+		{Want: Want{Endpoint: "server-0", Device: "rxe0", RDMA: true}, Facts: a},
+		{Want: Want{Endpoint: "client-0", Device: "rxe0", RDMA: true}, Facts: b},
+	})
+	c := byID(eps[0].Checks)[MTUMatch]
+	if c.Status != report.PreflightFail || !strings.Contains(c.Evidence, "client-0 has active IB MTU 1024 (netdev MTU 1500)") {
+		t.Fatalf("server-0 mtu-match: %+v", c)
+	}
+}
+
+func TestPCIeDowntrained(t *testing.T) {
+	f := facts(t, "facts-rxe-vm.txt", "cx7-roce-gpu")
+	f.PCIe["mlx5_1"] = &PCIeLink{Speed: "16.0 GT/s PCIe", Width: 16, MaxSpeed: "32.0 GT/s PCIe", MaxWidth: 16}
+	f.PCIe["mlx5_0"] = &PCIeLink{Speed: "32.0 GT/s PCIe", Width: 16, MaxSpeed: "32.0 GT/s PCIe", MaxWidth: 16}
+	if c := pcieLink(f, &f.Inv.Devices[1]); c.Status != report.PreflightWarn || !strings.Contains(c.Evidence, "downtrained") {
+		t.Errorf("mlx5_1: %+v", c)
+	}
+	if c := pcieLink(f, &f.Inv.Devices[0]); c.Status != report.PreflightPass {
+		t.Errorf("mlx5_0: %+v", c)
+	}
+}
+
+func FuzzParseFacts(f *testing.F) {
+	f.Add("memlock=unlimited\ncapeff=ff\nibv_dev=x\nibv_port=1\nibv_active_mtu=1024 (3)\npcie=a max_link_width 16")
+	f.Fuzz(func(t *testing.T, s string) { _ = ParseFacts(s) })
+}
