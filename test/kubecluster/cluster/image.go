@@ -180,3 +180,18 @@ func fileSHA256(path string) (string, error) {
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
+
+// ToolsRootFS unpacks the tools image (DefaultImageArchive) into the
+// repository's .work/images cache and returns its root file system. With
+// no archive there it returns "" and an error saying how to build one
+// (`make image`); callers decide whether to run on the host instead.
+func ToolsRootFS() (string, error) {
+	archive := DefaultImageArchive()
+	if archive == "" {
+		return "", fmt.Errorf("no tools image: no repository root and RDMABENCH_TOOLS_IMAGE unset")
+	}
+	if _, err := os.Stat(archive); err != nil {
+		return "", fmt.Errorf("no tools image at %s (make image): %w", archive, err)
+	}
+	return UnpackImage(archive, filepath.Join(filepath.Dir(archive), "unpacked"))
+}
