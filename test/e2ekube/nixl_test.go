@@ -70,6 +70,13 @@ tests:
 // nixlbench key (each leg deleted its group's); then clean removes it all.
 func TestNixlbenchBackendsThroughInClusterEtcd(t *testing.T) {
 	c := needCluster(t)
+	// --keep leaves the run's objects: removed whatever the test finds.
+	t.Cleanup(func() {
+		if out, err := runCmd(t, "clean", "--run", "nixl-1", "-n", "e2e-nixl", "--kubeconfig", c.Kubeconfig); err != nil {
+			t.Errorf("clean: %v\n%s", err, out)
+		}
+		assertNothingLeft(t, c)
+	})
 	r := run(t, c, writeScenario(t, nixlScenario("e2e-nixl")), 5*time.Minute, nil, "--keep", "--run-id", "nixl-1")
 	if r.code != 0 || r.rep == nil {
 		t.Fatalf("exit %d, report %v", r.code, r.rep != nil)
@@ -111,10 +118,6 @@ func TestNixlbenchBackendsThroughInClusterEtcd(t *testing.T) {
 	} else if n != 0 {
 		t.Errorf("%d nixlbench keys left in etcd after the run", n)
 	}
-	if out, err := runCmd(t, "clean", "--run", "nixl-1", "-n", "e2e-nixl", "--kubeconfig", c.Kubeconfig); err != nil {
-		t.Errorf("clean: %v\n%s", err, out)
-	}
-	assertNothingLeft(t, c)
 }
 
 func keys[V any](m map[string]V) []string {
