@@ -55,7 +55,7 @@ func TestPodRunsInTheToolsImage(t *testing.T) {
 		}
 		return strings.TrimSpace(out)
 	}
-	if got := sh("img-a", "command -v rdmabench ucx_perftest ib_write_bw rping mpirun iperf3 | tr '\\n' ' '"); !strings.Contains(got, "/usr/local/bin/rdmabench") || !strings.Contains(got, "ib_write_bw") {
+	if got := sh("img-a", "for p in rdmabench ucx_perftest ib_write_bw rping mpirun iperf3 sshd; do command -v $p; done | tr '\\n' ' '"); !strings.Contains(got, "/usr/local/bin/rdmabench") || !strings.Contains(got, "ib_write_bw") {
 		t.Errorf("tools in the image: %q", got)
 	}
 	sh("img-a", "echo a > /tmp/mine")
