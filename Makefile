@@ -6,7 +6,8 @@ VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev
 LDFLAGS  := -X main.version=$(VERSION)
 FUZZTIME ?= 60s
 
-.PHONY: build assets test test-go test-report e2e e2e-local e2e-rdma e2e-gpu e2e-kube kube-bins lint clean \
+# `make image`: the tools image, an OCI archive (images/tools, README "The tools image").
+.PHONY: image build assets test test-go test-report e2e e2e-local e2e-rdma e2e-gpu e2e-kube kube-bins lint clean \
 	fuzz fuzz-scenarios fuzz-parsers bench bench-plan bench-parsers bench-runner bench-report bench-kube
 
 build: assets
@@ -19,6 +20,9 @@ assets: $(ECHARTS)
 $(ECHARTS): report/assets/package.json report/assets/package-lock.json
 	cd report/assets && npm ci --no-audit --no-fund --loglevel=error
 	cp report/assets/node_modules/echarts/dist/echarts.min.js $@
+
+image:
+	$(MAKE) -C images tools GO="$(GO)"
 
 # ---- test lanes -------------------------------------------------------------
 # Every lane is real where it can be (README "Tests"):
@@ -69,8 +73,10 @@ $(addprefix $(KUBE_BIN)/,$(KUBE_CMDS)) &: test/kubecluster/k8s/go.mod test/kubec
 	cd test/kubecluster/k8s && GOWORK=off $(GO) build -o $(CURDIR)/$(KUBE_BIN)/ $(addprefix k8s.io/kubernetes/cmd/,$(KUBE_CMDS))
 	touch $(addprefix $(KUBE_BIN)/,$(KUBE_CMDS))
 # The cluster's own tests, then `rdmabench run` against it (test/e2ekube).
-e2e-kube: kube-bins
-	RDMABENCH_KUBE_BIN=$(CURDIR)/$(KUBE_BIN) $(GO) test -count=1 -timeout 20m -v ./test/kubecluster/... ./test/e2ekube/
+# Its pods run in the tools image (make image, cached: rebuilt only when
+# images/tools or rdmabench's sources change), with the stand-ins bound in.
+e2e-kube: kube-bins image
+	RDMABENCH_KUBE_BIN=$(CURDIR)/$(KUBE_BIN) RDMABENCH_TOOLS_IMAGE=$(CURDIR)/.work/images/rdmabench-tools.oci.tar $(GO) test -count=1 -timeout 20m -v ./test/kubecluster/... ./test/e2ekube/
 
 lint:
 	$(GO) vet ./...

@@ -42,6 +42,20 @@ type validateResult struct {
 	File   string                  `json:"file"`
 	OK     bool                    `json:"ok"`
 	Errors []*scenarios.FieldError `json:"errors,omitempty"`
+	// Warnings do not fail validation (exit 0): e.g. the placeholder image.
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// PlaceholderImage is the tools image the shipped kube scenarios name: a
+// tag the project does not publish. Users build the image (make image),
+// push it to their registry and write that tag (README "The tools image").
+const PlaceholderImage = "quay.io/rdmabench/tools:latest"
+
+// placeholderWarning says how to replace the placeholder image.
+func placeholderWarning(path string) string {
+	return fmt.Sprintf("%s: warning: cluster.image is the placeholder %s, which is not published: build the tools image "+
+		"(make image), push it (skopeo copy oci-archive:.work/images/rdmabench-tools.oci.tar docker://REGISTRY/rdmabench/tools:TAG) "+
+		"and write REGISTRY/rdmabench/tools:TAG here (README \"The tools image\")", path, PlaceholderImage)
 }
 
 func runValidate(o *validateOptions) error {
@@ -75,9 +89,13 @@ func runValidate(o *validateOptions) error {
 
 // validateFile loads one file; a non-scenario error still becomes a result.
 func validateFile(path string) validateResult {
-	_, err := scenarios.Load(path)
+	sc, err := scenarios.Load(path)
 	if err == nil {
-		return validateResult{File: path, OK: true}
+		r := validateResult{File: path, OK: true}
+		if sc.Backend == scenarios.BackendKube && sc.Cluster.Image == PlaceholderImage {
+			r.Warnings = append(r.Warnings, placeholderWarning(path))
+		}
+		return r
 	}
 	var list scenarios.ErrorList
 	if !errors.As(err, &list) {
@@ -87,6 +105,9 @@ func validateFile(path string) validateResult {
 }
 
 func printValidateText(o *validateOptions, r validateResult) {
+	for _, w := range r.Warnings {
+		fmt.Fprintln(o.stderr, w)
+	}
 	if r.OK {
 		fmt.Fprintf(o.stdout, "%s: ok\n", r.File)
 		return

@@ -51,7 +51,7 @@ func (b *Backend) provisioned(ep backend.Endpoint) bool {
 // HasGPU reports whether the endpoint's pod sees a GPU device. Before the
 // pods exist it says yes (the runner asks again once they run).
 func (b *Backend) HasGPU(ctx context.Context, ep backend.Endpoint) bool {
-	if b.opts.AssumeGPUs || !b.provisioned(ep) {
+	if !b.provisioned(ep) {
 		return true
 	}
 	return b.disc.HasGPU(ctx, ep)

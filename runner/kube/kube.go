@@ -62,11 +62,6 @@ type Options struct {
 	PollInterval       time.Duration
 	// DeleteTimeout bounds waiting for the pods to be gone (default 60 s).
 	DeleteTimeout time.Duration
-	// AssumeGPUs is for tests only: HasGPU says yes without looking for
-	// /dev/nvidiaN, so GPU tests run on a test cluster with no device
-	// plugin (the kube lane's nccl stand-in runs in host memory). The CLI
-	// never sets it.
-	AssumeGPUs bool
 }
 
 // Backend runs endpoints as pods.

@@ -23,6 +23,7 @@ var (
 	kc         *cluster.Cluster
 	rdmabench  string // the binary under test
 	skipReason string
+	imageRoot  string // the unpacked tools image every pod runs in; "" on the host
 )
 
 func TestMain(m *testing.M) { os.Exit(testMain(m)) }
@@ -45,10 +46,33 @@ func testMain(m *testing.M) int {
 		fmt.Fprintf(os.Stderr, "build rdmabench: %v\n%s", err, out)
 		return 1
 	}
+	// The stand-ins of the tools that cannot run here (nixlbench,
+	// nccl-tests), static, bound into every pod first on PATH; never in
+	// the image.
+	standins := filepath.Join(bin, "standins")
+	if err := buildStandins(ctx, standins); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	// Pods run in the tools image (make image), so the lane proves the
+	// image's tools work; without it (go test by hand, no make image) they
+	// run on the host's file system unless RDMABENCH_TOOLS_IMAGE insists.
+	rootfs, err := cluster.ToolsRootFS()
+	if err != nil {
+		if os.Getenv("RDMABENCH_TOOLS_IMAGE") != "" {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		fmt.Fprintf(os.Stderr, "e2ekube: pods run on the host's file system: %v\n", err)
+	} else {
+		fmt.Fprintf(os.Stderr, "e2ekube: pods run in the tools image %s\n", rootfs)
+		imageRoot = rootfs
+	}
 	var log bytes.Buffer
 	// Four nodes: pd-disagg puts 2 prefill and 2 decode pods on four
 	// distinct nodes.
-	c, err := cluster.Start(ctx, cluster.Options{Nodes: 4, Log: &log})
+	c, err := cluster.Start(ctx, cluster.Options{Nodes: 4, Log: &log, ExtraBinDir: standins,
+		RootFS: func(string) string { return imageRoot }})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "start test cluster: %v\n%s", err, log.String())
 		return 1
@@ -73,6 +97,27 @@ func testMain(m *testing.M) int {
 		fmt.Fprintf(os.Stderr, "--- cluster log (last 4 KB)\n%s\n", tail(log.Bytes(), 4096))
 	}
 	return code
+}
+
+// buildStandins builds testdata/standins/* (static: they run chrooted in
+// the image) into dir.
+func buildStandins(ctx context.Context, dir string) error {
+	ents, err := os.ReadDir("../../testdata/standins")
+	if err != nil {
+		return err
+	}
+	args := []string{"build", "-o", dir + "/"}
+	for _, e := range ents {
+		if e.IsDir() && e.Name() != "internal" {
+			args = append(args, "../../testdata/standins/"+e.Name())
+		}
+	}
+	cmd := exec.CommandContext(ctx, "go", args...)
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("build stand-ins: %v\n%s", err, out)
+	}
+	return nil
 }
 
 func tail(b []byte, n int) []byte {

@@ -22,8 +22,8 @@ import (
 // through the run's own sshd (runner/mpi), every rank is a separate
 // process of the nccl-tests stand-in in its own pod, bootstrapping at
 // NCCL_COMM_ID and moving the bytes over the secondary network; the result
-// is parsed from rank 0. The stand-ins are put on the pods' PATH through
-// the scenario's env (pods run on the host's file system here). The test
+// is parsed from rank 0. The pods run from the tools image (mpirun, sshd);
+// the stand-ins come from the lane's extra bin folder, first on PATH. The test
 // cluster has no GPU device plugin, so the kube backend is told to assume
 // GPUs (kube.Options.AssumeGPUs, tests only). Afterwards nothing may be
 // left: no pod, no sshd, no rank.
@@ -50,9 +50,6 @@ cluster:
   networks: [default/data-net]
   antiAffinity: kubernetes.io/hostname
   startupTimeout: 90s
-defaults:
-  env:
-    PATH: ` + bin + `:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 pools:
   - name: prefill
     gpus: 1
@@ -81,7 +78,7 @@ tests:
 		t.Fatal(err)
 	}
 	id := runner.NewRunID(time.Now())
-	be, err := kube.New(sc, kube.Options{Client: c.Client(), Config: c.RESTConfig(), RunID: id, Progress: io.Discard, AssumeGPUs: true})
+	be, err := kube.New(sc, kube.Options{Client: c.Client(), Config: c.RESTConfig(), RunID: id, Progress: io.Discard})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -56,6 +56,10 @@ type Options struct {
 	// RootFS maps an image to a root file system to chroot into; "" (or a
 	// nil func) runs the container on the host's file system.
 	RootFS func(image string) string
+	// ExtraBinDir, when set, is put first on every container's PATH: bound
+	// read-only at /opt/rdmabench-test/bin in a pod with a root file
+	// system, as is on the host's (the test stand-ins; never in an image).
+	ExtraBinDir string
 	// BackoffBase and BackoffMax bound the crash-loop back-off; defaults
 	// 1s and 20s (a kubelet's are 10s and 5m: too slow for tests).
 	BackoffBase, BackoffMax time.Duration
@@ -113,6 +117,9 @@ func Start(ctx context.Context, opts Options, timeout time.Duration) (*Agent, er
 			cfg.Handler = mux
 			cfg.TLSConfig = opts.TLS
 			cfg.NumWorkers = 4
+			// The agent resolves the downward API itself, once the pod's
+			// IP is known (virtual-kubelet would write "" for status.podIP).
+			cfg.SkipDownwardAPIResolution = true
 			cfg.EventRecorder = a.recorder
 			cfg.StreamIdleTimeout = 10 * time.Minute
 			cfg.StreamCreationTimeout = 30 * time.Second

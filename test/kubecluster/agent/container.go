@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -39,15 +40,41 @@ func (c *container) argv() []string {
 }
 
 // env is the process environment: a kubelet-like base, then the spec's
-// variables (valueFrom is resolved by virtual-kubelet before CreatePod).
-func (c *container) env(pod *corev1.Pod) []string {
-	vars := map[string]string{"PATH": defaultPath, "HOME": "/root", "HOSTNAME": pod.Name}
+// variables in order, valueFrom.fieldRef resolved here (the downward API:
+// status.podIP is only known once the pod's network is up, so the agent
+// asks virtual-kubelet not to resolve it), $(VAR) references expanded as
+// a kubelet does; then NVIDIA_VISIBLE_DEVICES for a container given GPUs,
+// and Options.ExtraBinDir first on PATH.
+func (p *pod) env(c *container) []string {
+	p.mu.Lock()
+	ip := p.podIP()
+	rooted := p.root != nil
+	p.mu.Unlock()
+	vars := map[string]string{"PATH": defaultPath, "HOME": "/root", "HOSTNAME": p.spec.Name}
 	order := []string{"PATH", "HOME", "HOSTNAME"}
-	for _, e := range c.spec.Env {
-		if _, seen := vars[e.Name]; !seen {
-			order = append(order, e.Name)
+	set := func(k, v string) {
+		if _, seen := vars[k]; !seen {
+			order = append(order, k)
 		}
-		vars[e.Name] = e.Value
+		vars[k] = v
+	}
+	for _, e := range c.spec.Env {
+		v := expandEnv(e.Value, vars)
+		if e.ValueFrom != nil && e.ValueFrom.FieldRef != nil {
+			v = p.fieldValue(e.ValueFrom.FieldRef.FieldPath, ip)
+		}
+		set(e.Name, v)
+	}
+	if ids := p.gpuIndexes(c); ids != "" && rooted {
+		if _, ok := vars["NVIDIA_VISIBLE_DEVICES"]; !ok {
+			set("NVIDIA_VISIBLE_DEVICES", ids)
+		}
+	}
+	if x := p.agent.opts.ExtraBinDir; x != "" {
+		if rooted {
+			x = ExtraBinMount
+		}
+		vars["PATH"] = x + ":" + vars["PATH"]
 	}
 	out := make([]string, 0, len(order))
 	for _, k := range order {
@@ -56,20 +83,64 @@ func (c *container) env(pod *corev1.Pod) []string {
 	return out
 }
 
-// command builds the process: `ip netns exec NETNS [chroot ROOTFS] argv...`
-// in its own process group, killed if the agent's thread dies.
+// fieldValue is a downward-API field of the pod ("" for one it does not
+// know).
+func (p *pod) fieldValue(path, ip string) string {
+	switch path {
+	case "status.podIP":
+		return ip
+	case "status.hostIP":
+		return p.agent.opts.NodeIP
+	case "metadata.name":
+		return p.spec.Name
+	case "metadata.namespace":
+		return p.spec.Namespace
+	case "metadata.uid":
+		return string(p.spec.UID)
+	case "spec.nodeName":
+		return p.agent.opts.Name
+	case "spec.serviceAccountName":
+		return p.spec.Spec.ServiceAccountName
+	}
+	return ""
+}
+
+// expandEnv expands $(VAR) from vars as a kubelet does; $$(VAR) escapes,
+// and an unknown $(VAR) stays as written.
+func expandEnv(s string, vars map[string]string) string {
+	if !strings.Contains(s, "$(") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '$' && i+1 < len(s) && s[i+1] == '$' {
+			b.WriteByte('$')
+			i++
+			continue
+		}
+		if s[i] == '$' && i+1 < len(s) && s[i+1] == '(' {
+			if j := strings.IndexByte(s[i:], ')'); j > 0 {
+				if v, ok := vars[s[i+2:i+j]]; ok {
+					b.WriteString(v)
+					i += j
+					continue
+				}
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// command builds the process: in the pod's root file system when it has
+// one (nsenter into its mount and network namespaces, chroot), else
+// `ip netns exec NETNS argv...` on the host's; in its own process group,
+// killed if the agent's thread dies.
 func (p *pod) command(c *container, argv []string) *exec.Cmd {
-	var args []string
-	if p.net.NetNS != "" { // hostNetwork pods run in the host's
-		args = []string{"ip", "netns", "exec", p.net.NetNS}
-	}
-	if root := p.agent.rootFS(c.spec.Image); root != "" {
-		args = append(args, "chroot", root)
-	}
-	args = append(args, argv...)
+	args := p.wrap(c, argv)
 	cmd := exec.Command(args[0], args[1:]...)
-	cmd.Env = c.env(p.spec)
-	if c.spec.WorkingDir != "" && p.agent.rootFS(c.spec.Image) == "" {
+	cmd.Env = p.env(c)
+	if c.spec.WorkingDir != "" && !p.hasRoot() {
 		cmd.Dir = c.spec.WorkingDir
 	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}

@@ -33,6 +33,8 @@ type pod struct {
 	deleting   bool
 	pgids      map[int]bool // process groups (hostNetwork pods)
 	gone       bool         // processes killed and namespace removed
+	dir        string       // logs and, with a root file system, its layer
+	root       *podRoot     // the pod's root file system; nil on the host's
 
 	ctx       context.Context // cancelled when the pod is deleted
 	cancel    context.CancelFunc
@@ -46,6 +48,7 @@ func newPod(a *Agent, spec *corev1.Pod) *pod {
 		startDone: make(chan struct{}), done: make(chan struct{})}
 	p.ctx, p.cancel = context.WithCancel(a.ctx)
 	dir := filepath.Join(a.opts.WorkDir, "pods", fmt.Sprintf("%s_%s_%s", spec.Namespace, spec.Name, spec.UID))
+	p.dir = dir
 	reason := "ContainerCreating"
 	if len(spec.Spec.InitContainers) > 0 {
 		reason = "PodInitializing"
@@ -79,7 +82,9 @@ func (p *pod) start() {
 		p.mu.Lock()
 		p.net = &PodNet{}
 		p.mu.Unlock()
-		p.startContainers(ctx)
+		if p.rootReady() {
+			p.startContainers(ctx)
+		}
 		return
 	}
 	nets, err := ParseNetworks(p.spec.Annotations[NetworksAnnotation], p.spec.Namespace)
@@ -108,7 +113,23 @@ func (p *pod) start() {
 	if err := p.publishNetworkStatus(ctx, status); err != nil {
 		p.agent.logf("pod %s/%s: network-status: %v", p.spec.Namespace, p.spec.Name, err)
 	}
-	p.startContainers(ctx)
+	if p.rootReady() {
+		p.startContainers(ctx)
+	}
+}
+
+// rootReady sets the pod's root file system up (when its image has one);
+// a failure is reported as the sandbox's, as a runtime's would be.
+func (p *pod) rootReady() bool {
+	err := p.setupRoot(p.dir)
+	if err == nil {
+		return true
+	}
+	p.mu.Lock()
+	p.netErr = err.Error()
+	p.mu.Unlock()
+	p.notify()
+	return false
 }
 
 // startContainers starts each container's restart loop, or reports its
@@ -210,6 +231,9 @@ func (p *pod) terminate(grace time.Duration) error {
 				errs = append(errs, err)
 			}
 		}
+	}
+	if err := p.removeRoot(); err != nil {
+		errs = append(errs, err)
 	}
 	p.mu.Lock()
 	for _, c := range append(append([]*container{}, p.inits...), p.containers...) {

@@ -158,7 +158,12 @@ func (pr provider) GetMetricsResource(context.Context) ([]*dto.MetricFamily, err
 	return nil, errdefs.InvalidInput("metrics are not supported by the test cluster's node agent")
 }
 
-// PortForward is not supported.
-func (pr provider) PortForward(context.Context, string, string, int32, io.ReadWriteCloser) error {
-	return errdefs.InvalidInput("port-forward is not supported by the test cluster's node agent")
+// PortForward serves port-forward: a stream to a port inside the pod's
+// network namespace.
+func (pr provider) PortForward(ctx context.Context, ns, name string, port int32, stream io.ReadWriteCloser) error {
+	p, err := pr.lookup(ns, name)
+	if err != nil {
+		return err
+	}
+	return p.portForward(ctx, port, stream)
 }

@@ -54,9 +54,16 @@ type Options struct {
 	// BrokenImages fail to pull (ImagePullBackOff) in addition to any image
 	// whose name contains "broken" or "does-not-exist".
 	BrokenImages []string
-	// RootFS maps an image to a root file system its containers chroot
-	// into; nil runs every container on the host's file system.
+	// RootFS maps an image to a root file system (a directory, e.g. from
+	// UnpackImage) that its pods run in: each pod gets its own writable
+	// layer over it, /proc, /sys, /dev, /tmp in a mount namespace of its
+	// own (agent/rootfs.go). nil, or "" for an image, runs containers on
+	// the host's file system. A broken image never maps.
 	RootFS func(image string) string
+	// ExtraBinDir is put first on every container's PATH (read-only at
+	// agent.ExtraBinMount in a pod with a root file system): the test
+	// stand-ins, which the production image must not contain.
+	ExtraBinDir string
 	// BackoffBase and BackoffMax bound the crash-loop back-off (defaults
 	// 1s and 20s).
 	BackoffBase, BackoffMax time.Duration

@@ -22,7 +22,12 @@ import (
 var (
 	testCluster *Cluster
 	skipReason  string
+	toolsRoot   string // the unpacked tools image; "" without make image
 )
+
+// ToolsImage is the image name the tests give pods that run in the tools
+// image.
+const ToolsImage = "rdmabench/tools:test"
 
 func TestMain(m *testing.M) {
 	os.Exit(testMain(m))
@@ -35,8 +40,31 @@ func testMain(m *testing.M) int {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 25*time.Minute)
 	defer cancel()
+	// Pods whose image is ToolsImage run in the unpacked tools image (make
+	// image); the others on the host's file system, as before.
+	if root, err := ToolsRootFS(); err == nil {
+		toolsRoot = root
+	} else {
+		fmt.Fprintf(os.Stderr, "kubecluster: image tests skipped: %v\n", err)
+	}
+	extra, err := os.MkdirTemp("", "kubecluster-extra-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(extra)
+	if err := os.WriteFile(extra+"/hello-extra", []byte("#!/bin/sh\necho extra-bin\n"), 0o755); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
 	var log bytes.Buffer
-	c, err := Start(ctx, Options{Nodes: 3, Log: &log, BackoffBase: 500 * time.Millisecond, BackoffMax: 4 * time.Second})
+	c, err := Start(ctx, Options{Nodes: 3, Log: &log, BackoffBase: 500 * time.Millisecond, BackoffMax: 4 * time.Second,
+		ExtraBinDir: extra, RootFS: func(image string) string {
+			if image == ToolsImage {
+				return toolsRoot
+			}
+			return ""
+		}})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "start test cluster: %v\n%s", err, log.String())
 		return 1

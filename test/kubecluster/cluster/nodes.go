@@ -18,6 +18,13 @@ func (c *Cluster) brokenImage(image string) bool {
 		slices.Contains(c.opts.BrokenImages, image)
 }
 
+func (c *Cluster) rootFS(image string) string {
+	if c.opts.RootFS == nil || c.brokenImage(image) {
+		return ""
+	}
+	return c.opts.RootFS(image)
+}
+
 // startNodes creates the two bridges and starts one agent per node, each
 // with its kubelet API on its own loopback port.
 func (c *Cluster) startNodes(ctx context.Context) error {
@@ -44,7 +51,7 @@ func (c *Cluster) startNodes(ctx context.Context) error {
 			Name: name, Client: cs, Fabric: f, TLS: tlsCfg, Port: port,
 			Capacity:    c.opts.Capacity.DeepCopy(),
 			WorkDir:     filepath.Join(c.WorkDir, "nodes", name),
-			BrokenImage: c.brokenImage, RootFS: c.opts.RootFS,
+			BrokenImage: c.brokenImage, RootFS: c.rootFS, ExtraBinDir: c.opts.ExtraBinDir,
 			BackoffBase: c.opts.BackoffBase, BackoffMax: c.opts.BackoffMax,
 			Log: c.opts.Log,
 		}, c.opts.StartTimeout)
