@@ -12,7 +12,8 @@ import (
 // planOptions are the flags of `rdmabench plan`.
 type planOptions struct {
 	file   string
-	output string // table | json | yaml
+	output string // table | json | yaml | cronjob
+	cron   cronJobFlags
 }
 
 // newPlanCmd shows what a run would do, without touching anything: the
@@ -26,21 +27,35 @@ func newPlanCmd(stdout io.Writer) *cobra.Command {
 the endpoints (pods or processes), the rounds of jobs (jobs of a round run at
 the same time), and for every leg the exact commands with their environment,
 port and readiness signal. Nothing is started. Placeholders such as
-${addr:NAME}, ${etcd}, ${run} and ${out} are filled in at run time.`,
+${addr:NAME}, ${etcd}, ${run} and ${out} are filled in at run time.
+
+-o cronjob prints instead what runs the scenario on a schedule in the
+cluster (kube backend): a ServiceAccount with the least-privilege Role and
+RoleBinding, a PersistentVolumeClaim for the results, a ConfigMap holding the
+scenario and a CronJob whose Job runs it and compares it with the automatic
+baseline; the Job fails when the run or the comparison does.`,
 		Example: `  rdmabench plan scenarios/pd-disagg.yaml
-  rdmabench plan scenarios/wideep.yaml -o json`,
+  rdmabench plan scenarios/wideep.yaml -o json
+  rdmabench plan scenarios/pd-disagg.yaml -o cronjob --image registry.example.com/rdmabench:v1 | kubectl apply -f -`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
 			opts.file = args[0]
 			return runPlan(opts, stdout)
 		},
 	}
-	cmd.Flags().StringVarP(&opts.output, "output", "o", "table", "output format: table, json or yaml")
-	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"table", "json", "yaml"}, cobra.ShellCompDirectiveNoFileComp))
+	cmd.Flags().StringVarP(&opts.output, "output", "o", "table", "output format: table, json, yaml or cronjob")
+	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"table", "json", "yaml", "cronjob"}, cobra.ShellCompDirectiveNoFileComp))
+	opts.cron.register(cmd)
 	return cmd
 }
 
 func runPlan(opts *planOptions, stdout io.Writer) error {
+	if opts.output == "cronjob" {
+		return runPlanCronJob(opts, stdout)
+	}
+	if err := opts.cron.onlyWithCronJob(); err != nil {
+		return err
+	}
 	write, err := planWriter(opts.output)
 	if err != nil {
 		return err
@@ -65,5 +80,5 @@ func planWriter(format string) (func(io.Writer, *plan.Plan) error, error) {
 	case "yaml":
 		return plan.WriteYAML, nil
 	}
-	return nil, usageError{fmt.Errorf("unknown output format %q: use table, json or yaml", format)}
+	return nil, usageError{fmt.Errorf("unknown output format %q: use table, json, yaml or cronjob", format)}
 }

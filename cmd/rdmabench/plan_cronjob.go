@@ -1,0 +1,92 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/rdmabench/rdmabench/runner/kube"
+	"github.com/rdmabench/rdmabench/runner/plan"
+	"github.com/rdmabench/rdmabench/scenarios"
+	"github.com/spf13/cobra"
+)
+
+// cronJobFlags are the flags of `plan -o cronjob`.
+type cronJobFlags struct {
+	cmd          *cobra.Command
+	schedule     string
+	image        string
+	namespace    string // empty: the scenario's cluster.namespace
+	resultsClaim string
+	storage      string
+}
+
+func (f *cronJobFlags) register(cmd *cobra.Command) {
+	f.cmd = cmd
+	fl := cmd.Flags()
+	fl.StringVar(&f.schedule, "schedule", "0 2 * * *", "-o cronjob: when to run, in cron syntax (the controller's time zone)")
+	fl.StringVar(&f.image, "image", "", "-o cronjob: an image with rdmabench on PATH and /bin/sh (default rdmabench/rdmabench:VERSION)")
+	fl.StringVarP(&f.namespace, "namespace", "n", "", "-o cronjob: where the CronJob and the run's pods go (default the scenario's cluster.namespace)")
+	fl.StringVar(&f.resultsClaim, "results-claim", "rdmabench-results", "-o cronjob: the PersistentVolumeClaim that keeps every run")
+	fl.StringVar(&f.storage, "storage", "10Gi", "-o cronjob: the size the results claim requests")
+}
+
+// onlyWithCronJob refuses the cronjob flags with another output, where
+// they would be silently ignored.
+func (f *cronJobFlags) onlyWithCronJob() error {
+	for _, name := range []string{"schedule", "image", "namespace", "results-claim", "storage"} {
+		if f.cmd != nil && f.cmd.Flags().Changed(name) {
+			return usageError{fmt.Errorf("--%s is for -o cronjob", name)}
+		}
+	}
+	return nil
+}
+
+// runPlanCronJob prints the manifest that runs the scenario nightly in
+// the cluster. The scenario is compiled first, so a scenario that cannot
+// run never becomes a CronJob.
+func runPlanCronJob(opts *planOptions, stdout io.Writer) error {
+	s, err := scenarios.Load(opts.file)
+	if err != nil {
+		return err
+	}
+	if s.Backend != scenarios.BackendKube {
+		return usageError{fmt.Errorf("%s: -o cronjob runs the scenario in the cluster and needs backend: kube (this one is %s)", opts.file, s.Backend)}
+	}
+	if _, err := plan.Compile(s, plan.CompileOptions{}); err != nil {
+		return err
+	}
+	data, err := os.ReadFile(opts.file)
+	if err != nil {
+		return err
+	}
+	f := opts.cron
+	ns := f.namespace
+	if ns == "" && s.Cluster != nil {
+		ns = s.Cluster.Namespace
+	}
+	if ns == "" {
+		ns = "rdmabench"
+	}
+	image := f.image
+	if image == "" {
+		image = "rdmabench/rdmabench:" + imageTag()
+	}
+	objs, err := kube.CronJob(kube.CronJobOptions{
+		Scenario: s.Metadata.Name, ScenarioYAML: data, Namespace: ns, Schedule: f.schedule,
+		Image: image, ResultsClaim: f.resultsClaim, Storage: f.storage,
+	})
+	if err != nil {
+		return usageError{err}
+	}
+	return kube.WriteManifest(stdout, objs)
+}
+
+// imageTag is the tag of the default image: this binary's version, or
+// latest for a development build.
+func imageTag() string {
+	if version == "dev" || version == "" {
+		return "latest"
+	}
+	return version
+}
