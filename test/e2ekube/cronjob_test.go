@@ -40,14 +40,15 @@ import (
 // kubeconfig holding a token of the same ServiceAccount, so the Role is
 // still all the run may do), pods in their own network namespace cannot
 // reach the apiserver on 127.0.0.1 (hostNetwork), and pods run on the host's
-// file system with no image (PATH leads to the rdmabench under test).
+// file system: the lane runs an image named hostImage without a root file
+// system of its own (PATH leads to the rdmabench under test).
 func TestCronJobRunsNightlyAndFailsOnARegression(t *testing.T) {
 	c := needCluster(t)
 	const ns = "e2e-cron"
 	createNamespace(t, c, ns)
 	sc := tcpScenario(ns, "", "")
 	sc = sc[:strings.Index(sc, "tests:")] + "tests:\n  - name: iperf3\n    tool: iperf3\n    from: decode\n    to: prefill\n    pattern: many-to-one\n    args: {duration: 1s}\n"
-	manifest, err := runCmd(t, "plan", writeScenario(t, sc), "-o", "cronjob", "--image", "rdmabench/rdmabench:test")
+	manifest, err := runCmd(t, "plan", writeScenario(t, sc), "-o", "cronjob", "--image", hostImage)
 	if err != nil {
 		t.Fatalf("plan -o cronjob: %v\n%s", err, manifest)
 	}

@@ -19,6 +19,11 @@ import (
 	"github.com/rdmabench/rdmabench/test/kubecluster/cluster"
 )
 
+// hostImage is the image name whose pods run on the host's file system:
+// the CronJob test's pod reads the scenario and writes results in host
+// folders, since the test agent has no volumes.
+const hostImage = "host/rdmabench:test"
+
 var (
 	kc         *cluster.Cluster
 	rdmabench  string // the binary under test
@@ -72,7 +77,12 @@ func testMain(m *testing.M) int {
 	// Four nodes: pd-disagg puts 2 prefill and 2 decode pods on four
 	// distinct nodes.
 	c, err := cluster.Start(ctx, cluster.Options{Nodes: 4, Log: &log, ExtraBinDir: standins,
-		RootFS: func(string) string { return imageRoot }})
+		RootFS: func(image string) string {
+			if image == hostImage {
+				return "" // the host's file system (the CronJob test's pod)
+			}
+			return imageRoot
+		}})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "start test cluster: %v\n%s", err, log.String())
 		return 1

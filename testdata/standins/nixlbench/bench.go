@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"net"
 	"os"
 	"strings"
 	"sync"
@@ -79,10 +80,7 @@ func (b *bench) role() string {
 // blob) to its initiator; here the blob carries its data socket address.
 func (b *bench) exchangeMetadata() error {
 	if b.rt.rank == 1 {
-		addr := os.Getenv("NIXLBENCH_STANDIN_ADDR")
-		if addr == "" {
-			addr = "127.0.0.1"
-		}
+		addr := standinAddr(os.Getenv("NIXLBENCH_STANDIN_ADDR"))
 		tg, err := listenTarget(addr)
 		if err != nil {
 			return err
@@ -217,4 +215,24 @@ func (b *bench) isAborted() bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.aborted
+}
+
+// standinAddr is where the target listens: loopback by default (the local
+// lanes keep test traffic there); "auto" takes this host's (pod's) first
+// non-loopback IPv4 address, for targets in pods whose initiators are
+// elsewhere; anything else is used as given.
+func standinAddr(v string) string {
+	switch v {
+	case "":
+		return "127.0.0.1"
+	case "auto":
+		addrs, _ := net.InterfaceAddrs()
+		for _, a := range addrs {
+			if ip, ok := a.(*net.IPNet); ok && ip.IP.To4() != nil && !ip.IP.IsLoopback() {
+				return ip.IP.String()
+			}
+		}
+		return "127.0.0.1"
+	}
+	return v
 }
