@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -28,7 +30,15 @@ func (b *Backend) Cleanup(ctx context.Context) error {
 	var wg sync.WaitGroup
 	for _, p := range procs {
 		wg.Add(1)
-		go func(p *process) { defer wg.Done(); _ = p.kill(ctx) }(p)
+		// Each kill has a bound of its own, well inside ctx: a tool whose
+		// process group never became known (a stuck stream) must not use
+		// up the time the pods' deletion needs.
+		go func(p *process) {
+			defer wg.Done()
+			kctx, cancel := context.WithTimeout(ctx, b.killBound)
+			defer cancel()
+			_ = p.kill(kctx)
+		}(p)
 	}
 	wg.Wait()
 	b.mu.Lock()
@@ -86,7 +96,11 @@ func Clean(ctx context.Context, client kubernetes.Interface, o CleanOptions) (in
 		return err
 	})
 	if err != nil {
-		return 0, fmt.Errorf("kube: listing the run's pods: %w", err)
+		hint := ""
+		if o.Namespace == "" && apierrors.IsForbidden(err) {
+			hint = " (without -n every namespace is searched, which needs a ClusterRole; name the run's namespace with -n)"
+		}
+		return 0, fmt.Errorf("kube: listing the run's pods: %w%s", err, hint)
 	}
 	zero := int64(0)
 	del := metav1.DeleteOptions{GracePeriodSeconds: &zero}
@@ -160,12 +174,44 @@ func deleteNamespaces(ctx context.Context, client kubernetes.Interface, o CleanO
 		if o.Namespace != "" && ns.Name != o.Namespace {
 			continue
 		}
+		if o.RunID != "" {
+			// Another run may have come to the namespace this one made:
+			// deleting it would kill that run's pods.
+			if other := otherRuns(ctx, client, ns.Name, o.RunID); len(other) > 0 {
+				errs = append(errs, fmt.Errorf("namespace %s (created by run %s) kept: run(s) %s still have pods in it; remove it with: rdmabench clean --all -n %s",
+					ns.Name, o.RunID, strings.Join(other, ", "), ns.Name))
+				continue
+			}
+		}
 		err := retry(ctx, func() error { return client.CoreV1().Namespaces().Delete(ctx, ns.Name, metav1.DeleteOptions{}) })
 		if err != nil && !apierrors.IsNotFound(err) {
 			errs = append(errs, fmt.Errorf("deleting namespace %s: %w", ns.Name, err))
 		}
 	}
 	return errs
+}
+
+// otherRuns are the runs other than runID that have pods in namespace ns.
+func otherRuns(ctx context.Context, client kubernetes.Interface, ns, runID string) []string {
+	sel := labels.SelectorFromSet(labels.Set{LabelManagedBy: managedBy}).String() + "," + LabelRun + "," + LabelRun + "!=" + runID
+	var pods *corev1.PodList
+	err := retry(ctx, func() (err error) {
+		pods, err = client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: sel})
+		return err
+	})
+	if err != nil {
+		return nil
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, p := range pods.Items {
+		if r := p.Labels[LabelRun]; r != runID && !seen[r] {
+			seen[r] = true
+			out = append(out, r)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // waitGone polls until no pod matches, bounded by d.

@@ -75,7 +75,10 @@ func (b *Backend) StartEtcd(ctx context.Context) (toolURL, localURL string, err 
 		Spec: corev1.ServiceSpec{Selector: map[string]string{LabelRun: b.opts.RunID, LabelRole: roleEtcd},
 			Ports: []corev1.ServicePort{{Name: "client", Port: etcdPort, TargetPort: intstr.FromInt32(etcdPort)}}},
 	}
-	if _, err := b.client.CoreV1().Services(b.namespace).Create(ctx, svc, metav1.CreateOptions{}); err != nil {
+	if err := retry(ctx, func() error {
+		_, err := b.client.CoreV1().Services(b.namespace).Create(ctx, svc, metav1.CreateOptions{})
+		return err
+	}); err != nil {
 		se := createError(svc.Name, err)
 		se.Kind = "service"
 		return "", "", se

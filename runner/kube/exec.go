@@ -229,7 +229,7 @@ func (p *process) Wait(ctx context.Context) (backend.Exit, error) {
 // Kill ends the process group in the pod: SIGTERM, then SIGKILL after
 // KillGrace. Bounded; it closes the stream when the pod cannot be reached.
 func (p *process) Kill() error {
-	ctx, cancel := context.WithTimeout(context.Background(), 3*p.b.opts.KillGrace+10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), p.b.killBound)
 	defer cancel()
 	return p.kill(ctx)
 }

@@ -82,6 +82,7 @@ type Backend struct {
 	binaries     map[string]bool // "endpoint\x00binary" → found
 	owner        *metav1.OwnerReference
 	stops        []chan struct{} // port-forwards to end in Cleanup
+	killBound    time.Duration   // how long killing one tool may take
 }
 
 // podInfo is what the backend keeps of a provisioned pod.
@@ -122,6 +123,7 @@ func New(sc *scenarios.Scenario, opts Options) (*Backend, error) {
 	}
 	b := &Backend{opts: opts, client: opts.Client, config: opts.Config, sc: sc, namespace: ns,
 		procs: map[*process]struct{}{}, pods: map[string]podInfo{}, binaries: map[string]bool{}}
+	b.killBound = 3*opts.KillGrace + 10*time.Second
 	b.disc = remote.Discovery{Exec: b.Exec, Key: func(ep backend.Endpoint) string { return "pod " + b.podName(ep.Name) }, Prefix: "kube"}
 	return b, nil
 }

@@ -36,14 +36,15 @@ func dataAttachment(pod *corev1.Pod, network string) (attachment, error) {
 	if err := json.Unmarshal([]byte(raw), &list); err != nil {
 		return attachment{}, fmt.Errorf("%s annotation is not JSON: %v", NetworkStatusAnnotation, err)
 	}
-	want := network
+	want, iface := splitNetwork(network)
+	network = want
 	if !strings.Contains(want, "/") {
 		want = pod.Namespace + "/" + want
 	}
 	var have []string
 	for _, s := range list {
 		have = append(have, s.Name)
-		if s.Name != want && s.Name != network {
+		if s.Name != want && s.Name != network || iface != "" && s.Interface != iface {
 			continue
 		}
 		if len(s.IPs) == 0 {
@@ -52,6 +53,13 @@ func dataAttachment(pod *corev1.Pod, network string) (attachment, error) {
 		return attachment{Network: s.Name, Interface: s.Interface, IP: s.IPs[0]}, nil
 	}
 	return attachment{}, fmt.Errorf("network %s is not among the pod's attached networks (%s)", want, strings.Join(have, ", "))
+}
+
+// splitNetwork cuts Multus' "name@interface" form (also
+// "namespace/name@interface") into the network and the interface asked for.
+func splitNetwork(n string) (network, iface string) {
+	network, iface, _ = strings.Cut(n, "@")
+	return network, iface
 }
 
 func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }

@@ -20,6 +20,7 @@ func (b *Backend) checkNetworks(ctx context.Context) error {
 	wanted := map[string]bool{}
 	for i := range b.sc.Pools {
 		for _, n := range b.networks(&b.sc.Pools[i]) {
+			n, _ = splitNetwork(n)
 			wanted[n] = true
 		}
 	}

@@ -2,6 +2,7 @@ package kube
 
 import (
 	"fmt"
+	"hash/fnv"
 	"maps"
 	"regexp"
 	"slices"
@@ -37,12 +38,16 @@ func checkRunID(id string) error {
 	return nil
 }
 
-// podName is the pod of an endpoint: rdmabench-<run>-<endpoint>, cut to
-// the 63 characters a host name may have.
+// podName is the pod of an endpoint: rdmabench-<run>-<endpoint>. A name
+// over the 63 characters a host name may have is cut and ends in a hash of
+// the whole, so that endpoints differing only at the end (pool-0, pool-1
+// of a long pool name) still get pods of their own.
 func (b *Backend) podName(endpoint string) string {
 	n := "rdmabench-" + b.opts.RunID + "-" + endpoint
 	if len(n) > 63 {
-		n = strings.TrimRight(n[:63], "-")
+		h := fnv.New32a()
+		h.Write([]byte(n))
+		n = strings.TrimRight(n[:54], "-") + fmt.Sprintf("-%08x", h.Sum32())
 	}
 	return n
 }

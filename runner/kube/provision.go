@@ -82,6 +82,10 @@ func (b *Backend) Provision(ctx context.Context, eps []backend.Endpoint) ([]back
 	out := make([]backend.Endpoint, len(eps))
 	for i, ep := range eps {
 		pod := pods[b.podName(ep.Name)]
+		if pod == nil {
+			return nil, &StartupError{Pod: b.podName(ep.Name), Reason: "NotFound",
+				Msg: "the pod disappeared while the run waited for it (deleted by someone, or evicted)"}
+		}
 		if err := b.place(&ep, pod); err != nil {
 			return nil, err
 		}
@@ -144,7 +148,11 @@ func (b *Backend) ensureNamespace(ctx context.Context) error {
 	labels := b.runLabels()
 	labels[LabelCreatedBy] = managedBy
 	ns = &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: b.namespace, Labels: labels}}
-	if _, err := b.client.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+	_, err = b.client.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{})
+	if apierrors.IsAlreadyExists(err) {
+		return nil // made by someone else meanwhile: theirs, not the run's
+	}
+	if err != nil {
 		return fmt.Errorf("kube: creating namespace %s: %w (create it beforehand, or grant create on namespaces)", b.namespace, err)
 	}
 	b.mu.Lock()
