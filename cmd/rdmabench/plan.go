@@ -43,8 +43,8 @@ baseline; the Job fails when the run or the comparison does.`,
 			return runPlan(opts, stdout)
 		},
 	}
-	cmd.Flags().StringVarP(&opts.output, "output", "o", "table", "output format: table, json, yaml or cronjob")
-	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"table", "json", "yaml", "cronjob"}, cobra.ShellCompDirectiveNoFileComp))
+	cmd.Flags().StringVarP(&opts.output, "output", "o", "table", "output format: table, json, yaml, manifests (kube: the objects run creates) or cronjob")
+	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"table", "json", "yaml", "manifests", "cronjob"}, cobra.ShellCompDirectiveNoFileComp))
 	opts.cron.register(cmd)
 	return cmd
 }
@@ -52,6 +52,9 @@ baseline; the Job fails when the run or the comparison does.`,
 func runPlan(opts *planOptions, stdout io.Writer) error {
 	if opts.output == "cronjob" {
 		return runPlanCronJob(opts, stdout)
+	}
+	if opts.output == "manifests" {
+		return runPlanManifests(opts, stdout)
 	}
 	if err := opts.cron.onlyWithCronJob(); err != nil {
 		return err
@@ -80,5 +83,5 @@ func planWriter(format string) (func(io.Writer, *plan.Plan) error, error) {
 	case "yaml":
 		return plan.WriteYAML, nil
 	}
-	return nil, usageError{fmt.Errorf("unknown output format %q: use table, json, yaml or cronjob", format)}
+	return nil, usageError{fmt.Errorf("unknown output format %q: use table, json, yaml, manifests or cronjob", format)}
 }

@@ -26,7 +26,7 @@ func (f *cronJobFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.StringVar(&f.schedule, "schedule", "0 2 * * *", "-o cronjob: when to run, in cron syntax (the controller's time zone)")
 	fl.StringVar(&f.image, "image", "", "-o cronjob: an image with rdmabench on PATH and /bin/sh (default rdmabench/rdmabench:VERSION)")
-	fl.StringVarP(&f.namespace, "namespace", "n", "", "-o cronjob: where the CronJob and the run's pods go (default the scenario's cluster.namespace)")
+	fl.StringVarP(&f.namespace, "namespace", "n", "", "-o cronjob, -o manifests: where the run's objects go (default the scenario's cluster.namespace)")
 	fl.StringVar(&f.resultsClaim, "results-claim", "rdmabench-results", "-o cronjob: the PersistentVolumeClaim that keeps every run")
 	fl.StringVar(&f.storage, "storage", "10Gi", "-o cronjob: the size the results claim requests")
 }

@@ -118,10 +118,10 @@ func TestPlanScenarioErrorsStartWithFile(t *testing.T) {
 	}
 }
 
-// plan -o completes its four formats.
+// plan -o completes its five formats.
 func TestPlanOutputCompletion(t *testing.T) {
 	code, out, _ := runCLI(t, "", "__complete", "plan", "x.yaml", "-o", "")
-	if code != 0 || !strings.HasPrefix(out, "table\njson\nyaml\ncronjob\n:4\n") {
+	if code != 0 || !strings.HasPrefix(out, "table\njson\nyaml\nmanifests\ncronjob\n:4\n") {
 		t.Errorf("exit %d, completions %q", code, out)
 	}
 }

@@ -39,41 +39,12 @@ func (b *Backend) StartEtcd(ctx context.Context) (toolURL, localURL string, err 
 	if err != nil {
 		return "", "", err
 	}
-	labels := b.runLabels()
-	labels[LabelRole] = roleEtcd
-	grace := int64(2)
-	pod := &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Name: b.etcdName(), Namespace: b.namespace, Labels: labels,
-			OwnerReferences: []metav1.OwnerReference{*owner}},
-		Spec: corev1.PodSpec{
-			Containers: []corev1.Container{{
-				Name: container, Image: b.sc.Cluster.Image, ImagePullPolicy: corev1.PullPolicy(b.sc.Cluster.ImagePullPolicy),
-				Command: []string{"sh", "-c", etcdScript},
-				Env: []corev1.EnvVar{{Name: "POD_IP", ValueFrom: &corev1.EnvVarSource{
-					FieldRef: &corev1.ObjectFieldSelector{FieldPath: "status.podIP"}}}},
-				Ports: []corev1.ContainerPort{{Name: "client", ContainerPort: etcdPort}},
-			}},
-			TerminationGracePeriodSeconds: &grace,
-			NodeSelector:                  b.sc.Cluster.NodeSelector,
-			Tolerations:                   tolerations(b.sc.Cluster.Tolerations),
-			ServiceAccountName:            b.sc.Cluster.ServiceAccount,
-			EnableServiceLinks:            new(bool),
-		},
-	}
-	for _, s := range b.sc.Cluster.ImagePullSecrets {
-		pod.Spec.ImagePullSecrets = append(pod.Spec.ImagePullSecrets, corev1.LocalObjectReference{Name: s})
-	}
+	pod, svc := b.etcdObjects(owner)
 	if err := retry(ctx, func() error {
 		_, err := b.client.CoreV1().Pods(b.namespace).Create(ctx, pod, metav1.CreateOptions{})
 		return err
 	}); err != nil {
 		return "", "", createError(pod.Name, err)
-	}
-	svc := &corev1.Service{
-		ObjectMeta: metav1.ObjectMeta{Name: b.etcdName(), Namespace: b.namespace, Labels: labels,
-			OwnerReferences: []metav1.OwnerReference{*owner}},
-		Spec: corev1.ServiceSpec{Selector: map[string]string{LabelRun: b.opts.RunID, LabelRole: roleEtcd},
-			Ports: []corev1.ServicePort{{Name: "client", Port: etcdPort, TargetPort: intstr.FromInt32(etcdPort)}}},
 	}
 	if err := retry(ctx, func() error {
 		_, err := b.client.CoreV1().Services(b.namespace).Create(ctx, svc, metav1.CreateOptions{})
@@ -99,6 +70,46 @@ func (b *Backend) StartEtcd(ctx context.Context) (toolURL, localURL string, err 
 	}
 	b.progressf("etcd for nixlbench: pod %s (%s:%d), service %s", pod.Name, ready.Status.PodIP, etcdPort, svc.Name)
 	return fmt.Sprintf("http://%s:%d", ready.Status.PodIP, etcdPort), "http://" + local, nil
+}
+
+// etcdObjects are nixlbench's etcd pod and its Service, owned by owner
+// (nil when printing manifests, before the owner exists).
+func (b *Backend) etcdObjects(owner *metav1.OwnerReference) (*corev1.Pod, *corev1.Service) {
+	labels := b.runLabels()
+	labels[LabelRole] = roleEtcd
+	grace := int64(2)
+	meta := metav1.ObjectMeta{Name: b.etcdName(), Namespace: b.namespace, Labels: labels}
+	if owner != nil {
+		meta.OwnerReferences = []metav1.OwnerReference{*owner}
+	}
+	pod := &corev1.Pod{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
+		ObjectMeta: meta,
+		Spec: corev1.PodSpec{
+			Containers: []corev1.Container{{
+				Name: container, Image: b.sc.Cluster.Image, ImagePullPolicy: corev1.PullPolicy(b.sc.Cluster.ImagePullPolicy),
+				Command: []string{"sh", "-c", etcdScript},
+				Env: []corev1.EnvVar{{Name: "POD_IP", ValueFrom: &corev1.EnvVarSource{
+					FieldRef: &corev1.ObjectFieldSelector{FieldPath: "status.podIP"}}}},
+				Ports: []corev1.ContainerPort{{Name: "client", ContainerPort: etcdPort}},
+			}},
+			TerminationGracePeriodSeconds: &grace,
+			NodeSelector:                  b.sc.Cluster.NodeSelector,
+			Tolerations:                   tolerations(b.sc.Cluster.Tolerations),
+			ServiceAccountName:            b.sc.Cluster.ServiceAccount,
+			EnableServiceLinks:            new(bool),
+		},
+	}
+	for _, s := range b.sc.Cluster.ImagePullSecrets {
+		pod.Spec.ImagePullSecrets = append(pod.Spec.ImagePullSecrets, corev1.LocalObjectReference{Name: s})
+	}
+	svc := &corev1.Service{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Service"},
+		ObjectMeta: *meta.DeepCopy(),
+		Spec: corev1.ServiceSpec{Selector: map[string]string{LabelRun: b.opts.RunID, LabelRole: roleEtcd},
+			Ports: []corev1.ServicePort{{Name: "client", Port: etcdPort, TargetPort: intstr.FromInt32(etcdPort)}}},
+	}
+	return pod, svc
 }
 
 // waitPodReady waits for one pod, failing fast as Provision does.

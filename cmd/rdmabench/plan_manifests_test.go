@@ -1,0 +1,64 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
+	"k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/client-go/kubernetes/scheme"
+)
+
+// plan -o manifests prints every object run creates for pd-disagg, read
+// strictly as kubectl apply --dry-run=client reads them: the namespace, the
+// run's ConfigMap, the four endpoint pods with their placement, and the
+// etcd pod and Service nixlbench needs.
+func TestPlanManifestsDecodeStrictly(t *testing.T) {
+	code, out, errs := runCLI(t, "", "plan", "../../scenarios/pd-disagg.yaml", "-o", "manifests", "-n", "bench")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	dec := serializer.NewCodecFactory(scheme.Scheme, serializer.EnableStrict).UniversalDeserializer()
+	rd := yaml.NewYAMLReader(bufio.NewReader(strings.NewReader(out)))
+	kinds := map[string]int{}
+	var pods []*corev1.Pod
+	for {
+		doc, err := rd.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(bytes.TrimSpace(bytes.TrimLeft(doc, "#"))) == 0 {
+			continue
+		}
+		obj, gvk, err := dec.Decode(doc, nil, nil)
+		if err != nil {
+			t.Fatalf("strict decode: %v\n%s", err, doc)
+		}
+		kinds[gvk.Kind]++
+		if p, ok := obj.(*corev1.Pod); ok {
+			pods = append(pods, p)
+			if p.Namespace != "bench" {
+				t.Errorf("pod %s in %q, want -n bench", p.Name, p.Namespace)
+			}
+		}
+	}
+	if kinds["Namespace"] != 1 || kinds["ConfigMap"] != 1 || kinds["Pod"] != 5 || kinds["Service"] != 1 {
+		t.Fatalf("kinds %v: want a namespace, a ConfigMap, 4 endpoint pods + the etcd pod, its Service", kinds)
+	}
+	first := pods[0]
+	if first.Annotations["k8s.v1.cni.cncf.io/networks"] != "rdma-sriov" || first.Spec.Affinity == nil ||
+		first.Spec.Containers[0].Resources.Limits.Name("rdma/roce_gdr", "") == nil {
+		t.Errorf("endpoint pod lacks its placement: %+v", first)
+	}
+	if code, _, errs := runCLI(t, "", "plan", "../../scenarios/loopback.yaml", "-o", "manifests"); code != 2 || !strings.Contains(errs, "backend: kube") {
+		t.Errorf("a local scenario: exit %d %q; want 2 saying manifests are for kube", code, errs)
+	}
+}

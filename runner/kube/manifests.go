@@ -1,0 +1,61 @@
+package kube
+
+import (
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/rdmabench/rdmabench/runner/backend"
+	"github.com/rdmabench/rdmabench/scenarios"
+)
+
+// ManifestOptions say which run the manifests describe.
+type ManifestOptions struct {
+	RunID     string // as in the objects' names and labels
+	Namespace string // overrides cluster.namespace (-n)
+	Etcd      bool   // the plan has nixlbench jobs: nixlbench's etcd pod and Service
+}
+
+// Manifests are every object a run creates, for `rdmabench plan -o
+// manifests`: the namespace (created only when it is missing), the run's
+// ConfigMap, one pod per endpoint and, for nixlbench, the etcd pod and
+// Service. The same code builds them as Provision and StartEtcd do. Owner
+// references need the ConfigMap's UID, known only once it exists, so the
+// printed pods carry none; the run's labels select everything.
+func Manifests(sc *scenarios.Scenario, eps []backend.Endpoint, o ManifestOptions) ([]runtime.Object, error) {
+	if sc == nil || sc.Cluster == nil {
+		return nil, fmt.Errorf("kube: the scenario has no cluster section (manifests are for backend: kube)")
+	}
+	if err := checkRunID(o.RunID); err != nil {
+		return nil, err
+	}
+	ns := sc.Cluster.Namespace
+	if o.Namespace != "" {
+		ns = o.Namespace
+	}
+	b := &Backend{opts: Options{RunID: o.RunID}, sc: sc, namespace: ns}
+	nsLabels := b.runLabels()
+	nsLabels[LabelCreatedBy] = managedBy
+	objs := []runtime.Object{
+		&corev1.Namespace{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"},
+			ObjectMeta: metav1.ObjectMeta{Name: ns, Labels: nsLabels}},
+		&corev1.ConfigMap{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
+			ObjectMeta: metav1.ObjectMeta{Name: b.ownerName(), Namespace: ns, Labels: b.runLabels()},
+			Data:       map[string]string{"scenario": sc.Metadata.Name, "run": o.RunID}},
+	}
+	for _, ep := range eps {
+		pod, err := b.podFor(ep, nil)
+		if err != nil {
+			return nil, err
+		}
+		pod.TypeMeta = metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"}
+		objs = append(objs, pod)
+	}
+	if o.Etcd {
+		pod, svc := b.etcdObjects(nil)
+		objs = append(objs, pod, svc)
+	}
+	return objs, nil
+}
