@@ -24,7 +24,7 @@ const (
 	ReadyRetry  = "retry"
 	// ReadyNixlRank0 is the line nixlbench's first process prints once it
 	// holds rank 0 (and so is the initiator).
-	ReadyNixlRank0 = "line:Registered as rank 0"
+	ReadyNixlRank0 = "line:rank 0, type initiator"
 )
 
 // Leg is what a builder needs to know about one execution of a tool.

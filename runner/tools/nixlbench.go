@@ -19,7 +19,9 @@ const (
 // buildNixlbench: both processes get the same command (gflags syntax);
 // the role comes from the order of registration in etcd. The initiator (the
 // test's from side, decode) starts first and is ready once it prints
-// "Registered as rank 0"; then the target starts. Rank 0 prints the table,
+// "rank 0, type initiator"; then the target starts. With the ASIO runtime
+// (args.extra: --runtime_type=ASIO, a build without etcd) the first process
+// binds --asio_address:--asio_port and so is rank 0 the same way. Rank 0 prints the table,
 // so the initiator's output is parsed.
 //
 //	nixlbench --etcd_endpoints=${etcd} --benchmark_group=rdmabench-${run}-GROUP

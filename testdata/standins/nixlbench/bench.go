@@ -12,7 +12,7 @@ import (
 // exchange, then per (block, batch): descriptors, warm-up, timed, row.
 type bench struct {
 	f  flags
-	rt *etcdRT
+	rt rtIface
 	tg *target
 	in *initiator
 
@@ -24,23 +24,35 @@ const world = 2
 
 func (b *bench) main() int {
 	f := b.f
-	fmt.Printf("Connecting to ETCD at %s\n", f.str("etcd_endpoints"))
-	rt, err := newEtcdRT(f.str("etcd_endpoints"), f.str("benchmark_group"), world)
-	if err == nil {
-		b.rt = rt
-		err = rt.setup()
-	}
-	if err != nil {
-		if !strings.Contains(err.Error(), "rank overflow") {
+	var rt rtIface
+	if f.str("runtime_type") == "ASIO" {
+		a, err := newAsioRT(f.str("asio_address"), f.num("asio_port"))
+		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
+			fmt.Fprintln(os.Stderr, "Failed to setup ASIO runtime")
+			return 1
 		}
-		fmt.Fprintln(os.Stderr, "Failed to setup ETCD runtime")
-		return 1
+		rt = a
+	} else {
+		fmt.Printf("Connecting to ETCD at %s\n", f.str("etcd_endpoints"))
+		e, err := newEtcdRT(f.str("etcd_endpoints"), f.str("benchmark_group"), world)
+		if err == nil {
+			err = e.setup()
+		}
+		if err != nil {
+			if !strings.Contains(err.Error(), "rank overflow") {
+				fmt.Fprintln(os.Stderr, err)
+			}
+			fmt.Fprintln(os.Stderr, "Failed to setup ETCD runtime")
+			return 1
+		}
+		fmt.Printf("ETCD Runtime: Registered as rank %d item %d of %d\n", e.rank, e.rank+1, world)
+		rt = e
 	}
+	b.rt = rt
 	defer rt.cleanup()
-	fmt.Printf("ETCD Runtime: Registered as rank %d item %d of %d\n", rt.rank, rt.rank+1, world)
 	host, _ := os.Hostname()
-	fmt.Printf("Init nixl worker, dev all rank %d, type %s, hostname %s\n", rt.rank, b.role(), host)
+	fmt.Printf("Init nixl worker, dev all rank %d, type %s, hostname %s\n", rt.getRank(), b.role(), host)
 	fmt.Println("Waiting for all processes to start... (expecting 2 total: 1 initiators and 1 targets)")
 	if err := rt.barrier("start_barrier"); err != nil {
 		fmt.Fprintln(os.Stderr, "Failed to synchronize at start barrier")
@@ -52,7 +64,7 @@ func (b *bench) main() int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	if rt.rank == 0 {
+	if rt.getRank() == 0 {
 		fmt.Print(configBlock(f))
 		fmt.Print(tableHeader())
 	}
@@ -70,7 +82,7 @@ func (b *bench) main() int {
 }
 
 func (b *bench) role() string {
-	if b.rt.rank == 0 {
+	if b.rt.getRank() == 0 {
 		return "initiator"
 	}
 	return "target"
@@ -79,7 +91,7 @@ func (b *bench) role() string {
 // exchangeMetadata: the target sends its agent metadata (size, then the
 // blob) to its initiator; here the blob carries its data socket address.
 func (b *bench) exchangeMetadata() error {
-	if b.rt.rank == 1 {
+	if b.rt.getRank() == 1 {
 		addr := standinAddr(os.Getenv("NIXLBENCH_STANDIN_ADDR"))
 		tg, err := listenTarget(addr)
 		if err != nil {
@@ -162,14 +174,14 @@ func (b *bench) step(block, batch int64) error {
 	if err := rt.barrier("sync"); err != nil {
 		return fmt.Errorf("Failed to synchronize")
 	}
-	if rt.rank == 0 {
+	if rt.getRank() == 0 {
 		fmt.Print(row(st))
 	}
 	return nil
 }
 
 func (b *bench) descriptors(block, batch int64) error {
-	if b.rt.rank == 1 {
+	if b.rt.getRank() == 1 {
 		desc := []byte(fmt.Sprintf("desc:%d:%d:%s", block, batch, b.tg.ln.Addr()))
 		if err := b.rt.sendInt(len(desc), 0); err != nil {
 			return err
@@ -185,7 +197,7 @@ func (b *bench) descriptors(block, batch int64) error {
 
 // phase: the initiator transfers, the target serves until the end mark.
 func (b *bench) phase(op byte, block, batch int64, iters int, pattern byte, st *stats) error {
-	if b.rt.rank == 1 {
+	if b.rt.getRank() == 1 {
 		err := b.tg.serve(pattern)
 		if err == errConsistency {
 			fmt.Fprintln(os.Stderr, "Consistency check failed")
@@ -235,4 +247,15 @@ func standinAddr(v string) string {
 		return "127.0.0.1"
 	}
 	return v
+}
+
+// rtIface is what the benchmark needs of a runtime (ETCD or ASIO).
+type rtIface interface {
+	getRank() int
+	barrier(id string) error
+	sendInt(v, dst int) error
+	sendChar(data []byte, dst int) error
+	recvInt(src int) (int, error)
+	recvChar(src int) ([]byte, error)
+	cleanup()
 }

@@ -262,3 +262,5 @@ func (rt *etcdRT) cleanup() {
 	}
 	_, _ = rt.c.Delete(ctx, rt.prefix+"/", clientv3.WithPrefix())
 }
+
+func (rt *etcdRT) getRank() int { return rt.rank }

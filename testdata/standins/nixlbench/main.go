@@ -1,7 +1,8 @@
 // Command nixlbench is a stand-in for ai-dynamo/nixl's nixlbench, for
 // machines without RDMA or GPUs. It takes the same command line (gflags),
 // rendezvous through etcd with the same keys, lock, rank registration,
-// barriers, messages and clean-up, and prints rank 0's output byte for byte
+// barriers, messages and clean-up (or, with --runtime_type=ASIO, binds or
+// connects to --asio_address:--asio_port as the real ASIO runtime does), and prints rank 0's output byte for byte
 // like the real tool. The bytes move over its own TCP connection between
 // the ranks, so the figures are measured, never made up. It announces
 // itself on stderr only. See shared/reference/tools.md §3.
@@ -30,15 +31,21 @@ func run(args []string) int {
 		fmt.Println(err)
 		return 1
 	}
-	adjustIters(f)
-	if f.str("runtime_type") != "ETCD" {
+	// As nixlbench's config loading: the runtime line, then the iteration
+	// adjustments (the real ASIO capture prints them in this order).
+	switch f.str("runtime_type") {
+	case "ETCD":
+		if f.str("etcd_endpoints") == "" {
+			f["etcd_endpoints"] = "http://localhost:2379"
+			fmt.Println("Using default ETCD endpoint for non-storage backend: http://localhost:2379")
+		}
+	case "ASIO":
+		fmt.Printf("Using address %s port %s for ASIO runtime\n", f.str("asio_address"), f.str("asio_port"))
+	default:
 		fmt.Printf("Invalid runtime: %s\n", f.str("runtime_type"))
 		return 1
 	}
-	if f.str("etcd_endpoints") == "" {
-		f["etcd_endpoints"] = "http://localhost:2379"
-		fmt.Println("Using default ETCD endpoint for non-storage backend: http://localhost:2379")
-	}
+	adjustIters(f)
 	b := &bench{f: f}
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"strings"
 )
 
@@ -52,6 +53,11 @@ func configBlock(f flags) string {
 	var b strings.Builder
 	b.WriteString(stars + "\nNIXLBench Configuration\n" + stars + "\n")
 	for _, l := range configLines {
+		if l.flag == "etcd_endpoints" && f.str("runtime_type") == "ASIO" {
+			fmt.Fprintf(&b, "%-60s: %s\n", "ASIO Address (--asio_address) ", f.str("asio_address"))
+			fmt.Fprintf(&b, "%-60s: %s\n", "ASIO Port (--asio_port) ", f.str("asio_port"))
+			continue
+		}
 		v := f.str(l.flag)
 		if flagDefs[l.flag].kind == kBool {
 			v = "0"
@@ -92,8 +98,11 @@ type stats struct {
 	avgTx, p99Tx     float64
 }
 
-// row: block/batch integers, B/W with 6 decimals, times with 1.
+// row: block/batch integers, B/W with 6 decimals, times with 1. The real
+// tool's P99 columns are whole microseconds (always "N.0" in the H200
+// captures, testdata/gpu/h200-nixl*): rounded the same way here.
 func row(s stats) string {
+	s.p99Prep, s.p99Post, s.p99Tx = math.Round(s.p99Prep), math.Round(s.p99Post), math.Round(s.p99Tx)
 	cells := []string{
 		fmt.Sprint(s.block), fmt.Sprint(s.batch), fmt.Sprintf("%.6f", s.gbps), fmt.Sprintf("%.1f", s.avgLat),
 		fmt.Sprintf("%.1f", s.avgPrep), fmt.Sprintf("%.1f", s.p99Prep), fmt.Sprintf("%.1f", s.avgPost),
