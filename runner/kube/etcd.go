@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -68,8 +69,39 @@ func (b *Backend) StartEtcd(ctx context.Context) (toolURL, localURL string, err 
 	if err != nil {
 		return "", "", err
 	}
+	if err := etcdAnswers(wctx, "http://"+local); err != nil {
+		return "", "", &StartupError{Pod: pod.Name, Reason: "EtcdNotServing", Msg: err.Error() + " (kubectl logs -n " + b.namespace + " " + pod.Name + ")"}
+	}
 	b.progressf("etcd for nixlbench: pod %s (%s:%d), service %s", pod.Name, ready.Status.PodIP, etcdPort, svc.Name)
 	return fmt.Sprintf("http://%s:%d", ready.Status.PodIP, etcdPort), "http://" + local, nil
+}
+
+// etcdAnswers waits until the etcd behind url serves /version: a Ready
+// pod may not listen yet, and a request forwarded before it does can hang
+// rather than be refused, so each try has its own short bound.
+func etcdAnswers(ctx context.Context, url string) error {
+	var last error
+	for {
+		try, cancel := context.WithTimeout(ctx, 2*time.Second)
+		req, _ := http.NewRequestWithContext(try, http.MethodGet, url+"/version", nil)
+		resp, err := http.DefaultClient.Do(req)
+		if err == nil {
+			body, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK && strings.Contains(string(body), "etcdserver") {
+				cancel()
+				return nil
+			}
+			err = fmt.Errorf("%s: %s", resp.Status, strings.TrimSpace(string(body)))
+		}
+		cancel()
+		last = err
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("etcd does not answer through the port-forward: %v", last)
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
 }
 
 // etcdObjects are nixlbench's etcd pod and its Service, owned by owner

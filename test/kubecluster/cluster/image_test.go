@@ -113,16 +113,21 @@ func TestPortForwardToAPod(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	for {
-		hreq, _ := http.NewRequestWithContext(ctx, "GET", fmt.Sprintf("http://127.0.0.1:%d/version", ports[0].Local), nil)
+		// Each try has its own bound: a request forwarded before etcd
+		// listens may hang rather than be refused.
+		try, cancelTry := context.WithTimeout(ctx, 3*time.Second)
+		hreq, _ := http.NewRequestWithContext(try, "GET", fmt.Sprintf("http://127.0.0.1:%d/version", ports[0].Local), nil)
 		resp, err := http.DefaultClient.Do(hreq)
 		if err == nil {
-			b, _ := io.ReadAll(resp.Body)
+			b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<16))
 			resp.Body.Close()
 			if strings.Contains(string(b), "etcdserver") {
+				cancelTry()
 				return
 			}
 			err = fmt.Errorf("%s", b)
 		}
+		cancelTry()
 		if ctx.Err() != nil {
 			t.Fatalf("etcd through port-forward: %v", err)
 		}
