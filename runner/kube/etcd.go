@@ -1,6 +1,7 @@
 package kube
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -65,6 +66,11 @@ func (b *Backend) StartEtcd(ctx context.Context) (toolURL, localURL string, err 
 	if err != nil {
 		return "", "", err
 	}
+	// Forward only once etcd listens: a forwarded connection the pod
+	// refuses ends client-go's port-forwarder for good.
+	if err := b.waitListening(wctx, ready, etcdPort); err != nil {
+		return "", "", err
+	}
 	local, err := b.portForward(pod.Name, etcdPort)
 	if err != nil {
 		return "", "", err
@@ -74,6 +80,29 @@ func (b *Backend) StartEtcd(ctx context.Context) (toolURL, localURL string, err 
 	}
 	b.progressf("etcd for nixlbench: pod %s (%s:%d), service %s", pod.Name, ready.Status.PodIP, etcdPort, svc.Name)
 	return fmt.Sprintf("http://%s:%d", ready.Status.PodIP, etcdPort), "http://" + local, nil
+}
+
+// waitListening polls the pod's listen table through exec until port is
+// in LISTEN, bounded by ctx.
+func (b *Backend) waitListening(ctx context.Context, pod *corev1.Pod, port int) error {
+	want := fmt.Sprintf(":%04X", port)
+	for {
+		var out bytes.Buffer
+		code, err := b.stream(ctx, pod.Name, []string{"cat", "/proc/net/tcp", "/proc/net/tcp6"}, &out, io.Discard)
+		if err == nil && code == 0 {
+			for _, line := range strings.Split(out.String(), "\n") {
+				f := strings.Fields(line)
+				if len(f) > 3 && strings.HasSuffix(f[1], want) && f[3] == "0A" {
+					return nil
+				}
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return &StartupError{Pod: pod.Name, Reason: "EtcdNotListening", Msg: fmt.Sprintf("nothing listens on port %d in the pod (kubectl logs -n %s %s)", port, b.namespace, pod.Name)}
+		case <-time.After(b.opts.PollInterval):
+		}
+	}
 }
 
 // etcdAnswers waits until the etcd behind url serves /version: a Ready

@@ -94,6 +94,19 @@ func TestPortForwardToAPod(t *testing.T) {
 	createPod(t, testPod("img-etcd", []string{"rdmabench", "etcd", "--listen-client-urls", "http://0.0.0.0:2379",
 		"--advertise-client-urls", "http://127.0.0.1:2379"}, func(p *corev1.Pod) { p.Spec.Containers[0].Image = ToolsImage }))
 	waitPod(t, "img-etcd", 60*time.Second, "ready", isReady)
+	// Forward only once etcd listens: a forwarded connection the pod
+	// refuses ends client-go's port-forwarder.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		out, _, _ := execIn(t, "img-etcd", "websocket", "", "cat", "/proc/net/tcp", "/proc/net/tcp6")
+		if listens(out, 2379) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("etcd in the pod never listened on 2379")
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
 	cfg := c.RESTConfig()
 	req := c.Client().CoreV1().RESTClient().Post().Resource("pods").Namespace("default").Name("img-etcd").SubResource("portforward")
 	transport, upgrader, err := spdy.RoundTripperFor(cfg)
@@ -133,4 +146,16 @@ func TestPortForwardToAPod(t *testing.T) {
 		}
 		time.Sleep(500 * time.Millisecond)
 	}
+}
+
+// listens reports whether a /proc/net/tcp{,6} table has port in LISTEN.
+func listens(table string, port int) bool {
+	want := fmt.Sprintf(":%04X", port)
+	for _, line := range strings.Split(table, "\n") {
+		f := strings.Fields(line)
+		if len(f) > 3 && strings.HasSuffix(f[1], want) && f[3] == "0A" {
+			return true
+		}
+	}
+	return false
 }
