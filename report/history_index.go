@@ -44,6 +44,9 @@ func IndexOf(r *Report) *RunIndex {
 	seen := make(map[string]int, len(r.Results))
 	for i := range r.Results {
 		res := &r.Results[i]
+		if res.Retest > 0 {
+			continue // a low pair's rerun, only on nights it was low: not a series of its own
+		}
 		k := resultKey(res)
 		seen[k]++
 		metric := MetricOf(res)

@@ -35,7 +35,7 @@ const (
 	HistoryIndexFile = "history.idx"
 	// HistoryIndexVersion is its schema; another version is ignored (and
 	// rewritten by history).
-	HistoryIndexVersion = "rdmabench.io/history-index/v1"
+	HistoryIndexVersion = "rdmabench.io/history-index/v2"
 )
 
 // indexHead is the first line of history.idx.
@@ -324,8 +324,14 @@ func decodeIndexBody(body []byte, idx *RunIndex) error {
 		} else {
 			r.fail()
 		}
+		if len(ir.Sizes) > len(r.b)/8 {
+			r.fail() // fewer figures left than sizes
+			return r.err
+		}
 		if len(values) < len(ir.Sizes) {
-			values = make([]float64, max(len(ir.Sizes), len(ir.Sizes)*(len(idx.Results)-i)))
+			// no more than the figures left in the body: a corrupt count
+			// cannot allocate more than the file holds
+			values = make([]float64, max(len(ir.Sizes), min(len(ir.Sizes)*(len(idx.Results)-i), len(r.b)/8)))
 		}
 		ir.Values, values = values[:len(ir.Sizes):len(ir.Sizes)], values[len(ir.Sizes):]
 		for j := range ir.Values {

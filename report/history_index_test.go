@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -222,5 +223,58 @@ func TestMedianSelect(t *testing.T) {
 		if got := median(xs); got != want {
 			t.Fatalf("n=%d: median %g, sorted says %g", n, got, want)
 		}
+	}
+}
+
+// A low pair's rerun is no point of a history (it exists only on the
+// nights the pair was low), and LoadSlim keeps the retest number.
+func TestHistoryIndexSkipsRetests(t *testing.T) {
+	r := fullReport(1)
+	before := len(IndexOf(r).Results)
+	for i := range r.Results {
+		if r.Results[i].Test == "fabric-a2a" {
+			re := r.Results[i]
+			re.Retest = 1
+			r.Results = append(r.Results, re)
+			break
+		}
+	}
+	p := filepath.Join(t.TempDir(), "report.json")
+	if err := Save(p, r); err != nil {
+		t.Fatal(err)
+	}
+	slim, err := LoadSlim(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := slim.Results[len(slim.Results)-1].Retest; got != 1 {
+		t.Fatalf("LoadSlim retest = %d, want 1", got)
+	}
+	if got := len(IndexOf(slim).Results); got != before {
+		t.Fatalf("index has %d results, want %d (the retest left out)", got, before)
+	}
+}
+
+// A body whose first result claims more sizes than figures left is
+// corrupt, and is refused (the figures buffer is bounded by the bytes left).
+func TestHistoryIndexBodyHugeSizes(t *testing.T) {
+	var b []byte
+	b = binary.AppendUvarint(b, 1) // one string
+	b = binary.AppendUvarint(b, 0) // ""
+	b = binary.AppendUvarint(b, 1) // one size list
+	b = binary.AppendUvarint(b, 60)
+	for range 60 {
+		b = binary.AppendVarint(b, 1)
+	}
+	b = binary.AppendUvarint(b, 2) // two results, the first too short
+	for range 7 {
+		b = binary.AppendUvarint(b, 0)
+	}
+	b = binary.AppendUvarint(b, 0)
+	b = append(b, make([]byte, 16)...)
+	b = binary.AppendUvarint(b, 0)
+	b = append(b, make([]byte, 40)...)
+	if err := decodeIndexBody(b, &RunIndex{}); err == nil {
+		t.Fatal("corrupt body decoded")
 	}
 }

@@ -166,6 +166,7 @@ type slimResult struct {
 	To          string       `json:"to"`
 	Ranks       []string     `json:"ranks"`
 	NRanks      int          `json:"n_ranks"`
+	Retest      int          `json:"retest"`
 	Samples     []slimSample `json:"samples"`
 	Repetitions []struct {
 		OK      bool         `json:"ok"`
@@ -228,7 +229,7 @@ func decodeSlim(path string, r io.Reader) (*Report, error) {
 		*res = Result{Test: sr.Test, Tool: sr.Tool, Variant: sr.Variant, Backend: sr.Backend, Op: sr.Op,
 			From: sr.From, To: sr.To, Ranks: sr.Ranks, NRanks: sr.NRanks, Samples: samplesOf(sr.Samples), Stats: sr.Stats,
 			BestBps: sr.BestBps, BestBytes: sr.BestBytes, LineRate: sr.LineRate, Efficiency: sr.Efficiency,
-			Expectation: sr.Expectation, Verdict: sr.Verdict}
+			Expectation: sr.Expectation, Verdict: sr.Verdict, Retest: sr.Retest}
 		for _, rp := range sr.Repetitions {
 			res.Repetitions = append(res.Repetitions, Repetition{OK: rp.OK, Samples: samplesOf(rp.Samples)})
 		}

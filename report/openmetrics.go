@@ -31,7 +31,7 @@ type metricSample struct {
 var OpenMetricsFamilies = []struct{ Name, Help string }{
 	{"rdmabench_run_info", "Run identity and environment fingerprint; the value is always 1."},
 	{"rdmabench_run_start_timestamp_seconds", "When the run started, in seconds since the Unix epoch."},
-	{"rdmabench_run_results", "Results of the run per verdict (pass, fail, error, skipped)."},
+	{"rdmabench_run_results", "Results of the run per verdict (pass, fail, error, skipped, invalid)."},
 	{"rdmabench_result_verdict", "One series per result with its verdict as a label; the value is always 1."},
 	{"rdmabench_bandwidth_bits_per_second", "Average bandwidth of a result at one message size (nccl: bus bandwidth), in bits per second."},
 	{"rdmabench_best_bandwidth_bits_per_second", "A result's headline bandwidth: its best size's average (nccl: best bus bandwidth)."},
@@ -117,7 +117,7 @@ func WriteOpenMetrics(w io.Writer, r *Report) error {
 }
 
 // resultLabels identify a result: scenario, test, tool, from, to, backend,
-// op, variant, and repeat when a run measured the same key twice.
+// op, variant, retest for a low pair's rerun, and repeat when a run measured the same key twice.
 func resultLabels(r *Report, res *Result, key string) [][2]string {
 	from, to := res.From, res.To
 	if from == "" && to == "" && len(res.Ranks) > 0 {
@@ -125,6 +125,9 @@ func resultLabels(r *Report, res *Result, key string) [][2]string {
 	}
 	l := [][2]string{{"scenario", r.Run.Scenario}, {"test", res.Test}, {"tool", res.Tool}, {"from", from}, {"to", to},
 		{"backend", res.Backend}, {"op", res.Op}, {"variant", res.Variant}}
+	if res.Retest > 0 { // a low pair's rerun: else the same series as its matrix leg
+		l = append(l, [2]string{"retest", strconv.Itoa(res.Retest)})
+	}
 	if i := strings.LastIndex(key, "\x00#"); i >= 0 {
 		l = append(l, [2]string{"repeat", key[i+2:]})
 	}

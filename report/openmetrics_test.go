@@ -162,3 +162,30 @@ func TestOpenMetricsEscapesLabels(t *testing.T) {
 		t.Errorf("%q", got)
 	}
 }
+
+// A low pair's rerun is a series of its own, not a duplicate of its
+// matrix leg (which Prometheus rejects).
+func TestOpenMetricsRetestIsItsOwnSeries(t *testing.T) {
+	r := fullReport(1)
+	var leg *Result
+	for i := range r.Results {
+		if r.Results[i].Test == "fabric-a2a" {
+			leg = &r.Results[i]
+			break
+		}
+	}
+	if leg == nil {
+		t.Fatal("fixture has no matrix leg")
+	}
+	re := *leg
+	re.Retest = 1
+	r.Results = append(r.Results, re)
+	text := openMetricsOf(t, r)
+	strictOpenMetrics(t, text)
+	p := expfmt.NewTextParser(model.LegacyValidation)
+	fams, err := p.TextToMetricFamilies(strings.NewReader(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	findMetric(t, fams, "rdmabench_best_bandwidth_bits_per_second", map[string]string{"test": "fabric-a2a", "retest": "1"})
+}
