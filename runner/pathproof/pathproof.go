@@ -9,6 +9,7 @@ package pathproof
 import (
 	"bufio"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -45,6 +46,7 @@ type Counters struct {
 func Parse(out string) (Counters, error) {
 	var c Counters
 	seen := false
+	var satBytes, satPkts bool
 	sc := bufio.NewScanner(strings.NewReader(out))
 	for sc.Scan() {
 		k, v, ok := strings.Cut(strings.TrimSpace(sc.Text()), "=")
@@ -60,7 +62,20 @@ func Parse(out string) (Counters, error) {
 			continue
 		}
 		n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
-		if err != nil || n < 0 {
+		if err != nil || n < 0 || n > math.MaxInt64/4 {
+			continue
+		}
+		if strings.HasPrefix(k, "counters/") && n == math.MaxUint32 {
+			// A 32-bit PMA counter (an HCA without extended counters)
+			// stops at its maximum and no longer counts: its zero delta,
+			// or the other direction alone (the acknowledgements), would
+			// pass for traffic that missed the device. Neither direction
+			// of that kind is read.
+			if strings.HasSuffix(k, "_data") {
+				satBytes = true
+			} else {
+				satPkts = true
+			}
 			continue
 		}
 		switch k {
@@ -81,6 +96,12 @@ func Parse(out string) (Counters, error) {
 				c.RxPackets = ptr(n)
 			}
 		}
+	}
+	if satBytes {
+		c.TxBytes, c.RxBytes = nil, nil
+	}
+	if satPkts {
+		c.TxPackets, c.RxPackets = nil, nil
 	}
 	if !seen {
 		return c, fmt.Errorf("no ports listed (is the device name right?)")

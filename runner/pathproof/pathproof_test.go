@@ -97,3 +97,23 @@ func FuzzParse(f *testing.F) {
 	f.Add(rxeClient)
 	f.Fuzz(func(t *testing.T, s string) { _, _ = Parse(s) })
 }
+
+// A 32-bit PMA counter stuck at its maximum counts nothing: the leg is
+// unproven, not invalid (its zero delta is no evidence), and the packet
+// counters judge it when they still count.
+func TestSaturatedCounterIsNotInvalid(t *testing.T) {
+	sat := "port=1\ncounters/port_xmit_data=4294967295\ncounters/port_rcv_data=10\n"
+	if c, err := Parse(sat); err == nil {
+		t.Fatalf("saturated byte counters read: %+v", c)
+	}
+	satPkts := "port=1\ncounters/port_xmit_data=4294967295\ncounters/port_rcv_data=10\ncounters/port_xmit_packets=%d\ncounters/port_rcv_packets=0\n"
+	b := parse(t, strings.Replace(satPkts, "%d", "0", 1))
+	a := parse(t, strings.Replace(satPkts, "%d", "1000", 1))
+	if b.TxBytes != nil || b.RxBytes != nil {
+		t.Fatalf("byte counters kept beside a saturated one: %+v", b)
+	}
+	p := Verify([]report.PathCounters{Delta("ep-0", "mlx4_0", b, a)}, Expect{Bytes: 4 << 20, Packets: 1000})
+	if !p.Verified {
+		t.Fatalf("packet counters should verify: %+v", p)
+	}
+}
