@@ -87,6 +87,9 @@ func BuildKVBudget(s *ServingSetup, results []Result, lineRate *LineRate) *KVBud
 		return nil
 	}
 	perToken, share, block := kvShape(s)
+	if perToken <= 0 || share <= 0 || math.IsInf(share, 0) { // a shape without heads (a hand-edited report.json)
+		return nil
+	}
 	b := &KVBudget{BytesPerToken: perToken, RankShare: share, BlockBytes: block, Contexts: s.ContextLengths}
 	b.Rows = nixlSources(results, block)
 	if len(b.Rows) == 0 {

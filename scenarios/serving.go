@@ -100,7 +100,15 @@ func (s *Serving) Resolved() Serving {
 		out.Layers = s.Layers
 	}
 	if s.KVHeads > 0 || s.HeadDim > 0 {
-		out.KVHeads, out.HeadDim, out.LatentDim = s.KVHeads, s.HeadDim, 0
+		if out.LatentDim > 0 { // K and V per head instead of an MLA preset's latent
+			out.KVHeads, out.HeadDim, out.LatentDim = 0, 0, 0
+		}
+		if s.KVHeads > 0 {
+			out.KVHeads = s.KVHeads
+		}
+		if s.HeadDim > 0 {
+			out.HeadDim = s.HeadDim
+		}
 	}
 	if s.LatentDim > 0 {
 		out.LatentDim, out.KVHeads, out.HeadDim = s.LatentDim, 0, 0
@@ -154,7 +162,7 @@ func (v *validator) serving() {
 		}
 	}
 	r := s.Resolved()
-	if s.Model == "" && r.LatentDim == 0 && (r.Layers == 0 || r.KVHeads == 0 || r.HeadDim == 0) {
+	if (s.Model == "" || modelPresets[s.Model].Layers > 0) && r.LatentDim == 0 && (r.Layers == 0 || r.KVHeads == 0 || r.HeadDim == 0) {
 		v.keyErrf(p, "name a preset (model: llama-3.1-70b; presets are: "+strings.Join(ModelPresetNames(), ", ")+") or give layers, kvHeads and headDim (or latentDim for MLA)",
 			"the model's KV shape is incomplete")
 	}
