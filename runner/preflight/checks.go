@@ -463,7 +463,11 @@ func kernelAtLeast(k string, maj, min int) bool {
 		return false
 	}
 	a, err1 := strconv.Atoi(parts[0])
-	b, err2 := strconv.Atoi(strings.TrimFunc(parts[1], func(r rune) bool { return r < '0' || r > '9' }))
+	minor := parts[1] // "8-rc1" in "6.8-rc1": its leading digits
+	if i := strings.IndexFunc(minor, func(r rune) bool { return r < '0' || r > '9' }); i >= 0 {
+		minor = minor[:i]
+	}
+	b, err2 := strconv.Atoi(minor)
 	if err1 != nil || err2 != nil {
 		return false
 	}

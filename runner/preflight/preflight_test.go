@@ -162,3 +162,11 @@ func FuzzParseFacts(f *testing.F) {
 	f.Add("memlock=unlimited\ncapeff=ff\nibv_dev=x\nibv_port=1\nibv_active_mtu=1024 (3)\npcie=a max_link_width 16")
 	f.Fuzz(func(t *testing.T, s string) { _ = ParseFacts(s) })
 }
+
+func TestKernelAtLeastRC(t *testing.T) {
+	for k, want := range map[string]bool{"6.8-rc1": true, "5.12.0-1-amd64": true, "5.4.0": false, "5.11-rc7": false, "6": false, "x.y": false} {
+		if got := kernelAtLeast(k, 5, 12); got != want {
+			t.Errorf("kernelAtLeast(%q) = %v, want %v", k, got, want)
+		}
+	}
+}
