@@ -87,6 +87,9 @@ func runPreflight(ctx context.Context, o *preflightOptions) error {
 		return fmt.Errorf("provision endpoints on %s: %w", be.Name(), err)
 	}
 	res, _ := runner.Preflight(ctx, be, p, sc, eps)
+	if err := ctx.Err(); err != nil {
+		return err // interrupted: the facts read are partial (exit 130, not 1)
+	}
 	if o.output == "json" {
 		enc := json.NewEncoder(o.stdout)
 		enc.SetIndent("", "  ")
