@@ -114,6 +114,9 @@ func resultCase(r *Result) junitCase {
 	if r.Op != "" {
 		name += " " + r.Op
 	}
+	if r.Retest > 0 { // a low pair's rerun: not the same case as its matrix leg
+		name += fmt.Sprintf(" (retest %d)", r.Retest)
+	}
 	c := junitCase{Name: name, Classname: "rdmabench." + r.Test + "." + r.Tool, Time: r.Seconds}
 	figures := resultFigures(r)
 	p := &junitProblem{Message: r.Reason, Type: string(r.ErrorClass), Text: figures}

@@ -113,3 +113,11 @@ func TestJUnitControlCharacters(t *testing.T) {
 		}
 	}
 }
+
+// A low pair's rerun is its own test case, not a second one of the same name.
+func TestJUnitRetestName(t *testing.T) {
+	r := Result{Test: "a2a", Tool: "ib_write_bw", From: "ep-0", To: "ep-1", Verdict: VerdictFail, Retest: 2}
+	if c := resultCase(&r); !strings.HasSuffix(c.Name, "(retest 2)") {
+		t.Fatalf("name %q", c.Name)
+	}
+}
