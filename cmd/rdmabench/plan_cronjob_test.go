@@ -1,10 +1,6 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
-	"errors"
-	"io"
 	"os"
 	"reflect"
 	"strings"
@@ -14,9 +10,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
-	"k8s.io/apimachinery/pkg/runtime/serializer"
-	"k8s.io/apimachinery/pkg/util/yaml"
-	"k8s.io/client-go/kubernetes/scheme"
 
 	"github.com/rdmabench/rdmabench/runner/kube"
 )
@@ -50,8 +43,10 @@ func TestPlanCronJobDecodesStrictly(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	dec := serializer.NewCodecFactory(scheme.Scheme, serializer.EnableStrict).UniversalDeserializer()
-	rd := yaml.NewYAMLReader(bufio.NewReader(strings.NewReader(out)))
+	docs, err := kube.DecodeManifest([]byte(out))
+	if err != nil {
+		t.Fatalf("strict decode: %v", err)
+	}
 	var kinds []string
 	var (
 		sa   *corev1.ServiceAccount
@@ -61,22 +56,9 @@ func TestPlanCronJobDecodesStrictly(t *testing.T) {
 		cm   *corev1.ConfigMap
 		cj   *batchv1.CronJob
 	)
-	for {
-		doc, err := rd.Read()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(bytes.TrimSpace(doc)) == 0 {
-			continue
-		}
-		obj, gvk, err := dec.Decode(doc, nil, nil)
-		if err != nil {
-			t.Fatalf("strict decode: %v\n%s", err, doc)
-		}
-		kinds = append(kinds, gvk.Kind)
+	for _, d := range docs {
+		obj := d.Object
+		kinds = append(kinds, d.Kind)
 		switch o := obj.(type) {
 		case *corev1.ServiceAccount:
 			sa = o

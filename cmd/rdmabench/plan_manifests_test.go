@@ -1,17 +1,11 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
-	"errors"
-	"io"
 	"strings"
 	"testing"
 
+	"github.com/rdmabench/rdmabench/runner/kube"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/runtime/serializer"
-	"k8s.io/apimachinery/pkg/util/yaml"
-	"k8s.io/client-go/kubernetes/scheme"
 )
 
 // plan -o manifests prints every object run creates for pd-disagg, read
@@ -23,26 +17,15 @@ func TestPlanManifestsDecodeStrictly(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	dec := serializer.NewCodecFactory(scheme.Scheme, serializer.EnableStrict).UniversalDeserializer()
-	rd := yaml.NewYAMLReader(bufio.NewReader(strings.NewReader(out)))
+	docs, err := kube.DecodeManifest([]byte(out))
+	if err != nil {
+		t.Fatalf("strict decode: %v", err)
+	}
 	kinds := map[string]int{}
 	var pods []*corev1.Pod
-	for {
-		doc, err := rd.Read()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(bytes.TrimSpace(bytes.TrimLeft(doc, "#"))) == 0 {
-			continue
-		}
-		obj, gvk, err := dec.Decode(doc, nil, nil)
-		if err != nil {
-			t.Fatalf("strict decode: %v\n%s", err, doc)
-		}
-		kinds[gvk.Kind]++
+	for _, d := range docs {
+		obj := d.Object
+		kinds[d.Kind]++
 		if p, ok := obj.(*corev1.Pod); ok {
 			pods = append(pods, p)
 			if p.Namespace != "bench" {

@@ -1,10 +1,6 @@
 package kube
 
 import (
-	"bufio"
-	"bytes"
-	"errors"
-	"io"
 	"os"
 	"reflect"
 	"strings"
@@ -12,35 +8,21 @@ import (
 
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/serializer"
-	"k8s.io/apimachinery/pkg/util/yaml"
-	"k8s.io/client-go/kubernetes/scheme"
 )
 
 // decodeManifest reads a multi-document YAML stream strictly, as
 // `kubectl apply --dry-run=client` does: unknown fields are errors.
 func decodeManifest(t *testing.T, data []byte) []runtime.Object {
 	t.Helper()
-	dec := serializer.NewCodecFactory(scheme.Scheme, serializer.EnableStrict).UniversalDeserializer()
-	rd := yaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
-	var objs []runtime.Object
-	for {
-		doc, err := rd.Read()
-		if errors.Is(err, io.EOF) {
-			return objs
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(bytes.TrimSpace(doc)) == 0 {
-			continue
-		}
-		obj, _, err := dec.Decode(doc, nil, nil)
-		if err != nil {
-			t.Fatalf("%v\n%s", err, doc)
-		}
-		objs = append(objs, obj)
+	docs, err := DecodeManifest(data)
+	if err != nil {
+		t.Fatal(err)
 	}
+	objs := make([]runtime.Object, len(docs))
+	for i, d := range docs {
+		objs[i] = d.Object
+	}
+	return objs
 }
 
 // The Role the CronJob carries and the shipped deploy/rbac.yaml are the

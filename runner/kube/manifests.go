@@ -1,11 +1,18 @@
 package kube
 
 import (
+	"bufio"
+	"bytes"
+	"errors"
 	"fmt"
+	"io"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
+	"k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/client-go/kubernetes/scheme"
 
 	"github.com/rdmabench/rdmabench/runner/backend"
 	"github.com/rdmabench/rdmabench/scenarios"
@@ -58,4 +65,49 @@ func Manifests(sc *scenarios.Scenario, eps []backend.Endpoint, o ManifestOptions
 		objs = append(objs, pod, svc)
 	}
 	return objs, nil
+}
+
+// ManifestObject is one document of a manifest, decoded.
+type ManifestObject struct {
+	Kind   string
+	Object runtime.Object
+}
+
+// DecodeManifest reads a multi-document YAML stream (what WriteManifest
+// prints, or deploy/rbac.yaml) into typed objects, strictly, as `kubectl
+// apply --dry-run=client` does: an unknown or misspelt field is an error
+// naming the document. Empty and comment-only documents are skipped.
+func DecodeManifest(data []byte) ([]ManifestObject, error) {
+	dec := serializer.NewCodecFactory(scheme.Scheme, serializer.EnableStrict).UniversalDeserializer()
+	rd := yaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
+	var out []ManifestObject
+	for i := 1; ; i++ {
+		doc, err := rd.Read()
+		if errors.Is(err, io.EOF) {
+			return out, nil
+		}
+		if err != nil {
+			return out, fmt.Errorf("manifest document %d: %w", i, err)
+		}
+		if len(bytes.TrimSpace(stripComments(doc))) == 0 {
+			continue
+		}
+		obj, gvk, err := dec.Decode(doc, nil, nil)
+		if err != nil {
+			return out, fmt.Errorf("manifest document %d: %w\n%s", i, err, doc)
+		}
+		out = append(out, ManifestObject{Kind: gvk.Kind, Object: obj})
+	}
+}
+
+// stripComments drops whole-line YAML comments.
+func stripComments(doc []byte) []byte {
+	var b bytes.Buffer
+	for _, line := range bytes.Split(doc, []byte("\n")) {
+		if !bytes.HasPrefix(bytes.TrimSpace(line), []byte("#")) {
+			b.Write(line)
+			b.WriteByte('\n')
+		}
+	}
+	return b.Bytes()
 }

@@ -1,17 +1,10 @@
 package kube
 
 import (
-	"bufio"
-	"bytes"
-	"errors"
-	"io"
 	"os"
 	"testing"
 
 	rbacv1 "k8s.io/api/rbac/v1"
-	"k8s.io/apimachinery/pkg/runtime/serializer"
-	"k8s.io/apimachinery/pkg/util/yaml"
-	"k8s.io/client-go/kubernetes/scheme"
 )
 
 // TestShippedRBACDecodesStrictly reads deploy/rbac.yaml the way
@@ -23,27 +16,15 @@ func TestShippedRBACDecodesStrictly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dec := serializer.NewCodecFactory(scheme.Scheme, serializer.EnableStrict).UniversalDeserializer()
-	rd := yaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
+	docs, err := DecodeManifest(data)
+	if err != nil {
+		t.Fatalf("deploy/rbac.yaml: %v", err)
+	}
 	kinds := map[string]int{}
 	var role *rbacv1.Role
-	for {
-		doc, err := rd.Read()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(bytes.TrimSpace(doc)) == 0 {
-			continue
-		}
-		obj, gvk, err := dec.Decode(doc, nil, nil)
-		if err != nil {
-			t.Fatalf("deploy/rbac.yaml: %v", err)
-		}
-		kinds[gvk.Kind]++
-		if r, ok := obj.(*rbacv1.Role); ok {
+	for _, d := range docs {
+		kinds[d.Kind]++
+		if r, ok := d.Object.(*rbacv1.Role); ok {
 			role = r
 		}
 	}

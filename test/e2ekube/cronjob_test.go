@@ -1,12 +1,8 @@
 package e2ekube
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,11 +13,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/serializer"
-	"k8s.io/apimachinery/pkg/util/yaml"
-	"k8s.io/client-go/kubernetes/scheme"
 
+	"github.com/rdmabench/rdmabench/runner/kube"
 	"github.com/rdmabench/rdmabench/test/kubecluster/cluster"
 )
 
@@ -107,24 +100,13 @@ func applyCronJobManifest(t *testing.T, c *cluster.Cluster, manifest string) *ba
 	t.Helper()
 	ctx := context.Background()
 	cs := c.Client()
-	dec := serializer.NewCodecFactory(scheme.Scheme, serializer.EnableStrict).UniversalDeserializer()
-	rd := yaml.NewYAMLReader(bufio.NewReader(strings.NewReader(manifest)))
+	docs, err := kube.DecodeManifest([]byte(manifest))
+	if err != nil {
+		t.Fatalf("strict decode: %v", err)
+	}
 	var cj *batchv1.CronJob
-	for {
-		doc, err := rd.Read()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(bytes.TrimSpace(doc)) == 0 {
-			continue
-		}
-		var obj runtime.Object
-		if obj, _, err = dec.Decode(doc, nil, nil); err != nil {
-			t.Fatalf("strict decode: %v\n%s", err, doc)
-		}
+	for _, d := range docs {
+		obj := d.Object
 		switch o := obj.(type) {
 		case *corev1.ServiceAccount:
 			_, err = cs.CoreV1().ServiceAccounts(o.Namespace).Create(ctx, o, metav1.CreateOptions{})

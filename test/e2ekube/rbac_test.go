@@ -1,11 +1,7 @@
 package e2ekube
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"errors"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,11 +13,10 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/clientcmd"
 
+	"github.com/rdmabench/rdmabench/runner/kube"
 	"github.com/rdmabench/rdmabench/test/kubecluster/cluster"
 )
 
@@ -61,23 +56,13 @@ func applyManifest(t *testing.T, c *cluster.Cluster, path string) []runtime.Obje
 	}
 	ctx := context.Background()
 	cs := c.Client()
-	rd := yaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
+	docs, err := kube.DecodeManifest(data)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
 	var objs []runtime.Object
-	for {
-		doc, err := rd.Read()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(bytes.TrimSpace(doc)) == 0 {
-			continue
-		}
-		obj, _, err := scheme.Codecs.UniversalDeserializer().Decode(doc, nil, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, d := range docs {
+		obj := d.Object
 		switch o := obj.(type) {
 		case *corev1.Namespace:
 			_, err = cs.CoreV1().Namespaces().Create(ctx, o, metav1.CreateOptions{})
