@@ -22,6 +22,7 @@ const (
 	ClassTCPFallback       ErrorClass = "tcp_fallback"       // ran, but over TCP where RDMA was required
 	ClassUnknownFormat     ErrorClass = "unknown_format"     // not output of the tool asked for
 	ClassLauncher          ErrorClass = "launcher_error"     // the launcher (mpirun) refused or failed to start the ranks
+	ClassClock             ErrorClass = "clock_error"        // the tool could not time itself: its figures are not measurements
 )
 
 // Measurement is what one tool run (one table of its output) measured.

@@ -36,7 +36,14 @@ type ptTable struct {
 	samples  []Sample
 	warnings []string
 	elided   bool
+	last     int64 // size of the last row, measured or not
+	// unmeasured are rows without a single non-zero figure: perftest had
+	// no CPU clock rate (see clockLine) and printed 0 or inf for all.
+	unmeasured []Sample
 }
+
+// rows counts the table's rows, measured or not.
+func (t *ptTable) rows() int { return len(t.samples) + len(t.unmeasured) }
 
 type ptParser struct {
 	out      []Measurement
@@ -48,11 +55,14 @@ type ptParser struct {
 	nonEmpty bool
 	// bareNumbers: every line so far is one number (--output=bandwidth …)
 	bareNumbers bool
-	fields      [32]string
-	slab        floatSlab
-	keys        map[string]string   // header label → Info key, labels repeat run after run
-	strs        map[string]string   // interned header values ("ON", "mlx5_0" …)
-	layouts     map[string]ptLayout // table headers seen, by their text
+	// clockLine is perftest's "Correlation coefficient r^2: … < 0.9": its
+	// clock calibration failed, and with -F it goes on with a rate of 0.
+	clockLine string
+	fields    [32]string
+	slab      floatSlab
+	keys      map[string]string   // header label → Info key, labels repeat run after run
+	strs      map[string]string   // interned header values ("ON", "mlx5_0" …)
+	layouts   map[string]ptLayout // table headers seen, by their text
 }
 
 func (p *ptParser) line(raw string) {
@@ -95,6 +105,13 @@ func (p *ptParser) other(line string) {
 		if strings.Contains(line, "Waiting for client to connect") {
 			p.waiting()
 		}
+		return
+	}
+	if strings.HasPrefix(line, "Correlation coefficient r^2") {
+		if p.clockLine == "" {
+			p.clockLine = strings.Clone(line)
+		}
+		p.warn(line)
 		return
 	}
 	if p.sess.titles > 0 && p.table == nil && ptKnownLabel(line) {
@@ -204,7 +221,7 @@ func (p *ptParser) newSession() {
 // header opens a table; a second header before any row means a second
 // process prints into the same capture, and opens its twin.
 func (p *ptParser) header(l ptLayout) {
-	if p.table != nil && len(p.table.samples) == 0 {
+	if p.table != nil && p.table.rows() == 0 {
 		if p.twin == nil {
 			p.twin = &ptTable{layout: l, samples: make([]Sample, 0, 24)}
 			p.sess.interleaved = true
@@ -219,7 +236,7 @@ func (p *ptParser) header(l ptLayout) {
 }
 
 func (p *ptParser) separator() {
-	if p.table == nil || (len(p.table.samples) == 0 && !p.table.elided) {
+	if p.table == nil || (p.table.rows() == 0 && !p.table.elided) {
 		return
 	}
 	p.closeTable(true)
@@ -235,13 +252,32 @@ func (p *ptParser) addRow(s Sample) {
 		(t.lastBytes() >= s.Bytes || p.twin.lastBytes() > t.lastBytes()) {
 		t = p.twin
 	}
+	if !hasFigure(s) {
+		t.unmeasured = append(t.unmeasured, s)
+		t.last = s.Bytes
+		return
+	}
 	t.samples = append(t.samples, s)
+	t.last = s.Bytes
 }
 
 // lastBytes is the size of the last row, -1 before any.
 func (t *ptTable) lastBytes() int64 {
-	if len(t.samples) == 0 {
+	if t.rows() == 0 {
 		return -1
 	}
-	return t.samples[len(t.samples)-1].Bytes
+	return t.last
+}
+
+// hasFigure reports a row with at least one non-zero figure. perftest
+// prints a row of zeros (bandwidth) or inf (latency) only when it has no
+// CPU clock rate to turn cycles into time; no real transfer measures 0.
+func hasFigure(s Sample) bool {
+	for _, f := range [...]*float64{s.BWAvgBps, s.BWPeakBps, s.AggregateBps, s.NetworkUtil, s.MsgRatePPS,
+		s.LatMinUS, s.LatMaxUS, s.LatTypicalUS, s.LatAvgUS, s.LatStdevUS, s.LatP99US, s.LatP999US} {
+		if f != nil && *f != 0 {
+			return true
+		}
+	}
+	return false
 }

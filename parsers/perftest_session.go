@@ -2,6 +2,7 @@ package parsers
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -42,7 +43,7 @@ func (s *ptSession) writableInfo() map[string]string {
 func (p *ptParser) closeTable(terminated bool) {
 	t := p.table
 	p.table, p.twin = p.twin, nil
-	if t == nil || (len(t.samples) == 0 && !t.elided) {
+	if t == nil || (t.rows() == 0 && !t.elided) {
 		return
 	}
 	m := Measurement{
@@ -66,6 +67,16 @@ func (p *ptParser) closeTable(terminated bool) {
 	}
 	m.Info, p.sess.shared = info, true
 	switch {
+	case len(t.unmeasured) > 0 && len(t.samples) == 0:
+		// Rows kept (their sizes and iterations say what crossed the wire),
+		// but none is a measurement.
+		m.OK, m.ErrorClass, m.Samples = false, ClassClock, t.unmeasured
+		m.Error = "perftest printed no figures (0 or inf) for " + sizesText(t.unmeasured) + ": " + p.noClockReason()
+	case len(t.unmeasured) > 0:
+		m.Warnings = append(m.Warnings, "left out "+sizesText(t.unmeasured)+", printed without figures: "+p.noClockReason())
+	}
+	switch {
+	case m.ErrorClass == ClassClock:
 	case t.elided:
 		m.OK, m.ErrorClass = false, ClassTruncated
 		m.Error = fmt.Sprintf("table elided after %d rows (\"...\" in place of rows)", len(t.samples))
@@ -117,7 +128,7 @@ func (p *ptParser) endSession() {
 }
 
 func (p *ptParser) finish() []Measurement {
-	headerOnly := p.table != nil && len(p.table.samples) == 0 && !p.table.elided
+	headerOnly := p.table != nil && p.table.rows() == 0 && !p.table.elided
 	for p.table != nil {
 		p.closeTable(false)
 	}
@@ -145,4 +156,30 @@ func (p *ptParser) finish() []Measurement {
 		return []Measurement{failed(tool, ClassTruncated, "output ends after the header block, before any result")}
 	}
 	return []Measurement{failed(tool, ClassTruncated, "server waited for a client; output ends before any result")}
+}
+
+// noClockReason says why perftest printed rows without figures.
+func (p *ptParser) noClockReason() string {
+	const consequence = "; under -F perftest prints these instead of stopping. " +
+		"Not a measurement of the fabric: run it again on a less loaded host"
+	if p.clockLine != "" {
+		return "it had no CPU clock rate to turn cycles into time: its clock calibration failed (\"" + p.clockLine +
+			"\": the host's timer was too noisy, as on an overloaded VM)" + consequence
+	}
+	return "it had no CPU clock rate to turn cycles into time (no \"cpu MHz\" in /proc/cpuinfo, or a failed clock calibration)" + consequence
+}
+
+// sizesText names the sizes of rows: "size 65536", "sizes 2, 4 and 8".
+func sizesText(rows []Sample) string {
+	sizes := make([]string, len(rows))
+	for i, s := range rows {
+		sizes[i] = strconv.FormatInt(s.Bytes, 10)
+	}
+	switch n := len(sizes); {
+	case n == 1:
+		return "size " + sizes[0]
+	case n > 6:
+		return fmt.Sprintf("%d sizes (%s to %s)", n, sizes[0], sizes[n-1])
+	}
+	return "sizes " + strings.Join(sizes[:len(sizes)-1], ", ") + " and " + sizes[len(sizes)-1]
 }

@@ -266,6 +266,13 @@ func (l *legRun) parse() judge.Outcome {
 		switch {
 		case err != nil:
 			firstErr = withErr(firstErr, parsers.ClassUnknownFormat, fmt.Sprintf("%s output (%s): %v", s.pc.Role, s.rel, err))
+		case !m.OK && m.ErrorClass == parsers.ClassClock:
+			// The rows say what crossed the wire (for the path proof),
+			// though none is a measurement.
+			firstErr = withErr(firstErr, m.ErrorClass, fmt.Sprintf("%s: %s", s.pc.Role, m.Error))
+			if o.M.Tool == "" {
+				o.M = m
+			}
 		case !m.OK:
 			firstErr = withErr(firstErr, classOr(m.ErrorClass), fmt.Sprintf("%s: %s (%s; last output: %s)", s.pc.Role, m.Error, exitText(s), s.out.lastLines()))
 		default:

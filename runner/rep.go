@@ -2,12 +2,18 @@ package runner
 
 import (
 	"context"
+	"fmt"
 	"time"
 
+	"github.com/rdmabench/rdmabench/parsers"
 	"github.com/rdmabench/rdmabench/report"
 	"github.com/rdmabench/rdmabench/runner/judge"
 	"github.com/rdmabench/rdmabench/runner/plan"
 )
+
+// clockReruns bounds how often a repetition is run again after the tool
+// could not time itself (parsers.ClassClock).
+const clockReruns = 2
 
 // runLeg runs a leg Job.Repetitions times and judges the whole. It returns
 // false when the run was interrupted before the leg finished.
@@ -18,16 +24,33 @@ func (r *run) runLeg(ctx context.Context, job *plan.Job, legIdx int) (report.Res
 	outs := make([]judge.Outcome, 0, reps)
 	proof := r.newLegProof(job, legIdx)
 	proof.start(ctx)
+	var discarded []judge.Outcome
 	for rep := 0; rep < reps; rep++ {
 		r.progress.start(job, legIdx, rep, reps)
 		o := r.runRep(ctx, job, legIdx, rep)
+		// A tool that could not time itself (a noisy clock on a loaded
+		// host) says nothing of the fabric: the repetition is run again,
+		// and the result says so.
+		attempts, first := 1, o.Err
+		for o.Class == parsers.ClassClock && attempts <= clockReruns && !o.Interrupted && ctx.Err() == nil {
+			discarded = append(discarded, o)
+			o = r.runRep(ctx, job, legIdx, rep)
+			attempts++
+		}
+		switch {
+		case attempts == 1:
+		case o.Class == parsers.ClassClock:
+			o.Notes = append(o.Notes, fmt.Sprintf("repetition %d/%d ran %d times, without figures each time", rep+1, reps, attempts))
+		default:
+			o.Notes = append(o.Notes, fmt.Sprintf("repetition %d/%d ran %d times: the first %d had no figures (%s)", rep+1, reps, attempts, attempts-1, first))
+		}
 		if o.Interrupted || ctx.Err() != nil {
 			return res, false
 		}
 		outs = append(outs, o)
 	}
 	judge.Fill(&res, r.tests[job.Test], r.cfg.LineRate, outs)
-	proof.finish(ctx, &res, outs)
+	proof.finish(ctx, &res, outs, discarded)
 	r.noteVersion(job.Tool, outs)
 	return res, true
 }

@@ -85,10 +85,7 @@ func TestBackendOnVMs(t *testing.T) {
 
 	t.Run("ib_write_bw", func(t *testing.T) {
 		args := []string{"ib_write_bw", "-d", "rxe0", "-x", "1", "--report_gbits", "-F", "-n", "500", "-s", "65536"}
-		srv := start(t, b, eps[0], nil, args...)
-		waitPort(t, b, eps[0], 18515)
-		cli := start(t, b, eps[1], nil, append(args, eps[0].Address)...)
-		ce, se := cli.wait(t, 120*time.Second), srv.wait(t, 30*time.Second)
+		cli, srv, ce, se := perftestPair(t, b, eps, 120*time.Second, args...)
 		if ce.Code != 0 || se.Code != 0 {
 			t.Fatalf("exit client %d server %d\n%s%s", ce.Code, se.Code, cli.out, cli.err)
 		}
@@ -103,10 +100,7 @@ func TestBackendOnVMs(t *testing.T) {
 
 	t.Run("ib_write_bw sweep", func(t *testing.T) {
 		args := []string{"ib_write_bw", "-d", "rxe0", "-x", "1", "--report_gbits", "-F", "-a", "-n", "5"}
-		srv := start(t, b, eps[0], nil, args...)
-		waitPort(t, b, eps[0], 18515)
-		cli := start(t, b, eps[1], nil, append(args, eps[0].Address)...)
-		ce, se := cli.wait(t, 180*time.Second), srv.wait(t, 30*time.Second)
+		cli, srv, ce, se := perftestPair(t, b, eps, 180*time.Second, args...)
 		rows := bwRows(cli.out.String())
 		if ce.Code != 0 || se.Code != 0 || len(rows) != 23 || rows[8388608] <= 0 {
 			t.Fatalf("sweep: exit %d/%d, %d rows; want 23 sizes\n%s%s", ce.Code, se.Code, len(rows), cli.out, cli.err)
@@ -118,10 +112,7 @@ func TestBackendOnVMs(t *testing.T) {
 
 	t.Run("ib_read_lat", func(t *testing.T) {
 		args := []string{"ib_read_lat", "-d", "rxe0", "-x", "1", "-F", "-n", "200", "-s", "64"}
-		srv := start(t, b, eps[0], nil, args...)
-		waitPort(t, b, eps[0], 18515)
-		cli := start(t, b, eps[1], nil, append(args, eps[0].Address)...)
-		ce, se := cli.wait(t, 120*time.Second), srv.wait(t, 30*time.Second)
+		cli, srv, ce, se := perftestPair(t, b, eps, 120*time.Second, args...)
 		if ce.Code != 0 || se.Code != 0 || !strings.Contains(cli.out.String(), "t_avg[usec]") {
 			t.Fatalf("exit %d/%d\n%s%s", ce.Code, se.Code, cli.out, cli.err)
 		}

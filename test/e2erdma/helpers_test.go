@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rdmabench/rdmabench/parsers"
 	"github.com/rdmabench/rdmabench/runner/backend"
 	"github.com/rdmabench/rdmabench/runner/ssh"
 )
@@ -122,4 +123,43 @@ func bwRows(out string) map[int64]float64 {
 		}
 	}
 	return rows
+}
+
+// perftestPair runs a perftest server on eps[0] and its client on eps[1]
+// (the client also gets the server's address) and waits for both. A run
+// whose client could not time itself (parsers.ClassClock: perftest's
+// clock calibration fails now and then on a loaded TCG VM) says nothing of
+// the fabric; it is run again, at most twice, as rdmabench itself does.
+func perftestPair(t *testing.T, b backend.Backend, eps [2]backend.Endpoint, clientWait time.Duration, args ...string) (cli, srv *run, ce, se backend.Exit) {
+	t.Helper()
+	for attempt := 1; ; attempt++ {
+		srv = start(t, b, eps[0], nil, args...)
+		waitPort(t, b, eps[0], 18515)
+		cli = start(t, b, eps[1], nil, append(args, eps[0].Address)...)
+		ce, se = cli.wait(t, clientWait), srv.wait(t, 30*time.Second)
+		why := clockTrouble(args[0], cli)
+		if why == "" || attempt == 3 {
+			return cli, srv, ce, se
+		}
+		t.Logf("attempt %d: %s; running it again", attempt, why)
+	}
+}
+
+// clockTrouble says why a perftest client's figures are not measurements
+// (all rows, or some sizes of a sweep, printed without a clock rate).
+func clockTrouble(tool string, r *run) string {
+	ms, err := parsers.Parse(tool, bytes.NewReader(append(r.out.Bytes(), r.err.Bytes()...)))
+	if err != nil || len(ms) == 0 {
+		return ""
+	}
+	m := ms[len(ms)-1]
+	if m.ErrorClass == parsers.ClassClock {
+		return m.Error
+	}
+	for _, w := range m.Warnings {
+		if strings.HasPrefix(w, "left out ") {
+			return w
+		}
+	}
+	return ""
 }

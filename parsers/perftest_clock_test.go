@@ -1,0 +1,72 @@
+package parsers
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+// perftest without a CPU clock rate prints rows of 0 or inf under -F.
+// The captures are real (test/e2erdma TestNoClockOnVMs: "cpu MHz" hidden
+// on the client VM); the calibration failure line is perftest's own
+// fprintf, as it reaches the same file when stderr is captured with stdout.
+func TestPerftestWithoutClock(t *testing.T) {
+	read := func(name string) string {
+		b, err := os.ReadFile("../testdata/softroce/" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	bw := read("error_no_clock_bw_client.txt")
+	const r2 = "Correlation coefficient r^2: 0.612 < 0.9\n"
+
+	cases := []struct {
+		name, text string
+		want       string // in the error
+	}{
+		{"bw, cpuinfo without cpu MHz", bw, `no "cpu MHz" in /proc/cpuinfo`},
+		{"lat, inf rows", read("error_no_clock_lat_client.txt"), `no "cpu MHz" in /proc/cpuinfo`},
+		{"bw, failed calibration (stderr first)", r2 + bw, `its clock calibration failed ("Correlation coefficient r^2: 0.612 < 0.9"`},
+		{"bw, failed calibration inside the table", strings.Replace(bw, " 65536      200", r2+" 65536      200", 1), "clock calibration failed"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			ms, err := ParsePerftest(strings.NewReader(c.text))
+			if err != nil || len(ms) != 1 {
+				t.Fatalf("%v, %d measurements", err, len(ms))
+			}
+			m := ms[0]
+			if m.OK || m.ErrorClass != ClassClock || !strings.Contains(m.Error, c.want) {
+				t.Fatalf("ok %v class %q error %q; want clock_error naming %q", m.OK, m.ErrorClass, m.Error, c.want)
+			}
+			if len(m.Samples) != 1 || m.Samples[0].Iterations <= 0 {
+				t.Errorf("samples %+v; want the row's size and iterations kept", m.Samples)
+			}
+		})
+	}
+
+	// One size of a sweep without figures: the others are measurements,
+	// the empty one is left out and named.
+	sweep := read("ib_write_bw_sweep_client.txt")
+	var zeroed []string
+	for _, l := range strings.Split(sweep, "\n") {
+		if f := strings.Fields(l); len(f) == 5 && f[0] == "4096" {
+			l = " 4096       5             0.000000            0.000000            0.000000"
+		}
+		zeroed = append(zeroed, l)
+	}
+	ms, err := ParsePerftest(strings.NewReader(r2 + strings.Join(zeroed, "\n")))
+	if err != nil || len(ms) != 1 {
+		t.Fatalf("sweep: %v, %d measurements", err, len(ms))
+	}
+	m := ms[0]
+	if !m.OK || len(m.Samples) != 22 || !strings.Contains(strings.Join(m.Warnings, "\n"), "left out size 4096, printed without figures") {
+		t.Fatalf("sweep: ok %v, %d samples, warnings %q; want 22 measured sizes and a warning naming 4096", m.OK, len(m.Samples), m.Warnings)
+	}
+	for _, s := range m.Samples {
+		if s.Bytes == 4096 {
+			t.Errorf("size 4096 kept: %+v", s)
+		}
+	}
+}
