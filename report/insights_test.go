@@ -187,6 +187,13 @@ func TestLowPairsLinkAndExpectation(t *testing.T) {
 	if len(none.Low) != 0 || !strings.HasPrefix(none.Findings[0], "no pair of 6 below") {
 		t.Errorf("%+v", none)
 	}
+	// of: expectation with minLineRate and no line rate: no reference, and
+	// the finding says why instead of "no pair low".
+	unjudged := AnalyzeLowPairs(rs, nil, "m", LowPairRule{BelowPct: 50, Of: "expectation"})
+	if len(unjudged.Low) != 0 || len(unjudged.Findings) != 1 ||
+		!strings.HasPrefix(unjudged.Findings[0], "low pairs not judged among 6 pairs: the expectation is minLineRate and this run has no line rate") {
+		t.Errorf("%+v", unjudged)
+	}
 }
 
 // The KV arithmetic against hand computation.

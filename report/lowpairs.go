@@ -237,6 +237,16 @@ func where(e LowEndpoint) string {
 // confirmed low pairs (and at least two) is suspect; when the top two are
 // tied and every low pair lies between them, the link is.
 func (a *LowPairAnalysis) findings(endpoints []EndpointInfo) {
+	if a.ReferenceBps <= 0 && a.Pairs > 0 {
+		// A threshold of 0 finds nothing: say so instead of "no pair low".
+		why := "no pair of the matrix measured any bandwidth"
+		if a.Rule.Of == "expectation" {
+			why = "the expectation is minLineRate and this run has no line rate " +
+				"(set lineRate: 400Gb/s in the scenario, or auto where the NIC's speed can be read), and no minBandwidth"
+		}
+		a.Findings = append(a.Findings, fmt.Sprintf("low pairs not judged among %d pairs: %s", a.Pairs, why))
+		return
+	}
 	conf := a.confirmed()
 	th := fmt.Sprintf("%s (%.0f%% of the %s, %s)", units.FormatRate(a.ThresholdBps), a.Rule.BelowPct, refWord(a.Rule.Of), units.FormatRate(a.ReferenceBps))
 	if len(a.Low) == 0 {
