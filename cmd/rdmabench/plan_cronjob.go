@@ -19,22 +19,26 @@ type cronJobFlags struct {
 	namespace    string // empty: the scenario's cluster.namespace
 	resultsClaim string
 	storage      string
+	storageClass string
+	timeZone     string
 }
 
 func (f *cronJobFlags) register(cmd *cobra.Command) {
 	f.cmd = cmd
 	fl := cmd.Flags()
-	fl.StringVar(&f.schedule, "schedule", "0 2 * * *", "-o cronjob: when to run, in cron syntax (the controller's time zone)")
+	fl.StringVar(&f.schedule, "schedule", "0 2 * * *", "-o cronjob: when to run, in cron syntax (in --time-zone, else the controller's time zone)")
 	fl.StringVar(&f.image, "image", "", "-o cronjob: an image with rdmabench on PATH and /bin/sh (default rdmabench/rdmabench:VERSION)")
 	fl.StringVarP(&f.namespace, "namespace", "n", "", "-o cronjob, -o manifests: where the run's objects go (default the scenario's cluster.namespace)")
 	fl.StringVar(&f.resultsClaim, "results-claim", "rdmabench-results", "-o cronjob: the PersistentVolumeClaim that keeps every run")
 	fl.StringVar(&f.storage, "storage", "10Gi", "-o cronjob: the size the results claim requests")
+	fl.StringVar(&f.storageClass, "storage-class", "", "-o cronjob: the results claim's StorageClass (default the cluster's default class)")
+	fl.StringVar(&f.timeZone, "time-zone", "", "-o cronjob: the IANA time zone of --schedule, e.g. Europe/Paris (default the controller's)")
 }
 
 // onlyWithCronJob refuses the cronjob flags with another output, where
 // they would be silently ignored.
 func (f *cronJobFlags) onlyWithCronJob() error {
-	for _, name := range []string{"schedule", "image", "namespace", "results-claim", "storage"} {
+	for _, name := range []string{"schedule", "image", "namespace", "results-claim", "storage", "storage-class", "time-zone"} {
 		if f.cmd != nil && f.cmd.Flags().Changed(name) {
 			return usageError{fmt.Errorf("--%s is for -o cronjob", name)}
 		}
@@ -75,6 +79,7 @@ func runPlanCronJob(opts *planOptions, stdout io.Writer) error {
 	objs, err := kube.CronJob(kube.CronJobOptions{
 		Scenario: s.Metadata.Name, ScenarioYAML: data, Namespace: ns, Schedule: f.schedule,
 		Image: image, ResultsClaim: f.resultsClaim, Storage: f.storage,
+		StorageClass: f.storageClass, TimeZone: f.timeZone,
 	})
 	if err != nil {
 		return usageError{err}

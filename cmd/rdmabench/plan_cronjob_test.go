@@ -39,7 +39,8 @@ tests:
 func TestPlanCronJobDecodesStrictly(t *testing.T) {
 	path := writeScenario(t, cronScenario)
 	code, out, errs := runCLI(t, "", "plan", path, "-o", "cronjob", "--schedule", "30 3 * * *",
-		"--image", "registry.example.com/rdmabench:v1", "--results-claim", "fabric-runs", "--storage", "20Gi")
+		"--image", "registry.example.com/rdmabench:v1", "--results-claim", "fabric-runs", "--storage", "20Gi",
+		"--storage-class", "fast-nvme", "--time-zone", "Europe/Paris")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
@@ -89,16 +90,17 @@ func TestPlanCronJobDecodesStrictly(t *testing.T) {
 		rb.Subjects[0].Kind != "ServiceAccount" || rb.Subjects[0].Name != sa.Name || rb.Subjects[0].Namespace != "fabric" {
 		t.Errorf("RoleBinding %+v does not bind the Role to the ServiceAccount", rb)
 	}
-	if pvc.Name != "fabric-runs" || !pvc.Spec.Resources.Requests[corev1.ResourceStorage].Equal(resource.MustParse("20Gi")) {
-		t.Errorf("PVC %s %v", pvc.Name, pvc.Spec.Resources.Requests)
+	if pvc.Name != "fabric-runs" || !pvc.Spec.Resources.Requests[corev1.ResourceStorage].Equal(resource.MustParse("20Gi")) ||
+		pvc.Spec.StorageClassName == nil || *pvc.Spec.StorageClassName != "fast-nvme" {
+		t.Errorf("PVC %s %v class %v", pvc.Name, pvc.Spec.Resources.Requests, pvc.Spec.StorageClassName)
 	}
 	scenario, _ := os.ReadFile(path)
 	if cm.Data["nightly-tcp.yaml"] != string(scenario) {
 		t.Errorf("ConfigMap data %v: want the scenario verbatim under nightly-tcp.yaml", cm.Data)
 	}
 	s := cj.Spec
-	if s.Schedule != "30 3 * * *" || s.ConcurrencyPolicy != batchv1.ForbidConcurrent {
-		t.Errorf("schedule %q, concurrency %q", s.Schedule, s.ConcurrencyPolicy)
+	if s.Schedule != "30 3 * * *" || s.TimeZone == nil || *s.TimeZone != "Europe/Paris" || s.ConcurrencyPolicy != batchv1.ForbidConcurrent {
+		t.Errorf("schedule %q (time zone %v), concurrency %q", s.Schedule, s.TimeZone, s.ConcurrencyPolicy)
 	}
 	job := s.JobTemplate.Spec
 	pod := job.Template.Spec
@@ -144,6 +146,9 @@ func TestPlanCronJobRefusals(t *testing.T) {
 		{[]string{"plan", local, "-o", "cronjob"}, "needs backend: kube"},
 		{[]string{"plan", local, "--schedule", "0 1 * * *"}, "--schedule is for -o cronjob"},
 		{[]string{"plan", writeScenario(t, cronScenario), "-o", "cronjob", "--schedule", "nightly"}, `schedule "nightly"`},
+		{[]string{"plan", writeScenario(t, cronScenario), "-o", "cronjob", "--time-zone", "Mars/Olympus"}, `time zone "Mars/Olympus": not an IANA time zone name`},
+		{[]string{"plan", writeScenario(t, cronScenario), "-o", "cronjob", "--storage-class", "Fast_NVMe"}, `storage class "Fast_NVMe"`},
+		{[]string{"plan", local, "--time-zone", "Etc/UTC"}, "--time-zone is for -o cronjob"},
 	} {
 		code, _, errs := runCLI(t, "", tc.args...)
 		if code != 2 || !strings.Contains(errs, tc.want) {

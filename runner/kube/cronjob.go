@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
+	_ "time/tzdata" // the time zone is checked alike on hosts without a zoneinfo database
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -31,6 +33,8 @@ type CronJobOptions struct {
 	Image        string // an image with rdmabench on PATH and /bin/sh
 	ResultsClaim string // the PersistentVolumeClaim holding every run
 	Storage      string // its size request
+	StorageClass string // its storageClassName; "" leaves the cluster's default
+	TimeZone     string // the schedule's IANA time zone ("Europe/Paris"); "" is the controller's
 }
 
 // CronJob is the set of objects that runs a scenario on a schedule,
@@ -63,8 +67,9 @@ func CronJob(o CronJobOptions) ([]runtime.Object, error) {
 		&corev1.PersistentVolumeClaim{
 			TypeMeta: typ("v1", "PersistentVolumeClaim"), ObjectMeta: meta(o.ResultsClaim),
 			Spec: corev1.PersistentVolumeClaimSpec{
-				AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
-				Resources:   corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: storage}},
+				AccessModes:      []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+				Resources:        corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: storage}},
+				StorageClassName: optional(o.StorageClass),
 			},
 		},
 		&corev1.ConfigMap{TypeMeta: typ("v1", "ConfigMap"), ObjectMeta: meta(name), Data: map[string]string{file: string(o.ScenarioYAML)}},
@@ -72,6 +77,7 @@ func CronJob(o CronJobOptions) ([]runtime.Object, error) {
 			TypeMeta: typ("batch/v1", "CronJob"), ObjectMeta: meta(name),
 			Spec: batchv1.CronJobSpec{
 				Schedule:          o.Schedule,
+				TimeZone:          optional(o.TimeZone),
 				ConcurrencyPolicy: batchv1.ForbidConcurrent, // one run at a time: two would measure each other
 				JobTemplate: batchv1.JobTemplateSpec{
 					ObjectMeta: metav1.ObjectMeta{Labels: labels},
@@ -99,6 +105,22 @@ func (o CronJobOptions) check() (resource.Quantity, error) {
 	}
 	if len(strings.Fields(o.Schedule)) != 5 && !strings.HasPrefix(o.Schedule, "@") {
 		problems = append(problems, fmt.Sprintf("schedule %q: want five cron fields (minute hour day month weekday), e.g. \"0 2 * * *\"", o.Schedule))
+	}
+	if o.StorageClass != "" {
+		if errs := validation.IsDNS1123Subdomain(o.StorageClass); len(errs) > 0 {
+			problems = append(problems, fmt.Sprintf("storage class %q: %s", o.StorageClass, strings.Join(errs, "; ")))
+		}
+	}
+	if o.TimeZone != "" {
+		// The controller reads the zone from its own tz database; a name
+		// this binary's database lacks would be refused there too. "Local"
+		// is Go's, not a zone name.
+		if _, err := time.LoadLocation(o.TimeZone); err != nil || o.TimeZone == "Local" {
+			problems = append(problems, fmt.Sprintf("time zone %q: not an IANA time zone name (e.g. Etc/UTC, Europe/Paris, America/New_York)", o.TimeZone))
+		}
+		if strings.Contains(o.Schedule, "TZ=") {
+			problems = append(problems, fmt.Sprintf("schedule %q: give the zone once, with the time zone option, not as TZ= in the schedule", o.Schedule))
+		}
 	}
 	if strings.TrimSpace(o.Image) == "" {
 		problems = append(problems, "image: empty")
@@ -189,4 +211,12 @@ func WriteManifest(w io.Writer, objs []runtime.Object) error {
 	}
 	_, err := w.Write(buf.Bytes())
 	return err
+}
+
+// optional is a pointer to s, or nil when s is empty (the field left out).
+func optional(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
 }
