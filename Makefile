@@ -50,9 +50,11 @@ test-report: assets
 # The soft-RoCE lane: two QEMU VMs with rdma_rxe, built from Debian packages
 # (images/), driven over ssh: real ib_write_bw, ib_read_lat, rping and
 # ucx_perftest between two kernels. Needs qemu-system-x86 (./.ci/setup).
-e2e-rdma: build
+# The VMs are also joined as nodes to the kube lane's control plane (kube-bins)
+# for the kube backend over rxe (TestKubeOnVMs).
+e2e-rdma: build kube-bins
 	$(MAKE) -C images softroce GO="$(GO)"
-	RDMABENCH_SOFTROCE=$(CURDIR)/.work/softroce $(GO) test -count=1 -timeout 20m -v ./test/e2erdma/
+	RDMABENCH_SOFTROCE=$(CURDIR)/.work/softroce RDMABENCH_KUBE_BIN=$(CURDIR)/$(KUBE_BIN) $(GO) test -count=1 -timeout 20m -v ./test/e2erdma/
 
 # The GPU lane (not in `make test`: CI has no GPU). On a host with NVIDIA GPUs and
 # nccl-tests on the PATH: rdmabench runs scenarios/gpu-single-host.yaml, the same

@@ -65,6 +65,9 @@ type Options struct {
 	BackoffBase, BackoffMax time.Duration
 	// Log receives the agent's own messages; nil discards them.
 	Log io.Writer
+	// Remote, when set, runs the node's pods on another machine (see
+	// Remote); nil runs them here.
+	Remote *Remote
 }
 
 // Agent is a running node.

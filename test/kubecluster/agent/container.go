@@ -90,7 +90,7 @@ func (p *pod) fieldValue(path, ip string) string {
 	case "status.podIP":
 		return ip
 	case "status.hostIP":
-		return p.agent.opts.NodeIP
+		return p.agent.hostIP()
 	case "metadata.name":
 		return p.spec.Name
 	case "metadata.namespace":
@@ -137,11 +137,16 @@ func expandEnv(s string, vars map[string]string) string {
 // `ip netns exec NETNS argv...` on the host's; in its own process group,
 // killed if the agent's thread dies.
 func (p *pod) command(c *container, argv []string) *exec.Cmd {
-	args := p.wrap(c, argv)
-	cmd := exec.Command(args[0], args[1:]...)
-	cmd.Env = p.env(c)
-	if c.spec.WorkingDir != "" && !p.hasRoot() {
-		cmd.Dir = c.spec.WorkingDir
+	var cmd *exec.Cmd
+	if p.agent.opts.Remote != nil {
+		cmd = p.remoteCommand(c, argv)
+	} else {
+		args := p.wrap(c, argv)
+		cmd = exec.Command(args[0], args[1:]...)
+		cmd.Env = p.env(c)
+		if c.spec.WorkingDir != "" && !p.hasRoot() {
+			cmd.Dir = c.spec.WorkingDir
+		}
 	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	// A daemonised child may keep stdout open; do not wait for it.

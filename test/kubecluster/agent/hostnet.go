@@ -95,6 +95,15 @@ func (p *pod) podPids(pn *PodNet) []int {
 
 // kill ends every process of the pod, waiting up to grace after SIGTERM.
 func (p *pod) kill(pn *PodNet, grace time.Duration) error {
+	if p.agent.opts.Remote != nil {
+		// The processes on the machine first: ending the local shells
+		// (ssh) does not end what they started there.
+		err := p.killRemote(grace)
+		if lerr := killGroups(p.groups(), 0); err == nil {
+			err = lerr
+		}
+		return err
+	}
 	if pn.NetNS == "" {
 		return killGroups(p.groups(), grace)
 	}

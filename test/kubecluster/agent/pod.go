@@ -78,6 +78,13 @@ func (p *pod) start() {
 	if ctx.Err() != nil {
 		return
 	}
+	if p.agent.opts.Remote != nil && !p.spec.Spec.HostNetwork {
+		p.mu.Lock()
+		p.netErr = fmt.Sprintf("node %s is a machine reached over %s: it runs hostNetwork pods only", p.agent.opts.Name, p.agent.opts.Remote.Shell[0])
+		p.mu.Unlock()
+		p.notify()
+		return
+	}
 	if p.spec.Spec.HostNetwork {
 		p.mu.Lock()
 		p.net = &PodNet{}

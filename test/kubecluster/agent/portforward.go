@@ -27,6 +27,9 @@ func (p *pod) portForward(ctx context.Context, port int32, stream io.ReadWriteCl
 	if pn == nil || deleting {
 		return errdefs.InvalidInputf("pod %s/%s is not running", p.spec.Namespace, p.spec.Name)
 	}
+	if p.agent.opts.Remote != nil {
+		return errdefs.InvalidInputf("pod %s/%s runs on %s, a remote machine: port-forward is not supported there", p.spec.Namespace, p.spec.Name, p.agent.opts.Name)
+	}
 	conn, err := dialInNetNS(pn.NetNS, fmt.Sprintf("127.0.0.1:%d", port))
 	if err != nil {
 		return fmt.Errorf("port-forward to pod %s/%s port %d: %w", p.spec.Namespace, p.spec.Name, port, err)

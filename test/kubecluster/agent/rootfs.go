@@ -279,5 +279,5 @@ func (p *pod) podIP() string {
 	if len(p.net.Attachments) > 0 {
 		return p.net.Attachments[0].IP.String()
 	}
-	return p.agent.opts.NodeIP
+	return p.agent.hostIP()
 }

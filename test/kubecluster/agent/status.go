@@ -14,16 +14,16 @@ func (p *pod) snapshot() *corev1.Pod {
 	defer p.mu.Unlock()
 	out := p.spec.DeepCopy()
 	st := &out.Status
-	st.HostIP = p.agent.opts.NodeIP
-	st.HostIPs = []corev1.HostIP{{IP: p.agent.opts.NodeIP}}
+	st.HostIP = p.agent.hostIP()
+	st.HostIPs = []corev1.HostIP{{IP: p.agent.hostIP()}}
 	st.StartTime = &p.started
 	if p.net != nil && len(p.net.Attachments) > 0 {
 		ip := p.net.Attachments[0].IP.String()
 		st.PodIP = ip
 		st.PodIPs = []corev1.PodIP{{IP: ip}}
 	} else if p.net != nil { // hostNetwork
-		st.PodIP = p.agent.opts.NodeIP
-		st.PodIPs = []corev1.PodIP{{IP: p.agent.opts.NodeIP}}
+		st.PodIP = p.agent.hostIP()
+		st.PodIPs = []corev1.PodIP{{IP: p.agent.hostIP()}}
 	}
 	allRunning, anyRunning, restarting, pending := true, false, false, false
 	allTerminated, allSucceeded := true, true

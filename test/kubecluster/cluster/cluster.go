@@ -71,6 +71,17 @@ type Options struct {
 	StartTimeout time.Duration
 	// Log receives progress and the node agents' messages; nil discards.
 	Log io.Writer
+	// RemoteNodes are nodes on other machines (the soft-RoCE VMs), after
+	// the Nodes local ones; with RemoteNodes, Nodes defaults to 0.
+	RemoteNodes []RemoteNode
+}
+
+// RemoteNode is a node whose pods run on another machine (agent.Remote).
+type RemoteNode struct {
+	Name   string
+	Remote agent.Remote
+	// Labels are added to the node's, beside the defaults.
+	Labels map[string]string
 }
 
 // Cluster is a running test cluster.
@@ -99,7 +110,7 @@ type Cluster struct {
 }
 
 func (o *Options) defaults() error {
-	if o.Nodes == 0 {
+	if o.Nodes == 0 && len(o.RemoteNodes) == 0 {
 		o.Nodes = 3
 	}
 	if o.NodePrefix == "" {

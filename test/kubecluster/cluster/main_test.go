@@ -123,20 +123,29 @@ func testPod(name string, argv []string, mutate func(*corev1.Pod)) *corev1.Pod {
 // the end of the test.
 func createPod(t *testing.T, p *corev1.Pod) *corev1.Pod {
 	t.Helper()
-	c := needCluster(t)
+	return createPodOn(t, needCluster(t), p)
+}
+
+// createPodOn is createPod on cluster c.
+func createPodOn(t *testing.T, c *Cluster, p *corev1.Pod) *corev1.Pod {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	out, err := c.Client().CoreV1().Pods(p.Namespace).Create(ctx, p, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { deletePod(t, p.Namespace, p.Name) })
+	t.Cleanup(func() { deletePodOn(t, c, p.Namespace, p.Name) })
 	return out
 }
 
 // deletePod deletes a pod and waits (bounded) until the API no longer has it.
 func deletePod(t testing.TB, ns, name string) {
-	c := needCluster(t)
+	deletePodOn(t, needCluster(t), ns, name)
+}
+
+// deletePodOn is deletePod on cluster c.
+func deletePodOn(t testing.TB, c *Cluster, ns, name string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	err := c.Client().CoreV1().Pods(ns).Delete(ctx, name, metav1.DeleteOptions{})
@@ -156,7 +165,12 @@ func deletePod(t testing.TB, ns, name string) {
 // waitPod polls the pod until cond holds (bounded by d) and returns it.
 func waitPod(t *testing.T, name string, d time.Duration, what string, cond func(*corev1.Pod) bool) *corev1.Pod {
 	t.Helper()
-	c := needCluster(t)
+	return waitPodOn(t, needCluster(t), name, d, what, cond)
+}
+
+// waitPodOn is waitPod on cluster c.
+func waitPodOn(t *testing.T, c *Cluster, name string, d time.Duration, what string, cond func(*corev1.Pod) bool) *corev1.Pod {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
 	var last *corev1.Pod
@@ -187,7 +201,12 @@ func isReady(p *corev1.Pod) bool {
 // protocol ("websocket" or "spdy") and returns stdout, stderr and the error.
 func execIn(t *testing.T, pod, protocol string, stdin string, argv ...string) (string, string, error) {
 	t.Helper()
-	c := needCluster(t)
+	return execOn(t, needCluster(t), pod, protocol, stdin, argv...)
+}
+
+// execOn is execIn on cluster c.
+func execOn(t *testing.T, c *Cluster, pod, protocol string, stdin string, argv ...string) (string, string, error) {
+	t.Helper()
 	req := c.Client().CoreV1().RESTClient().Post().Resource("pods").Namespace("default").Name(pod).
 		SubResource("exec").VersionedParams(&corev1.PodExecOptions{
 		Container: "main", Command: argv, Stdin: stdin != "", Stdout: true, Stderr: true,

@@ -37,24 +37,39 @@ func (c *Cluster) startNodes(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	type nodeSpec struct {
+		name   string
+		remote *agent.Remote
+		labels map[string]string
+	}
+	var specs []nodeSpec
 	for i := 1; i <= c.opts.Nodes; i++ {
-		name := fmt.Sprintf("%s%d", c.opts.NodePrefix, i)
+		specs = append(specs, nodeSpec{name: fmt.Sprintf("%s%d", c.opts.NodePrefix, i)})
+	}
+	for _, r := range c.opts.RemoteNodes {
+		specs = append(specs, nodeSpec{name: r.Name, remote: &r.Remote, labels: r.Labels})
+	}
+	for _, n := range specs {
 		port, err := freePort()
 		if err != nil {
 			return err
 		}
-		tlsCfg, err := c.pki.serverTLS(name)
+		tlsCfg, err := c.pki.serverTLS(n.name)
 		if err != nil {
 			return err
 		}
-		a, err := agent.Start(ctx, agent.Options{
-			Name: name, Client: cs, Fabric: f, TLS: tlsCfg, Port: port,
+		opts := agent.Options{
+			Name: n.name, Client: cs, Fabric: f, TLS: tlsCfg, Port: port,
 			Capacity:    c.opts.Capacity.DeepCopy(),
-			WorkDir:     filepath.Join(c.WorkDir, "nodes", name),
+			WorkDir:     filepath.Join(c.WorkDir, "nodes", n.name),
 			BrokenImage: c.brokenImage, RootFS: c.rootFS, ExtraBinDir: c.opts.ExtraBinDir,
 			BackoffBase: c.opts.BackoffBase, BackoffMax: c.opts.BackoffMax,
-			Log: c.opts.Log,
-		}, c.opts.StartTimeout)
+			Log: c.opts.Log, Labels: n.labels, Remote: n.remote,
+		}
+		if n.remote != nil {
+			opts.RootFS = nil // the machine's own file system
+		}
+		a, err := agent.Start(ctx, opts, c.opts.StartTimeout)
 		if err != nil {
 			return err
 		}
