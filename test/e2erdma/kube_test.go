@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -176,36 +175,15 @@ func kubeInterruptOnVMs(t *testing.T, c *cluster.Cluster, log *syncBuffer) {
       duration: 60s
 `)
 	out := filepath.Join(t.TempDir(), "run")
-	cmd := exec.Command(filepath.Join(repoRoot, "bin", "rdmabench"), "run", scenario, "--kubeconfig", c.Kubeconfig, "--out", out, "--html", "none")
-	var stderr syncBuffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	deadline := time.Now().Add(2 * time.Minute)
-	for !strings.Contains(stderr.String(), "round 1/") {
-		if time.Now().After(deadline) || cmd.ProcessState != nil {
-			cmd.Process.Kill()
-			t.Fatalf("the run never started its first round:\n%s", stderr.String())
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	r := startRun(t, "run", scenario, "--kubeconfig", c.Kubeconfig, "--out", out, "--html", "none")
 	// ib_write_bw runs in both pods once the server listens and the client
 	// started; give it the time to.
 	for _, vm := range pair.VMs {
 		waitVMProcess(t, vm, "ib_write_bw", 30*time.Second)
 	}
-	cmd.Process.Signal(os.Interrupt)
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case <-done:
-	case <-time.After(90 * time.Second):
-		cmd.Process.Kill()
-		t.Fatalf("rdmabench run did not end within 90 s of Ctrl-C:\n%s", stderr.String())
-	}
-	t.Logf("rdmabench run after Ctrl-C:\n%s", stderr.String())
-	if code := cmd.ProcessState.ExitCode(); code != 130 {
+	code := r.interrupt(t)
+	t.Logf("rdmabench run after Ctrl-C:\n%s", r.stderr.String())
+	if code != 130 {
 		t.Errorf("exit %d; want 130", code)
 	}
 	if _, err := report.Load(filepath.Join(out, "report.json")); err != nil {

@@ -113,40 +113,60 @@ func TestRunSoftRoCEScenario(t *testing.T) {
 // kills each remote process group).
 func TestRunInterrupted(t *testing.T) {
 	needVMs(t)
-	bin := filepath.Join(repoRoot, "bin", "rdmabench")
-	cmd := exec.Command(bin, "run", "scenarios/softroce.yaml", "--out", t.TempDir())
-	cmd.Dir = repoRoot
-	var stderr syncBuffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	deadline := time.Now().Add(2 * time.Minute)
-	for !strings.Contains(stderr.String(), "round 1/") {
-		if strings.Contains(stderr.String(), `unknown command "run"`) {
-			cmd.Wait()
-			t.Skip("this build has no `rdmabench run` yet")
-		}
-		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			t.Fatalf("the run never started its first round:\n%s", stderr.String())
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	r := startRun(t, "run", "scenarios/softroce.yaml", "--out", t.TempDir())
 	time.Sleep(3 * time.Second) // ib_write_bw is running on both VMs
-	cmd.Process.Signal(os.Interrupt)
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case <-done:
-	case <-time.After(90 * time.Second):
-		cmd.Process.Kill()
-		t.Fatalf("rdmabench run did not end within 90 s of Ctrl-C:\n%s", stderr.String())
-	}
-	if code := cmd.ProcessState.ExitCode(); code != 130 {
-		t.Errorf("exit %d; want 130\n%s", code, stderr.String())
+	if code := r.interrupt(t); code != 130 {
+		t.Errorf("exit %d; want 130\n%s", code, r.stderr.String())
 	}
 	b, _ := newBackend(t)
 	eps, _ := provision(t, b)
 	assertNoLeftovers(t, b, eps)
+}
+
+// startedRun is an rdmabench command running in the background.
+type startedRun struct {
+	cmd    *exec.Cmd
+	stderr *syncBuffer
+	done   chan struct{} // closed once it exited
+}
+
+// startRun starts rdmabench with args and returns once its first round
+// began (bounded: 2 minutes).
+func startRun(t *testing.T, args ...string) *startedRun {
+	t.Helper()
+	r := &startedRun{cmd: exec.Command(filepath.Join(repoRoot, "bin", "rdmabench"), args...), stderr: &syncBuffer{}, done: make(chan struct{})}
+	r.cmd.Dir = repoRoot
+	r.cmd.Stderr = r.stderr
+	if err := r.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = r.cmd.Wait(); close(r.done) }()
+	deadline := time.After(2 * time.Minute)
+	for !strings.Contains(r.stderr.String(), "round 1/") {
+		select {
+		case <-r.done:
+			t.Fatalf("rdmabench exited before its first round:\n%s", r.stderr.String())
+		case <-deadline:
+			r.cmd.Process.Kill()
+			<-r.done
+			t.Fatalf("the run never started its first round:\n%s", r.stderr.String())
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	return r
+}
+
+// interrupt sends Ctrl-C (SIGINT) and returns the exit code once the run
+// ended (bounded: 90 s).
+func (r *startedRun) interrupt(t *testing.T) int {
+	t.Helper()
+	r.cmd.Process.Signal(os.Interrupt)
+	select {
+	case <-r.done:
+	case <-time.After(90 * time.Second):
+		r.cmd.Process.Kill()
+		<-r.done
+		t.Fatalf("rdmabench run did not end within 90 s of Ctrl-C:\n%s", r.stderr.String())
+	}
+	return r.cmd.ProcessState.ExitCode()
 }
