@@ -47,6 +47,16 @@ type Command struct {
 	Stderr io.Writer `json:"-"`
 }
 
+// StdinExecer is a Backend whose short commands can be fed stdin. Secrets
+// (the MPI launcher's private keys) travel there and never in argv, which
+// shows in process lists, in error messages and, on Kubernetes, in the
+// exec request's URL that an apiserver's audit log records.
+type StdinExecer interface {
+	// ExecStdin is Exec with stdin as the command's standard input. Its
+	// errors name the command but never the input.
+	ExecStdin(ctx context.Context, ep Endpoint, argv []string, stdin []byte) ([]byte, error)
+}
+
 // Exit is how a process ended.
 type Exit struct {
 	Code     int           // exit status; -1 when killed by a signal

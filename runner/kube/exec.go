@@ -25,18 +25,24 @@ import (
 // its exit code; an error is a failure to run it at all. An API that
 // cannot be reached (a restarting apiserver) is waited for, bounded.
 func (b *Backend) stream(ctx context.Context, pod string, argv []string, stdout, stderr io.Writer) (int, error) {
+	return b.streamStdin(ctx, pod, argv, nil, stdout, stderr)
+}
+
+// streamStdin is stream with stdin (nil: none) fed to the command; every
+// attempt reads it from the start.
+func (b *Backend) streamStdin(ctx context.Context, pod string, argv []string, stdin []byte, stdout, stderr io.Writer) (int, error) {
 	code := -1
 	err := retry(ctx, func() error {
 		var err error
-		code, err = b.streamOnce(ctx, pod, argv, stdout, stderr)
+		code, err = b.streamOnce(ctx, pod, argv, stdin, stdout, stderr)
 		return err
 	})
 	return code, err
 }
 
-func (b *Backend) streamOnce(ctx context.Context, pod string, argv []string, stdout, stderr io.Writer) (int, error) {
+func (b *Backend) streamOnce(ctx context.Context, pod string, argv []string, stdin []byte, stdout, stderr io.Writer) (int, error) {
 	req := b.client.CoreV1().RESTClient().Post().Resource("pods").Namespace(b.namespace).Name(pod).SubResource("exec").
-		VersionedParams(&corev1.PodExecOptions{Container: container, Command: argv, Stdout: true, Stderr: true}, scheme.ParameterCodec)
+		VersionedParams(&corev1.PodExecOptions{Container: container, Command: argv, Stdin: stdin != nil, Stdout: true, Stderr: true}, scheme.ParameterCodec)
 	ws, err := remotecommand.NewWebSocketExecutor(b.config, "GET", req.URL().String())
 	if err != nil {
 		return -1, err
@@ -51,7 +57,11 @@ func (b *Backend) streamOnce(ctx context.Context, pod string, argv []string, std
 	if err != nil {
 		return -1, err
 	}
-	err = ex.StreamWithContext(ctx, remotecommand.StreamOptions{Stdout: stdout, Stderr: stderr})
+	opts := remotecommand.StreamOptions{Stdout: stdout, Stderr: stderr}
+	if stdin != nil {
+		opts.Stdin = bytes.NewReader(stdin)
+	}
+	err = ex.StreamWithContext(ctx, opts)
 	var ce utilexec.CodeExitError
 	switch {
 	case err == nil:
@@ -76,12 +86,18 @@ func (b *Backend) podOf(ep backend.Endpoint) (string, error) {
 // Exec runs a short command in the endpoint's pod to completion and
 // returns its stdout; a non-zero exit is an error with its stderr.
 func (b *Backend) Exec(ctx context.Context, ep backend.Endpoint, argv []string) ([]byte, error) {
+	return b.ExecStdin(ctx, ep, argv, nil)
+}
+
+// ExecStdin is Exec with stdin fed to the command (backend.StdinExecer):
+// it travels in the exec stream, not in the request's URL.
+func (b *Backend) ExecStdin(ctx context.Context, ep backend.Endpoint, argv []string, stdin []byte) ([]byte, error) {
 	pod, err := b.podOf(ep)
 	if err != nil {
 		return nil, err
 	}
 	var out, errb bytes.Buffer
-	code, err := b.stream(ctx, pod, argv, &out, &errb)
+	code, err := b.streamStdin(ctx, pod, argv, stdin, &out, &errb)
 	if err != nil {
 		return out.Bytes(), fmt.Errorf("kube: exec in pod %s: %s: %w", pod, remote.Join(argv), err)
 	}

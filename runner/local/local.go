@@ -5,6 +5,7 @@
 package local
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -141,6 +142,11 @@ func (b *Backend) Exec(ctx context.Context, ep backend.Endpoint, argv []string) 
 	if out, ok, err := readProcFiles(argv); ok {
 		return out, err
 	}
+	return b.ExecStdin(ctx, ep, argv, nil)
+}
+
+// ExecStdin is Exec with stdin fed to the command (backend.StdinExecer).
+func (b *Backend) ExecStdin(ctx context.Context, ep backend.Endpoint, argv []string, stdin []byte) ([]byte, error) {
 	if len(argv) == 0 {
 		return nil, errors.New("empty command")
 	}
@@ -148,6 +154,9 @@ func (b *Backend) Exec(ctx context.Context, ep backend.Endpoint, argv []string) 
 	c.Env = mergeEnv(os.Environ(), ep.Env)
 	c.SysProcAttr = sysProcAttr()
 	c.WaitDelay = time.Second
+	if stdin != nil {
+		c.Stdin = bytes.NewReader(stdin)
+	}
 	out, err := c.Output()
 	if err != nil {
 		return out, fmt.Errorf("%s: %s: %w", ep.Name, strings.Join(argv, " "), err)

@@ -98,14 +98,30 @@ func SSHDConfig(c Config, listen string) string {
 }
 
 // WriteScript writes the keys (and, with a listen address, the sshd
-// config) into Dir: folder 0700, secrets 0600. Its arguments are $1 the
-// private key, $2 the public key, $3 the host key, $4 the sshd config.
+// config) into Dir: folder 0700, secrets 0600. The two private keys come
+// on stdin (SecretsStdin), never as arguments; its arguments are $1 the
+// public key and $2 the sshd config.
 func WriteScript(c Config) string {
 	d := shellQuote(c.Dir)
 	return `set -e; umask 077; mkdir -p ` + d + `; chmod 700 ` + d + `; cd ` + d + `
-printf '%s' "$1" > id_ed25519; printf '%s' "$2" > id_ed25519.pub; printf '%s' "$2" > authorized_keys
-printf '%s' "$3" > host_ed25519; printf '%s' "$4" > sshd_config
+: > id_ed25519; : > host_ed25519; f=id_ed25519
+while IFS= read -r l; do printf '%s\n' "$l" >> "$f"; case "$l" in "-----END "*) f=host_ed25519;; esac; done
+[ -s id_ed25519 ] && [ -s host_ed25519 ] || { echo "the private keys did not arrive on stdin" >&2; exit 1; }
+printf '%s' "$1" > id_ed25519.pub; printf '%s' "$1" > authorized_keys; printf '%s' "$2" > sshd_config
 chmod 600 id_ed25519 authorized_keys host_ed25519`
+}
+
+// SecretsStdin is WriteScript's stdin: the client's private key, then the
+// host key, each a PEM block ending with its "-----END" line.
+func SecretsStdin(k Keys) []byte {
+	var b []byte
+	for _, pem := range [][]byte{k.Private, k.HostPrivate} {
+		b = append(b, pem...)
+		if len(pem) > 0 && pem[len(pem)-1] != '\n' {
+			b = append(b, '\n')
+		}
+	}
+	return b
 }
 
 // StartScript starts sshd (it daemonises once it listens) with the config
@@ -162,6 +178,10 @@ func Up(ctx context.Context, b backend.Backend, cfg Config, ranks []backend.Endp
 	if len(ranks) == 0 {
 		return nil, errors.New("mpi: no ranks")
 	}
+	execer, ok := b.(backend.StdinExecer)
+	if !ok {
+		return nil, fmt.Errorf("mpi: backend %T cannot feed a command's stdin, and the run's private keys never travel as arguments", b)
+	}
 	keys, err := NewKeys()
 	if err != nil {
 		return nil, fmt.Errorf("mpi: make the run's ssh keys: %w", err)
@@ -180,8 +200,8 @@ func Up(ctx context.Context, b backend.Backend, cfg Config, ranks []backend.Endp
 			seen["addr\x00"+ep.Address] = true
 			conf = SSHDConfig(cfg, ep.Address)
 		}
-		argv := []string{"sh", "-c", WriteScript(cfg), "sh", string(keys.Private), string(keys.Public), string(keys.HostPrivate), conf}
-		if _, err := b.Exec(ctx, ep, argv); err != nil {
+		argv := []string{"sh", "-c", WriteScript(cfg), "sh", string(keys.Public), conf}
+		if _, err := execer.ExecStdin(ctx, ep, argv, SecretsStdin(keys)); err != nil {
 			s.Down(context.WithoutCancel(ctx))
 			return nil, fmt.Errorf("write the run's ssh keys on %s: %w", ep.Name, err)
 		}

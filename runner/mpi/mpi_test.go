@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -67,7 +68,7 @@ func TestUpDownOverSSH(t *testing.T) {
 	}
 	run := "t" + strings.ReplaceAll(time.Now().Format("150405.000"), ".", "")
 	cfg := Config{Dir: filepath.Join("/tmp", "rdmabench-"+run, "ssh"), Port: 22000 + os.Getpid()%2000, Marker: "RDMABENCH_MPI=" + run}
-	b := local.New()
+	b := &recordingBackend{Backend: local.New()}
 	eps := []backend.Endpoint{{Name: "a-0", Address: "127.0.0.1"}, {Name: "b-0", Address: "127.0.0.2"}}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -82,6 +83,29 @@ func TestUpDownOverSSH(t *testing.T) {
 	}
 	if dst, _ := os.Stat(cfg.Dir); dst.Mode().Perm() != 0o700 {
 		t.Errorf("folder mode %v", dst.Mode())
+	}
+	// The private keys came on stdin: no command line carried one, and
+	// what was written is a whole key matching the public one.
+	for _, argv := range b.argvs {
+		if strings.Contains(strings.Join(argv, " "), "PRIVATE KEY") {
+			t.Errorf("a private key travelled in argv: %.120q", strings.Join(argv, " "))
+		}
+	}
+	for _, f := range []string{"id_ed25519", "host_ed25519"} {
+		data, err := os.ReadFile(filepath.Join(cfg.Dir, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		signer, err := ssh.ParsePrivateKey(data)
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		if f == "id_ed25519" {
+			pub, _ := os.ReadFile(filepath.Join(cfg.Dir, "id_ed25519.pub"))
+			if strings.TrimSpace(string(ssh.MarshalAuthorizedKey(signer.PublicKey()))) != strings.TrimSpace(string(pub)) {
+				t.Errorf("id_ed25519 does not match id_ed25519.pub")
+			}
+		}
 	}
 	args := strings.Fields("-i " + cfg.Dir + "/id_ed25519 -p " + strconv.Itoa(cfg.Port) + " -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o BatchMode=yes -o LogLevel=ERROR")
 	var out []byte
@@ -131,4 +155,32 @@ func marked(t *testing.T, marker string) int {
 		}
 	}
 	return n
+}
+
+// recordingBackend records the command lines a backend is given.
+type recordingBackend struct {
+	*local.Backend
+	mu    sync.Mutex
+	argvs [][]string
+}
+
+func (r *recordingBackend) record(argv []string) {
+	r.mu.Lock()
+	r.argvs = append(r.argvs, argv)
+	r.mu.Unlock()
+}
+
+func (r *recordingBackend) Exec(ctx context.Context, ep backend.Endpoint, argv []string) ([]byte, error) {
+	r.record(argv)
+	return r.Backend.Exec(ctx, ep, argv)
+}
+
+func (r *recordingBackend) ExecStdin(ctx context.Context, ep backend.Endpoint, argv []string, stdin []byte) ([]byte, error) {
+	r.record(argv)
+	return r.Backend.ExecStdin(ctx, ep, argv, stdin)
+}
+
+func (r *recordingBackend) Start(ctx context.Context, ep backend.Endpoint, cmd backend.Command) (backend.Process, error) {
+	r.record(cmd.Argv)
+	return r.Backend.Start(ctx, ep, cmd)
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sort"
 	"sync"
 	"time"
 
@@ -179,6 +180,55 @@ func (b *Backend) Exec(ctx context.Context, ep backend.Endpoint, argv []string) 
 		return out.Bytes(), p.conn.errorf("%s exited with %d: %s", remote.Join(argv), exit.Code, bytes.TrimSpace(errb.Bytes()))
 	}
 	return out.Bytes(), nil
+}
+
+// ExecStdin runs argv to completion in a plain session (no process group:
+// a short command) with stdin as its input (backend.StdinExecer).
+func (b *Backend) ExecStdin(ctx context.Context, ep backend.Endpoint, argv []string, stdin []byte) ([]byte, error) {
+	if len(argv) == 0 {
+		return nil, errors.New("ssh: empty command")
+	}
+	h, err := b.host(ep)
+	if err != nil {
+		return nil, err
+	}
+	c := b.conn(h.Name)
+	line := remote.Join(argv)
+	if len(ep.Env) > 0 {
+		line = "env " + remote.Join(envList(ep.Env)) + " " + line
+	}
+	var out, errb bytes.Buffer
+	s, err := c.session(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	s.Stdin, s.Stdout, s.Stderr = bytes.NewReader(stdin), &out, &errb
+	ch := make(chan error, 1)
+	go func() { ch <- s.Run(line) }()
+	select {
+	case err = <-ch:
+	case <-ctx.Done():
+		return nil, c.errorf("%s: %w", remote.Join(argv), ctx.Err())
+	}
+	var ee *ssh.ExitError
+	switch {
+	case errors.As(err, &ee):
+		return out.Bytes(), c.errorf("%s exited with %d: %s", remote.Join(argv), ee.ExitStatus(), bytes.TrimSpace(errb.Bytes()))
+	case err != nil:
+		return out.Bytes(), c.errorf("%s: %w", remote.Join(argv), err)
+	}
+	return out.Bytes(), nil
+}
+
+// envList is env as sorted KEY=VALUE words.
+func envList(env map[string]string) []string {
+	out := make([]string, 0, len(env))
+	for k, v := range env {
+		out = append(out, k+"="+v)
+	}
+	sort.Strings(out)
+	return out
 }
 
 // run runs a shell script in a plain session (no process group), bounded

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	"golang.org/x/crypto/ssh"
 )
@@ -110,7 +111,8 @@ func (s *testServer) session(ch ssh.Channel, reqs <-chan *ssh.Request) {
 		n := binary.BigEndian.Uint32(req.Payload)
 		cmd := exec.Command("sh", "-c", string(req.Payload[4:4+n]))
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-		cmd.Stdout, cmd.Stderr = ch, ch.Stderr()
+		cmd.Stdin, cmd.Stdout, cmd.Stderr = ch, ch, ch.Stderr()
+		cmd.WaitDelay = time.Second // a client that never closes stdin
 		req.Reply(true, nil)
 		status := 0
 		if err := cmd.Run(); err != nil {

@@ -213,6 +213,21 @@ func TestExec(t *testing.T) {
 	}
 }
 
+// ExecStdin feeds the command's stdin, and its error names the command,
+// never the input.
+func TestExecStdin(t *testing.T) {
+	r := newRig(t, nil)
+	secret := []byte("-----BEGIN OPENSSH PRIVATE KEY-----\nabc\n-----END OPENSSH PRIVATE KEY-----\n")
+	out, err := r.b.ExecStdin(ctxT(t, 5*time.Second), r.ep, []string{"sh", "-c", "wc -l"}, secret)
+	if err != nil || strings.TrimSpace(string(out)) != "3" {
+		t.Fatalf("ExecStdin = %q %v; want the 3 lines read", out, err)
+	}
+	_, err = r.b.ExecStdin(ctxT(t, 5*time.Second), r.ep, []string{"sh", "-c", "cat >/dev/null; echo refused >&2; exit 3"}, secret)
+	if err == nil || !strings.Contains(err.Error(), "exited with 3: refused") || strings.Contains(err.Error(), "PRIVATE") {
+		t.Fatalf("failing ExecStdin err = %v", err)
+	}
+}
+
 func TestHostKeyMismatchRefused(t *testing.T) {
 	r := newRig(t, newKey(t).PublicKey())
 	_, err := r.b.Provision(ctxT(t, 5*time.Second), []backend.Endpoint{r.ep})
