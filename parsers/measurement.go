@@ -57,6 +57,10 @@ type Measurement struct {
 	Info map[string]string `json:"info,omitempty"`
 
 	Samples []Sample `json:"samples"`
+	// Unmeasured are rows the tool printed without a figure, left out of
+	// Samples (perftest without a CPU clock rate): their sizes and
+	// iterations say what crossed the wire, nothing more.
+	Unmeasured []Sample `json:"unmeasured,omitempty"`
 
 	// Transport is evidence of which transport actually carried the data.
 	Transport *Transport `json:"transport,omitempty"`

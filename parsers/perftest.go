@@ -252,8 +252,10 @@ func (p *ptParser) addRow(s Sample) {
 		(t.lastBytes() >= s.Bytes || p.twin.lastBytes() > t.lastBytes()) {
 		t = p.twin
 	}
-	if !hasFigure(s) {
-		t.unmeasured = append(t.unmeasured, s)
+	if !hasFigure(s) && s.Iterations > 0 {
+		// Only what crossed the wire is kept: the 0 printed for a figure
+		// is not one (a failed run is never reported as zeros).
+		t.unmeasured = append(t.unmeasured, Sample{Bytes: s.Bytes, Iterations: s.Iterations})
 		t.last = s.Bytes
 		return
 	}
@@ -270,8 +272,11 @@ func (t *ptTable) lastBytes() int64 {
 }
 
 // hasFigure reports a row with at least one non-zero figure. perftest
-// prints a row of zeros (bandwidth) or inf (latency) only when it has no
-// CPU clock rate to turn cycles into time; no real transfer measures 0.
+// prints a row of zeros (bandwidth) or inf (latency) for iterations that
+// ran only when it has no CPU clock rate to turn cycles into time; no real
+// transfer measures 0. A row of 0 iterations (-D or --run_infinitely: no
+// completion in the interval, e.g. a UD receiver that got nothing) is a
+// true 0 and stays a measurement.
 func hasFigure(s Sample) bool {
 	for _, f := range [...]*float64{s.BWAvgBps, s.BWPeakBps, s.AggregateBps, s.NetworkUtil, s.MsgRatePPS,
 		s.LatMinUS, s.LatMaxUS, s.LatTypicalUS, s.LatAvgUS, s.LatStdevUS, s.LatP99US, s.LatP999US} {

@@ -43,6 +43,9 @@ func TestPerftestWithoutClock(t *testing.T) {
 			if len(m.Samples) != 1 || m.Samples[0].Iterations <= 0 {
 				t.Errorf("samples %+v; want the row's size and iterations kept", m.Samples)
 			}
+			if s := m.Samples[0]; hasFigure(s) || s.BWAvgBps != nil || s.MsgRatePPS != nil || s.BWPeakBps != nil {
+				t.Errorf("sample %+v keeps a figure; a failed run is never reported as zeros", s)
+			}
 		})
 	}
 
@@ -68,5 +71,29 @@ func TestPerftestWithoutClock(t *testing.T) {
 		if s.Bytes == 4096 {
 			t.Errorf("size 4096 kept: %+v", s)
 		}
+	}
+	// What crossed the wire is still said (the path proof counts it).
+	if len(m.Unmeasured) != 1 || m.Unmeasured[0] != (Sample{Bytes: 4096, Iterations: 5}) {
+		t.Errorf("unmeasured %+v; want size 4096 × 5 iterations, without figures", m.Unmeasured)
+	}
+}
+
+// A row of 0 iterations is a true 0: under -D (or --run_infinitely, per
+// interval) perftest prints the completions it counted, none when nothing
+// arrived (a UD receiver that got no message). That is a measurement of
+// the fabric, not a missing clock.
+func TestPerftestZeroIterationsIsMeasured(t *testing.T) {
+	b, err := os.ReadFile("../testdata/softroce/error_no_clock_bw_client.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Replace(string(b), " 65536      200 ", " 65536      0   ", 1)
+	ms, err := ParsePerftest(strings.NewReader(text))
+	if err != nil || len(ms) != 1 {
+		t.Fatalf("%v, %d measurements", err, len(ms))
+	}
+	m := ms[0]
+	if !m.OK || m.ErrorClass != ClassNone || len(m.Samples) != 1 || m.Samples[0].BWAvgBps == nil || *m.Samples[0].BWAvgBps != 0 {
+		t.Fatalf("ok %v class %q samples %+v; want one measured row of 0 b/s", m.OK, m.ErrorClass, m.Samples)
 	}
 }

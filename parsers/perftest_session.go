@@ -73,6 +73,7 @@ func (p *ptParser) closeTable(terminated bool) {
 		m.OK, m.ErrorClass, m.Samples = false, ClassClock, t.unmeasured
 		m.Error = "perftest printed no figures (0 or inf) for " + sizesText(t.unmeasured) + ": " + p.noClockReason()
 	case len(t.unmeasured) > 0:
+		m.Unmeasured = t.unmeasured
 		m.Warnings = append(m.Warnings, "left out "+sizesText(t.unmeasured)+", printed without figures: "+p.noClockReason())
 	}
 	switch {

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/rdmabench/rdmabench/parsers"
 	"github.com/rdmabench/rdmabench/report"
+	"github.com/rdmabench/rdmabench/runner/judge"
 	"github.com/rdmabench/rdmabench/runner/local"
 	"github.com/rdmabench/rdmabench/runner/plan"
 )
@@ -43,14 +45,39 @@ func TestClockFailureRunsAgain(t *testing.T) {
 		Endpoint: "client-0", Role: plan.RoleClient, Parse: true,
 		Argv: replayCmd(t, "error_no_clock_bw_client.txt", "ib_write_bw_64k_client.txt"),
 	})
-	rep, err := runClockPlan(t, p)
+	out := t.TempDir()
+	rep, err := runClockPlanIn(t, p, out)
 	if err != nil && exitCode(err) != 1 {
 		t.Fatal(err)
 	}
 	r := rep.Results[0]
 	if r.Verdict == report.VerdictError || r.BestBps <= 0 || len(r.Repetitions) != 1 ||
-		!strings.Contains(r.Reason, "repetition 1/1 ran 2 times: the first 1 had no figures (client: perftest printed no figures") {
+		!strings.Contains(r.Reason, "repetition 1/1 ran twice: the first run had no figures (client: perftest printed no figures") {
 		t.Fatalf("verdict %s best %v reps %d reason %q; want the rerun's figure and the rerun named", r.Verdict, r.BestBps, len(r.Repetitions), r.Reason)
+	}
+	// Both runs' outputs are kept: the reason's evidence, then the figures.
+	wantRaw(t, out, r.RawOutputs, "error_no_clock_bw_client.txt", "ib_write_bw_64k_client.txt")
+}
+
+// wantRaw checks the result's raw outputs, in order, against the captures
+// each one should hold.
+func wantRaw(t *testing.T, out string, raw []string, captures ...string) {
+	t.Helper()
+	if len(raw) != len(captures) {
+		t.Fatalf("raw outputs %q; want %d", raw, len(captures))
+	}
+	for i, rel := range raw {
+		got, err := os.ReadFile(filepath.Join(out, rel))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := os.ReadFile(filepath.Join("..", "testdata", "softroce", captures[i]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != string(want) {
+			t.Errorf("%s does not hold %s", rel, captures[i])
+		}
 	}
 }
 
@@ -61,17 +88,51 @@ func TestClockFailureIsAnError(t *testing.T) {
 		Endpoint: "client-0", Role: plan.RoleClient, Parse: true,
 		Argv: replayCmd(t, "error_no_clock_bw_client.txt"),
 	})
-	rep, _ := runClockPlan(t, p)
+	out := t.TempDir()
+	rep, _ := runClockPlanIn(t, p, out)
 	r := rep.Results[0]
 	if r.Verdict != report.VerdictError || r.ErrorClass != parsers.ClassClock || r.BestBps != 0 ||
 		!strings.Contains(r.Reason, "repetition 1/1 ran 3 times, without figures each time") || !strings.Contains(r.Reason, "no CPU clock rate") {
 		t.Fatalf("verdict %s class %s best %v reason %q; want clock_error after two reruns", r.Verdict, r.ErrorClass, r.BestBps, r.Reason)
 	}
+	wantRaw(t, out, r.RawOutputs, "error_no_clock_bw_client.txt", "error_no_clock_bw_client.txt", "error_no_clock_bw_client.txt")
 }
 
-// runClockPlan runs p on this host without preflight (the captures are a
-// soft-RoCE VM's; this host need not have an RDMA device).
-func runClockPlan(t *testing.T, p *plan.Plan) (*report.Report, error) {
-	return Run(context.Background(), Config{Plan: p, Backend: local.New(), OutDir: t.TempDir(), Parse: DefaultParse,
+// runClockPlanIn runs p on this host without preflight (the captures are a
+// soft-RoCE VM's; this host need not have an RDMA device), results in out.
+func runClockPlanIn(t *testing.T, p *plan.Plan, out string) (*report.Report, error) {
+	return Run(context.Background(), Config{Plan: p, Backend: local.New(), OutDir: out, Parse: DefaultParse,
 		NoPreflight: true, HasRDMA: func() (bool, string) { return true, "" }, ExitGrace: time.Second, Progress: testWriter{t}})
+}
+
+// A sweep whose one size was printed without figures still moved that
+// size's traffic: the path proof expects it, or the devices' counters read
+// as "more than the tool's traffic".
+func TestClockLeftOutRowsCountForThePath(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "testdata", "softroce", "ib_write_bw_sweep_client.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var zeroed []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(l); len(f) == 5 && f[0] == "8388608" {
+			l = " 8388608    5             0.000000            0.000000            0.000000"
+		}
+		zeroed = append(zeroed, l)
+	}
+	ms, err := parsers.ParsePerftest(strings.NewReader(strings.Join(zeroed, "\n")))
+	if err != nil || len(ms) != 1 || !ms[0].OK {
+		t.Fatalf("%v, %+v", err, ms)
+	}
+	full, err := parsers.ParsePerftest(strings.NewReader(string(b)))
+	if err != nil || len(full) != 1 {
+		t.Fatal(err)
+	}
+	p := &legProof{r: &run{}, eps: []string{"client-0"}}
+	res := &report.Result{Test: "t"}
+	got := p.expect([]judge.Outcome{{OK: true, M: ms[0]}}, res)
+	want := p.expect([]judge.Outcome{{OK: true, M: full[0]}}, res)
+	if got != want || got.Bytes == 0 {
+		t.Fatalf("expected traffic %+v with a size left out, %+v with every size measured; want the same", got, want)
+	}
 }

@@ -109,8 +109,8 @@ func orText(s, alt string) string {
 }
 
 // expect is what the tool says it moved over all repetitions: size ×
-// iterations of each sample (the test's iterations where the tool prints
-// none), and the packets that takes at the path MTU (the tool's header,
+// iterations of each sample and of each row printed without figures (the
+// test's iterations where the tool prints none), and the packets that takes at the path MTU (the tool's header,
 // else the device's active MTU seen by preflight, else 4096).
 func (p *legProof) expect(outs []judge.Outcome, res *report.Result) pathproof.Expect {
 	var e pathproof.Expect
@@ -129,7 +129,7 @@ func (p *legProof) expect(outs []judge.Outcome, res *report.Result) pathproof.Ex
 		if mtu == 0 {
 			mtu = 4096
 		}
-		for _, s := range o.M.Samples {
+		for _, s := range slices.Concat(o.M.Samples, o.M.Unmeasured) {
 			n := s.Iterations
 			if n <= 0 {
 				n = iters

@@ -32,15 +32,22 @@ func (r *run) runLeg(ctx context.Context, job *plan.Job, legIdx int) (report.Res
 		// host) says nothing of the fabric: the repetition is run again,
 		// and the result says so.
 		attempts, first := 1, o.Err
+		var kept []string // the discarded attempts' raw outputs
 		for o.Class == parsers.ClassClock && attempts <= clockReruns && !o.Interrupted && ctx.Err() == nil {
+			// The rerun writes the same raw files: the attempt's are
+			// kept under names of their own, as evidence of the reason.
+			kept = append(kept, r.dir.keepAttempt(o.Raw, attempts)...)
 			discarded = append(discarded, o)
 			o = r.runRep(ctx, job, legIdx, rep)
 			attempts++
 		}
+		o.Raw = append(kept, o.Raw...)
 		switch {
 		case attempts == 1:
 		case o.Class == parsers.ClassClock:
 			o.Notes = append(o.Notes, fmt.Sprintf("repetition %d/%d ran %d times, without figures each time", rep+1, reps, attempts))
+		case attempts == 2:
+			o.Notes = append(o.Notes, fmt.Sprintf("repetition %d/%d ran twice: the first run had no figures (%s)", rep+1, reps, first))
 		default:
 			o.Notes = append(o.Notes, fmt.Sprintf("repetition %d/%d ran %d times: the first %d had no figures (%s)", rep+1, reps, attempts, attempts-1, first))
 		}

@@ -109,6 +109,20 @@ func (d *resultsDir) rawPath(job string, leg, rep int, endpoint, role string) (a
 	return filepath.Join(d.dir, rel), rel
 }
 
+// keepAttempt renames the raw outputs of an attempt that is run again
+// (raw/<job>/<leg>-<rep>-<endpoint>-<role>.attempt-N.out), so that the
+// rerun does not overwrite them; it returns the new relative paths.
+func (d *resultsDir) keepAttempt(raw []string, attempt int) []string {
+	var kept []string
+	for _, rel := range raw {
+		to := strings.TrimSuffix(rel, ".out") + fmt.Sprintf(".attempt-%d.out", attempt)
+		if os.Rename(filepath.Join(d.dir, rel), filepath.Join(d.dir, to)) == nil {
+			kept = append(kept, to)
+		}
+	}
+	return kept
+}
+
 // scratchDir is the local ${out} of one leg repetition.
 func (d *resultsDir) scratchDir(job string, leg, rep int) string {
 	return filepath.Join(d.dir, RawDir, sanitize(job), fmt.Sprintf("%d-%d-files", leg, rep))

@@ -39,14 +39,16 @@ func (a *Agent) hostIP() string {
 	return a.opts.NodeIP
 }
 
-// remoteArgv is the command that runs argv on the remote node with env,
-// in dir, tagged with the pod's marker.
+// remoteArgv is the command that runs argv on the remote node with env
+// (and nothing of the shell's own: a container does not inherit ssh's
+// session, nor, with sh -c, this process's environment), in dir, tagged
+// with the pod's marker.
 func (p *pod) remoteArgv(env []string, dir string, argv []string) []string {
 	var b strings.Builder
 	if dir != "" {
 		b.WriteString("cd " + shellQuote(dir) + " && ")
 	}
-	b.WriteString("exec env")
+	b.WriteString("exec env -i")
 	for _, kv := range env {
 		if strings.HasPrefix(kv, "PATH=") && p.agent.opts.ExtraBinDir != "" {
 			// The stand-ins' folder is this host's; the machine has its own tools.
@@ -71,10 +73,13 @@ func (p *pod) remoteCommand(c *container, argv []string) *exec.Cmd {
 
 // remoteKillScript signals every process of the pod on the machine: TERM,
 // up to grace, then KILL until none is left (at most 10 s), and prints how
-// many survived. The script's own shell carries no marker.
+// many survived, and nothing else on stdout. The script's own shell carries
+// no marker. A process that ends during a scan (or whose environ cannot be
+// read) makes the shell itself complain about the redirection: that goes
+// nowhere, as it would otherwise bury the count.
 func remoteKillScript(uid string, grace time.Duration) string {
 	return fmt.Sprintf(`m=%s
-pids() { for d in /proc/[0-9]*; do tr '\0' '\n' < "$d/environ" 2>/dev/null | grep -qx "$m" && echo "${d#/proc/}"; done; }
+pids() { for d in /proc/[0-9]*; do { tr '\0' '\n' < "$d/environ"; } 2>/dev/null | grep -qxF "$m" && echo "${d#/proc/}"; done; }
 n=0; for p in $(pids); do kill -TERM "$p" 2>/dev/null; done
 while [ -n "$(pids)" ] && [ $n -lt %d ]; do sleep 0.1; n=$((n+1)); done
 n=0; while [ -n "$(pids)" ] && [ $n -lt 100 ]; do for p in $(pids); do kill -KILL "$p" 2>/dev/null; done; sleep 0.1; n=$((n+1)); done
@@ -87,11 +92,19 @@ func (p *pod) killRemote(grace time.Duration) error {
 	ctx, cancel := context.WithTimeout(context.Background(), grace+30*time.Second)
 	defer cancel()
 	args := append(append([]string{}, r.Shell...), remoteKillScript(string(p.spec.UID), grace))
-	out, err := exec.CommandContext(ctx, args[0], args[1:]...).CombinedOutput()
+	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr // the shell's (ssh's) warnings: not the count
+	out, err := cmd.Output()
 	if err != nil {
-		return fmt.Errorf("killing pod %s/%s's processes on %s: %v: %s", p.spec.Namespace, p.spec.Name, p.agent.opts.Name, err, out)
+		return fmt.Errorf("killing pod %s/%s's processes on %s: %v: %s", p.spec.Namespace, p.spec.Name, p.agent.opts.Name, err, stderr.String())
 	}
-	if n, _ := strconv.Atoi(strings.TrimSpace(string(out))); n > 0 {
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	n, err := strconv.Atoi(strings.TrimSpace(lines[len(lines)-1]))
+	switch {
+	case err != nil:
+		return fmt.Errorf("killing pod %s/%s's processes on %s: no count of the survivors in %q (%s)", p.spec.Namespace, p.spec.Name, p.agent.opts.Name, out, stderr.String())
+	case n > 0:
 		return fmt.Errorf("pod %s/%s: %d process(es) survived SIGKILL on %s", p.spec.Namespace, p.spec.Name, n, p.agent.opts.Name)
 	}
 	return nil
