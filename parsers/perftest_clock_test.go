@@ -97,3 +97,26 @@ func TestPerftestZeroIterationsIsMeasured(t *testing.T) {
 		t.Fatalf("ok %v class %q samples %+v; want one measured row of 0 b/s", m.OK, m.ErrorClass, m.Samples)
 	}
 }
+
+// perftest --out_json without a clock rate: the same rule as the text.
+func TestPerftestJSONWithoutClock(t *testing.T) {
+	b, err := os.ReadFile("../testdata/parsers/perftest/write_bw_out_json.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	zeroed := strings.NewReplacer(`"BW_peak": 1187.44`, `"BW_peak": 0.00`, `"BW_average": 1185.02`, `"BW_average": 0.00`,
+		`"MsgRate": 0.018960`, `"MsgRate": 0.000000`).Replace(string(b))
+	ms, err := ParsePerftestJSON(strings.NewReader(zeroed), PerftestMiB)
+	if err != nil || len(ms) != 1 {
+		t.Fatalf("%v, %d measurements", err, len(ms))
+	}
+	m := ms[0]
+	if m.OK || m.ErrorClass != ClassClock || len(m.Samples) != 1 || m.Samples[0].BWAvgBps != nil ||
+		m.Samples[0].Iterations != 5000 || !strings.Contains(m.Error, `no "cpu MHz" in /proc/cpuinfo`) {
+		t.Fatalf("ok %v class %q samples %+v error %q; want clock_error with the row's size and iterations", m.OK, m.ErrorClass, m.Samples, m.Error)
+	}
+	ms, _ = ParsePerftestJSON(strings.NewReader(string(b)), PerftestMiB)
+	if !ms[0].OK {
+		t.Fatalf("the real capture: %+v", ms[0])
+	}
+}

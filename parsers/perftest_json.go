@@ -85,7 +85,16 @@ func ParsePerftestJSON(r io.Reader, unit PerftestUnit) ([]Measurement, error) {
 		m.OK, m.ErrorClass, m.Error = false, ClassNoResults, "perftest JSON has no \"results\""
 		return []Measurement{m}, nil
 	}
-	m.Samples = []Sample{doc.Results.sample(scale)}
+	s := doc.Results.sample(scale)
+	if !hasFigure(s) && s.Iterations > 0 {
+		// As in the text output: iterations ran, but perftest had no clock
+		// rate to time them (the JSON file has no room for the reason).
+		m.OK, m.ErrorClass = false, ClassClock
+		m.Samples = []Sample{{Bytes: s.Bytes, Iterations: s.Iterations}}
+		m.Error = "perftest wrote no figures (0) for " + sizesText(m.Samples) + ": " + noClockReason("")
+		return []Measurement{m}, nil
+	}
+	m.Samples = []Sample{s}
 	return []Measurement{m}, nil
 }
 

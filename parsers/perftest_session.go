@@ -161,13 +161,20 @@ func (p *ptParser) finish() []Measurement {
 
 // noClockReason says why perftest printed rows without figures.
 func (p *ptParser) noClockReason() string {
-	const consequence = "; under -F perftest prints these instead of stopping. " +
-		"Not a measurement of the fabric: run it again on a less loaded host"
-	if p.clockLine != "" {
-		return "it had no CPU clock rate to turn cycles into time: its clock calibration failed (\"" + p.clockLine +
-			"\": the host's timer was too noisy, as on an overloaded VM)" + consequence
+	return noClockReason(p.clockLine)
+}
+
+// noClockReason says why perftest printed rows without figures, given its
+// calibration failure line ("" when none was seen).
+func noClockReason(clockLine string) string {
+	const consequence = "; under -F perftest prints these instead of stopping. Not a measurement of the fabric: "
+	if clockLine != "" {
+		return "it had no CPU clock rate to turn cycles into time: its clock calibration failed (\"" + clockLine +
+			"\": the host's timer was too noisy, as on an overloaded VM)" + consequence + "run it again on a less loaded host"
 	}
-	return "it had no CPU clock rate to turn cycles into time (no \"cpu MHz\" in /proc/cpuinfo, or a failed clock calibration)" + consequence
+	return "it had no CPU clock rate to turn cycles into time (no \"cpu MHz\" in /proc/cpuinfo, as some VMs and " +
+		"containers show it, or a failed clock calibration whose message was not captured)" + consequence +
+		"run it where /proc/cpuinfo gives \"cpu MHz\", or on a less loaded host"
 }
 
 // sizesText names the sizes of rows: "size 65536", "sizes 2, 4 and 8".

@@ -38,6 +38,8 @@ func (r *run) runLeg(ctx context.Context, job *plan.Job, legIdx int) (report.Res
 			// kept under names of their own, as evidence of the reason.
 			kept = append(kept, r.dir.keepAttempt(o.Raw, attempts)...)
 			discarded = append(discarded, o)
+			r.progress.printf("again   %s repetition %d/%d (attempt %d of %d): the tool could not time itself (clock_error)",
+				job.ID, rep+1, reps, attempts+1, clockReruns+1)
 			o = r.runRep(ctx, job, legIdx, rep)
 			attempts++
 		}
