@@ -91,8 +91,7 @@ func TestCleanupNotHeldByAStuckKill(t *testing.T) {
 	b.killBound = 50 * time.Millisecond
 	ctx := context.Background()
 	_, _ = b.Provision(ctx, []backend.Endpoint{{Name: "prefill-0", Pool: "prefill"}})
-	p := &process{b: b, pod: b.podName("prefill-0"), argv: []string{"ib_write_bw"}, cancel: func() {},
-		pgidKnown: make(chan struct{}), done: make(chan struct{})}
+	p := b.newProcess(b.podName("prefill-0"), []string{"ib_write_bw"}, func() {})
 	b.track(p, true)
 	cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -109,21 +108,26 @@ func (b *Backend) ExecStdin(ctx context.Context, ep backend.Endpoint, argv []str
 
 // process is a tool running in a pod, in a process group of its own.
 type process struct {
-	b     *Backend
-	pod   string
-	argv  []string
-	start time.Time
+	*remote.Group
+	b      *Backend
+	pod    string
+	cancel context.CancelFunc // ends the exec stream
+	stderr *remote.PGIDFilter
+}
 
-	cancel    context.CancelFunc // ends the exec stream
-	pgidKnown chan struct{}
-	pgid      int
-	stderr    *remote.PGIDFilter
-
-	done   chan struct{}
-	exit   backend.Exit
-	err    error
-	mu     sync.Mutex
-	killed bool
+// newProcess is a process of pod whose stream cancel ends.
+func (b *Backend) newProcess(pod string, argv []string, cancel context.CancelFunc) *process {
+	p := &process{Group: remote.NewGroup(argv), b: b, pod: pod, cancel: cancel}
+	p.RunScript = func(ctx context.Context, script string) error {
+		var out bytes.Buffer
+		if _, err := b.stream(ctx, pod, []string{"sh", "-c", script}, &out, &out); err != nil {
+			return fmt.Errorf("%w: %s", err, strings.TrimSpace(out.String()))
+		}
+		return nil
+	}
+	p.Abandon = cancel // the pod cannot be reached: close the stream
+	p.KillGrace = b.opts.KillGrace
+	return p
 }
 
 // Start starts cmd in the endpoint's pod and returns at once; output is
@@ -141,9 +145,8 @@ func (b *Backend) Start(ctx context.Context, ep backend.Endpoint, cmd backend.Co
 		return nil, err
 	}
 	sctx, cancel := context.WithCancel(context.Background())
-	p := &process{b: b, pod: pod, argv: cmd.Argv, start: time.Now(), cancel: cancel,
-		pgidKnown: make(chan struct{}), done: make(chan struct{})}
-	p.stderr = &remote.PGIDFilter{Out: orDiscard(cmd.Stderr), Found: p.setPGID}
+	p := b.newProcess(pod, cmd.Argv, cancel)
+	p.stderr = &remote.PGIDFilter{Out: orDiscard(cmd.Stderr), Found: p.SetPGID}
 	script := remote.Wrap(cmd.Argv, merge(ep.Env, cmd.Env))
 	b.track(p, true)
 	go p.run(sctx, script, orDiscard(cmd.Stdout))
@@ -175,71 +178,40 @@ func (b *Backend) checkBinary(ctx context.Context, ep backend.Endpoint, pod, bin
 	return nil
 }
 
-func (p *process) setPGID(pgid int) {
-	p.pgid = pgid
-	close(p.pgidKnown)
-}
-
 func (p *process) run(ctx context.Context, script string, stdout io.Writer) {
 	code, err := p.b.stream(ctx, p.pod, []string{"sh", "-c", script}, stdout, p.stderr)
 	p.stderr.Flush()
-	p.exit = backend.Exit{Code: code, Elapsed: time.Since(p.start)}
+	p.Exit = backend.Exit{Code: code, Elapsed: time.Since(p.Start)}
 	if code > 128 && code < 160 {
-		p.exit.Signaled = true // the wrapper's wait reports 128+signal
+		p.Exit.Signaled = true // the wrapper's wait reports 128+signal
 	}
-	p.mu.Lock()
-	killed := p.killed
-	p.mu.Unlock()
-	switch {
-	case killed:
-		p.exit.Code, p.exit.Signaled = -1, true
-	case err != nil:
-		p.exit.Code = -1
-		p.err = fmt.Errorf("kube: pod %s: %s: the exec stream broke: %w", p.pod, p.argv[0], err)
+	if err != nil && !p.Killed() {
+		p.Exit.Code = -1
+		p.Err = fmt.Errorf("kube: pod %s: %s: the exec stream broke: %w", p.pod, p.Argv[0], err)
 		// The tool may still run in the pod with nobody reading it:
 		// end its group once the API answers again.
 		p.killOrphan()
 	}
-	p.stderr.GiveUp(p.pgidKnown)
+	p.stderr.GiveUp(p.NoPGID)
 	p.b.track(p, false)
-	close(p.done)
+	p.End()
 	p.cancel()
 }
 
 // killOrphan kills the process group of a tool whose stream broke.
 func (p *process) killOrphan() {
-	select {
-	case <-p.pgidKnown:
-	default:
-		return
-	}
-	if p.pgid <= 0 {
+	pgid := p.PGID()
+	if pgid <= 0 {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), retryWindow)
 	defer cancel()
-	_, _ = p.b.stream(ctx, p.pod, []string{"sh", "-c", remote.KillScript(p.pgid, p.b.opts.KillGrace)}, io.Discard, io.Discard)
+	_, _ = p.b.stream(ctx, p.pod, []string{"sh", "-c", remote.KillScript(pgid, p.b.opts.KillGrace)}, io.Discard, io.Discard)
 }
 
 // Wait returns when the process exits, or kills it when ctx ends.
 func (p *process) Wait(ctx context.Context) (backend.Exit, error) {
-	select {
-	case <-p.done:
-		return p.exit, p.err
-	case <-ctx.Done():
-	}
-	kerr := p.Kill()
-	exit := backend.Exit{Code: -1, Signaled: true, Elapsed: time.Since(p.start)}
-	select {
-	case <-p.done:
-		exit = p.exit
-	case <-time.After(p.b.opts.KillGrace + 5*time.Second):
-		p.cancel()
-	}
-	if kerr != nil {
-		return exit, fmt.Errorf("%w (and killing %s: %v)", ctx.Err(), p.argv[0], kerr)
-	}
-	return exit, ctx.Err()
+	return p.Group.Wait(ctx, p.Kill, p.b.opts.KillGrace+5*time.Second)
 }
 
 // Kill ends the process group in the pod: SIGTERM, then SIGKILL after
@@ -251,31 +223,8 @@ func (p *process) Kill() error {
 }
 
 func (p *process) kill(ctx context.Context) error {
-	select {
-	case <-p.done:
-		return nil
-	default:
-	}
-	p.mu.Lock()
-	p.killed = true
-	p.mu.Unlock()
-	select {
-	case <-p.pgidKnown:
-	case <-p.done:
-		return nil
-	case <-ctx.Done():
-		p.cancel()
-		return fmt.Errorf("kube: pod %s: killing %s: its process group never became known: %w", p.pod, p.argv[0], ctx.Err())
-	}
-	if p.pgid <= 0 {
-		p.cancel()
-		return nil
-	}
-	var out bytes.Buffer
-	_, err := p.b.stream(ctx, p.pod, []string{"sh", "-c", remote.KillScript(p.pgid, p.b.opts.KillGrace)}, &out, &out)
-	if err != nil {
-		p.cancel()
-		return fmt.Errorf("kube: pod %s: killing process group %d (%s): %w: %s", p.pod, p.pgid, p.argv[0], err, strings.TrimSpace(out.String()))
+	if err := p.Group.Kill(ctx); err != nil {
+		return fmt.Errorf("kube: pod %s: %w", p.pod, err)
 	}
 	return nil
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"sort"
-	"sync"
 	"time"
 
 	"golang.org/x/crypto/ssh"
@@ -18,21 +17,11 @@ import (
 
 // process is a command running in its own process group on a host.
 type process struct {
-	b     *Backend
-	conn  *hostConn
-	sess  *ssh.Session
-	argv  []string
-	start time.Time
-
-	pgidKnown chan struct{} // closed when the pgid line arrived (or never will)
-	pgid      int
-	stderr    *remote.PGIDFilter
-
-	done   chan struct{} // closed when the session ended
-	exit   backend.Exit
-	err    error
-	mu     sync.Mutex
-	killed bool
+	*remote.Group
+	b      *Backend
+	conn   *hostConn
+	sess   *ssh.Session
+	stderr *remote.PGIDFilter
 }
 
 // Start starts cmd on ep's host and returns at once. Output is streamed to
@@ -54,112 +43,67 @@ func (b *Backend) start(ctx context.Context, ep backend.Endpoint, cmd backend.Co
 	if err != nil {
 		return nil, err
 	}
-	p := &process{b: b, conn: c, sess: sess, argv: cmd.Argv, pgidKnown: make(chan struct{}), done: make(chan struct{})}
-	p.stderr = &remote.PGIDFilter{Out: orDiscard(cmd.Stderr), Found: p.setPGID}
+	p := &process{Group: remote.NewGroup(cmd.Argv), b: b, conn: c, sess: sess}
+	p.RunScript = func(ctx context.Context, script string) error { _, err := c.run(ctx, script); return err }
+	p.Abandon = func() { sess.Close() } // the remote end did not answer in time; stop waiting for it
+	p.KillGrace = b.opts.KillGrace
+	p.stderr = &remote.PGIDFilter{Out: orDiscard(cmd.Stderr), Found: p.SetPGID}
 	sess.Stdout = orDiscard(cmd.Stdout)
 	sess.Stderr = p.stderr
 	if err := sess.Start(remote.Wrap(cmd.Argv, mergeEnv(ep.Env, cmd.Env))); err != nil {
 		sess.Close()
 		return nil, c.errorf("starting %s: %w", cmd.Argv[0], err)
 	}
-	p.start = time.Now()
+	p.Start = time.Now()
 	b.track(p, true)
 	go p.wait()
 	return p, nil
-}
-
-func (p *process) setPGID(pgid int) {
-	p.pgid = pgid
-	close(p.pgidKnown)
 }
 
 func (p *process) wait() {
 	err := p.sess.Wait()
 	p.stderr.Flush()
 	p.sess.Close()
-	p.exit.Elapsed = time.Since(p.start)
+	p.Exit.Elapsed = time.Since(p.Start)
 	var ee *ssh.ExitError
 	var missing *ssh.ExitMissingError
 	switch {
 	case err == nil:
 	case errors.As(err, &ee):
-		p.exit.Code = ee.ExitStatus()
+		p.Exit.Code = ee.ExitStatus()
 		if ee.Signal() != "" {
-			p.exit.Code, p.exit.Signaled = -1, true
+			p.Exit.Code, p.Exit.Signaled = -1, true
 		}
 	case errors.As(err, &missing):
-		p.exit.Code = -1
-		p.err = p.conn.errorf("%s: the connection ended without an exit status (host down or sshd restarted?)", p.argv[0])
+		p.Exit.Code = -1
+		p.Err = p.conn.errorf("%s: the connection ended without an exit status (host down or sshd restarted?)", p.Argv[0])
 	default:
-		p.exit.Code = -1
-		p.err = p.conn.errorf("%s: %w", p.argv[0], err)
+		p.Exit.Code = -1
+		p.Err = p.conn.errorf("%s: %w", p.Argv[0], err)
 	}
-	p.mu.Lock()
-	if p.killed {
-		p.exit.Code, p.exit.Signaled = -1, true
-		p.err = nil
-	}
-	p.mu.Unlock()
-	p.stderr.GiveUp(p.pgidKnown)
+	p.stderr.GiveUp(p.NoPGID)
 	p.b.track(p, false)
-	close(p.done)
+	p.End()
 }
+
+// killBound bounds one kill: SIGTERM, the grace, SIGKILL, and a dial.
+func (p *process) killBound() time.Duration { return 3*p.b.opts.KillGrace + p.b.opts.DialTimeout }
 
 // Wait returns when the process exits, or kills it when ctx ends.
 func (p *process) Wait(ctx context.Context) (backend.Exit, error) {
-	select {
-	case <-p.done:
-		return p.exit, p.err
-	case <-ctx.Done():
-	}
-	kctx, cancel := context.WithTimeout(context.Background(), 3*p.b.opts.KillGrace+p.b.opts.DialTimeout)
-	defer cancel()
-	kerr := p.kill(kctx)
-	exit := backend.Exit{Code: -1, Signaled: true, Elapsed: time.Since(p.start)}
-	select {
-	case <-p.done:
-		exit = p.exit
-	case <-kctx.Done():
-		p.sess.Close() // the remote end did not finish in time; stop waiting for it
-	}
-	if kerr != nil {
-		return exit, fmt.Errorf("%w (and killing %s: %v)", ctx.Err(), p.argv[0], kerr)
-	}
-	return exit, ctx.Err()
+	return p.Group.Wait(ctx, p.Kill, p.killBound())
 }
 
 // Kill ends the remote process group: SIGTERM, then SIGKILL after KillGrace.
 func (p *process) Kill() error {
-	ctx, cancel := context.WithTimeout(context.Background(), 3*p.b.opts.KillGrace+p.b.opts.DialTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), p.killBound())
 	defer cancel()
 	return p.kill(ctx)
 }
 
 func (p *process) kill(ctx context.Context) error {
-	select {
-	case <-p.done:
-		return nil
-	default:
-	}
-	p.mu.Lock()
-	p.killed = true
-	p.mu.Unlock()
-	select {
-	case <-p.pgidKnown:
-	case <-p.done:
-		return nil
-	case <-ctx.Done():
-		p.sess.Close()
-		return p.conn.errorf("killing %s: its process group never became known: %w", p.argv[0], ctx.Err())
-	}
-	if p.pgid <= 0 {
-		p.sess.Close()
-		return nil
-	}
-	_, err := p.conn.run(ctx, remote.KillScript(p.pgid, p.b.opts.KillGrace))
-	if err != nil {
-		p.sess.Close()
-		return p.conn.errorf("killing process group %d (%s): %w", p.pgid, p.argv[0], err)
+	if err := p.Group.Kill(ctx); err != nil {
+		return p.conn.errorf("%w", err)
 	}
 	return nil
 }

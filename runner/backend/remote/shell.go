@@ -125,12 +125,13 @@ func (f *PGIDFilter) Flush() {
 }
 
 // GiveUp releases waiters when the command ended without a pgid line.
-func (f *PGIDFilter) GiveUp(known chan struct{}) {
+// notFound runs at most once, and never after Found.
+func (f *PGIDFilter) GiveUp(notFound func()) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if !f.seen {
 		f.seen = true
-		close(known)
+		notFound()
 	}
 }
 
