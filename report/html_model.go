@@ -173,14 +173,20 @@ func verdictRowOf(res *Result, o HTMLOptions, eps map[string]EndpointInfo) verdi
 
 // rawLabel names a raw output link briefly: its side when the file name
 // says it (server, client, initiator, target, rank N), else its number.
+// A discarded attempt's file (….attempt-N.out, run again after a
+// clock_error) says so.
 func rawLabel(p string, i int) string {
 	base := strings.ToLower(path.Base(p))
+	attempt := ""
+	if j := strings.LastIndex(base, ".attempt-"); j >= 0 {
+		attempt = " (attempt " + strings.TrimSuffix(base[j+len(".attempt-"):], ".out") + ")"
+	}
 	for _, side := range []string{"server", "client", "initiator", "target", "rank"} {
 		if strings.Contains(base, side) {
-			return side
+			return side + attempt
 		}
 	}
-	return fmt.Sprintf("log %d", i+1)
+	return fmt.Sprintf("log %d", i+1) + attempt
 }
 
 // resultEndpoints are a result's sides: its own Endpoints, else the run's

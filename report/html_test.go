@@ -91,3 +91,18 @@ func TestBandwidthChartReachesLineRate(t *testing.T) {
 		t.Errorf("no line rate, yet the option sets one:\n%s", option)
 	}
 }
+
+// Raw output links are named by side; a discarded attempt's (run again
+// after a clock_error) says which attempt it was.
+func TestRawLabel(t *testing.T) {
+	for _, c := range []struct{ path, want string }{
+		{"raw/write-bw_r0/0-0-client-0-client.out", "client"},
+		{"raw/write-bw_r0/0-0-client-0-client.attempt-1.out", "client (attempt 1)"},
+		{"raw/write-bw_r0/0-0-server-0-server.attempt-2.out", "server (attempt 2)"},
+		{"raw/x/0-0-a-b.out", "log 3"},
+	} {
+		if got := rawLabel(c.path, 2); got != c.want {
+			t.Errorf("rawLabel(%s) = %q; want %q", c.path, got, c.want)
+		}
+	}
+}
