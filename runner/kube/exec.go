@@ -209,9 +209,10 @@ func (p *process) killOrphan() {
 	_, _ = p.b.stream(ctx, p.pod, []string{"sh", "-c", remote.KillScript(pgid, p.b.opts.KillGrace)}, io.Discard, io.Discard)
 }
 
-// Wait returns when the process exits, or kills it when ctx ends.
+// Wait returns when the process exits, or kills it when ctx ends: the
+// kill's bound, then KillGrace+5s for the stream to end.
 func (p *process) Wait(ctx context.Context) (backend.Exit, error) {
-	return p.Group.Wait(ctx, p.Kill, p.b.opts.KillGrace+5*time.Second)
+	return p.Group.Wait(ctx, p.Kill, p.b.killBound+p.b.opts.KillGrace+5*time.Second)
 }
 
 // Kill ends the process group in the pod: SIGTERM, then SIGKILL after

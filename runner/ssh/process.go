@@ -43,13 +43,7 @@ func (b *Backend) start(ctx context.Context, ep backend.Endpoint, cmd backend.Co
 	if err != nil {
 		return nil, err
 	}
-	p := &process{Group: remote.NewGroup(cmd.Argv), b: b, conn: c, sess: sess}
-	p.RunScript = func(ctx context.Context, script string) error { _, err := c.run(ctx, script); return err }
-	p.Abandon = func() { sess.Close() } // the remote end did not answer in time; stop waiting for it
-	p.KillGrace = b.opts.KillGrace
-	p.stderr = &remote.PGIDFilter{Out: orDiscard(cmd.Stderr), Found: p.SetPGID}
-	sess.Stdout = orDiscard(cmd.Stdout)
-	sess.Stderr = p.stderr
+	p := b.newProcess(c, sess, cmd)
 	if err := sess.Start(remote.Wrap(cmd.Argv, mergeEnv(ep.Env, cmd.Env))); err != nil {
 		sess.Close()
 		return nil, c.errorf("starting %s: %w", cmd.Argv[0], err)
@@ -58,6 +52,19 @@ func (b *Backend) start(ctx context.Context, ep backend.Endpoint, cmd backend.Co
 	b.track(p, true)
 	go p.wait()
 	return p, nil
+}
+
+// newProcess is the process of cmd in sess, not started yet: its output
+// goes to cmd's writers, the pgid line taken out of stderr.
+func (b *Backend) newProcess(c *hostConn, sess *ssh.Session, cmd backend.Command) *process {
+	p := &process{Group: remote.NewGroup(cmd.Argv), b: b, conn: c, sess: sess}
+	p.RunScript = func(ctx context.Context, script string) error { _, err := c.run(ctx, script); return err }
+	p.Abandon = func() { sess.Close() } // the remote end did not answer in time; stop waiting for it
+	p.KillGrace = b.opts.KillGrace
+	p.stderr = &remote.PGIDFilter{Out: orDiscard(cmd.Stderr), Found: p.SetPGID}
+	sess.Stdout = orDiscard(cmd.Stdout)
+	sess.Stderr = p.stderr
+	return p
 }
 
 func (p *process) wait() {
@@ -89,7 +96,8 @@ func (p *process) wait() {
 // killBound bounds one kill: SIGTERM, the grace, SIGKILL, and a dial.
 func (p *process) killBound() time.Duration { return 3*p.b.opts.KillGrace + p.b.opts.DialTimeout }
 
-// Wait returns when the process exits, or kills it when ctx ends.
+// Wait returns when the process exits, or kills it when ctx ends: one
+// bound for the kill and the wait for the session's end together.
 func (p *process) Wait(ctx context.Context) (backend.Exit, error) {
 	return p.Group.Wait(ctx, p.Kill, p.killBound())
 }

@@ -117,20 +117,24 @@ func (g *Group) Kill(ctx context.Context) error {
 }
 
 // Wait returns when the tool ends, or kills it when ctx ends first (kill
-// is the backend's Kill, with its bound) and waits up to bound for the end
-// before abandoning it.
+// is the backend's Kill, with its own bound) and waits for the end until
+// bound has passed since ctx ended, the kill's time included, before
+// abandoning it: a Wait whose ctx ended returns within bound (and kill's
+// own bound, where that is longer).
 func (g *Group) Wait(ctx context.Context, kill func() error, bound time.Duration) (backend.Exit, error) {
 	select {
 	case <-g.done:
 		return g.Exit, g.Err
 	case <-ctx.Done():
 	}
+	deadline := time.NewTimer(bound)
+	defer deadline.Stop()
 	kerr := kill()
 	exit := backend.Exit{Code: -1, Signaled: true, Elapsed: time.Since(g.Start)}
 	select {
 	case <-g.done:
 		exit = g.Exit
-	case <-time.After(bound):
+	case <-deadline.C:
 		g.Abandon()
 	}
 	if kerr != nil {

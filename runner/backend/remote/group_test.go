@@ -64,4 +64,13 @@ func TestGroupKillAndWait(t *testing.T) {
 	if !exit.Signaled || !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "and killing ib_write_bw: pod gone") || *abandoned != 1 {
 		t.Errorf("wait on ctx: %+v %v, abandoned %d", exit, err, *abandoned)
 	}
+
+	// The bound counts from ctx's end, the kill's own time included: a
+	// kill that used it all leaves no second bound of waiting.
+	g, _, abandoned = newG()
+	start := time.Now()
+	_, _ = g.Wait(ctx, func() error { time.Sleep(300 * time.Millisecond); return errors.New("host frozen") }, 300*time.Millisecond)
+	if d := time.Since(start); d > 500*time.Millisecond || *abandoned != 1 {
+		t.Errorf("wait on ctx with a kill that took its bound: %v, abandoned %d; want about 300ms", d, *abandoned)
+	}
 }
