@@ -180,12 +180,13 @@ func (b *Backend) checkBinary(ctx context.Context, ep backend.Endpoint, pod, bin
 
 func (p *process) run(ctx context.Context, script string, stdout io.Writer) {
 	code, err := p.b.stream(ctx, p.pod, []string{"sh", "-c", script}, stdout, p.stderr)
+	killed := p.Killed()
 	p.stderr.Flush()
 	p.Exit = backend.Exit{Code: code, Elapsed: time.Since(p.Start)}
 	if code > 128 && code < 160 {
 		p.Exit.Signaled = true // the wrapper's wait reports 128+signal
 	}
-	if err != nil && !p.Killed() {
+	if err != nil && !killed {
 		p.Exit.Code = -1
 		p.Err = fmt.Errorf("kube: pod %s: %s: the exec stream broke: %w", p.pod, p.Argv[0], err)
 		// The tool may still run in the pod with nobody reading it:
@@ -194,7 +195,7 @@ func (p *process) run(ctx context.Context, script string, stdout io.Writer) {
 	}
 	p.stderr.GiveUp(p.NoPGID)
 	p.b.track(p, false)
-	p.End()
+	p.End(killed)
 	p.cancel()
 }
 

@@ -69,6 +69,7 @@ func (b *Backend) newProcess(c *hostConn, sess *ssh.Session, cmd backend.Command
 
 func (p *process) wait() {
 	err := p.sess.Wait()
+	killed := p.Killed()
 	p.stderr.Flush()
 	p.sess.Close()
 	p.Exit.Elapsed = time.Since(p.Start)
@@ -90,7 +91,7 @@ func (p *process) wait() {
 	}
 	p.stderr.GiveUp(p.NoPGID)
 	p.b.track(p, false)
-	p.End()
+	p.End(killed)
 }
 
 // killBound bounds one kill: SIGTERM, the grace, SIGKILL, and a dial.

@@ -66,15 +66,16 @@ func (g *Group) PGID() int {
 // Done is closed when the tool ended (End).
 func (g *Group) Done() <-chan struct{} { return g.done }
 
-// End marks the tool ended. A tool rdmabench killed ends as Signaled,
-// without the error its broken stream or session would give.
-func (g *Group) End() {
-	g.mu.Lock()
-	if g.killed {
+// End marks the tool ended. killed is Killed() as the backend read it
+// when the tool's stream or session returned: a tool rdmabench had killed
+// ends as Signaled, without the error its broken stream or session would
+// give. A Kill that comes after (while the backend still works on the end:
+// kube's kill of an orphan waits for the API) changes nothing.
+func (g *Group) End(killed bool) {
+	if killed {
 		g.Exit.Code, g.Exit.Signaled = -1, true
 		g.Err = nil
 	}
-	g.mu.Unlock()
 	close(g.done)
 }
 

@@ -28,9 +28,22 @@ func TestGroupKillAndWait(t *testing.T) {
 		t.Fatalf("kill: %v, scripts %q, abandoned %d", err, *scripts, *abandoned)
 	}
 	g.Exit.Code, g.Err = 143, errors.New("stream broke")
-	g.End()
+	g.End(g.Killed())
 	if g.Exit.Code != -1 || !g.Exit.Signaled || g.Err != nil {
 		t.Errorf("a killed tool ended as %+v, %v; want signaled without the stream's error", g.Exit, g.Err)
+	}
+
+	// A Kill after the backend saw the end (kube: while it kills the
+	// orphan of a broken stream, which waits for the API) is not why the
+	// tool ended: its exit and error stay.
+	g, _, _ = newG()
+	g.SetPGID(4243)
+	killed := g.Killed() // the stream returned
+	g.Exit.Code, g.Err = -1, errors.New("the exec stream broke")
+	_ = g.Kill(context.Background())
+	g.End(killed)
+	if g.Exit.Signaled || g.Err == nil {
+		t.Errorf("a tool killed after its stream broke ended as %+v, %v; want the stream's error", g.Exit, g.Err)
 	}
 
 	// Group never known: bounded by ctx, abandoned, said.
@@ -53,7 +66,7 @@ func TestGroupKillAndWait(t *testing.T) {
 	// end if it comes within the bound, else abandon.
 	g, _, _ = newG()
 	g.Exit.Code = 3
-	g.End()
+	g.End(false)
 	if exit, err := g.Wait(context.Background(), func() error { t.Error("killed a tool that ended"); return nil }, time.Second); exit.Code != 3 || err != nil {
 		t.Errorf("wait: %+v %v", exit, err)
 	}
