@@ -168,6 +168,10 @@ func (b *Backend) ExecStdin(ctx context.Context, ep backend.Endpoint, argv []str
 	switch {
 	case errors.As(err, &ee):
 		return out.Bytes(), c.errorf("%s exited with %d: %s", remote.Join(argv), ee.ExitStatus(), bytes.TrimSpace(errb.Bytes()))
+	case err == io.EOF:
+		// Exit status 0, and the channel closed under the rest of stdin
+		// (the command did not read it all): a pipe's EPIPE, as os/exec
+		// and the local backend take it, not a failure.
 	case err != nil:
 		return out.Bytes(), c.errorf("%s: %w", remote.Join(argv), err)
 	}
