@@ -180,12 +180,13 @@ func (b *Backend) checkBinary(ctx context.Context, ep backend.Endpoint, pod, bin
 
 func (p *process) run(ctx context.Context, script string, stdout io.Writer) {
 	code, err := p.b.stream(ctx, p.pod, []string{"sh", "-c", script}, stdout, p.stderr)
+	killed := p.Killed()
 	p.stderr.Flush()
 	p.Exit = backend.Exit{Code: code, Elapsed: time.Since(p.Start)}
 	if code > 128 && code < 160 {
 		p.Exit.Signaled = true // the wrapper's wait reports 128+signal
 	}
-	if err != nil && !p.Killed() {
+	if err != nil && !killed {
 		p.Exit.Code = -1
 		p.Err = fmt.Errorf("kube: pod %s: %s: the exec stream broke: %w", p.pod, p.Argv[0], err)
 		// The tool may still run in the pod with nobody reading it:
@@ -194,7 +195,7 @@ func (p *process) run(ctx context.Context, script string, stdout io.Writer) {
 	}
 	p.stderr.GiveUp(p.NoPGID)
 	p.b.track(p, false)
-	p.End()
+	p.End(killed)
 	p.cancel()
 }
 
@@ -209,9 +210,10 @@ func (p *process) killOrphan() {
 	_, _ = p.b.stream(ctx, p.pod, []string{"sh", "-c", remote.KillScript(pgid, p.b.opts.KillGrace)}, io.Discard, io.Discard)
 }
 
-// Wait returns when the process exits, or kills it when ctx ends.
+// Wait returns when the process exits, or kills it when ctx ends: the
+// kill's bound, then KillGrace+5s for the stream to end.
 func (p *process) Wait(ctx context.Context) (backend.Exit, error) {
-	return p.Group.Wait(ctx, p.Kill, p.b.opts.KillGrace+5*time.Second)
+	return p.Group.Wait(ctx, p.Kill, p.b.killBound+p.b.opts.KillGrace+5*time.Second)
 }
 
 // Kill ends the process group in the pod: SIGTERM, then SIGKILL after

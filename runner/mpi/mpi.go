@@ -2,9 +2,9 @@
 // Open MPI's ssh launcher, the way the MPI Operator does it in Kubernetes:
 // a key pair made for the run, written into every rank's endpoint, and an
 // sshd of the run's own on every rank but the launcher, listening on the
-// rank's data address. It uses only a backend's Exec, so pods (kube), hosts
-// (ssh) and local processes get the same launcher; the keys never go into
-// an API object.
+// rank's data address. It uses only a backend's Exec and ExecStdin (the
+// private keys on stdin), so pods (kube), hosts (ssh) and local processes
+// get the same launcher; the keys never go into an API object or argv.
 package mpi
 
 import (
@@ -104,9 +104,9 @@ func SSHDConfig(c Config, listen string) string {
 func WriteScript(c Config) string {
 	d := shellQuote(c.Dir)
 	return `set -e; umask 077; mkdir -p ` + d + `; chmod 700 ` + d + `; cd ` + d + `
-: > id_ed25519; : > host_ed25519; f=id_ed25519
-while IFS= read -r l; do printf '%s\n' "$l" >> "$f"; case "$l" in "-----END "*) f=host_ed25519;; esac; done
-[ -s id_ed25519 ] && [ -s host_ed25519 ] || { echo "the private keys did not arrive on stdin" >&2; exit 1; }
+: > id_ed25519; : > host_ed25519; f=id_ed25519; n=0
+while IFS= read -r l || [ -n "$l" ]; do printf '%s\n' "$l" >> "$f"; case "$l" in "-----END "*) f=host_ed25519; n=$((n+1));; esac; done
+[ "$n" = 2 ] || { echo "the private keys did not arrive whole on stdin ($n of 2 PEM blocks)" >&2; exit 1; }
 printf '%s' "$1" > id_ed25519.pub; printf '%s' "$1" > authorized_keys; printf '%s' "$2" > sshd_config
 chmod 600 id_ed25519 authorized_keys host_ed25519`
 }

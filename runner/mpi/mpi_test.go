@@ -55,6 +55,60 @@ func TestSSHDConfig(t *testing.T) {
 	}
 }
 
+// WriteScript splits its stdin into the two keys, whichever POSIX shell
+// runs it: SecretsStdin's form, a last block without its newline (read
+// leaves a last line without one out of the loop), and a stdin without
+// both blocks whole is refused rather than written as a broken host key.
+func TestWriteScriptSplitsStdin(t *testing.T) {
+	k, err := NewKeys()
+	if err != nil {
+		t.Fatal(err)
+	}
+	noNL := func(b []byte) []byte { return []byte(strings.TrimRight(string(b), "\n")) }
+	crlf := func(b []byte) []byte { return []byte(strings.ReplaceAll(string(b), "\n", "\r\n")) }
+	var shells [][]string
+	for _, sh := range []string{"sh", "dash", "bash", "busybox"} {
+		if _, err := exec.LookPath(sh); err == nil {
+			shells = append(shells, map[bool][]string{true: {sh, "sh"}, false: {sh}}[sh == "busybox"])
+		}
+	}
+	for _, sh := range shells {
+		for _, c := range []struct {
+			name  string
+			stdin []byte
+			ok    bool
+		}{
+			{"SecretsStdin", SecretsStdin(k), true},
+			{"no last newline", append(append([]byte{}, k.Private...), noNL(k.HostPrivate)...), true},
+			{"CRLF", SecretsStdin(Keys{Private: crlf(k.Private), HostPrivate: crlf(k.HostPrivate)}), true},
+			{"one key", k.Private, false},
+			{"host key cut", append(append([]byte{}, k.Private...), k.HostPrivate[:len(k.HostPrivate)/2]...), false},
+		} {
+			dir := filepath.Join(t.TempDir(), "ssh")
+			argv := append(append([]string{}, sh...), "-c", WriteScript(Config{Dir: dir}), "sh", string(k.Public), "")
+			cmd := exec.Command(argv[0], argv[1:]...)
+			cmd.Stdin = strings.NewReader(string(c.stdin))
+			out, err := cmd.CombinedOutput()
+			if !c.ok {
+				if err == nil || !strings.Contains(string(out), "did not arrive whole") {
+					t.Errorf("%s, %s: %v %s; want refused", sh[0], c.name, err, out)
+				}
+				continue
+			}
+			if err != nil {
+				t.Errorf("%s, %s: %v %s", sh[0], c.name, err, out)
+				continue
+			}
+			for _, f := range []string{"id_ed25519", "host_ed25519"} {
+				data, _ := os.ReadFile(filepath.Join(dir, f))
+				if _, err := ssh.ParsePrivateKey(data); err != nil {
+					t.Errorf("%s, %s: %s: %v", sh[0], c.name, f, err)
+				}
+			}
+		}
+	}
+}
+
 // TestUpDownOverSSH makes the launch for real on this host: two endpoints
 // on 127.0.0.1 and 127.0.0.2 (the second gets an sshd), a command through
 // ssh with the run's key that leaves a process behind, then Down: the

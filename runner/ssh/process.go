@@ -43,13 +43,7 @@ func (b *Backend) start(ctx context.Context, ep backend.Endpoint, cmd backend.Co
 	if err != nil {
 		return nil, err
 	}
-	p := &process{Group: remote.NewGroup(cmd.Argv), b: b, conn: c, sess: sess}
-	p.RunScript = func(ctx context.Context, script string) error { _, err := c.run(ctx, script); return err }
-	p.Abandon = func() { sess.Close() } // the remote end did not answer in time; stop waiting for it
-	p.KillGrace = b.opts.KillGrace
-	p.stderr = &remote.PGIDFilter{Out: orDiscard(cmd.Stderr), Found: p.SetPGID}
-	sess.Stdout = orDiscard(cmd.Stdout)
-	sess.Stderr = p.stderr
+	p := b.newProcess(c, sess, cmd)
 	if err := sess.Start(remote.Wrap(cmd.Argv, mergeEnv(ep.Env, cmd.Env))); err != nil {
 		sess.Close()
 		return nil, c.errorf("starting %s: %w", cmd.Argv[0], err)
@@ -60,8 +54,22 @@ func (b *Backend) start(ctx context.Context, ep backend.Endpoint, cmd backend.Co
 	return p, nil
 }
 
+// newProcess is the process of cmd in sess, not started yet: its output
+// goes to cmd's writers, the pgid line taken out of stderr.
+func (b *Backend) newProcess(c *hostConn, sess *ssh.Session, cmd backend.Command) *process {
+	p := &process{Group: remote.NewGroup(cmd.Argv), b: b, conn: c, sess: sess}
+	p.RunScript = func(ctx context.Context, script string) error { _, err := c.run(ctx, script); return err }
+	p.Abandon = func() { sess.Close() } // the remote end did not answer in time; stop waiting for it
+	p.KillGrace = b.opts.KillGrace
+	p.stderr = &remote.PGIDFilter{Out: orDiscard(cmd.Stderr), Found: p.SetPGID}
+	sess.Stdout = orDiscard(cmd.Stdout)
+	sess.Stderr = p.stderr
+	return p
+}
+
 func (p *process) wait() {
 	err := p.sess.Wait()
+	killed := p.Killed()
 	p.stderr.Flush()
 	p.sess.Close()
 	p.Exit.Elapsed = time.Since(p.Start)
@@ -83,13 +91,14 @@ func (p *process) wait() {
 	}
 	p.stderr.GiveUp(p.NoPGID)
 	p.b.track(p, false)
-	p.End()
+	p.End(killed)
 }
 
 // killBound bounds one kill: SIGTERM, the grace, SIGKILL, and a dial.
 func (p *process) killBound() time.Duration { return 3*p.b.opts.KillGrace + p.b.opts.DialTimeout }
 
-// Wait returns when the process exits, or kills it when ctx ends.
+// Wait returns when the process exits, or kills it when ctx ends: one
+// bound for the kill and the wait for the session's end together.
 func (p *process) Wait(ctx context.Context) (backend.Exit, error) {
 	return p.Group.Wait(ctx, p.Kill, p.killBound())
 }
@@ -159,6 +168,10 @@ func (b *Backend) ExecStdin(ctx context.Context, ep backend.Endpoint, argv []str
 	switch {
 	case errors.As(err, &ee):
 		return out.Bytes(), c.errorf("%s exited with %d: %s", remote.Join(argv), ee.ExitStatus(), bytes.TrimSpace(errb.Bytes()))
+	case err == io.EOF:
+		// Exit status 0, and the channel closed under the rest of stdin
+		// (the command did not read it all): a pipe's EPIPE, as os/exec
+		// and the local backend take it, not a failure.
 	case err != nil:
 		return out.Bytes(), c.errorf("%s: %w", remote.Join(argv), err)
 	}

@@ -226,6 +226,19 @@ func TestExecStdin(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "exited with 3: refused") || strings.Contains(err.Error(), "PRIVATE") {
 		t.Fatalf("failing ExecStdin err = %v", err)
 	}
+	// A command that succeeds without reading all its stdin (more than the
+	// channel's window) succeeded, as on the local backend.
+	if out, err := r.b.ExecStdin(ctxT(t, 5*time.Second), r.ep, []string{"echo", "ok"}, bytes.Repeat([]byte("x"), 8<<20)); err != nil || string(out) != "ok\n" {
+		t.Fatalf("ExecStdin of a command that ignores its stdin = %q %v", out, err)
+	}
+	// A command that never reads its stdin nor ends: bounded by ctx.
+	start := time.Now()
+	if _, err := r.b.ExecStdin(ctxT(t, 300*time.Millisecond), r.ep, []string{"sleep", "30"}, bytes.Repeat([]byte("x"), 8<<20)); err == nil || !strings.Contains(err.Error(), "deadline") {
+		t.Fatalf("ExecStdin past its ctx: %v", err)
+	}
+	if d := time.Since(start); d > 3*time.Second {
+		t.Fatalf("ExecStdin took %v after a 300ms ctx", d)
+	}
 }
 
 func TestHostKeyMismatchRefused(t *testing.T) {

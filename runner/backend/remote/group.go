@@ -66,15 +66,16 @@ func (g *Group) PGID() int {
 // Done is closed when the tool ended (End).
 func (g *Group) Done() <-chan struct{} { return g.done }
 
-// End marks the tool ended. A tool rdmabench killed ends as Signaled,
-// without the error its broken stream or session would give.
-func (g *Group) End() {
-	g.mu.Lock()
-	if g.killed {
+// End marks the tool ended. killed is Killed() as the backend read it
+// when the tool's stream or session returned: a tool rdmabench had killed
+// ends as Signaled, without the error its broken stream or session would
+// give. A Kill that comes after (while the backend still works on the end:
+// kube's kill of an orphan waits for the API) changes nothing.
+func (g *Group) End(killed bool) {
+	if killed {
 		g.Exit.Code, g.Exit.Signaled = -1, true
 		g.Err = nil
 	}
-	g.mu.Unlock()
 	close(g.done)
 }
 
@@ -117,20 +118,24 @@ func (g *Group) Kill(ctx context.Context) error {
 }
 
 // Wait returns when the tool ends, or kills it when ctx ends first (kill
-// is the backend's Kill, with its bound) and waits up to bound for the end
-// before abandoning it.
+// is the backend's Kill, with its own bound) and waits for the end until
+// bound has passed since ctx ended, the kill's time included, before
+// abandoning it: a Wait whose ctx ended returns within bound (and kill's
+// own bound, where that is longer).
 func (g *Group) Wait(ctx context.Context, kill func() error, bound time.Duration) (backend.Exit, error) {
 	select {
 	case <-g.done:
 		return g.Exit, g.Err
 	case <-ctx.Done():
 	}
+	deadline := time.NewTimer(bound)
+	defer deadline.Stop()
 	kerr := kill()
 	exit := backend.Exit{Code: -1, Signaled: true, Elapsed: time.Since(g.Start)}
 	select {
 	case <-g.done:
 		exit = g.Exit
-	case <-time.After(bound):
+	case <-deadline.C:
 		g.Abandon()
 	}
 	if kerr != nil {
