@@ -159,6 +159,10 @@ func (b *Backend) ExecStdin(ctx context.Context, ep backend.Endpoint, argv []str
 	}
 	out, err := c.Output()
 	if err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) && len(bytes.TrimSpace(ee.Stderr)) > 0 {
+			return out, fmt.Errorf("%s: %s: %w: %s", ep.Name, strings.Join(argv, " "), err, bytes.TrimSpace(ee.Stderr))
+		}
 		return out, fmt.Errorf("%s: %s: %w", ep.Name, strings.Join(argv, " "), err)
 	}
 	return out, nil

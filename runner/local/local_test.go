@@ -138,3 +138,18 @@ func TestExecReadsProcDirectly(t *testing.T) {
 		t.Fatalf("%v %q", err, out)
 	}
 }
+
+// A failing short command's error carries what it said on stderr; stdin
+// reaches it.
+func TestExecStdinAndErrors(t *testing.T) {
+	b := New()
+	ep := backend.Endpoint{Name: "a-0"}
+	out, err := b.ExecStdin(context.Background(), ep, []string{"sh", "-c", "wc -l"}, []byte("1\n2\n"))
+	if err != nil || strings.TrimSpace(string(out)) != "2" {
+		t.Fatalf("ExecStdin = %q %v", out, err)
+	}
+	_, err = b.Exec(context.Background(), ep, []string{"sh", "-c", "echo the keys did not arrive >&2; exit 1"})
+	if err == nil || !strings.Contains(err.Error(), "exit status 1: the keys did not arrive") {
+		t.Fatalf("err = %v; want the command's stderr in it", err)
+	}
+}

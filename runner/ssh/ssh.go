@@ -160,7 +160,11 @@ func (b *Backend) Cleanup(ctx context.Context) error {
 		wg.Add(1)
 		go func(p *process) {
 			defer wg.Done()
-			if err := p.kill(ctx); err != nil {
+			// Each kill has its own bound, so one stuck host cannot use up
+			// the clean-up's time for the others.
+			kctx, cancel := context.WithTimeout(ctx, p.killBound())
+			defer cancel()
+			if err := p.kill(kctx); err != nil {
 				emu.Lock()
 				if first == nil {
 					first = err
