@@ -29,15 +29,46 @@ func (b *Backend) stream(ctx context.Context, pod string, argv []string, stdout,
 
 // streamStdin is stream with stdin (nil: none) fed to the command; every
 // attempt reads it from the start.
+//
+// Only an attempt that printed nothing is tried again: once output came,
+// the command ran, and a second run would repeat it (and its output).
 func (b *Backend) streamStdin(ctx context.Context, pod string, argv []string, stdin []byte, stdout, stderr io.Writer) (int, error) {
 	code := -1
+	out, errw := &seenWriter{w: stdout}, &seenWriter{w: stderr}
 	err := retry(ctx, func() error {
 		var err error
-		code, err = b.streamOnce(ctx, pod, argv, stdin, stdout, stderr)
+		code, err = b.streamOnce(ctx, pod, argv, stdin, out, errw)
+		if err != nil && (out.seen || errw.seen) {
+			return streamBroke{err}
+		}
 		return err
 	})
+	var sb streamBroke
+	if errors.As(err, &sb) {
+		err = sb.err
+	}
 	return code, err
 }
+
+// seenWriter notes whether anything was written through it.
+type seenWriter struct {
+	w    io.Writer
+	seen bool
+}
+
+func (s *seenWriter) Write(p []byte) (int, error) {
+	if len(p) > 0 {
+		s.seen = true
+	}
+	return s.w.Write(p)
+}
+
+// streamBroke is an error of a stream that had output: never retried.
+type streamBroke struct{ err error }
+
+func (e streamBroke) Error() string { return "exec stream broke after output: " + e.err.Error() }
+
+func (e streamBroke) Unwrap() error { return e.err }
 
 func (b *Backend) streamOnce(ctx context.Context, pod string, argv []string, stdin []byte, stdout, stderr io.Writer) (int, error) {
 	req := b.client.CoreV1().RESTClient().Post().Resource("pods").Namespace(b.namespace).Name(pod).SubResource("exec").

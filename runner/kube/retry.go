@@ -18,8 +18,9 @@ const retryWindow = 90 * time.Second
 // apiserver, so that trying again is safe even for an exec: a refused
 // connection, an apiserver shutting down or overloaded.
 func transient(err error) bool {
-	if err == nil {
-		return false
+	var broke streamBroke
+	if err == nil || errors.As(err, &broke) {
+		return false // the command ran: trying again would run it twice
 	}
 	if errors.Is(err, syscall.ECONNREFUSED) || apierrors.IsServiceUnavailable(err) ||
 		apierrors.IsTooManyRequests(err) || apierrors.IsServerTimeout(err) {
