@@ -177,10 +177,10 @@ func (b *Backend) Start(ctx context.Context, ep backend.Endpoint, cmd backend.Co
 	}
 	sctx, cancel := context.WithCancel(context.Background())
 	p := b.newProcess(pod, cmd.Argv, cancel)
-	p.stderr = &remote.PGIDFilter{Out: orDiscard(cmd.Stderr), Found: p.SetPGID}
-	script := remote.Wrap(cmd.Argv, merge(ep.Env, cmd.Env))
+	p.stderr = &remote.PGIDFilter{Out: remote.OrDiscard(cmd.Stderr), Found: p.SetPGID}
+	script := remote.Wrap(cmd.Argv, remote.MergeEnv(ep.Env, cmd.Env))
 	b.track(p, true)
-	go p.run(sctx, script, orDiscard(cmd.Stdout))
+	go p.run(sctx, script, remote.OrDiscard(cmd.Stdout))
 	return p, nil
 }
 
@@ -270,22 +270,4 @@ func (b *Backend) track(p *process, live bool) {
 	} else {
 		delete(b.procs, p)
 	}
-}
-
-func orDiscard(w io.Writer) io.Writer {
-	if w == nil {
-		return io.Discard
-	}
-	return w
-}
-
-func merge(a, b map[string]string) map[string]string {
-	out := map[string]string{}
-	for k, v := range a {
-		out[k] = v
-	}
-	for k, v := range b {
-		out[k] = v
-	}
-	return out
 }

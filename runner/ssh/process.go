@@ -44,7 +44,7 @@ func (b *Backend) start(ctx context.Context, ep backend.Endpoint, cmd backend.Co
 		return nil, err
 	}
 	p := b.newProcess(c, sess, cmd)
-	if err := sess.Start(remote.Wrap(cmd.Argv, mergeEnv(ep.Env, cmd.Env))); err != nil {
+	if err := sess.Start(remote.Wrap(cmd.Argv, remote.MergeEnv(ep.Env, cmd.Env))); err != nil {
 		sess.Close()
 		return nil, c.errorf("starting %s: %w", cmd.Argv[0], err)
 	}
@@ -61,8 +61,8 @@ func (b *Backend) newProcess(c *hostConn, sess *ssh.Session, cmd backend.Command
 	p.RunScript = func(ctx context.Context, script string) error { _, err := c.run(ctx, script); return err }
 	p.Abandon = func() { sess.Close() } // the remote end did not answer in time; stop waiting for it
 	p.KillGrace = b.opts.KillGrace
-	p.stderr = &remote.PGIDFilter{Out: orDiscard(cmd.Stderr), Found: p.SetPGID}
-	sess.Stdout = orDiscard(cmd.Stdout)
+	p.stderr = &remote.PGIDFilter{Out: remote.OrDiscard(cmd.Stderr), Found: p.SetPGID}
+	sess.Stdout = remote.OrDiscard(cmd.Stdout)
 	sess.Stderr = p.stderr
 	return p
 }
@@ -214,22 +214,4 @@ func (c *hostConn) run(ctx context.Context, script string) ([]byte, error) {
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
-}
-
-func orDiscard(w io.Writer) io.Writer {
-	if w == nil {
-		return io.Discard
-	}
-	return w
-}
-
-func mergeEnv(a, b map[string]string) map[string]string {
-	out := map[string]string{}
-	for k, v := range a {
-		out[k] = v
-	}
-	for k, v := range b {
-		out[k] = v
-	}
-	return out
 }

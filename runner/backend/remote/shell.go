@@ -143,3 +143,23 @@ func KillScript(pgid int, grace time.Duration) string {
 	return "kill -TERM -" + g + " 2>/dev/null; i=0; while kill -0 -" + g + " 2>/dev/null && [ $i -lt " + steps +
 		" ]; do sleep 0.1; i=$((i+1)); done; kill -KILL -" + g + " 2>/dev/null; true"
 }
+
+// OrDiscard is w, or io.Discard when w is nil.
+func OrDiscard(w io.Writer) io.Writer {
+	if w == nil {
+		return io.Discard
+	}
+	return w
+}
+
+// MergeEnv is a with b's variables over it (neither is changed).
+func MergeEnv(a, b map[string]string) map[string]string {
+	out := make(map[string]string, len(a)+len(b))
+	for k, v := range a {
+		out[k] = v
+	}
+	for k, v := range b {
+		out[k] = v
+	}
+	return out
+}
