@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rdmabench/rdmabench/runner/local"
+	"github.com/rdmabench/rdmabench/runner/backend/local"
 	"github.com/rdmabench/rdmabench/runner/plan"
 )
 

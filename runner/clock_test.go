@@ -10,8 +10,8 @@ import (
 
 	"github.com/rdmabench/rdmabench/parsers"
 	"github.com/rdmabench/rdmabench/report"
+	"github.com/rdmabench/rdmabench/runner/backend/local"
 	"github.com/rdmabench/rdmabench/runner/judge"
-	"github.com/rdmabench/rdmabench/runner/local"
 	"github.com/rdmabench/rdmabench/runner/plan"
 )
 

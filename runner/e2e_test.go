@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/rdmabench/rdmabench/report"
+	"github.com/rdmabench/rdmabench/runner/backend/local"
 	"github.com/rdmabench/rdmabench/runner/judge"
-	"github.com/rdmabench/rdmabench/runner/local"
 	"github.com/rdmabench/rdmabench/runner/plan"
 	"github.com/rdmabench/rdmabench/scenarios"
 )

@@ -8,16 +8,6 @@ import (
 	"github.com/rdmabench/rdmabench/scenarios"
 )
 
-// GPUChecker is implemented by backends that can tell whether an endpoint
-// sees a GPU: the kube backend, where the GPU device plugin puts
-// /dev/nvidiaN into pods given nvidia.com/gpu. Tests that need GPU memory
-// are skipped there, with the reason, instead of failing as a broken tool
-// would. Local and ssh endpoints let the tool itself say it found no GPU
-// (their stand-in lanes run nccl-tests' stand-in without one).
-type GPUChecker interface {
-	HasGPU(ctx context.Context, ep backend.Endpoint) bool
-}
-
 // needsGPU says whether a test cannot run without a GPU: nccl-tests
 // always, nixlbench when either side's segment is VRAM.
 func needsGPU(t *scenarios.Test, tool string) bool {
@@ -35,7 +25,7 @@ func (r *run) gpuSkipReason(job *plan.Job) (bool, string) {
 	if !needsGPU(r.tests[job.Test], job.Tool) {
 		return false, ""
 	}
-	c, ok := r.cfg.Backend.(GPUChecker)
+	c, ok := r.cfg.Backend.(backend.GPUChecker)
 	if !ok {
 		return false, ""
 	}

@@ -13,8 +13,8 @@ import (
 
 	"github.com/rdmabench/rdmabench/parsers"
 	"github.com/rdmabench/rdmabench/report"
+	"github.com/rdmabench/rdmabench/runner/backend/local"
 	runetcd "github.com/rdmabench/rdmabench/runner/etcd"
-	"github.com/rdmabench/rdmabench/runner/local"
 	"github.com/rdmabench/rdmabench/runner/plan"
 )
 

@@ -181,7 +181,7 @@ func (r *run) prepare(ctx context.Context, rep *report.Report) error {
 func (r *run) startEtcd(ctx context.Context) error {
 	r.etcdURL = r.cfg.EtcdURL
 	local := r.etcdURL
-	switch h, hosted := r.cfg.Backend.(EtcdHoster); {
+	switch h, hosted := r.cfg.Backend.(backend.EtcdHoster); {
 	case r.etcdURL != "":
 	case hosted:
 		// The endpoints cannot reach this host (pods): the backend runs
@@ -282,7 +282,7 @@ func (r *run) cleanup() {
 	r.mpiCleanup(ctx)
 	if r.cfg.Keep && r.cfg.Backend.Name() != "local" {
 		hint := "remove them with rdmabench clean"
-		if k, ok := r.cfg.Backend.(interface{ KeepHint() string }); ok {
+		if k, ok := r.cfg.Backend.(backend.KeepHinter); ok {
 			hint = k.KeepHint()
 		}
 		r.progress.printf("--keep: endpoints left in place for debugging; %s", hint)

@@ -31,7 +31,7 @@ func (r *run) skipReason(job *plan.Job) (bool, string) {
 		}
 		return false, ""
 	}
-	if c, ok := r.cfg.Backend.(RDMAChecker); ok {
+	if c, ok := r.cfg.Backend.(backend.RDMAChecker); ok {
 		for _, name := range jobEndpoints(job) {
 			if !c.HasRDMA(context.Background(), r.endpoint(name)) {
 				return true, "endpoint " + name + " has no RDMA device; " + job.Tool + " needs RDMA"

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/rdmabench/rdmabench/runner/backend"
-	"github.com/rdmabench/rdmabench/runner/local"
+	"github.com/rdmabench/rdmabench/runner/backend/local"
 	"github.com/rdmabench/rdmabench/runner/plan"
 )
 

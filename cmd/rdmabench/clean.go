@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/rdmabench/rdmabench/runner/kube"
+	"github.com/rdmabench/rdmabench/runner/backend/kube"
 )
 
 type cleanOptions struct {

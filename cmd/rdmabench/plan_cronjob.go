@@ -5,7 +5,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/rdmabench/rdmabench/runner/kube"
+	"github.com/rdmabench/rdmabench/runner/backend/kube"
 	"github.com/rdmabench/rdmabench/runner/plan"
 	"github.com/rdmabench/rdmabench/scenarios"
 	"github.com/spf13/cobra"

@@ -11,7 +11,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
-	"github.com/rdmabench/rdmabench/runner/kube"
+	"github.com/rdmabench/rdmabench/runner/backend/kube"
 )
 
 const cronScenario = `apiVersion: rdmabench.io/v1alpha1

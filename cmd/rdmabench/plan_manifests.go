@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/rdmabench/rdmabench/runner"
-	"github.com/rdmabench/rdmabench/runner/kube"
+	"github.com/rdmabench/rdmabench/runner/backend/kube"
 	"github.com/rdmabench/rdmabench/runner/plan"
 	"github.com/rdmabench/rdmabench/scenarios"
 )

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rdmabench/rdmabench/runner/kube"
+	"github.com/rdmabench/rdmabench/runner/backend/kube"
 	corev1 "k8s.io/api/core/v1"
 )
 

@@ -19,10 +19,10 @@ import (
 	"github.com/rdmabench/rdmabench/report"
 	"github.com/rdmabench/rdmabench/runner"
 	"github.com/rdmabench/rdmabench/runner/backend"
+	"github.com/rdmabench/rdmabench/runner/backend/local"
+	"github.com/rdmabench/rdmabench/runner/backend/ssh"
 	"github.com/rdmabench/rdmabench/runner/judge"
-	"github.com/rdmabench/rdmabench/runner/local"
 	"github.com/rdmabench/rdmabench/runner/plan"
-	"github.com/rdmabench/rdmabench/runner/ssh"
 	"github.com/rdmabench/rdmabench/scenarios"
 )
 

@@ -1,7 +1,12 @@
 // Package backend is the seam between the runner and where endpoints live:
-// local processes, processes on ssh hosts, or Kubernetes pods. A backend
-// knows nothing of tools; it provisions endpoints, starts commands on them,
-// and removes everything it created.
+// local processes (backend/local), processes on ssh hosts (backend/ssh), or
+// Kubernetes pods (backend/kube); backend/remote is what ssh and kube share.
+// A backend knows nothing of tools; it provisions endpoints, starts commands
+// on them, and removes everything it created.
+//
+// This file is the whole contract: Backend is what every backend must do;
+// the interfaces after it are optional capabilities, each found by a type
+// assertion, each saying when the runner uses it and what it does without.
 package backend
 
 import (
@@ -47,16 +52,6 @@ type Command struct {
 	Stderr io.Writer `json:"-"`
 }
 
-// StdinExecer is a Backend whose short commands can be fed stdin. Secrets
-// (the MPI launcher's private keys) travel there and never in argv, which
-// shows in process lists, in error messages and, on Kubernetes, in the
-// exec request's URL that an apiserver's audit log records.
-type StdinExecer interface {
-	// ExecStdin is Exec with stdin as the command's standard input. Its
-	// errors name the command but never the input.
-	ExecStdin(ctx context.Context, ep Endpoint, argv []string, stdin []byte) ([]byte, error)
-}
-
 // Exit is how a process ended.
 type Exit struct {
 	Code     int           // exit status; -1 when killed by a signal
@@ -86,4 +81,80 @@ type Backend interface {
 	// Cleanup kills every process and removes every object the backend
 	// created for this run. It must work on a fresh context after Ctrl-C.
 	Cleanup(ctx context.Context) error
+}
+
+// The optional capabilities. A backend implements those it can; the runner
+// asks for each with a type assertion at the moment named in its comment.
+
+// StdinExecer is a Backend whose short commands can be fed stdin. Secrets
+// (the MPI launcher's private keys) travel there and never in argv, which
+// shows in process lists, in error messages and, on Kubernetes, in the
+// exec request's URL that an apiserver's audit log records.
+//
+// Used by the MPI launcher (runner/mpi) before a multi-endpoint NCCL leg;
+// without it such a leg fails with the reason.
+type StdinExecer interface {
+	// ExecStdin is Exec with stdin as the command's standard input. Its
+	// errors name the command but never the input.
+	ExecStdin(ctx context.Context, ep Endpoint, argv []string, stdin []byte) ([]byte, error)
+}
+
+// LineRater reads an endpoint's NIC rate, for `lineRate: auto`.
+//
+// Used once the endpoints exist (the kube backend can read a NIC only from
+// inside its pod); without it `lineRate: auto` resolves to no line rate and
+// results are not held against one.
+type LineRater interface {
+	// LineRate is the NIC's rate in bits/s and where it was read.
+	LineRate(ctx context.Context, ep Endpoint) (bps float64, detail string, ok bool)
+}
+
+// RDMAChecker tells whether an endpoint has a usable RDMA device.
+//
+// Used by the planner's skip list and before each job: RDMA-only tests are
+// skipped, with the reason, where an endpoint has none. Without it the
+// runner looks at this host's devices (right for the local backend).
+type RDMAChecker interface {
+	HasRDMA(ctx context.Context, ep Endpoint) bool
+}
+
+// GPUChecker tells whether an endpoint sees a GPU: the kube backend, where
+// the GPU device plugin puts /dev/nvidiaN into pods given nvidia.com/gpu.
+//
+// Used before each job that needs GPU memory (nccl-tests, nixlbench with a
+// VRAM segment): such a test is skipped there, with the reason, instead of
+// failing as a broken tool would. Without it (local, ssh) the tool itself
+// says it found no GPU.
+type GPUChecker interface {
+	HasGPU(ctx context.Context, ep Endpoint) bool
+}
+
+// Fingerprinter describes the system an endpoint runs on (kernel, NIC
+// firmware, MTU: report.Fingerprint* keys).
+//
+// Used once the endpoints exist, on the first one, for the report's
+// fingerprint, so that compare can warn when two runs measured different
+// systems. Without it the fingerprint is unknown.
+type Fingerprinter interface {
+	Fingerprint(ctx context.Context, ep Endpoint) map[string]string
+}
+
+// EtcdHoster runs nixlbench's etcd beside the endpoints, for backends whose
+// endpoints cannot reach an etcd on this host (pods).
+//
+// Used after provisioning, when the plan holds a nixlbench job that runs.
+// StartEtcd returns the URL the tools use and the one this process uses (a
+// port-forward); Cleanup removes both. Without it the runner starts the
+// embedded etcd in this process and every endpoint uses its URL.
+type EtcdHoster interface {
+	StartEtcd(ctx context.Context) (toolURL, localURL string, err error)
+}
+
+// KeepHinter says how to remove what a `--keep` run left in place
+// (`rdmabench clean --run ID -n NAMESPACE`).
+//
+// Used when the run ends with --keep, instead of Cleanup; without it the
+// runner prints the generic hint ("remove them with rdmabench clean").
+type KeepHinter interface {
+	KeepHint() string
 }

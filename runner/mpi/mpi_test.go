@@ -14,7 +14,7 @@ import (
 	"golang.org/x/crypto/ssh"
 
 	"github.com/rdmabench/rdmabench/runner/backend"
-	"github.com/rdmabench/rdmabench/runner/local"
+	"github.com/rdmabench/rdmabench/runner/backend/local"
 )
 
 func TestKeysParse(t *testing.T) {

@@ -10,7 +10,7 @@ import (
 	"github.com/rdmabench/rdmabench/parsers"
 	"github.com/rdmabench/rdmabench/runner"
 	"github.com/rdmabench/rdmabench/runner/backend"
-	"github.com/rdmabench/rdmabench/runner/kube"
+	"github.com/rdmabench/rdmabench/runner/backend/kube"
 	"github.com/rdmabench/rdmabench/runner/plan"
 	"github.com/rdmabench/rdmabench/scenarios"
 	"github.com/rdmabench/rdmabench/test/kubecluster/cluster"

@@ -12,7 +12,7 @@ import (
 
 	"github.com/rdmabench/rdmabench/report"
 	"github.com/rdmabench/rdmabench/runner"
-	"github.com/rdmabench/rdmabench/runner/kube"
+	"github.com/rdmabench/rdmabench/runner/backend/kube"
 	"github.com/rdmabench/rdmabench/runner/plan"
 	"github.com/rdmabench/rdmabench/scenarios"
 )

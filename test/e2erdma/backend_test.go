@@ -14,7 +14,7 @@ import (
 
 	"github.com/rdmabench/rdmabench/nic"
 	"github.com/rdmabench/rdmabench/runner/backend"
-	"github.com/rdmabench/rdmabench/runner/ssh"
+	"github.com/rdmabench/rdmabench/runner/backend/ssh"
 )
 
 // TestBackendOnVMs drives real soft-RoCE tools between the VMs through the

@@ -14,7 +14,7 @@ import (
 	"golang.org/x/crypto/ssh/knownhosts"
 
 	"github.com/rdmabench/rdmabench/runner/backend"
-	rssh "github.com/rdmabench/rdmabench/runner/ssh"
+	rssh "github.com/rdmabench/rdmabench/runner/backend/ssh"
 )
 
 // TestFailuresOnVMs: what a wrong scenario or a broken host does, on the

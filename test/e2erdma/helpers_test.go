@@ -12,7 +12,7 @@ import (
 
 	"github.com/rdmabench/rdmabench/parsers"
 	"github.com/rdmabench/rdmabench/runner/backend"
-	"github.com/rdmabench/rdmabench/runner/ssh"
+	"github.com/rdmabench/rdmabench/runner/backend/ssh"
 )
 
 func newBackend(t *testing.T) (*ssh.Backend, [2]backend.Endpoint) {

@@ -12,7 +12,7 @@ import (
 // misspelled field is an error) and checks that the Role grants every verb
 // the backend uses. The kube lane runs rdmabench with a token bound to it.
 func TestShippedRBACDecodesStrictly(t *testing.T) {
-	data, err := os.ReadFile("../../deploy/rbac.yaml")
+	data, err := os.ReadFile("../../../deploy/rbac.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -101,7 +101,7 @@ func TestWaitOneBoundOnAFrozenHost(t *testing.T) {
 	if err := sess.Start("sleep 30"); err != nil {
 		t.Fatal(err)
 	}
-	b.track(p, true)
+	b.procs.Track(p, true)
 	go p.wait()
 	time.Sleep(100 * time.Millisecond)
 	f.frozen.Store(true)

@@ -75,7 +75,7 @@ type Backend struct {
 	disc remote.Discovery
 
 	mu           sync.Mutex
-	procs        map[*process]struct{}
+	procs        remote.Tracker[*process]
 	pods         map[string]podInfo // endpoint name → its pod
 	createdNS    bool
 	ownerCreated bool
@@ -91,7 +91,17 @@ type podInfo struct {
 	node string
 }
 
-var _ backend.Backend = (*Backend)(nil)
+// The contract (runner/backend) and the capabilities this backend has.
+var (
+	_ backend.Backend       = (*Backend)(nil)
+	_ backend.StdinExecer   = (*Backend)(nil)
+	_ backend.LineRater     = (*Backend)(nil)
+	_ backend.RDMAChecker   = (*Backend)(nil)
+	_ backend.GPUChecker    = (*Backend)(nil)
+	_ backend.Fingerprinter = (*Backend)(nil)
+	_ backend.EtcdHoster    = (*Backend)(nil)
+	_ backend.KeepHinter    = (*Backend)(nil)
+)
 
 // New returns a backend for the scenario's cluster section. Nothing is
 // created until Provision.
@@ -122,7 +132,7 @@ func New(sc *scenarios.Scenario, opts Options) (*Backend, error) {
 		ns = opts.Namespace
 	}
 	b := &Backend{opts: opts, client: opts.Client, config: opts.Config, sc: sc, namespace: ns,
-		procs: map[*process]struct{}{}, pods: map[string]podInfo{}, binaries: map[string]bool{}}
+		pods: map[string]podInfo{}, binaries: map[string]bool{}}
 	b.killBound = 3*opts.KillGrace + 10*time.Second
 	b.disc = remote.Discovery{Exec: b.Exec, Key: func(ep backend.Endpoint) string { return "pod " + b.podName(ep.Name) }, Prefix: "kube"}
 	return b, nil

@@ -49,7 +49,7 @@ func (b *Backend) start(ctx context.Context, ep backend.Endpoint, cmd backend.Co
 		return nil, c.errorf("starting %s: %w", cmd.Argv[0], err)
 	}
 	p.Start = time.Now()
-	b.track(p, true)
+	b.procs.Track(p, true)
 	go p.wait()
 	return p, nil
 }
@@ -90,7 +90,7 @@ func (p *process) wait() {
 		p.Err = p.conn.errorf("%s: %w", p.Argv[0], err)
 	}
 	p.stderr.GiveUp(p.NoPGID)
-	p.b.track(p, false)
+	p.b.procs.Track(p, false)
 	p.End(killed)
 }
 

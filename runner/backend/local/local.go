@@ -31,6 +31,15 @@ type Backend struct {
 	procs map[*process]struct{}
 }
 
+// The contract (runner/backend) and the capabilities this backend has.
+var (
+	_ backend.Backend       = (*Backend)(nil)
+	_ backend.StdinExecer   = (*Backend)(nil)
+	_ backend.LineRater     = (*Backend)(nil)
+	_ backend.RDMAChecker   = (*Backend)(nil)
+	_ backend.Fingerprinter = (*Backend)(nil)
+)
+
 // New returns a local backend with the default kill grace.
 func New() *Backend {
 	return &Backend{Grace: DefaultGrace, procs: map[*process]struct{}{}}

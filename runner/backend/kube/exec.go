@@ -179,7 +179,7 @@ func (b *Backend) Start(ctx context.Context, ep backend.Endpoint, cmd backend.Co
 	p := b.newProcess(pod, cmd.Argv, cancel)
 	p.stderr = &remote.PGIDFilter{Out: remote.OrDiscard(cmd.Stderr), Found: p.SetPGID}
 	script := remote.Wrap(cmd.Argv, remote.MergeEnv(ep.Env, cmd.Env))
-	b.track(p, true)
+	b.procs.Track(p, true)
 	go p.run(sctx, script, remote.OrDiscard(cmd.Stdout))
 	return p, nil
 }
@@ -225,7 +225,7 @@ func (p *process) run(ctx context.Context, script string, stdout io.Writer) {
 		p.killOrphan()
 	}
 	p.stderr.GiveUp(p.NoPGID)
-	p.b.track(p, false)
+	p.b.procs.Track(p, false)
 	p.End(killed)
 	p.cancel()
 }
@@ -260,14 +260,4 @@ func (p *process) kill(ctx context.Context) error {
 		return fmt.Errorf("kube: pod %s: %w", p.pod, err)
 	}
 	return nil
-}
-
-func (b *Backend) track(p *process, live bool) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if live {
-		b.procs[p] = struct{}{}
-	} else {
-		delete(b.procs, p)
-	}
 }

@@ -92,7 +92,7 @@ func TestCleanupNotHeldByAStuckKill(t *testing.T) {
 	ctx := context.Background()
 	_, _ = b.Provision(ctx, []backend.Endpoint{{Name: "prefill-0", Pool: "prefill"}})
 	p := b.newProcess(b.podName("prefill-0"), []string{"ib_write_bw"}, func() {})
-	b.track(p, true)
+	b.procs.Track(p, true)
 	cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	start := time.Now()

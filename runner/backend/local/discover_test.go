@@ -25,7 +25,7 @@ func TestDiscoveryOnRecordedHosts(t *testing.T) {
 	} {
 		t.Run(c.tree, func(t *testing.T) {
 			old := SysRoot
-			SysRoot = filepath.Join("..", "..", "nic", "testdata", "sysfs", c.tree)
+			SysRoot = filepath.Join("..", "..", "..", "nic", "testdata", "sysfs", c.tree)
 			defer func() { SysRoot = old }()
 			b := New()
 			if got := b.HasRDMA(context.Background(), backend.Endpoint{}); got != c.rdma {
@@ -54,7 +54,7 @@ func TestFingerprint(t *testing.T) {
 		root string
 		want map[string]string
 	}{
-		{filepath.Join("..", "..", "nic", "testdata", "sysfs", "cx7-roce-gpu"), map[string]string{"nic.firmware": "28.39.1002", "nic.mtu": "4096"}},
+		{filepath.Join("..", "..", "..", "nic", "testdata", "sysfs", "cx7-roce-gpu"), map[string]string{"nic.firmware": "28.39.1002", "nic.mtu": "4096"}},
 		{kernelOnly, map[string]string{"kernel": "6.1.0-56-amd64"}},
 		{t.TempDir(), nil},
 	} {

@@ -40,17 +40,24 @@ type Backend struct {
 
 	mu    sync.Mutex
 	conns map[string]*hostConn
-	procs map[*process]struct{}
+	procs remote.Tracker[*process]
 	disc  remote.Discovery
 }
 
-var _ backend.Backend = (*Backend)(nil)
+// The contract (runner/backend) and the capabilities this backend has.
+var (
+	_ backend.Backend       = (*Backend)(nil)
+	_ backend.StdinExecer   = (*Backend)(nil)
+	_ backend.LineRater     = (*Backend)(nil)
+	_ backend.RDMAChecker   = (*Backend)(nil)
+	_ backend.Fingerprinter = (*Backend)(nil)
+)
 
 // New returns a backend for the scenario's hosts. Nothing is dialled
 // until Provision or the first command.
 func New(hosts []scenarios.Host, opts Options) (*Backend, error) {
 	b := &Backend{opts: withDefaults(opts), hosts: map[string]scenarios.Host{},
-		conns: map[string]*hostConn{}, procs: map[*process]struct{}{}}
+		conns: map[string]*hostConn{}}
 	b.disc = remote.Discovery{Exec: b.Exec, Key: func(ep backend.Endpoint) string { return ep.Host }, Prefix: "ssh"}
 	for _, h := range hosts {
 		if h.Name == "" || h.Address == "" {
@@ -147,33 +154,7 @@ func (b *Backend) conn(name string) *hostConn {
 // Cleanup kills every process still running (its whole remote group) and
 // closes the connections. It works on a fresh context after Ctrl-C.
 func (b *Backend) Cleanup(ctx context.Context) error {
-	b.mu.Lock()
-	procs := make([]*process, 0, len(b.procs))
-	for p := range b.procs {
-		procs = append(procs, p)
-	}
-	b.mu.Unlock()
-	var first error
-	var wg sync.WaitGroup
-	var emu sync.Mutex
-	for _, p := range procs {
-		wg.Add(1)
-		go func(p *process) {
-			defer wg.Done()
-			// Each kill has its own bound, so one stuck host cannot use up
-			// the clean-up's time for the others.
-			kctx, cancel := context.WithTimeout(ctx, p.killBound())
-			defer cancel()
-			if err := p.kill(kctx); err != nil {
-				emu.Lock()
-				if first == nil {
-					first = err
-				}
-				emu.Unlock()
-			}
-		}(p)
-	}
-	wg.Wait()
+	first := b.procs.KillAll(ctx, (*process).killBound, (*process).kill)
 	b.mu.Lock()
 	conns := b.conns
 	b.conns = map[string]*hostConn{}
@@ -182,14 +163,4 @@ func (b *Backend) Cleanup(ctx context.Context) error {
 		c.close()
 	}
 	return first
-}
-
-func (b *Backend) track(p *process, live bool) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if live {
-		b.procs[p] = struct{}{}
-	} else {
-		delete(b.procs, p)
-	}
 }

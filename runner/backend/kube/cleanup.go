@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -21,26 +20,10 @@ import (
 // the pods are gone, and deletes the namespace when the run created it.
 // It works on a fresh context after Ctrl-C and is bounded by ctx.
 func (b *Backend) Cleanup(ctx context.Context) error {
-	b.mu.Lock()
-	procs := make([]*process, 0, len(b.procs))
-	for p := range b.procs {
-		procs = append(procs, p)
-	}
-	b.mu.Unlock()
-	var wg sync.WaitGroup
-	for _, p := range procs {
-		wg.Add(1)
-		// Each kill has a bound of its own, well inside ctx: a tool whose
-		// process group never became known (a stuck stream) must not use
-		// up the time the pods' deletion needs.
-		go func(p *process) {
-			defer wg.Done()
-			kctx, cancel := context.WithTimeout(ctx, b.killBound)
-			defer cancel()
-			_ = p.kill(kctx)
-		}(p)
-	}
-	wg.Wait()
+	// Each kill has a bound of its own, well inside ctx: a tool whose
+	// process group never became known (a stuck stream) must not use up
+	// the time the pods' deletion needs.
+	_ = b.procs.KillAll(ctx, func(*process) time.Duration { return b.killBound }, (*process).kill)
 	b.mu.Lock()
 	for _, stop := range b.stops {
 		close(stop)

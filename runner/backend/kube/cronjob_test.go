@@ -28,7 +28,7 @@ func decodeManifest(t *testing.T, data []byte) []runtime.Object {
 // The Role the CronJob carries and the shipped deploy/rbac.yaml are the
 // same rules, from one definition: neither may drift from the other.
 func TestShippedRoleIsRules(t *testing.T) {
-	data, err := os.ReadFile("../../deploy/rbac.yaml")
+	data, err := os.ReadFile("../../../deploy/rbac.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
