@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/rdmabench/rdmabench/parsers"
 )
 
 // Comparison statuses of one (result, size) between two runs.
@@ -59,17 +61,18 @@ type RunRef struct {
 
 // CompareRow is one result at one size in both runs.
 type CompareRow struct {
-	Test    string `json:"test"`
-	Pair    string `json:"pair"`
-	Tool    string `json:"tool"`
-	Backend string `json:"backend,omitempty"`
-	Op      string `json:"op,omitempty"`
-	Variant string `json:"variant,omitempty"`
-	Bytes   int64  `json:"bytes"`
+	Test    string         `json:"test"`
+	Pair    string         `json:"pair"`
+	Tool    string         `json:"tool"`
+	Family  parsers.Family `json:"family,omitempty"`
+	Backend string         `json:"backend,omitempty"`
+	Op      string         `json:"op,omitempty"`
+	Variant string         `json:"variant,omitempty"`
+	Bytes   int64          `json:"bytes"`
 	// Metric is the figure compared: bw_avg_bps, busbw_bps or lat_avg_us.
-	Metric   string    `json:"metric"`
-	Baseline *Estimate `json:"baseline,omitempty"`
-	Current  *Estimate `json:"current,omitempty"`
+	Metric   parsers.Metric `json:"metric"`
+	Baseline *Estimate      `json:"baseline,omitempty"`
+	Current  *Estimate      `json:"current,omitempty"`
 	// ChangePct is (current − baseline) / baseline × 100.
 	ChangePct *float64 `json:"changePct,omitempty"`
 	// PValue of the one-sided Welch t-test, when both sides repeated.
@@ -160,7 +163,7 @@ func Compare(base, cur *Report, opt CompareOptions) *Comparison {
 			c.Rows = append(c.Rows, compareResult(b, cr, opt)...)
 		} else {
 			row := wholeRow(b, StatusMissing, "not in the current run")
-			if row.Lost = len(estimates(b, MetricOf(b))) > 0; row.Lost {
+			if row.Lost = len(estimates(b, b.Metric)) > 0; row.Lost {
 				row.Note = "measured in the baseline, not in the current run"
 			}
 			c.Rows = append(c.Rows, row)
@@ -203,13 +206,13 @@ func indexResults(rs []Result) (map[string]*Result, []string) {
 }
 
 func wholeRow(r *Result, status, note string) CompareRow {
-	return CompareRow{Test: r.Test, Pair: r.Label(), Tool: r.Tool, Backend: r.Backend, Op: r.Op, Variant: r.Variant,
-		Metric: MetricOf(r), Status: status, Note: note}
+	return CompareRow{Test: r.Test, Pair: r.Label(), Tool: r.Tool, Family: r.Family, Backend: r.Backend, Op: r.Op, Variant: r.Variant,
+		Metric: r.Metric, Status: status, Note: note}
 }
 
 // compareResult compares one matched result size by size.
 func compareResult(b, c *Result, opt CompareOptions) []CompareRow {
-	metric := MetricOf(b)
+	metric := b.Metric
 	be, ce := estimates(b, metric), estimates(c, metric)
 	if c.Verdict == VerdictInvalid { // measured over the wrong path: not comparable
 		return []CompareRow{wholeRow(c, StatusBroken, "invalid: "+oneLine(c.Reason, 80))}
@@ -245,7 +248,7 @@ func compareResult(b, c *Result, opt CompareOptions) []CompareRow {
 		case row.Baseline == nil:
 			row.Status, row.Note = StatusNew, "size not in the baseline"
 		default:
-			classify(&row, opt, metric == "lat_avg_us")
+			classify(&row, opt, metric == parsers.MetricLatency)
 		}
 		rows = append(rows, row)
 	}

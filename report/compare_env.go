@@ -5,6 +5,9 @@ import (
 	"sort"
 
 	"gonum.org/v1/gonum/stat"
+
+	"github.com/rdmabench/rdmabench/parsers"
+	"github.com/rdmabench/rdmabench/units"
 )
 
 // environmentWarnings says what differs between the systems two runs
@@ -41,7 +44,7 @@ func environmentWarnings(base, cur *Report) []string {
 			base.Run.Scenario, short(base.Run.ScenarioHash), cur.Run.Scenario, short(cur.Run.ScenarioHash)))
 	}
 	if lb, lc := base.Run.LineRate, cur.Run.LineRate; lb != nil && lc != nil && lb.Bps != lc.Bps {
-		w = append(w, fmt.Sprintf("line rate differs: %s vs %s", FormatBandwidth("", lb.Bps), FormatBandwidth("", lc.Bps)))
+		w = append(w, fmt.Sprintf("line rate differs: %s vs %s", units.FormatRate(lb.Bps), units.FormatRate(lc.Bps)))
 	}
 	return w
 }
@@ -85,26 +88,9 @@ func short(hash string) string {
 	return hash
 }
 
-// MetricOf names the headline metric compared for a result, as the runner
-// chooses it for SizeStats: bus bandwidth where measured (collectives),
-// else average bandwidth, else average latency (latency-only tools).
-func MetricOf(r *Result) string {
-	for _, m := range []string{"busbw_bps", "bw_avg_bps", "lat_avg_us"} {
-		for _, s := range r.Samples {
-			if _, ok := sampleMetric(s, m); ok {
-				return m
-			}
-		}
-	}
-	if IsCollective(r.Tool) {
-		return "busbw_bps"
-	}
-	return "bw_avg_bps"
-}
-
 // estimates returns the metric per size: from Stats when the runner
 // computed them, else from the repetitions, else the samples (N = 1).
-func estimates(r *Result, metric string) map[int64]*Estimate {
+func estimates(r *Result, metric parsers.Metric) map[int64]*Estimate {
 	out := map[int64]*Estimate{}
 	for _, st := range r.Stats {
 		if st.Metric == metric && st.N > 0 {
@@ -118,21 +104,21 @@ func estimates(r *Result, metric string) map[int64]*Estimate {
 		return out
 	}
 	for _, s := range r.Samples {
-		if v, ok := sampleMetric(s, metric); ok {
+		if v, ok := metric.Figure(&s); ok {
 			out[s.Bytes] = &Estimate{Mean: v, N: 1}
 		}
 	}
 	return out
 }
 
-func fromRepetitions(r *Result, metric string, out map[int64]*Estimate) bool {
+func fromRepetitions(r *Result, metric parsers.Metric, out map[int64]*Estimate) bool {
 	vals := map[int64][]float64{}
 	for _, rep := range r.Repetitions {
 		if !rep.OK {
 			continue
 		}
 		for _, s := range rep.Samples {
-			if v, ok := sampleMetric(s, metric); ok {
+			if v, ok := metric.Figure(&s); ok {
 				vals[s.Bytes] = append(vals[s.Bytes], v)
 			}
 		}

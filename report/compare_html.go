@@ -8,6 +8,8 @@ import (
 
 	"github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
+
+	"github.com/rdmabench/rdmabench/parsers"
 )
 
 // comparePage is what compare.tmpl renders.
@@ -78,7 +80,7 @@ func changeChart(c *Comparison) (chartSpec, bool) {
 			continue
 		}
 		ch := *r.ChangePct
-		if r.Metric == "lat_avg_us" {
+		if r.Metric == parsers.MetricLatency {
 			ch = -ch // plotted as "better is right" for every metric
 		}
 		name := r.Test + ": " + r.Pair

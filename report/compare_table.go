@@ -8,6 +8,8 @@ import (
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
+
+	"github.com/rdmabench/rdmabench/parsers"
 	"github.com/rdmabench/rdmabench/units"
 )
 
@@ -122,10 +124,10 @@ func (r *CompareRow) formatEstimate(e *Estimate) string {
 		return "-"
 	}
 	var s string
-	if r.Metric == "lat_avg_us" {
+	if r.Metric == parsers.MetricLatency {
 		s = FormatMicros(e.Mean)
 	} else {
-		s = FormatBandwidth(r.Tool, e.Mean)
+		s = FormatBandwidth(r.Family, e.Mean)
 	}
 	if e.N > 1 && e.Mean != 0 {
 		s += fmt.Sprintf(" ±%.1f%% (n=%d)", 100*e.Stddev/e.Mean, e.N)

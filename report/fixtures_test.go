@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"time"
 
 	"github.com/rdmabench/rdmabench/parsers"
@@ -53,7 +54,8 @@ func bwCurve(peak float64, half, bytes int64) float64 {
 
 // repeated measures reps repetitions of a sweep and folds them into the
 // result's samples, repetitions and stats.
-func (b *fixtureBuilder) repeated(res *Result, reps int, sizes []int64, one func(bytes int64) parsers.Sample, metric string) {
+func (b *fixtureBuilder) repeated(res *Result, reps int, sizes []int64, one func(bytes int64) parsers.Sample, metric parsers.Metric) {
+	res.Metric = metric
 	perSize := make([][]float64, len(sizes))
 	for k := 0; k < reps; k++ {
 		rep := Repetition{Index: k, OK: true, Seconds: round(b.noise(0.05)*6, 2)}
@@ -77,11 +79,11 @@ func (b *fixtureBuilder) repeated(res *Result, reps int, sizes []int64, one func
 	}
 }
 
-func metricOf(s parsers.Sample, metric string) float64 {
+func metricOf(s parsers.Sample, metric parsers.Metric) float64 {
 	switch metric {
-	case "busbw_bps":
+	case parsers.MetricBusBW:
 		return *s.BusBWBps
-	case "lat_avg_us":
+	case parsers.MetricLatency:
 		return *s.LatAvgUS
 	}
 	return *s.BWAvgBps
@@ -89,7 +91,7 @@ func metricOf(s parsers.Sample, metric string) float64 {
 
 // averageSamples averages the headline metric over repetitions; the other
 // figures come from the first repetition.
-func averageSamples(reps []Repetition, metric string) []parsers.Sample {
+func averageSamples(reps []Repetition, metric parsers.Metric) []parsers.Sample {
 	out := append([]parsers.Sample(nil), reps[0].Samples...)
 	for i := range out {
 		sum := 0.0
@@ -98,9 +100,9 @@ func averageSamples(reps []Repetition, metric string) []parsers.Sample {
 		}
 		v := round(sum/float64(len(reps)), 3)
 		switch metric {
-		case "busbw_bps":
+		case parsers.MetricBusBW:
 			out[i].BusBWBps = &v
-		case "lat_avg_us":
+		case parsers.MetricLatency:
 			out[i].LatAvgUS = &v
 		default:
 			out[i].BWAvgBps = &v
@@ -109,7 +111,7 @@ func averageSamples(reps []Repetition, metric string) []parsers.Sample {
 	return out
 }
 
-func statsOf(bytes int64, metric string, xs []float64) SizeStats {
+func statsOf(bytes int64, metric parsers.Metric, xs []float64) SizeStats {
 	st := SizeStats{Bytes: bytes, Metric: metric, N: len(xs), Min: xs[0], Max: xs[0]}
 	for _, x := range xs {
 		st.Mean += x
@@ -131,7 +133,7 @@ func round(v float64, digits int) float64 {
 }
 
 // judge fills the headline figures and the verdict against 90% of line rate.
-func judge(res *Result, lr *LineRate, metric string) {
+func judge(res *Result, lr *LineRate, metric parsers.Metric) {
 	for _, s := range res.Samples {
 		v := metricOf(s, metric)
 		if v > res.BestBps {
@@ -148,19 +150,45 @@ func judge(res *Result, lr *LineRate, metric string) {
 	}
 	res.Verdict = VerdictFail
 	res.Reason = fmt.Sprintf("best %s is %.1f%% of line rate %s, expected >= 90%%",
-		FormatBandwidth(res.Tool, res.BestBps), eff, FormatBandwidth(res.Tool, lr.Bps))
+		FormatBandwidth(res.Family, res.BestBps), eff, FormatBandwidth(res.Family, lr.Bps))
 }
 
 func (b *fixtureBuilder) newResult(test, tool, from, to string, seconds float64) Result {
 	b.job++
 	return Result{
-		JobID: fmt.Sprintf("j%03d", b.job), Test: test, Tool: tool, From: from, To: to,
+		JobID: fmt.Sprintf("j%03d", b.job), Test: test, Tool: tool, Family: fixtureFamily(tool), Metric: fixtureMetric(tool), From: from, To: to,
 		Started: b.next(seconds), Seconds: seconds, ToolSeconds: round(seconds*0.9, 2),
 		RawOutputs: []string{
 			fmt.Sprintf("raw/%s/j%03d-server.log", test, b.job),
 			fmt.Sprintf("raw/%s/j%03d-client.log", test, b.job),
 		},
 	}
+}
+
+// fixtureFamily is what the runner's tool table says of the fixtures'
+// tools (alltoall_perf: a report written when the runner named nccl-tests
+// jobs by binary).
+func fixtureFamily(tool string) parsers.Family {
+	if tool == "alltoall_perf" {
+		return parsers.FamilyNCCL
+	}
+	f, _ := parsers.FamilyOf(tool)
+	return f
+}
+
+// fixtureMetric is the tool table's headline metric of a fixture's tool
+// (repeated sets the one its figures are folded by).
+func fixtureMetric(tool string) parsers.Metric {
+	switch fixtureFamily(tool) {
+	case parsers.FamilyRping:
+		return parsers.MetricPings
+	case parsers.FamilyNCCL:
+		return parsers.MetricBusBW
+	}
+	if strings.HasSuffix(tool, "_lat") {
+		return parsers.MetricLatency
+	}
+	return parsers.MetricBandwidth
 }
 
 func rdmaEvidence(dev string) *parsers.Transport {

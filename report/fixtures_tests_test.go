@@ -21,8 +21,8 @@ func (b *fixtureBuilder) perftestSweep(test, tool, from, to string, peak float64
 		peakBW := round(avg*b.noise(0.004)+avg*0.004, 0)
 		return parsers.Sample{Bytes: sz, Iterations: 5000, BWAvgBps: &avg, BWPeakBps: &peakBW,
 			MsgRatePPS: parsers.F(round(avg/8/float64(sz), 1))}
-	}, "bw_avg_bps")
-	judge(&res, nicLineRate(), "bw_avg_bps")
+	}, parsers.MetricBandwidth)
+	judge(&res, nicLineRate(), parsers.MetricBandwidth)
 	return res
 }
 
@@ -46,8 +46,8 @@ func (b *fixtureBuilder) matrix(test string, n int, slowFrom, slowTo int, slowFr
 			b.repeated(&res, 1, sizes, func(sz int64) parsers.Sample {
 				avg := round(bwCurve(peak, 24<<10, sz)*b.noise(0.008), 0)
 				return parsers.Sample{Bytes: sz, Iterations: 5000, BWAvgBps: &avg}
-			}, "bw_avg_bps")
-			judge(&res, nicLineRate(), "bw_avg_bps")
+			}, parsers.MetricBandwidth)
+			judge(&res, nicLineRate(), parsers.MetricBandwidth)
 			out = append(out, res)
 		}
 	}
@@ -75,8 +75,8 @@ func (b *fixtureBuilder) nixl(backend string, peakGBs float64, reps int, noise f
 		bw := round(bwCurve(peakGBs*8e9, 256<<10, sz)*f, 0)
 		lat := round(float64(sz)*8/bw*1e6, 1)
 		return parsers.Sample{Bytes: sz, Batch: 1, BWAvgBps: &bw, LatAvgUS: &lat}
-	}, "bw_avg_bps")
-	judge(&res, nicLineRate(), "bw_avg_bps")
+	}, parsers.MetricBandwidth)
+	judge(&res, nicLineRate(), parsers.MetricBandwidth)
 	return res
 }
 
@@ -100,8 +100,8 @@ func (b *fixtureBuilder) nccl(peakGBs float64) Result {
 		it := round(float64(sz)*8/ialg*1e6, 2)
 		return parsers.Sample{Bytes: sz, TimeUS: &t, AlgBWBps: &alg, BusBWBps: &bus, Wrong: new(int64),
 			InplaceTimeUS: &it, InplaceAlgBWBps: &ialg, InplaceBusBWBps: &ibus, InplaceWrong: new(int64)}
-	}, "busbw_bps")
-	judge(&res, &LineRate{Bps: 2 * ndr, Source: LineRateNIC, Detail: "2 × mlx5 port: 400 Gb/sec per node"}, "busbw_bps")
+	}, parsers.MetricBusBW)
+	judge(&res, &LineRate{Bps: 2 * ndr, Source: LineRateNIC, Detail: "2 × mlx5 port: 400 Gb/sec per node"}, parsers.MetricBusBW)
 	return res
 }
 
@@ -117,7 +117,7 @@ func (b *fixtureBuilder) latency(base float64) Result {
 		return parsers.Sample{Bytes: sz, Iterations: 1000, LatMinUS: parsers.F(round(avg*0.93, 2)),
 			LatMaxUS: parsers.F(round(avg*4.1, 2)), LatTypicalUS: parsers.F(round(avg*0.99, 2)), LatAvgUS: &avg,
 			LatStdevUS: parsers.F(round(avg*0.04, 2)), LatP99US: parsers.F(round(avg*1.22, 2)), LatP999US: parsers.F(round(avg*1.9, 2))}
-	}, "lat_avg_us")
+	}, parsers.MetricLatency)
 	res.Verdict, res.Expectation = VerdictPass, "p99 <= 10 µs"
 	return res
 }
@@ -131,8 +131,8 @@ func (b *fixtureBuilder) tcpFallback() Result {
 	b.repeated(&res, 1, sweep(4<<10, 4<<20), func(sz int64) parsers.Sample {
 		bw := round(bwCurve(21e9, 64<<10, sz)*b.noise(0.03), 0)
 		return parsers.Sample{Bytes: sz, Iterations: 1000, BWAvgBps: &bw}
-	}, "bw_avg_bps")
-	judge(&res, nicLineRate(), "bw_avg_bps")
+	}, parsers.MetricBandwidth)
+	judge(&res, nicLineRate(), parsers.MetricBandwidth)
 	res.Verdict, res.ErrorClass = VerdictFail, parsers.ClassTCPFallback
 	res.Reason = "ran over TCP (tcp/eth0) where RDMA was required; " + res.Reason
 	return res

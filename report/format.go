@@ -3,23 +3,20 @@ package report
 import (
 	"fmt"
 	"sort"
-	"strings"
 
 	"github.com/rdmabench/rdmabench/parsers"
 	"github.com/rdmabench/rdmabench/units"
 )
 
-// IsCollective reports whether tool is an nccl-tests binary. Collectives are
-// shown in bytes per second (GB/s), as nccl-tests prints them and as people
-// who tune NCCL read them; NIC tools in bits per second (Gb/s) to sit beside
-// the line rate.
-func IsCollective(tool string) bool {
-	return tool == "nccl" || strings.HasSuffix(tool, "_perf")
-}
+// IsCollective reports whether a result is of nccl-tests (its family).
+func (r *Result) IsCollective() bool { return r.Family == parsers.FamilyNCCL }
 
-// FormatBandwidth renders bps in the unit its tool's readers expect.
-func FormatBandwidth(tool string, bps float64) string {
-	if IsCollective(tool) {
+// FormatBandwidth renders bps in the unit a family's readers expect:
+// collectives in bytes per second (GB/s), as nccl-tests prints them and as
+// people who tune NCCL read them; NIC tools in bits per second (Gb/s), to
+// sit beside the line rate.
+func FormatBandwidth(f parsers.Family, bps float64) string {
+	if f == parsers.FamilyNCCL {
 		return units.FormatByteRate(bps)
 	}
 	return units.FormatRate(bps)
@@ -114,7 +111,7 @@ func WorstFirst(rs []Result) []int {
 // smallest size's average latency for latency-only tools.
 func (r *Result) Headline() string {
 	if r.BestBps > 0 {
-		s := FormatBandwidth(r.Tool, r.BestBps)
+		s := FormatBandwidth(r.Family, r.BestBps)
 		if r.BestBytes > 0 {
 			s += " @" + units.FormatSize(r.BestBytes)
 		}
@@ -168,7 +165,7 @@ func (r *Result) TransportLabel() string {
 	case "rdma":
 		return "RDMA"
 	case "tcp":
-		if r.requires() == "tcp" {
+		if r.Requires == "tcp" {
 			return "TCP"
 		}
 		return "TCP fallback"
@@ -180,45 +177,4 @@ func (r *Result) TransportLabel() string {
 		return "none (1 rank)"
 	}
 	return "unknown"
-}
-
-// requires is the transport the test asked for. Reports written before
-// Result.Requires existed (the recorded soft-RoCE run) lack it; there the
-// scenario's own default is inferred: iperf3, and ucx_perftest whose UCX_TLS
-// (its Backend) names only TCP and shared-memory transports, asked for TCP.
-func (r *Result) requires() string {
-	if r.Requires != "" || r.Tool != "iperf3" && r.Tool != "ucx_perftest" {
-		return r.Requires
-	}
-	if r.Tool == "iperf3" {
-		return "tcp"
-	}
-	for _, t := range strings.Split(r.Backend, ",") {
-		switch strings.ToLower(strings.TrimSpace(t)) {
-		case "tcp", "self", "sm", "shm", "posix", "sysv", "cma", "knem", "xpmem":
-		default:
-			return ""
-		}
-	}
-	return "tcp"
-}
-
-// sampleMetric reads a named metric from a sample.
-func sampleMetric(s parsers.Sample, metric string) (float64, bool) {
-	var p *float64
-	switch metric {
-	case "bw_avg_bps":
-		p = s.BWAvgBps
-	case "busbw_bps":
-		p = s.BusBWBps
-	case "lat_avg_us":
-		p = s.LatAvgUS
-		if p == nil {
-			p = s.LatTypicalUS
-		}
-	}
-	if p == nil {
-		return 0, false
-	}
-	return *p, true
 }

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/rdmabench/rdmabench/parsers"
 )
 
 // History is every run found under some folders, and the figures of each
@@ -54,16 +56,17 @@ type HistoryChange struct {
 
 // Series is one figure (a result at one message size) over time.
 type Series struct {
-	Scenario string `json:"scenario"`
-	Test     string `json:"test"`
-	Tool     string `json:"tool"`
-	Pair     string `json:"pair"`
-	Backend  string `json:"backend,omitempty"`
-	Op       string `json:"op,omitempty"`
-	Variant  string `json:"variant,omitempty"`
-	Bytes    int64  `json:"bytes"`
+	Scenario string         `json:"scenario"`
+	Test     string         `json:"test"`
+	Tool     string         `json:"tool"`
+	Family   parsers.Family `json:"family,omitempty"`
+	Pair     string         `json:"pair"`
+	Backend  string         `json:"backend,omitempty"`
+	Op       string         `json:"op,omitempty"`
+	Variant  string         `json:"variant,omitempty"`
+	Bytes    int64          `json:"bytes"`
 	// Metric is bw_avg_bps, busbw_bps (bit/s) or lat_avg_us (µs).
-	Metric string `json:"metric"`
+	Metric parsers.Metric `json:"metric"`
 	// LineRateBps and Expect (in the metric's unit) are the latest run's.
 	LineRateBps float64 `json:"lineRateBps,omitempty"`
 	Expect      float64 `json:"expect,omitempty"`
@@ -96,7 +99,7 @@ type Step struct {
 }
 
 // LowerIsBetter says whether the series is a latency.
-func (s *Series) LowerIsBetter() bool { return s.Metric == "lat_avg_us" }
+func (s *Series) LowerIsBetter() bool { return s.Metric == parsers.MetricLatency }
 
 // Name is "test: pair [backend] @size" for tables and chart titles.
 func (s *Series) Name() string {
@@ -121,7 +124,7 @@ func (s *Series) Format(v float64) string {
 	if s.LowerIsBetter() {
 		return FormatMicros(v)
 	}
-	return FormatBandwidth(s.Tool, v)
+	return FormatBandwidth(s.Family, v)
 }
 
 // LoadHistory reads every run under dirs (see FindReports) and builds the
@@ -203,7 +206,7 @@ func (b *historyBuilder) add(path string, idx *RunIndex) {
 		for j, sz := range ir.Sizes {
 			s := rs.find(j, sz)
 			if s == nil {
-				s = &Series{Scenario: idx.Run.Scenario, Test: ir.Test, Tool: ir.Tool, Pair: ir.Pair, Backend: ir.Backend,
+				s = &Series{Scenario: idx.Run.Scenario, Test: ir.Test, Tool: ir.Tool, Family: ir.Family, Pair: ir.Pair, Backend: ir.Backend,
 					Op: ir.Op, Variant: ir.Variant, Bytes: sz, Metric: ir.Metric, first: run,
 					Values: make([]float64, 0, max(1, len(b.ident)-int(run)))}
 				rs.sizes, rs.series = append(rs.sizes, sz), append(rs.series, s)
@@ -353,16 +356,16 @@ func lineRateBps(res *Result, r *Report) float64 {
 // expectationLevel reads the level an expectation sets for the metric,
 // from the runner's words: ">= 90% of line rate", ">= 100.00 Gb/s",
 // "average latency <= 5us".
-func expectationLevel(exp, metric string, lineRate float64) (float64, bool) {
+func expectationLevel(exp string, metric parsers.Metric, lineRate float64) (float64, bool) {
 	for _, rule := range strings.Split(exp, ", ") {
 		rule = strings.TrimSpace(rule)
 		switch {
-		case metric == "lat_avg_us" && strings.HasPrefix(rule, "average latency <= "):
+		case metric == parsers.MetricLatency && strings.HasPrefix(rule, "average latency <= "):
 			var v float64
 			if _, err := fmt.Sscanf(strings.TrimPrefix(rule, "average latency <= "), "%gus", &v); err == nil {
 				return v, true
 			}
-		case metric == "lat_avg_us":
+		case metric == parsers.MetricLatency:
 		case strings.Contains(rule, "of line rate") && !strings.Contains(rule, "not judged"):
 			if p, ok := expectedPct(rule); ok && lineRate > 0 {
 				return lineRate * p / 100, true

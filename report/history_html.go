@@ -130,7 +130,7 @@ func intsJSON(xs []int32) string {
 func trendChart(h *History, s *Series) chartSpec {
 	div, unit := 1.0, "µs"
 	if !s.LowerIsBetter() {
-		div, unit = unitFor(s.Tool)
+		div, unit = unitFor(s.Family)
 	}
 	ms := func(run int32) int64 { return h.Runs[run].Start.UnixMilli() }
 	data := make([]opts.LineData, len(s.Values))
@@ -146,7 +146,7 @@ func trendChart(h *History, s *Series) chartSpec {
 		charts.WithXAxisOpts(opts.XAxis{Type: "time"}),
 		charts.WithYAxisOpts(opts.YAxis{Type: "value", Name: unit, Scale: opts.Bool(true)}),
 	)
-	c.AddSeries(s.Metric, data, lineSeriesOpts(seriesPalette[0], false)...)
+	c.AddSeries(string(s.Metric), data, lineSeriesOpts(seriesPalette[0], false)...)
 	series := &c.MultiSeries[0]
 	var lines []any
 	if s.LineRateBps > 0 && !s.LowerIsBetter() {

@@ -1,6 +1,10 @@
 package report
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/rdmabench/rdmabench/parsers"
+)
 
 // A history needs a few hundred kilobytes of each run's report.json (the
 // figure per result and size, the run's metadata and verdict) but reading
@@ -26,10 +30,11 @@ type RunIndex struct {
 // size, in ascending size.
 type IndexedResult struct {
 	Test, Tool, Pair, Backend, Op, Variant string
+	Family                                 parsers.Family
 	// Repeat is 0 for the first result with its key, n for the nth (n ≥ 2).
 	Repeat int
-	// Metric is MetricOf the result.
-	Metric string
+	// Metric is the result's.
+	Metric parsers.Metric
 	// LineRateBps is the result's line rate, else the run's; Expect the
 	// level its expectation sets in the metric's unit (0: none).
 	LineRateBps, Expect float64
@@ -49,14 +54,14 @@ func IndexOf(r *Report) *RunIndex {
 		}
 		k := resultKey(res)
 		seen[k]++
-		metric := MetricOf(res)
+		metric := res.Metric
 		est := estimates(res, metric)
 		if len(est) == 0 || res.Verdict == VerdictInvalid {
 			continue // nothing measured, or over the wrong path: the run's verdicts tell why
 		}
 		lr := lineRateBps(res, r)
 		exp, _ := expectationLevel(res.Expectation, metric, lr)
-		ir := IndexedResult{Test: res.Test, Tool: res.Tool, Pair: res.Pair(), Backend: res.Backend, Op: res.Op,
+		ir := IndexedResult{Test: res.Test, Tool: res.Tool, Family: res.Family, Pair: res.Pair(), Backend: res.Backend, Op: res.Op,
 			Variant: res.Variant, Metric: metric, LineRateBps: lr, Expect: exp,
 			Sizes: make([]int64, 0, len(est)), Values: make([]float64, len(est))}
 		if n := seen[k]; n > 1 {

@@ -13,6 +13,8 @@ import (
 	"path/filepath"
 
 	json "github.com/go-json-experiment/json"
+
+	"github.com/rdmabench/rdmabench/parsers"
 )
 
 // The index file, history.idx, beside report.json:
@@ -22,8 +24,8 @@ import (
 //	body     binary, little-endian varints (encoding/binary):
 //	         strings:    n, then n × (length, bytes)
 //	         size lists: n, then n × (count, count × varint bytes)
-//	         results:    n, then n × (test tool pair backend op variant
-//	                     metric as string numbers, repeat, line rate and
+//	         results:    n, then n × (test tool family pair backend op
+//	                     variant metric as string numbers, repeat, line rate and
 //	                     expect as float64 bits, size list number, one
 //	                     float64 per size)
 //
@@ -35,7 +37,7 @@ const (
 	HistoryIndexFile = "history.idx"
 	// HistoryIndexVersion is its schema; another version is ignored (and
 	// rewritten by history).
-	HistoryIndexVersion = "rdmabench.io/history-index/v2"
+	HistoryIndexVersion = "rdmabench.io/history-index/v3"
 )
 
 // indexHead is the first line of history.idx.
@@ -214,7 +216,7 @@ func encodeIndexBody(idx *RunIndex) []byte {
 	res = binary.AppendUvarint(res, uint64(len(idx.Results)))
 	for i := range idx.Results {
 		r := &idx.Results[i]
-		for _, s := range []string{r.Test, r.Tool, r.Pair, r.Backend, r.Op, r.Variant, r.Metric} {
+		for _, s := range []string{r.Test, r.Tool, string(r.Family), r.Pair, r.Backend, r.Op, r.Variant, string(r.Metric)} {
 			res = binary.AppendUvarint(res, str(s))
 		}
 		res = binary.AppendUvarint(res, uint64(r.Repeat))
@@ -312,11 +314,12 @@ func decodeIndexBody(body []byte, idx *RunIndex) error {
 		r.fail()
 		return ""
 	}
-	idx.Results = make([]IndexedResult, r.count(9+16+1))
+	idx.Results = make([]IndexedResult, r.count(10+16+1))
 	var values []float64 // one allocation for most of the run's figures
 	for i := range idx.Results {
 		ir := &idx.Results[i]
-		ir.Test, ir.Tool, ir.Pair, ir.Backend, ir.Op, ir.Variant, ir.Metric = str(), str(), str(), str(), str(), str(), str()
+		ir.Test, ir.Tool, ir.Family = str(), str(), parsers.Family(str())
+		ir.Pair, ir.Backend, ir.Op, ir.Variant, ir.Metric = str(), str(), str(), str(), parsers.Metric(str())
 		ir.Repeat = int(r.uvarint())
 		ir.LineRateBps, ir.Expect = r.f64(), r.f64()
 		if n := r.uvarint(); n < uint64(len(lists)) {

@@ -139,8 +139,8 @@ func readReportHead(path string) (RunMeta, error) {
 			return bad(err)
 		}
 	}
-	if version != SchemaVersion {
-		return meta, fmt.Errorf("%s: schemaVersion %q, this rdmabench reads %q; skipped", path, version, SchemaVersion)
+	if err := checkVersion(path, version); err != nil {
+		return meta, fmt.Errorf("%w; skipped", err)
 	}
 	if !haveRun {
 		return meta, fmt.Errorf("%s: report.json without a run object; skipped", path)
@@ -157,17 +157,19 @@ type slimReport struct {
 }
 
 type slimResult struct {
-	Test        string       `json:"test"`
-	Tool        string       `json:"tool"`
-	Variant     string       `json:"variant"`
-	Backend     string       `json:"backend"`
-	Op          string       `json:"op"`
-	From        string       `json:"from"`
-	To          string       `json:"to"`
-	Ranks       []string     `json:"ranks"`
-	NRanks      int          `json:"n_ranks"`
-	Retest      int          `json:"retest"`
-	Samples     []slimSample `json:"samples"`
+	Test        string         `json:"test"`
+	Tool        string         `json:"tool"`
+	Family      parsers.Family `json:"family"`
+	Metric      parsers.Metric `json:"metric"`
+	Variant     string         `json:"variant"`
+	Backend     string         `json:"backend"`
+	Op          string         `json:"op"`
+	From        string         `json:"from"`
+	To          string         `json:"to"`
+	Ranks       []string       `json:"ranks"`
+	NRanks      int            `json:"n_ranks"`
+	Retest      int            `json:"retest"`
+	Samples     []slimSample   `json:"samples"`
 	Repetitions []struct {
 		OK      bool         `json:"ok"`
 		Samples []slimSample `json:"samples"`
@@ -219,14 +221,14 @@ func decodeSlim(path string, r io.Reader) (*Report, error) {
 	if err := json.UnmarshalRead(r, &s, jsontext.AllowInvalidUTF8(true), jsontext.AllowDuplicateNames(true)); err != nil {
 		return nil, fmt.Errorf("%s: not a report.json: %w", path, err)
 	}
-	if s.SchemaVersion != SchemaVersion {
-		return nil, fmt.Errorf("%s: schemaVersion %q, this rdmabench reads %q", path, s.SchemaVersion, SchemaVersion)
+	if err := checkVersion(path, s.SchemaVersion); err != nil {
+		return nil, err
 	}
 	rep := &Report{SchemaVersion: s.SchemaVersion, Run: s.Run, Summary: s.Summary, Results: make([]Result, len(s.Results))}
 	for i := range s.Results {
 		sr := &s.Results[i]
 		res := &rep.Results[i]
-		*res = Result{Test: sr.Test, Tool: sr.Tool, Variant: sr.Variant, Backend: sr.Backend, Op: sr.Op,
+		*res = Result{Test: sr.Test, Tool: sr.Tool, Family: sr.Family, Metric: sr.Metric, Variant: sr.Variant, Backend: sr.Backend, Op: sr.Op,
 			From: sr.From, To: sr.To, Ranks: sr.Ranks, NRanks: sr.NRanks, Samples: samplesOf(sr.Samples), Stats: sr.Stats,
 			BestBps: sr.BestBps, BestBytes: sr.BestBytes, LineRate: sr.LineRate, Efficiency: sr.Efficiency,
 			Expectation: sr.Expectation, Verdict: sr.Verdict, Retest: sr.Retest}
@@ -234,6 +236,7 @@ func decodeSlim(path string, r io.Reader) (*Report, error) {
 			res.Repetitions = append(res.Repetitions, Repetition{OK: rp.OK, Samples: samplesOf(rp.Samples)})
 		}
 	}
+	upgrade(rep)
 	return rep, nil
 }
 

@@ -42,13 +42,13 @@ func nightlyRun(night int) *Report {
 		Fingerprint: map[string]string{FingerprintNICFirmware: fw, FingerprintKernel: "6.8.0"},
 	}}
 	r.Results = []Result{
-		{Test: "write-bw", Tool: "ib_write_bw", From: "a-0", To: "b-0", Op: "WRITE", LineRate: lr,
+		{Test: "write-bw", Tool: "ib_write_bw", Family: parsers.FamilyPerftest, Metric: parsers.MetricBandwidth, From: "a-0", To: "b-0", Op: "WRITE", LineRate: lr,
 			Expectation: ">= 70% of line rate", Verdict: VerdictPass,
 			Samples: []parsers.Sample{bw(64<<10, 200+float64(night%2)), bw(1<<20, nightlyBW[night])}},
-		{Test: "send-lat", Tool: "ib_send_lat", From: "a-0", To: "b-0",
+		{Test: "send-lat", Tool: "ib_send_lat", Family: parsers.FamilyPerftest, Metric: parsers.MetricLatency, From: "a-0", To: "b-0",
 			Expectation: "average latency <= 5us", Verdict: VerdictPass,
 			Samples: []parsers.Sample{{Bytes: 2, LatAvgUS: &lat}}},
-		{Test: "rping", Tool: "rping", From: "a-0", To: "b-0", Verdict: VerdictSkipped, Reason: "no RDMA"},
+		{Test: "rping", Tool: "rping", Family: parsers.FamilyRping, Metric: parsers.MetricPings, From: "a-0", To: "b-0", Verdict: VerdictSkipped, Reason: "no RDMA"},
 	}
 	r.Summary = CountVerdicts(r.Results)
 	return r

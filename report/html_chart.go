@@ -11,6 +11,8 @@ import (
 
 	"github.com/go-echarts/go-echarts/v2/opts"
 	"github.com/go-echarts/go-echarts/v2/types"
+
+	"github.com/rdmabench/rdmabench/parsers"
 )
 
 // chartSpec is one chart of the page: its element id, height, and the
@@ -56,9 +58,9 @@ func verdictColor(v string) string {
 	return colorSkipped
 }
 
-// unitFor is how a tool's bandwidth is plotted: divisor and axis unit.
-func unitFor(tool string) (float64, string) {
-	if IsCollective(tool) {
+// unitFor is how a family's bandwidth is plotted: divisor and axis unit.
+func unitFor(f parsers.Family) (float64, string) {
+	if f == parsers.FamilyNCCL {
 		return 8e9, "GB/s"
 	}
 	return 1e9, "Gb/s"
@@ -126,10 +128,8 @@ type sampleRef struct {
 	i int
 }
 
-func (s *sampleRef) metric(name string) (float64, bool) { return sampleMetric(s.r.Samples[s.i], name) }
-
-func pickMetric(name string) func(*sampleRef) (float64, bool) {
-	return func(s *sampleRef) (float64, bool) { return s.metric(name) }
+func pickMetric(m parsers.Metric) func(*sampleRef) (float64, bool) {
+	return func(s *sampleRef) (float64, bool) { return m.Figure(&s.r.Samples[s.i]) }
 }
 
 // lineRateMark draws the line rate as a horizontal mark line.

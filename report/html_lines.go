@@ -6,6 +6,8 @@ import (
 
 	"github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
+
+	"github.com/rdmabench/rdmabench/parsers"
 )
 
 // newLineChart is the common frame of every "versus message size" chart:
@@ -68,8 +70,8 @@ const maxSeriesPerChart = 8
 // bandwidthChart is bandwidth versus message size for one test.
 func bandwidthChart(test string, rs []*Result) chartSpec {
 	sizes, labels := sizeAxis(rs)
-	metric := MetricOf(rs[0])
-	div, unit := unitFor(rs[0].Tool)
+	metric := rs[0].Metric
+	div, unit := unitFor(rs[0].Family)
 	c := newLineChart(labels, "message size", unit, false)
 	note := ""
 	if len(rs) <= maxSeriesPerChart {
@@ -89,14 +91,14 @@ func bandwidthChart(test string, rs []*Result) chartSpec {
 
 // envelopeSeries draws min, median and max over many results, and the
 // worst result by name, so that a slow pair stands out of 4,032.
-func envelopeSeries(c *charts.Line, rs []*Result, sizes []int64, metric string, div float64) string {
+func envelopeSeries(c *charts.Line, rs []*Result, sizes []int64, metric parsers.Metric, div float64) string {
 	mins, meds, maxs := make([]opts.LineData, len(sizes)), make([]opts.LineData, len(sizes)), make([]opts.LineData, len(sizes))
 	for i, sz := range sizes {
 		var xs []float64
 		for _, r := range rs {
 			for _, s := range r.Samples {
 				if s.Bytes == sz {
-					if v, ok := sampleMetric(s, metric); ok {
+					if v, ok := metric.Figure(&s); ok {
 						xs = append(xs, v/div)
 					}
 				}
@@ -145,7 +147,7 @@ func ncclChart(test string, rs []*Result) chartSpec {
 		if len(rs) > 1 {
 			name += " " + r.Pair()
 		}
-		c.AddSeries(name+" out-of-place", lineValues(r, sizes, pickMetric("busbw_bps"), 8e9), lineSeriesOpts(color, false)...)
+		c.AddSeries(name+" out-of-place", lineValues(r, sizes, pickMetric(parsers.MetricBusBW), 8e9), lineSeriesOpts(color, false)...)
 		inplace := func(s *sampleRef) (float64, bool) {
 			if p := s.r.Samples[s.i].InplaceBusBWBps; p != nil {
 				return *p, true
@@ -209,7 +211,7 @@ func nixlChart(title string, rs []*Result) chartSpec {
 		if name == "" {
 			name = r.Pair()
 		}
-		c.AddSeries(name, lineValues(r, sizes, pickMetric("bw_avg_bps"), 1e9), lineSeriesOpts(seriesPalette[i%len(seriesPalette)], false)...)
+		c.AddSeries(name, lineValues(r, sizes, pickMetric(parsers.MetricBandwidth), 1e9), lineSeriesOpts(seriesPalette[i%len(seriesPalette)], false)...)
 	}
 	withLineRate(c, lineRateOf(rs), 1e9, "Gb/s")
 	return chartSpec{Title: title, Option: string(c.JSONNotEscaped())}

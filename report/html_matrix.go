@@ -49,7 +49,7 @@ func heatmapChart(test string, rs []*Result) chartSpec {
 	for i, e := range eps {
 		idx[e] = i
 	}
-	div, unit := unitFor(rs[0].Tool)
+	div, unit := unitFor(rs[0].Family)
 	lo := 100.0
 	var data []opts.HeatMapData
 	for _, r := range rs {

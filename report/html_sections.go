@@ -3,6 +3,8 @@ package report
 import (
 	"fmt"
 	"sort"
+
+	"github.com/rdmabench/rdmabench/parsers"
 )
 
 // maxLatencyCharts bounds the latency charts; more latency results are in
@@ -48,11 +50,10 @@ func buildSections(r *Report) []section {
 	for _, test := range order {
 		legs := by[test]
 		rs := mergeVariants(legs)
-		tool := rs[0].Tool
-		switch {
-		case IsCollective(tool):
+		switch family := rs[0].Family; {
+		case family == parsers.FamilyNCCL:
 			nccl.Charts = append(nccl.Charts, ncclChart(test, rs))
-		case tool == "nixlbench":
+		case family == parsers.FamilyNixlbench:
 			for _, x := range rs {
 				k := x.Test + " " + x.Op
 				if nixlGroups[k] == nil {
@@ -60,7 +61,7 @@ func buildSections(r *Report) []section {
 				}
 				nixlGroups[k] = append(nixlGroups[k], x)
 			}
-		case MetricOf(rs[0]) == "lat_avg_us":
+		case rs[0].Metric == parsers.MetricLatency:
 			for _, x := range rs {
 				if len(lat.Charts) < maxLatencyCharts {
 					lat.Charts = append(lat.Charts, latencyChart(x))

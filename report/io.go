@@ -32,7 +32,8 @@ func Save(path string, r *Report) error {
 	return os.Rename(tmp.Name(), path)
 }
 
-// Load reads a report.json and checks its schema version.
+// Load reads a report.json and checks its schema version; an older
+// version it knows is upgraded in memory (legacy.go).
 func Load(path string) (*Report, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -42,8 +43,9 @@ func Load(path string) (*Report, error) {
 	if err := json.Unmarshal(data, &r); err != nil {
 		return nil, fmt.Errorf("%s: not a report.json: %w", path, err)
 	}
-	if r.SchemaVersion != SchemaVersion {
-		return nil, fmt.Errorf("%s: schemaVersion %q, this rdmabench reads %q", path, r.SchemaVersion, SchemaVersion)
+	if err := checkVersion(path, r.SchemaVersion); err != nil {
+		return nil, err
 	}
+	upgrade(&r)
 	return &r, nil
 }

@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/rdmabench/rdmabench/parsers"
 )
 
 // fixtureReports are the reports kept under testdata/report for the CLI
@@ -73,5 +75,43 @@ func TestLoadErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("Load(%s) = %v, want error containing %q", c.path, err, c.want)
 		}
+	}
+}
+
+// A report.json of schema v1 (a real soft-RoCE/loopback run, kept as it
+// was written) still loads, and every result then carries the family and
+// metric v1 readers guessed from its tool and figures.
+func TestLoadUpgradesV1(t *testing.T) {
+	r, err := Load(filepath.Join(testdataDir, "real-loopback.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.SchemaVersion != SchemaVersion {
+		t.Errorf("loaded schemaVersion %q, want %q", r.SchemaVersion, SchemaVersion)
+	}
+	want := map[string]struct {
+		f parsers.Family
+		m parsers.Metric
+	}{
+		"iperf3":       {parsers.FamilyIperf3, parsers.MetricBandwidth},
+		"ucx_perftest": {parsers.FamilyUCXPerftest, parsers.MetricBandwidth},
+		"ib_write_bw":  {parsers.FamilyPerftest, parsers.MetricBandwidth},
+		"ib_send_lat":  {parsers.FamilyPerftest, parsers.MetricLatency}, // skipped: from its name
+		"rping":        {parsers.FamilyRping, parsers.MetricPings},
+	}
+	seen := 0
+	for _, res := range r.Results {
+		w, ok := want[res.Tool]
+		if !ok {
+			t.Errorf("unexpected tool %q in the capture", res.Tool)
+			continue
+		}
+		seen++
+		if res.Family != w.f || res.Metric != w.m {
+			t.Errorf("%s %s: family %q metric %q, want %q %q", res.Test, res.Tool, res.Family, res.Metric, w.f, w.m)
+		}
+	}
+	if seen == 0 {
+		t.Fatal("no results in the v1 capture")
 	}
 }

@@ -8,7 +8,7 @@ import (
 )
 
 // JSONSchemaID names the JSON Schema of report.json; it follows SchemaVersion.
-const JSONSchemaID = "https://rdmabench.io/schemas/report/v1.json"
+const JSONSchemaID = "https://rdmabench.io/schemas/report/v2.json"
 
 // enums lists the closed sets of values a field may take, by "Type.field":
 // tools reading report.json can rely on them.

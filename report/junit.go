@@ -149,7 +149,7 @@ func resultFigures(r *Result) string {
 		fmt.Fprintf(&b, "best: %s\n", r.Headline())
 	}
 	if r.LineRate != nil {
-		fmt.Fprintf(&b, "line rate: %s (%s %s)\n", FormatBandwidth(r.Tool, r.LineRate.Bps), r.LineRate.Source, r.LineRate.Detail)
+		fmt.Fprintf(&b, "line rate: %s (%s %s)\n", FormatBandwidth(r.Family, r.LineRate.Bps), r.LineRate.Source, r.LineRate.Detail)
 	}
 	if r.Efficiency != nil {
 		fmt.Fprintf(&b, "efficiency: %s of line rate\n", FormatEfficiency(r.Efficiency))

@@ -3,6 +3,8 @@ package report
 import (
 	"math"
 	"sort"
+
+	"github.com/rdmabench/rdmabench/parsers"
 )
 
 // ServingSetup is the scenario's serving section as the run resolved it
@@ -118,7 +120,7 @@ func nixlSources(results []Result, block int64) []KVSource {
 	var order []string
 	for i := range results {
 		r := &results[i]
-		if r.Tool != "nixlbench" || r.Op != "READ" || r.Retest > 0 || (r.Verdict != VerdictPass && r.Verdict != VerdictFail) {
+		if r.Family != parsers.FamilyNixlbench || r.Op != "READ" || r.Retest > 0 || (r.Verdict != VerdictPass && r.Verdict != VerdictFail) {
 			continue
 		}
 		bps, at, ok := nearestSample(r, block)
@@ -150,7 +152,7 @@ func nixlSources(results []Result, block int64) []KVSource {
 func nearestSample(r *Result, block int64) (bps float64, at int64, ok bool) {
 	bestD := math.Inf(1)
 	for _, s := range r.Samples {
-		v, has := sampleMetric(s, "bw_avg_bps")
+		v, has := parsers.MetricBandwidth.Figure(&s)
 		if !has || v <= 0 || s.Bytes <= 0 {
 			continue
 		}

@@ -10,8 +10,11 @@ import (
 )
 
 // SchemaVersion of report.json and of each results.jsonl line. Bump it on
-// any change a reader must know about.
-const SchemaVersion = "rdmabench.io/report/v1"
+// any change a reader must know about, and teach upgrade (legacy.go) the
+// old one.
+//
+// v2: every result carries its tool's family and its headline metric.
+const SchemaVersion = "rdmabench.io/report/v2"
 
 // Verdicts.
 const (
@@ -106,9 +109,17 @@ type Result struct {
 	Leg           int    `json:"leg"`
 	Test          string `json:"test"`
 	Tool          string `json:"tool"`
-	Pattern       string `json:"pattern,omitempty"`
-	Round         int    `json:"round"`
-	Variant       string `json:"variant,omitempty"`
+	// Family is the tool's family as the tool table (runner/tools) names
+	// it: perftest, rping, nixlbench, nccl-tests, ucx_perftest, iperf3.
+	// Renderers group and format by it, never by the tool's name.
+	Family parsers.Family `json:"family"`
+	// Metric is the headline figure the result is judged, charted and
+	// compared by (bw_avg_bps, busbw_bps, lat_avg_us, pings), decided by
+	// the tool table from the tool and the test's arguments.
+	Metric  parsers.Metric `json:"metric"`
+	Pattern string         `json:"pattern,omitempty"`
+	Round   int            `json:"round"`
+	Variant string         `json:"variant,omitempty"`
 	// Backend is the transport backend (NIXL: UCX, UCCL, LIBFABRIC; UCX_TLS).
 	Backend string `json:"backend,omitempty"`
 	Op      string `json:"op,omitempty"`
@@ -199,13 +210,13 @@ type Repetition struct {
 
 // SizeStats summarises the headline metric of one size over repetitions.
 type SizeStats struct {
-	Bytes  int64   `json:"bytes"`
-	Metric string  `json:"metric"` // "bw_avg_bps", "busbw_bps", "lat_avg_us"
-	N      int     `json:"n"`
-	Mean   float64 `json:"mean"`
-	Stddev float64 `json:"stddev"`
-	Min    float64 `json:"min"`
-	Max    float64 `json:"max"`
+	Bytes  int64          `json:"bytes"`
+	Metric parsers.Metric `json:"metric"` // the result's Metric
+	N      int            `json:"n"`
+	Mean   float64        `json:"mean"`
+	Stddev float64        `json:"stddev"`
+	Min    float64        `json:"min"`
+	Max    float64        `json:"max"`
 }
 
 // Summary counts results by verdict.

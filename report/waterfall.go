@@ -3,6 +3,8 @@ package report
 import (
 	"sort"
 	"strings"
+
+	"github.com/rdmabench/rdmabench/parsers"
 )
 
 // Waterfall is one pair's path measured layer by layer, from raw RDMA on
@@ -49,20 +51,22 @@ func waterfallLayer(r *Result) (name string, level int, ok bool) {
 	if r.BestBps <= 0 || (r.Verdict != VerdictPass && r.Verdict != VerdictFail) || r.Retest > 0 {
 		return "", 0, false
 	}
+	// ib_write_bw by name: the waterfall's first layers are that one
+	// perftest binary (writes, host then GPU memory), not its family.
 	switch {
 	case r.Tool == "ib_write_bw" && usesCUDA(r):
 		return "ib_write_bw GPU", levelGPURDMA, true
 	case r.Tool == "ib_write_bw":
 		return "ib_write_bw host", levelHostRDMA, true
-	case r.Tool == "ucx_perftest":
+	case r.Family == parsers.FamilyUCXPerftest:
 		return "ucx_perftest", levelUCX, true
-	case r.Tool == "nixlbench":
+	case r.Family == parsers.FamilyNixlbench:
 		b := r.Backend
 		if b == "" {
 			b = "UCX"
 		}
 		return "nixlbench " + b, levelNIXL, true
-	case r.Tool == "sendrecv_perf" || (r.Tool == "nccl" && r.Op == "sendrecv"):
+	case r.Family == parsers.FamilyNCCL && (r.Tool == "sendrecv_perf" || r.Op == "sendrecv"):
 		return "nccl sendrecv", levelNCCL, true
 	}
 	return "", 0, false

@@ -8,6 +8,7 @@ import (
 
 	"github.com/rdmabench/rdmabench/runner/backend/local"
 	"github.com/rdmabench/rdmabench/runner/plan"
+	"github.com/rdmabench/rdmabench/runner/tools"
 )
 
 // trivialPlan is jobs rounds of one job each, whose one leg runs /bin/true.
@@ -16,7 +17,7 @@ func trivialPlan(jobs int) *plan.Plan {
 	for i := 0; i < jobs; i++ {
 		p.Rounds = append(p.Rounds, plan.Round{Index: i, Test: "t", Jobs: []plan.Job{{
 			ID: fmt.Sprintf("t/r%d/client-0", i), Test: "t", Tool: "trivial", Round: i, Repetitions: 1, TimeoutSec: 10,
-			Legs: []plan.Leg{{Commands: []plan.PlannedCommand{{Endpoint: "client-0", Role: plan.RoleClient, Argv: []string{"/bin/true"}, Parse: true}}}},
+			Legs: []plan.Leg{{Commands: []plan.PlannedCommand{{Endpoint: "client-0", Role: tools.RoleClient, Argv: []string{"/bin/true"}, Parse: true}}}},
 		}}})
 	}
 	return p
@@ -57,8 +58,8 @@ func iperfPlan(jobs, port int) *plan.Plan {
 		p.Rounds = append(p.Rounds, plan.Round{Index: i, Test: "t", Jobs: []plan.Job{{
 			ID: fmt.Sprintf("t/r%d/client-0->server-0", i), Test: "t", Tool: "iperf3", Round: i, Repetitions: 1, TimeoutSec: 20,
 			Legs: []plan.Leg{{Commands: []plan.PlannedCommand{
-				{Endpoint: "server-0", Role: plan.RoleServer, Argv: []string{"iperf3", "-s", "-1", "-B", "127.0.0.1", "-p", ps}, Port: port, Ready: ReadyListen},
-				{Endpoint: "client-0", Role: plan.RoleClient, Argv: []string{"iperf3", "-c", "127.0.0.1", "-p", ps, "-n", "1K", "-J"}, Parse: true},
+				{Endpoint: "server-0", Role: tools.RoleServer, Argv: []string{"iperf3", "-s", "-1", "-B", "127.0.0.1", "-p", ps}, Port: port, Ready: tools.ReadyListen},
+				{Endpoint: "client-0", Role: tools.RoleClient, Argv: []string{"iperf3", "-c", "127.0.0.1", "-p", ps, "-n", "1K", "-J"}, Parse: true},
 			}}},
 		}}})
 	}

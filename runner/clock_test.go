@@ -13,6 +13,7 @@ import (
 	"github.com/rdmabench/rdmabench/runner/backend/local"
 	"github.com/rdmabench/rdmabench/runner/judge"
 	"github.com/rdmabench/rdmabench/runner/plan"
+	"github.com/rdmabench/rdmabench/runner/tools"
 )
 
 // replayCmd prints the real captures in turn, one per start (the last one
@@ -42,7 +43,7 @@ func replayCmd(t *testing.T, captures ...string) []string {
 // so; the figures are the rerun's.
 func TestClockFailureRunsAgain(t *testing.T) {
 	p := oneLegPlan("ib_write_bw", 30, plan.PlannedCommand{
-		Endpoint: "client-0", Role: plan.RoleClient, Parse: true,
+		Endpoint: "client-0", Role: tools.RoleClient, Parse: true,
 		Argv: replayCmd(t, "error_no_clock_bw_client.txt", "ib_write_bw_64k_client.txt"),
 	})
 	out := t.TempDir()
@@ -85,7 +86,7 @@ func wantRaw(t *testing.T, out string, raw []string, captures ...string) {
 // perftest's reason, never 0 b/s.
 func TestClockFailureIsAnError(t *testing.T) {
 	p := oneLegPlan("ib_write_bw", 30, plan.PlannedCommand{
-		Endpoint: "client-0", Role: plan.RoleClient, Parse: true,
+		Endpoint: "client-0", Role: tools.RoleClient, Parse: true,
 		Argv: replayCmd(t, "error_no_clock_bw_client.txt"),
 	})
 	out := t.TempDir()

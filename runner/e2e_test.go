@@ -13,6 +13,7 @@ import (
 	"github.com/rdmabench/rdmabench/runner/backend/local"
 	"github.com/rdmabench/rdmabench/runner/judge"
 	"github.com/rdmabench/rdmabench/runner/plan"
+	"github.com/rdmabench/rdmabench/runner/tools"
 	"github.com/rdmabench/rdmabench/scenarios"
 )
 
@@ -29,15 +30,15 @@ func realToolsPlan(t *testing.T) *plan.Plan {
 			{Index: 0, Test: "ucx-tcp", Jobs: []plan.Job{{
 				ID: "ucx-tcp/r0/client-0->server-0", Test: "ucx-tcp", Tool: "ucx_perftest", Repetitions: 2, TimeoutSec: 120,
 				Legs: []plan.Leg{{From: "client-0", To: "server-0", Variant: "64KiB", Backend: "tcp", Commands: []plan.PlannedCommand{
-					{Endpoint: "server-0", Role: plan.RoleServer, Argv: []string{"ucx_perftest", "-p", up}, Env: tcp, Port: mustAtoi(up), Ready: ReadyListen},
-					{Endpoint: "client-0", Role: plan.RoleClient, Argv: []string{"ucx_perftest", "${addr:server-0}", "-p", up, "-t", "tag_bw", "-s", strconv.Itoa(ucxSize), "-n", "500"}, Env: tcp, Parse: true},
+					{Endpoint: "server-0", Role: tools.RoleServer, Argv: []string{"ucx_perftest", "-p", up}, Env: tcp, Port: mustAtoi(up), Ready: tools.ReadyListen},
+					{Endpoint: "client-0", Role: tools.RoleClient, Argv: []string{"ucx_perftest", "${addr:server-0}", "-p", up, "-t", "tag_bw", "-s", strconv.Itoa(ucxSize), "-n", "500"}, Env: tcp, Parse: true},
 				}}},
 			}}},
 			{Index: 1, Test: "iperf3-tcp", Jobs: []plan.Job{{
 				ID: "iperf3-tcp/r1/client-0->server-0", Test: "iperf3-tcp", Tool: "iperf3", Repetitions: 1, TimeoutSec: 60,
 				Legs: []plan.Leg{{From: "client-0", To: "server-0", Commands: []plan.PlannedCommand{
-					{Endpoint: "server-0", Role: plan.RoleServer, Argv: []string{"iperf3", "-s", "-1", "-B", "${addr:server-0}", "-p", ip}, Port: mustAtoi(ip), Ready: ReadyListen},
-					{Endpoint: "client-0", Role: plan.RoleClient, Argv: []string{"iperf3", "-c", "${addr:server-0}", "-p", ip, "-t", "1", "-J"}, Parse: true},
+					{Endpoint: "server-0", Role: tools.RoleServer, Argv: []string{"iperf3", "-s", "-1", "-B", "${addr:server-0}", "-p", ip}, Port: mustAtoi(ip), Ready: tools.ReadyListen},
+					{Endpoint: "client-0", Role: tools.RoleClient, Argv: []string{"iperf3", "-c", "${addr:server-0}", "-p", ip, "-t", "1", "-J"}, Parse: true},
 				}}},
 			}}},
 		},

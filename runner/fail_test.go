@@ -16,6 +16,7 @@ import (
 	"github.com/rdmabench/rdmabench/report"
 	"github.com/rdmabench/rdmabench/runner/backend/local"
 	"github.com/rdmabench/rdmabench/runner/plan"
+	"github.com/rdmabench/rdmabench/runner/tools"
 )
 
 // oneLegPlan is a plan of one job with the given commands.
@@ -55,8 +56,8 @@ func TestServerNeverReady(t *testing.T) {
 	srv, cli := filepath.Join(dir, "server.pid"), filepath.Join(dir, "client.pid")
 	port := freePort(t)
 	p := oneLegPlan("ucx_perftest", 1.5,
-		plan.PlannedCommand{Endpoint: "server-0", Role: plan.RoleServer, Argv: pidFileCmd(srv, "sleep", "600"), Port: port, Ready: ReadyListen},
-		plan.PlannedCommand{Endpoint: "client-0", Role: plan.RoleClient, Argv: pidFileCmd(cli, "sleep", "600"), Parse: true},
+		plan.PlannedCommand{Endpoint: "server-0", Role: tools.RoleServer, Argv: pidFileCmd(srv, "sleep", "600"), Port: port, Ready: tools.ReadyListen},
+		plan.PlannedCommand{Endpoint: "client-0", Role: tools.RoleClient, Argv: pidFileCmd(cli, "sleep", "600"), Parse: true},
 	)
 	start := time.Now()
 	rep, err, out := runPlan(t, context.Background(), p)
@@ -87,8 +88,8 @@ func TestClientCrashes(t *testing.T) {
 	srv, cli := filepath.Join(dir, "server.pid"), filepath.Join(dir, "client.pid")
 	port := freePort(t)
 	p := oneLegPlan("ucx_perftest", 30,
-		plan.PlannedCommand{Endpoint: "server-0", Role: plan.RoleServer, Argv: pidFileCmd(srv, "ucx_perftest", "-p", strconv.Itoa(port)), Env: map[string]string{"UCX_TLS": "tcp"}, Port: port, Ready: ReadyListen},
-		plan.PlannedCommand{Endpoint: "client-0", Role: plan.RoleClient, Argv: []string{"sh", "-c", "echo $$ > " + cli + "; echo starting; kill -SEGV $$"}, Parse: true},
+		plan.PlannedCommand{Endpoint: "server-0", Role: tools.RoleServer, Argv: pidFileCmd(srv, "ucx_perftest", "-p", strconv.Itoa(port)), Env: map[string]string{"UCX_TLS": "tcp"}, Port: port, Ready: tools.ReadyListen},
+		plan.PlannedCommand{Endpoint: "client-0", Role: tools.RoleClient, Argv: []string{"sh", "-c", "echo $$ > " + cli + "; echo starting; kill -SEGV $$"}, Parse: true},
 	)
 	rep, err, _ := runPlan(t, context.Background(), p)
 	if exitCode(err) != 3 {
@@ -111,8 +112,8 @@ func TestClientCrashes(t *testing.T) {
 func TestToolMissing(t *testing.T) {
 	t.Setenv("PATH", t.TempDir())
 	p := oneLegPlan("ucx_perftest", 10,
-		plan.PlannedCommand{Endpoint: "server-0", Role: plan.RoleServer, Argv: []string{"ucx_perftest", "-p", "13337"}, Port: 13337, Ready: ReadyListen},
-		plan.PlannedCommand{Endpoint: "client-0", Role: plan.RoleClient, Argv: []string{"ucx_perftest", "${addr:server-0}"}, Parse: true},
+		plan.PlannedCommand{Endpoint: "server-0", Role: tools.RoleServer, Argv: []string{"ucx_perftest", "-p", "13337"}, Port: 13337, Ready: tools.ReadyListen},
+		plan.PlannedCommand{Endpoint: "client-0", Role: tools.RoleClient, Argv: []string{"ucx_perftest", "${addr:server-0}"}, Parse: true},
 	)
 	rep, err, _ := runPlan(t, context.Background(), p)
 	if exitCode(err) != 3 {
@@ -137,12 +138,12 @@ func TestInterruptKeepsFinishedResults(t *testing.T) {
 	srv := filepath.Join(dir, "server.pid")
 	port := freePort(t)
 	p := oneLegPlan("trivial", 60,
-		plan.PlannedCommand{Endpoint: "client-0", Role: plan.RoleClient, Argv: []string{"true"}, Parse: true})
+		plan.PlannedCommand{Endpoint: "client-0", Role: tools.RoleClient, Argv: []string{"true"}, Parse: true})
 	p.Rounds = append(p.Rounds, plan.Round{Index: 1, Test: "hang", Jobs: []plan.Job{{
 		ID: "hang/r1/client-0->server-0", Test: "hang", Tool: "trivial", TimeoutSec: 600, Round: 1,
 		Legs: []plan.Leg{{Commands: []plan.PlannedCommand{
-			{Endpoint: "server-0", Role: plan.RoleServer, Argv: pidFileCmd(srv, "sleep", "600"), Port: port, Ready: ReadyListen},
-			{Endpoint: "client-0", Role: plan.RoleClient, Argv: []string{"true"}, Parse: true},
+			{Endpoint: "server-0", Role: tools.RoleServer, Argv: pidFileCmd(srv, "sleep", "600"), Port: port, Ready: tools.ReadyListen},
+			{Endpoint: "client-0", Role: tools.RoleClient, Argv: []string{"true"}, Parse: true},
 		}}},
 	}}})
 	ctx, cancel := context.WithCancel(context.Background())
@@ -176,10 +177,10 @@ func TestInterruptKeepsFinishedResults(t *testing.T) {
 // Without an RDMA device, RDMA-only tests are skipped with the reason and
 // TCP-capable tests still run.
 func TestSkipRDMAOnlyWithoutDevice(t *testing.T) {
-	p := oneLegPlan("trivial", 10, plan.PlannedCommand{Endpoint: "client-0", Role: plan.RoleClient, Argv: []string{"true"}, Parse: true})
+	p := oneLegPlan("trivial", 10, plan.PlannedCommand{Endpoint: "client-0", Role: tools.RoleClient, Argv: []string{"true"}, Parse: true})
 	p.Rounds = append(p.Rounds, plan.Round{Index: 1, Test: "wbw", Jobs: []plan.Job{{
 		ID: "wbw/r1/client-0->server-0", Test: "wbw", Tool: "ib_write_bw", TimeoutSec: 10, Round: 1,
-		Legs: []plan.Leg{{Commands: []plan.PlannedCommand{{Endpoint: "client-0", Role: plan.RoleClient, Argv: []string{"ib_write_bw"}}}}},
+		Legs: []plan.Leg{{Commands: []plan.PlannedCommand{{Endpoint: "client-0", Role: tools.RoleClient, Argv: []string{"ib_write_bw"}}}}},
 	}}})
 	p.Skipped = []plan.SkippedTest{{Test: "planned-away", Tool: "rping", Reason: "no RDMA device"}}
 	out := t.TempDir()
@@ -200,7 +201,7 @@ func TestSkipRDMAOnlyWithoutDevice(t *testing.T) {
 
 // The backend's fingerprint is saved in report.json for compare.
 func TestFingerprintSaved(t *testing.T) {
-	p := oneLegPlan("trivial", 10, plan.PlannedCommand{Endpoint: "client-0", Role: plan.RoleClient, Argv: []string{"true"}, Parse: true})
+	p := oneLegPlan("trivial", 10, plan.PlannedCommand{Endpoint: "client-0", Role: tools.RoleClient, Argv: []string{"true"}, Parse: true})
 	out := t.TempDir()
 	fp := map[string]string{report.FingerprintKernel: "6.1.0-56-amd64", report.FingerprintNICFirmware: "28.39.1002"}
 	if _, err := Run(context.Background(), Config{Plan: p, Backend: local.New(), OutDir: out, Parse: testParse(0), Fingerprint: fp}); err != nil {
@@ -229,8 +230,8 @@ func TestServerPortTaken(t *testing.T) {
 	dir := t.TempDir()
 	srv, cli := filepath.Join(dir, "server.pid"), filepath.Join(dir, "client.pid")
 	p := oneLegPlan("trivial", 10,
-		plan.PlannedCommand{Endpoint: "server-0", Role: plan.RoleServer, Argv: pidFileCmd(srv, "sleep", "600"), Port: port, Ready: ReadyListen},
-		plan.PlannedCommand{Endpoint: "client-0", Role: plan.RoleClient, Argv: pidFileCmd(cli, "true"), Parse: true},
+		plan.PlannedCommand{Endpoint: "server-0", Role: tools.RoleServer, Argv: pidFileCmd(srv, "sleep", "600"), Port: port, Ready: tools.ReadyListen},
+		plan.PlannedCommand{Endpoint: "client-0", Role: tools.RoleClient, Argv: pidFileCmd(cli, "true"), Parse: true},
 	)
 	rep, err, _ := runPlan(t, context.Background(), p)
 	if exitCode(err) != 3 {
@@ -254,8 +255,8 @@ func TestServerPortTaken(t *testing.T) {
 func TestRunTimeLimitSaysWhy(t *testing.T) {
 	srv := filepath.Join(t.TempDir(), "server.pid")
 	p := oneLegPlan("trivial", 600,
-		plan.PlannedCommand{Endpoint: "server-0", Role: plan.RoleServer, Argv: pidFileCmd(srv, "sleep", "600"), Port: freePort(t), Ready: ReadyListen},
-		plan.PlannedCommand{Endpoint: "client-0", Role: plan.RoleClient, Argv: []string{"true"}, Parse: true},
+		plan.PlannedCommand{Endpoint: "server-0", Role: tools.RoleServer, Argv: pidFileCmd(srv, "sleep", "600"), Port: freePort(t), Ready: tools.ReadyListen},
+		plan.PlannedCommand{Endpoint: "client-0", Role: tools.RoleClient, Argv: []string{"true"}, Parse: true},
 	)
 	ctx, cancel := context.WithTimeoutCause(context.Background(), time.Second, errors.New("--timeout 1s reached"))
 	defer cancel()

@@ -5,24 +5,12 @@ import (
 
 	"github.com/rdmabench/rdmabench/runner/backend"
 	"github.com/rdmabench/rdmabench/runner/plan"
-	"github.com/rdmabench/rdmabench/scenarios"
+	"github.com/rdmabench/rdmabench/runner/tools"
 )
-
-// needsGPU says whether a test cannot run without a GPU: nccl-tests
-// always, nixlbench when either side's segment is VRAM.
-func needsGPU(t *scenarios.Test, tool string) bool {
-	switch tool {
-	case scenarios.ToolNCCL:
-		return true
-	case scenarios.ToolNixlbench:
-		return t != nil && (t.Args.InitiatorSeg == "VRAM" || t.Args.TargetSeg == "VRAM")
-	}
-	return false
-}
 
 // gpuSkipReason is the skip reason of a GPU test whose endpoint has none.
 func (r *run) gpuSkipReason(job *plan.Job) (bool, string) {
-	if !needsGPU(r.tests[job.Test], job.Tool) {
+	if !tools.NeedsGPU(r.tests[job.Test], job.Tool) {
 		return false, ""
 	}
 	c, ok := r.cfg.Backend.(backend.GPUChecker)

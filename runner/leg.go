@@ -15,6 +15,7 @@ import (
 	"github.com/rdmabench/rdmabench/runner/judge"
 	"github.com/rdmabench/rdmabench/runner/mpi"
 	"github.com/rdmabench/rdmabench/runner/plan"
+	"github.com/rdmabench/rdmabench/runner/tools"
 )
 
 // legRun is one repetition of one leg.
@@ -81,7 +82,7 @@ func (l *legRun) execute(ctx, legCtx context.Context, timeout time.Duration) jud
 		if err := l.portFree(legCtx, pc); err != nil {
 			return l.failed(ctx, legCtx, timeout, "start "+pc.Role+" on "+pc.Endpoint, err)
 		}
-		retry := i > 0 && cmds[i-1].Ready == ReadyRetry
+		retry := i > 0 && cmds[i-1].Ready == tools.ReadyRetry
 		s, err := l.startSide(legCtx, pc, retry)
 		if err != nil {
 			return l.failed(ctx, legCtx, timeout, "start "+pc.Role+" on "+pc.Endpoint, err)

@@ -13,6 +13,7 @@ import (
 	"github.com/rdmabench/rdmabench/runner/backend/local"
 	"github.com/rdmabench/rdmabench/runner/judge"
 	"github.com/rdmabench/rdmabench/runner/plan"
+	"github.com/rdmabench/rdmabench/runner/tools"
 	"github.com/rdmabench/rdmabench/scenarios"
 	"github.com/rdmabench/rdmabench/units"
 )
@@ -62,7 +63,7 @@ func TestLowPairThrottledLocal(t *testing.T) {
 					continue
 				}
 				for ci := range l.Commands {
-					if l.Commands[ci].Role == plan.RoleClient {
+					if l.Commands[ci].Role == tools.RoleClient {
 						l.Commands[ci].Argv = append(l.Commands[ci].Argv, "-b", "200M")
 						throttled++
 					}

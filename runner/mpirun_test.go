@@ -14,6 +14,7 @@ import (
 	"github.com/rdmabench/rdmabench/runner/backend/local"
 	"github.com/rdmabench/rdmabench/runner/judge"
 	"github.com/rdmabench/rdmabench/runner/plan"
+	"github.com/rdmabench/rdmabench/runner/tools"
 	"github.com/rdmabench/rdmabench/scenarios"
 )
 
@@ -80,7 +81,7 @@ func TestMpirunSameHostStandins(t *testing.T) {
 func TestMpirunRefusalIsLauncherError(t *testing.T) {
 	needMpirun(t)
 	standins(t)
-	p := oneLegPlan("nccl", 60, plan.PlannedCommand{Endpoint: "client-0", Role: plan.RoleRank, Parse: true,
+	p := oneLegPlan("nccl", 60, plan.PlannedCommand{Endpoint: "client-0", Role: tools.RoleRank, Parse: true,
 		Argv: []string{"mpirun", "--allow-run-as-root", "-np", "3", "-H", "127.0.0.1:2", "sendrecv_perf", "-b", "1K", "-e", "1K", "-g", "1"}})
 	sc := &scenarios.Scenario{Tests: []scenarios.Test{{Name: "t", Tool: "nccl"}}}
 	rep, err := Run(context.Background(), Config{Plan: p, Backend: local.New(), Scenario: sc, OutDir: t.TempDir(),

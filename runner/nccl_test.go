@@ -15,8 +15,8 @@ import (
 	"github.com/rdmabench/rdmabench/report"
 	"github.com/rdmabench/rdmabench/runner/backend"
 	"github.com/rdmabench/rdmabench/runner/backend/local"
-	"github.com/rdmabench/rdmabench/runner/judge"
 	"github.com/rdmabench/rdmabench/runner/plan"
+	"github.com/rdmabench/rdmabench/runner/tools"
 	"github.com/rdmabench/rdmabench/scenarios"
 )
 
@@ -27,7 +27,7 @@ func TestNCCLStandins(t *testing.T) {
 	standins(t)
 	for _, bin := range []string{"all_reduce_perf", "alltoall_perf", "sendrecv_perf"} {
 		t.Run(bin, func(t *testing.T) {
-			p := oneLegPlan("nccl", 60, plan.PlannedCommand{Endpoint: "client-0", Role: plan.RoleRank, Parse: true,
+			p := oneLegPlan("nccl", 60, plan.PlannedCommand{Endpoint: "client-0", Role: tools.RoleRank, Parse: true,
 				Argv: []string{bin, "-b", "1K", "-e", "256K", "-f", "4", "-g", "4", "-n", "5", "-c", "1", "-J", "${out}/nccl.json"}})
 			sc := &scenarios.Scenario{Tests: []scenarios.Test{{Name: "t", Tool: "nccl",
 				Expect: scenarios.Expect{MinBusBW: scenarios.Rate{Raw: "1KB/s"}}}}}
@@ -38,7 +38,7 @@ func TestNCCLStandins(t *testing.T) {
 				t.Fatalf("run: %v", err)
 			}
 			r := rep.Results[0]
-			if r.Verdict != report.VerdictPass || len(r.Samples) != 5 || r.BestBps <= 0 || r.Stats[0].Metric != judge.MetricBusBW {
+			if r.Verdict != report.VerdictPass || len(r.Samples) != 5 || r.BestBps <= 0 || r.Stats[0].Metric != parsers.MetricBusBW {
 				t.Fatalf("%s: %s; %d samples, best %v", r.Verdict, r.Reason, len(r.Samples), r.BestBps)
 			}
 			f, err := os.Open(filepath.Join(out, r.RawOutputs[0]))

@@ -16,12 +16,13 @@ import (
 	"github.com/rdmabench/rdmabench/runner/backend/local"
 	runetcd "github.com/rdmabench/rdmabench/runner/etcd"
 	"github.com/rdmabench/rdmabench/runner/plan"
+	"github.com/rdmabench/rdmabench/runner/tools"
 )
 
 // nixlPlan is a two-rank nixlbench job: the initiator starts first and
 // is waited for by `ready`, then the target.
 func nixlPlan(ready string, reps int) *plan.Plan {
-	group := "rdmabench-${run}-nixl-r0"
+	group := tools.NixlGroup("nixl-r0")
 	argv := []string{"nixlbench", "--etcd_endpoints=${etcd}", "--benchmark_group=" + group, "--backend=UCX",
 		"--start_block_size=4096", "--max_block_size=65536", "--num_iter=200", "--warmup_iter=16", "--total_buffer_size=1048576"}
 	env := map[string]string{"NIXLBENCH_STANDIN_POLL_MS": "50"}
@@ -29,9 +30,9 @@ func nixlPlan(ready string, reps int) *plan.Plan {
 		Scenario: "nixl", Backend: "local", Endpoints: endpoints("decode-0", "prefill-0"), NeedsEtcd: true,
 		Rounds: []plan.Round{{Test: "kv", Jobs: []plan.Job{{
 			ID: "kv/r0/decode-0->prefill-0", Test: "kv", Tool: "nixlbench", Repetitions: reps, TimeoutSec: 60,
-			Legs: []plan.Leg{{From: "decode-0", To: "prefill-0", Variant: "UCX", Backend: "UCX", Commands: []plan.PlannedCommand{
-				{Endpoint: "decode-0", Role: plan.RoleInitiator, Argv: argv, Env: env, Ready: ready, Parse: true},
-				{Endpoint: "prefill-0", Role: plan.RoleTarget, Argv: argv, Env: env},
+			Legs: []plan.Leg{{From: "decode-0", To: "prefill-0", Variant: "UCX", Backend: "UCX", NixlGroup: group, Commands: []plan.PlannedCommand{
+				{Endpoint: "decode-0", Role: tools.RoleInitiator, Argv: argv, Env: env, Ready: ready, Parse: true},
+				{Endpoint: "prefill-0", Role: tools.RoleTarget, Argv: argv, Env: env},
 			}}},
 		}}}},
 	}
@@ -151,7 +152,7 @@ func TestNixlbenchStaleSizeKey(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	srv, c := startTestEtcd(ctx, t)
-	stale := EtcdPrefix("rdmabench-stale-nixl-r0") + "/size"
+	stale := tools.EtcdPrefix("rdmabench-stale-nixl-r0") + "/size"
 	if _, err := c.Put(ctx, stale, "1"); err != nil {
 		t.Fatal(err)
 	}
@@ -178,7 +179,7 @@ func TestNixlbenchInterruptedLeavesNoKeys(t *testing.T) {
 	runCtx, interrupt := context.WithCancel(ctx)
 	go func() {
 		for {
-			if n, _ := runetcd.CountPrefix(ctx, c, EtcdPrefix("rdmabench-int-nixl-r0")+"/rank/"); n == 2 {
+			if n, _ := runetcd.CountPrefix(ctx, c, tools.EtcdPrefix("rdmabench-int-nixl-r0")+"/rank/"); n == 2 {
 				interrupt()
 				return
 			}

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rdmabench/rdmabench/parsers"
 	"github.com/rdmabench/rdmabench/report"
 	"github.com/rdmabench/rdmabench/runner/backend"
 	"github.com/rdmabench/rdmabench/runner/backend/local"
@@ -71,7 +72,7 @@ func TestPlannedStandinsWithParsers(t *testing.T) {
 	if kv.Verdict != report.VerdictPass || len(kv.Samples) != 5 || kv.BestBps <= 0 || kv.Efficiency == nil {
 		t.Errorf("nixlbench: %s %q, %d samples", kv.Verdict, kv.Reason, len(kv.Samples))
 	}
-	if ar.Verdict != report.VerdictPass || len(ar.Samples) != 11 || ar.BestBps <= 0 || ar.Stats[0].Metric != judge.MetricBusBW {
+	if ar.Verdict != report.VerdictPass || len(ar.Samples) != 11 || ar.BestBps <= 0 || ar.Stats[0].Metric != parsers.MetricBusBW {
 		t.Errorf("nccl: %s %q, %d samples", ar.Verdict, ar.Reason, len(ar.Samples))
 	}
 }

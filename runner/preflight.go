@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/rdmabench/rdmabench/nic"
+	"github.com/rdmabench/rdmabench/parsers"
 	"github.com/rdmabench/rdmabench/report"
 	"github.com/rdmabench/rdmabench/runner/backend"
 	"github.com/rdmabench/rdmabench/runner/plan"
@@ -77,7 +78,7 @@ func preflightWants(p *plan.Plan, sc *scenarios.Scenario, eps []backend.Endpoint
 		if !ok {
 			return
 		}
-		rdma, gpu := needsRDMA(t, tool), needsGPU(t, tool)
+		rdma, gpu := tools.NeedsRDMA(t, tool), tools.NeedsGPU(t, tool)
 		x.RDMA = x.RDMA || rdma
 		x.GPU = x.GPU || gpu
 		x.GPUDirect = x.GPUDirect || usesGPUDirect(t, rdma, gpu)
@@ -105,22 +106,13 @@ func preflightWants(p *plan.Plan, sc *scenarios.Scenario, eps []backend.Endpoint
 	return w
 }
 
-// memlockNeedKiB is what a test pins, roughly: perftest and ucx_perftest
-// register two buffers of the largest message per queue pair (-a: 8 MiB)
-// plus their queues; NCCL and NIXL pin far more (preflight's default).
+// memlockNeedKiB is what a test pins (the tool table's estimate), else
+// preflight's default: NCCL and NIXL pin far more than a message.
 func memlockNeedKiB(t *scenarios.Test, tool string) int64 {
-	spec, ok := tools.Lookup(tool)
-	if t == nil || !ok || (spec.Family != tools.FamilyPerftest && spec.Family != tools.FamilyUCX && spec.Family != tools.FamilyRping) {
-		return preflight.DefaultMinMemlockKiB
+	if kib, ok := tools.PinnedKiB(t, tool); ok {
+		return kib
 	}
-	size := int64(64 << 10)
-	if t.Args.Sweep {
-		size = 8 << 20
-	}
-	for _, s := range t.Args.Sizes {
-		size = max(size, s.Bytes)
-	}
-	return (2*size*int64(max(t.Args.QPs, 1)) + 4<<20) >> 10
+	return preflight.DefaultMinMemlockKiB
 }
 
 // usesGPUDirect: GPU memory moved over RDMA (perftest --use_cuda, nixlbench
@@ -129,7 +121,8 @@ func usesGPUDirect(t *scenarios.Test, rdma, gpu bool) bool {
 	if t == nil || !rdma {
 		return false
 	}
-	return t.Args.UseCUDA != nil || (gpu && t.Tool == scenarios.ToolNixlbench)
+	spec, _ := tools.Lookup(t.Tool)
+	return t.Args.UseCUDA != nil || (gpu && spec.Family == parsers.FamilyNixlbench)
 }
 
 // preflightSkip is the reason a job is doomed by a failed preflight check
@@ -138,7 +131,7 @@ func (r *run) preflightSkip(t *scenarios.Test, tool string, names []string) (boo
 	if len(r.preflight) == 0 {
 		return false, ""
 	}
-	rdma, gpu := needsRDMA(t, tool), needsGPU(t, tool)
+	rdma, gpu := tools.NeedsRDMA(t, tool), tools.NeedsGPU(t, tool)
 	gd := usesGPUDirect(t, rdma, gpu)
 	for _, name := range names {
 		ep, ok := r.preflight[name]

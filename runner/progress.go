@@ -10,8 +10,8 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/rdmabench/rdmabench/parsers"
 	"github.com/rdmabench/rdmabench/report"
-	"github.com/rdmabench/rdmabench/runner/judge"
 	"github.com/rdmabench/rdmabench/runner/plan"
 	"github.com/rdmabench/rdmabench/units"
 )
@@ -130,7 +130,7 @@ func (p *progress) done(rep *report.Report) {
 // headline is the result's main figure in words.
 func headline(res report.Result) string {
 	if res.BestBps > 0 {
-		s := report.FormatBandwidth(res.Tool, res.BestBps)
+		s := report.FormatBandwidth(res.Family, res.BestBps)
 		if res.BestBytes > 0 {
 			s += " @ " + units.FormatSize(res.BestBytes)
 		}
@@ -140,7 +140,7 @@ func headline(res report.Result) string {
 		return s
 	}
 	for _, st := range res.Stats {
-		if st.Metric == judge.MetricLatency {
+		if st.Metric == parsers.MetricLatency {
 			return fmt.Sprintf("%.2fus @ %s", st.Mean, units.FormatSize(st.Bytes))
 		}
 	}

@@ -1,11 +1,8 @@
 package runner
 
 import (
-	"strings"
-
 	"github.com/rdmabench/rdmabench/nic"
 	"github.com/rdmabench/rdmabench/runner/tools"
-	"github.com/rdmabench/rdmabench/scenarios"
 )
 
 // SysClassInfiniband is where the kernel lists RDMA devices.
@@ -20,19 +17,6 @@ var DetectRDMA = func() (bool, string) {
 	return false, "no RDMA device with an ACTIVE port on this host (" + SysClassInfiniband + ")"
 }
 
-// needsRDMA says whether a test cannot run without an RDMA device: the
-// scenario's requires when set, else by tool (perftest and rping always).
-func needsRDMA(t *scenarios.Test, tool string) bool {
-	if t != nil {
-		return tools.NeedsRDMA(t)
-	}
-	switch tool {
-	case scenarios.ToolRping:
-		return true
-	}
-	return strings.HasPrefix(tool, "ib_")
-}
-
 // requires is the transport a test asked for, "rdma" or "tcp", as the
 // report shows it (a TCP result of a "tcp" test is no fallback).
 func (r *run) requires(test, tool string) string {
@@ -40,7 +24,7 @@ func (r *run) requires(test, tool string) string {
 	if t != nil && t.Requires != "" {
 		return t.Requires
 	}
-	if needsRDMA(t, tool) {
+	if tools.NeedsRDMA(t, tool) {
 		return "rdma"
 	}
 	return "tcp"

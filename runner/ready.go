@@ -12,14 +12,7 @@ import (
 	"github.com/rdmabench/rdmabench/runner/backend"
 	runetcd "github.com/rdmabench/rdmabench/runner/etcd"
 	"github.com/rdmabench/rdmabench/runner/plan"
-)
-
-// Readiness kinds of PlannedCommand.Ready.
-const (
-	ReadyListen = "listen"
-	ReadyLine   = "line:"
-	ReadyEtcd   = "etcd:"
-	ReadyRetry  = "retry"
+	"github.com/rdmabench/rdmabench/runner/tools"
 )
 
 // The listen table or etcd is read every firstPoll at first (a server
@@ -43,16 +36,16 @@ func (e errExited) Error() string {
 func (l *legRun) waitReady(ctx context.Context, s *side) error {
 	ready := s.pc.Ready
 	switch {
-	case ready == "" || ready == ReadyRetry:
+	case ready == "" || ready == tools.ReadyRetry:
 		return nil
-	case ready == ReadyListen:
+	case ready == tools.ReadyListen:
 		if s.pc.Port <= 0 {
 			return fmt.Errorf("ready=listen but the plan gives no port for %s", s.pc.Endpoint)
 		}
 		return l.poll(ctx, s, func(ctx context.Context) (bool, error) {
 			return l.listening(ctx, s.ep, s.pc.Port)
 		})
-	case strings.HasPrefix(ready, ReadyLine):
+	case strings.HasPrefix(ready, tools.ReadyLine):
 		select {
 		case <-s.out.seen:
 			return nil
@@ -61,11 +54,11 @@ func (l *legRun) waitReady(ctx context.Context, s *side) error {
 		case <-ctx.Done():
 			return ctx.Err()
 		}
-	case strings.HasPrefix(ready, ReadyEtcd):
+	case strings.HasPrefix(ready, tools.ReadyEtcd):
 		if l.r.etcd == nil {
 			return fmt.Errorf("ready=%s but no etcd runs", ready)
 		}
-		prefix := l.subst.text(strings.TrimPrefix(ready, ReadyEtcd))
+		prefix := l.subst.text(strings.TrimPrefix(ready, tools.ReadyEtcd))
 		return l.poll(ctx, s, func(ctx context.Context) (bool, error) {
 			n, err := runetcd.CountPrefix(ctx, l.r.etcd, prefix)
 			return n > 0, err
@@ -110,7 +103,7 @@ func (l *legRun) poll(ctx context.Context, s *side, check func(context.Context) 
 // measure against that process while the tool itself fails to bind.
 func (l *legRun) portFree(ctx context.Context, pc plan.PlannedCommand) error {
 	ep, ok := l.r.endpoints[pc.Endpoint]
-	if pc.Ready != ReadyListen || pc.Port <= 0 || !ok {
+	if pc.Ready != tools.ReadyListen || pc.Port <= 0 || !ok {
 		return nil
 	}
 	taken, err := l.listening(ctx, ep, pc.Port)

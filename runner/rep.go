@@ -18,7 +18,7 @@ const clockReruns = 2
 // runLeg runs a leg Job.Repetitions times and judges the whole. It returns
 // false when the run was interrupted before the leg finished.
 func (r *run) runLeg(ctx context.Context, job *plan.Job, legIdx int) (report.Result, bool) {
-	res := newResult(job, legIdx)
+	res := r.newResult(job, legIdx)
 	res.Started = time.Now().UTC()
 	reps := max(1, job.Repetitions)
 	outs := make([]judge.Outcome, 0, reps)

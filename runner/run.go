@@ -249,7 +249,7 @@ func (r *run) runJob(ctx context.Context, job *plan.Job) {
 // harness bug costs one job, not the run and its report.
 func (r *run) recoverJob(job *plan.Job) {
 	if p := recover(); p != nil {
-		res := newResult(job, 0)
+		res := r.newResult(job, 0)
 		res.Verdict, res.ErrorClass = report.VerdictError, parsers.ClassToolError
 		res.Reason = fmt.Sprintf("internal error in rdmabench (please report): %v", p)
 		res.Started = time.Now().UTC()

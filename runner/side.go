@@ -10,6 +10,7 @@ import (
 
 	"github.com/rdmabench/rdmabench/runner/backend"
 	"github.com/rdmabench/rdmabench/runner/plan"
+	"github.com/rdmabench/rdmabench/runner/tools"
 )
 
 // side is one process of a leg repetition.
@@ -51,8 +52,8 @@ func (l *legRun) startSide(ctx context.Context, pc plan.PlannedCommand, retry bo
 	argv, env = l.mpiEnv(pc, argv, env)
 	abs, rel := l.r.dir.rawPath(l.job.ID, l.legIdx, l.rep, pc.Endpoint, pc.Role)
 	want := ""
-	if strings.HasPrefix(pc.Ready, ReadyLine) {
-		want = l.subst.text(strings.TrimPrefix(pc.Ready, ReadyLine))
+	if strings.HasPrefix(pc.Ready, tools.ReadyLine) {
+		want = l.subst.text(strings.TrimPrefix(pc.Ready, tools.ReadyLine))
 	}
 	out, err := newOutput(abs, want)
 	if err != nil {

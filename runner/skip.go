@@ -7,6 +7,7 @@ import (
 
 	"github.com/rdmabench/rdmabench/runner/backend"
 	"github.com/rdmabench/rdmabench/runner/plan"
+	"github.com/rdmabench/rdmabench/runner/tools"
 
 	"github.com/rdmabench/rdmabench/report"
 )
@@ -22,7 +23,7 @@ func (r *run) skipReason(job *plan.Job) (bool, string) {
 	if skip, why := r.gpuSkipReason(job); skip {
 		return true, why
 	}
-	if !needsRDMA(r.tests[job.Test], job.Tool) {
+	if !tools.NeedsRDMA(r.tests[job.Test], job.Tool) {
 		return false, ""
 	}
 	if has := r.cfg.HasRDMA; has != nil {
@@ -92,8 +93,9 @@ func (r *run) recordSkips() {
 		if skip, why := r.preflightSkip(r.tests[s.Test], s.Tool, r.poolEndpoints(r.tests[s.Test])); skip {
 			reason = why + "; " + reason
 		}
+		family, metric := tools.Describe(r.tests[s.Test], s.Tool)
 		r.record(report.Result{
-			JobID: s.Test, Test: s.Test, Tool: s.Tool, Round: -1,
+			JobID: s.Test, Test: s.Test, Tool: s.Tool, Family: family, Metric: metric, Round: -1,
 			Verdict: report.VerdictSkipped, Reason: reason, Started: time.Now().UTC(),
 			Samples: nil,
 		})
@@ -101,21 +103,23 @@ func (r *run) recordSkips() {
 }
 
 func (r *run) skippedResult(job *plan.Job, legIdx int, why string) report.Result {
-	res := newResult(job, legIdx)
+	res := r.newResult(job, legIdx)
 	res.Verdict, res.Reason = report.VerdictSkipped, why
 	res.Started = time.Now().UTC()
 	return res
 }
 
-// newResult is a result carrying the leg's identity.
-func newResult(job *plan.Job, legIdx int) report.Result {
+// newResult is a result carrying the leg's identity, and what its tool
+// is (family and headline metric, from the tool table).
+func (r *run) newResult(job *plan.Job, legIdx int) report.Result {
 	var leg plan.Leg
 	if legIdx < len(job.Legs) {
 		leg = job.Legs[legIdx]
 	}
+	family, metric := tools.Describe(r.tests[job.Test], job.Tool)
 	return report.Result{
-		JobID: job.ID, Leg: legIdx, Test: job.Test, Tool: job.Tool, Pattern: job.Pattern,
-		Round: job.Round, Variant: leg.Variant, Backend: leg.Backend,
+		JobID: job.ID, Leg: legIdx, Test: job.Test, Tool: job.Tool, Family: family, Metric: metric,
+		Pattern: job.Pattern, Round: job.Round, Variant: leg.Variant, Backend: leg.Backend,
 		From: leg.From, To: leg.To, Ranks: leg.Ranks, NRanks: leg.NRanks,
 	}
 }

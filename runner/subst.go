@@ -6,6 +6,7 @@ import (
 
 	"github.com/rdmabench/rdmabench/runner/backend"
 	"github.com/rdmabench/rdmabench/runner/plan"
+	"github.com/rdmabench/rdmabench/runner/tools"
 )
 
 // substituter fills the placeholders of one leg repetition.
@@ -14,12 +15,12 @@ type substituter struct {
 }
 
 func newSubstituter(eps map[string]backend.Endpoint, etcdURL, runID, out string) substituter {
-	pairs := []string{plan.PlaceholderRun, runID, plan.PlaceholderOut, out}
+	pairs := []string{tools.PlaceholderRun, runID, tools.PlaceholderOut, out}
 	if etcdURL != "" {
-		pairs = append(pairs, plan.PlaceholderEtcd, etcdURL)
+		pairs = append(pairs, tools.PlaceholderEtcd, etcdURL)
 	}
 	for name, ep := range eps {
-		pairs = append(pairs, plan.AddrPlaceholder(name), ep.Address)
+		pairs = append(pairs, tools.AddrPlaceholder(name), ep.Address)
 	}
 	return substituter{r: strings.NewReplacer(pairs...)}
 }
@@ -60,7 +61,7 @@ func leftover(s string) error {
 		return nil
 	}
 	name := s[i : i+j+1]
-	if name == plan.PlaceholderEtcd {
+	if name == tools.PlaceholderEtcd {
 		return fmt.Errorf("%s used but no etcd runs (plan.needsEtcd is false)", name)
 	}
 	return fmt.Errorf("unknown placeholder %s (known: ${addr:ENDPOINT}, ${etcd}, ${run}, ${out})", name)

@@ -4,7 +4,7 @@ import (
 	"strings"
 
 	"github.com/rdmabench/rdmabench/parsers"
-	"github.com/rdmabench/rdmabench/scenarios"
+	"github.com/rdmabench/rdmabench/runner/tools"
 )
 
 // configuredTransport is the transport a side can only have used, from its
@@ -13,11 +13,8 @@ import (
 // or to verbs transports (with local-only ones), has nothing else to use.
 // nil when the setup leaves a choice.
 func configuredTransport(tool string, env map[string]string) *parsers.Transport {
-	switch tool {
-	case scenarios.ToolIperf3:
-		return &parsers.Transport{Kind: parsers.TransportTCP, Source: "iperf3", Detail: "tcp", Evidence: []string{"iperf3 measures TCP"}}
-	case scenarios.ToolRping:
-		return &parsers.Transport{Kind: parsers.TransportRDMA, Source: "rping", Detail: "RDMA CM", Evidence: []string{"rping runs only over RDMA CM (librdmacm)"}}
+	if tr := tools.Transport(tool); tr != nil {
+		return tr
 	}
 	tls, ok := env["UCX_TLS"]
 	if !ok {

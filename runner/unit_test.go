@@ -33,23 +33,6 @@ func TestPortListening(t *testing.T) {
 	}
 }
 
-func TestFlagValues(t *testing.T) {
-	for _, c := range []struct {
-		argv []string
-		want string
-	}{
-		{[]string{"nixlbench", "--benchmark_group=g1"}, "g1"},
-		{[]string{"nixlbench", "--benchmark-group", "g2", "--x"}, "g2"},
-		{[]string{"nixlbench", "-benchmark_group", "g3"}, "g3"},
-		{[]string{"nixlbench", "benchmark_group", "g4"}, ""},
-	} {
-		got := strings.Join(flagValues(c.argv, "benchmark_group"), ",")
-		if got != c.want {
-			t.Errorf("%v: got %q want %q", c.argv, got, c.want)
-		}
-	}
-}
-
 func TestSubstitute(t *testing.T) {
 	s := newSubstituter(map[string]backend.Endpoint{"b-0": {Name: "b-0", Address: "10.0.0.2"}}, "http://127.0.0.1:2379", "run1", "/tmp/o")
 	argv, env, err := s.command(plan.PlannedCommand{

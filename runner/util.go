@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/rdmabench/rdmabench/runner/plan"
+	"github.com/rdmabench/rdmabench/runner/tools"
 )
 
 func sha256Hex(b []byte) string {
@@ -20,12 +21,12 @@ func mkdirAll(dir string) error { return os.MkdirAll(dir, 0o755) }
 func usesOut(leg *plan.Leg) bool {
 	for _, pc := range leg.Commands {
 		for _, a := range pc.Argv {
-			if strings.Contains(a, plan.PlaceholderOut) {
+			if strings.Contains(a, tools.PlaceholderOut) {
 				return true
 			}
 		}
 		for _, v := range pc.Env {
-			if strings.Contains(v, plan.PlaceholderOut) {
+			if strings.Contains(v, tools.PlaceholderOut) {
 				return true
 			}
 		}

@@ -2,12 +2,42 @@ package scenarios
 
 // Defaults the loader applies, in one place, so that what a scenario means
 // is visible in code (and in the rendered scenario saved with each run).
+// The planner and the tool table (runner/tools) read them from here too, for
+// scenarios built in code that never went through ApplyDefaults.
 const (
 	DefaultNamespace    = "rdmabench"
 	DefaultAntiAffinity = "kubernetes.io/hostname"
 	DefaultCapability   = "IPC_LOCK"
+	DefaultReplicas     = 1
+	DefaultRepetitions  = 1
 	DefaultUCXTest      = "tag_bw"
+	DefaultNixlBackend  = "UCX"
+	DefaultNixlOp       = "WRITE" // nixlbench's own default
+	DefaultNixlSeg      = "DRAM"
+	// DefaultGPUResource is what pool.gpus requests when the resources
+	// name no GPU resource.
+	DefaultGPUResource = "nvidia.com/gpu"
 )
+
+// ReplicaCount is a pool's endpoint count: replicas, else the default.
+func (p *Pool) ReplicaCount() int {
+	if p.Replicas == nil {
+		return DefaultReplicas
+	}
+	return *p.Replicas
+}
+
+// RepetitionCount is how often a test runs: its own repetitions, else the
+// scenario's defaults, else the default.
+func (t *Test) RepetitionCount(d *Defaults) int {
+	switch {
+	case t.Repetitions != nil && *t.Repetitions > 0:
+		return *t.Repetitions
+	case d != nil && d.Repetitions != nil && *d.Repetitions > 0:
+		return *d.Repetitions
+	}
+	return DefaultRepetitions
+}
 
 // ApplyDefaults fills every field the user left unset with its default.
 // It runs after Decode and before Validate, never fails and never panics,
@@ -24,11 +54,11 @@ func ApplyDefaults(s *Scenario) {
 		defaultCluster(s.Cluster)
 	}
 	if s.Defaults.Repetitions == nil {
-		s.Defaults.Repetitions = intPtr(1)
+		s.Defaults.Repetitions = intPtr(DefaultRepetitions)
 	}
 	for i := range s.Pools {
 		if s.Pools[i].Replicas == nil {
-			s.Pools[i].Replicas = intPtr(1)
+			s.Pools[i].Replicas = intPtr(DefaultReplicas)
 		}
 	}
 	for i := range s.Tests {
@@ -100,16 +130,16 @@ func defaultArgs(t *Test) {
 	switch t.Tool {
 	case ToolNixlbench:
 		if a.Backend == "" && len(a.Backends) == 0 {
-			a.Backend = "UCX"
+			a.Backend = DefaultNixlBackend
 		}
 		if a.Op == "" {
-			a.Op = "WRITE"
+			a.Op = DefaultNixlOp
 		}
 		if a.InitiatorSeg == "" {
-			a.InitiatorSeg = "DRAM"
+			a.InitiatorSeg = DefaultNixlSeg
 		}
 		if a.TargetSeg == "" {
-			a.TargetSeg = "DRAM"
+			a.TargetSeg = DefaultNixlSeg
 		}
 	case ToolUCXPerftest:
 		if a.Test == "" {

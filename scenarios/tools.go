@@ -2,9 +2,11 @@ package scenarios
 
 import "strings"
 
-// What each tool is, in one table: the arguments and expectations that mean
-// something to it, and whether it needs an RDMA device. Validation and the
-// JSON schema both read these lists, so they are written once.
+// What the scenario loader must know of each tool: the arguments and
+// expectations that mean something to it, and whether it runs only over
+// RDMA. Validation and the JSON schema both read these lists. The tool table
+// itself is runner/tools (which imports this package, so these lists cannot
+// be derived from it): TestEveryListMatchesTheToolTable there checks them.
 
 // Tools lists the tool names a test may use.
 var Tools = []string{
@@ -68,9 +70,9 @@ var Requirements = []string{RequiresRDMA, RequiresTCP}
 
 // toolSpec says what a tool reads from a test.
 type toolSpec struct {
-	args   []string // args keys it reads
-	expect []string // expect keys it can judge
-	rdma   bool     // cannot run without an RDMA device
+	args     []string // args keys it reads
+	expect   []string // expect keys it can judge
+	rdmaOnly bool     // runs only over RDMA: requires: tcp is refused
 }
 
 var (
@@ -88,11 +90,17 @@ var toolSpecs = map[string]toolSpec{
 	ToolIBReadLat:   {perftestLatArgs, latExpect, true},
 	ToolIBSendLat:   {perftestLatArgs, latExpect, true},
 	ToolRping:       {[]string{"sizes", "count", "extra"}, []string{"minPings"}, true},
-	ToolNixlbench:   {[]string{"backend", "backends", "op", "initiatorSeg", "targetSeg", "minSize", "maxSize", "maxBatch", "iterations", "transports", "extra"}, append(append([]string{}, bwExpect...), "maxLatency"), true},
-	ToolNCCL:        {[]string{"collective", "minSize", "maxSize", "stepFactor", "iterations", "dataType", "extra"}, []string{"minLineRate", "minBandwidth", "minBusBW", "transport"}, true},
-	ToolUCXPerftest: {[]string{"test", "sizes", "iterations", "transports", "extra"}, append(append([]string{}, bwExpect...), "maxLatency", "maxP99Latency"), true},
+	ToolNixlbench:   {[]string{"backend", "backends", "op", "initiatorSeg", "targetSeg", "minSize", "maxSize", "maxBatch", "iterations", "transports", "extra"}, append(append([]string{}, bwExpect...), "maxLatency"), false},
+	ToolNCCL:        {[]string{"collective", "minSize", "maxSize", "stepFactor", "iterations", "dataType", "extra"}, []string{"minLineRate", "minBandwidth", "minBusBW", "transport"}, false},
+	ToolUCXPerftest: {[]string{"test", "sizes", "iterations", "transports", "extra"}, append(append([]string{}, bwExpect...), "maxLatency", "maxP99Latency"), false},
 	ToolIperf3:      {[]string{"duration", "streams", "bidirectional", "extra"}, []string{"minLineRate", "minBandwidth", "lowPair"}, false},
 }
+
+// RDMAOnly says whether a tool runs only over RDMA (perftest, rping): a
+// test of it may not say requires: tcp. Tools whose transport a test
+// chooses (ucx_perftest, nixlbench), nccl (placement decides) and iperf3
+// (TCP) are not.
+func RDMAOnly(tool string) bool { return toolSpecs[tool].rdmaOnly }
 
 // ncclAlias maps an nccl-tests binary name (all_reduce_perf) to its
 // collective: `tool: alltoall_perf` is accepted as `tool: nccl` with

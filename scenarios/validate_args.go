@@ -126,6 +126,28 @@ func (v *validator) nixlArgs(ap string, t *Test, has func(string) bool) {
 	v.checkOneOf(ap+".initiatorSeg", a.InitiatorSeg, "segment types", NixlSegments)
 	v.checkOneOf(ap+".targetSeg", a.TargetSeg, "segment types", NixlSegments)
 	v.sizeRange(ap, a, has)
+	v.nixlOwnFlags(ap, a)
+}
+
+// nixlOwnedFlags are the nixlbench flags rdmabench sets on every command
+// line: the run's etcd, and a group per leg whose keys it clears after the
+// leg. Another value in extra would send the tool elsewhere or leave its
+// keys behind.
+var nixlOwnedFlags = []string{"etcd_endpoints", "benchmark_group"}
+
+// nixlOwnFlags refuses args.extra words that set a flag rdmabench owns
+// (gflags spellings: --x=v, --x v, -x, dashes for underscores).
+func (v *validator) nixlOwnFlags(ap string, a *Args) {
+	for i, w := range a.Extra {
+		name, _, _ := strings.Cut(strings.TrimLeft(w, "-"), "=")
+		if name == w {
+			continue // not a flag
+		}
+		if flag := strings.ReplaceAll(name, "-", "_"); contains(nixlOwnedFlags, flag) {
+			v.errf(fmt.Sprintf("%s.extra[%d]", ap, i), "rdmabench sets --"+flag+" itself (the run's etcd, a group per leg that it cleans up); remove it from extra",
+				"--%s cannot be set in extra", flag)
+		}
+	}
 }
 
 func (v *validator) ncclArgs(ap string, t *Test, has func(string) bool) {

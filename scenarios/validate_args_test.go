@@ -61,3 +61,21 @@ func TestPercentFraction(t *testing.T) {
 		}
 	}
 }
+
+// nixlbench flags rdmabench sets itself (its etcd, a group per leg that it
+// cleans up) are refused in extra in every gflags spelling; others pass.
+func TestNixlOwnedFlagsInExtra(t *testing.T) {
+	for _, c := range []struct{ extra, want string }{
+		{`["--num_threads=2", "--enable_pt"]`, ""},
+		{`["--benchmark_group=mine"]`, "tests[0].args.extra[0]: --benchmark_group cannot be set in extra"},
+		{`["--num_threads", "2", "-benchmark-group", "g"]`, "tests[0].args.extra[2]: --benchmark_group cannot be set in extra"},
+		{`["--etcd_endpoints", "http://x:2379"]`, "tests[0].args.extra[0]: --etcd_endpoints cannot be set in extra"},
+		{`["benchmark_group"]`, ""}, // a value, not a flag
+	} {
+		_, err := LoadBytes("t.yaml", []byte(minimal+"  - {name: t, tool: nixlbench, from: a, to: b, args: {extra: "+c.extra+"}}\n"))
+		got := errText(err)
+		if c.want == "" && got != "" || c.want != "" && !strings.Contains(got, c.want) {
+			t.Errorf("extra %s:\n got %q\nwant %q", c.extra, got, c.want)
+		}
+	}
+}

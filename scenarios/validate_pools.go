@@ -2,14 +2,6 @@ package scenarios
 
 import "fmt"
 
-// replicas is a pool's endpoint count (1 before defaults).
-func replicas(p *Pool) int {
-	if p.Replicas == nil {
-		return 1
-	}
-	return *p.Replicas
-}
-
 // poolNames lists the pools in file order, for hints.
 func (v *validator) poolNames() []string {
 	names := make([]string, 0, len(v.s.Pools))
@@ -47,7 +39,7 @@ func (v *validator) pools() {
 }
 
 func (v *validator) onePool(path string, p *Pool) {
-	if n := replicas(p); n < 1 {
+	if n := p.ReplicaCount(); n < 1 {
 		v.errf(path+".replicas", "a pool needs at least 1 replica", "must be at least 1, not %d", n)
 	} else if n > 4096 {
 		v.errf(path+".replicas", "split the scenario; at most 4096 endpoints per pool", "%d replicas is too many", n)

@@ -100,7 +100,7 @@ func (v *validator) defaultedPoolRef(path string, t *Test) *Pool {
 // unsatisfiable explains why a pattern cannot pair the endpoints of two
 // pools (the same pool when from == to), or returns "".
 func unsatisfiable(pattern string, from, to *Pool) (msg, hint string) {
-	nf, nt := replicas(from), replicas(to)
+	nf, nt := from.ReplicaCount(), to.ReplicaCount()
 	if nf < 1 || nt < 1 {
 		return "", "" // reported on the pool
 	}
@@ -152,7 +152,7 @@ func (v *validator) testSettings(path string, t *Test) {
 		return
 	}
 	switch {
-	case t.Requires == RequiresTCP && toolSpecs[t.Tool].rdma && t.Tool != ToolUCXPerftest && t.Tool != ToolNixlbench && t.Tool != ToolNCCL:
+	case t.Requires == RequiresTCP && RDMAOnly(t.Tool):
 		v.errf(path+".requires", t.Tool+" only runs over RDMA; remove requires", "%s cannot run without RDMA", t.Tool)
 	case t.Requires == RequiresRDMA && transportsAreTCP(t.Args.Transports) && v.pos.Has(path+".requires"):
 		v.errf(path+".requires", "args.transports names TCP only; set requires: tcp, or add an RDMA transport (rc, ud, dc)",

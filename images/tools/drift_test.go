@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rdmabench/rdmabench/parsers"
 	"github.com/rdmabench/rdmabench/runner/tools"
 	"github.com/rdmabench/rdmabench/scenarios"
 )
@@ -44,7 +45,7 @@ func launched() []string {
 			continue
 		}
 		out = append(out, spec.Binaries...)
-		if spec.Family == tools.FamilyNCCL {
+		if spec.Family == parsers.FamilyNCCL {
 			for _, c := range scenarios.Collectives {
 				out = append(out, tools.NCCLBinary(c))
 			}

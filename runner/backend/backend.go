@@ -41,6 +41,42 @@ type Endpoint struct {
 	Network   string            `json:"network,omitempty"`
 	Interface string            `json:"interface,omitempty"`
 	Env       map[string]string `json:"env,omitempty"`
+	// Placement is where the endpoint's pod may run and what it is
+	// given, resolved by the planner from its pool and the cluster
+	// section; nil for local and ssh endpoints.
+	Placement *Placement `json:"placement,omitempty"`
+}
+
+// Placement is what a pod-based backend needs of an endpoint's pool, with
+// the pool's settings already laid over the cluster's, so that the
+// backend reads it here and never goes back to the scenario.
+type Placement struct {
+	// NodeSelector: the cluster's, the pool's entries on top.
+	NodeSelector map[string]string `json:"nodeSelector,omitempty"`
+	// Tolerations: the cluster's, then the pool's.
+	Tolerations []Toleration `json:"tolerations,omitempty"`
+	// Resources are extended resources requested and limited (the
+	// cluster's, the pool's on top, pool.gpus as nvidia.com/gpu unless a
+	// GPU resource is named), as quantities ("1", "8").
+	Resources map[string]string `json:"resources,omitempty"`
+	// Networks are the Multus networks attached ("name" or "ns/name"):
+	// the pool's, else the cluster's; none on the host network. The
+	// first is the data network.
+	Networks []string `json:"networks,omitempty"`
+	// AntiAffinity is the topology key the pools in AvoidPools (this
+	// pool first) must not share; "" places freely.
+	AntiAffinity string   `json:"antiAffinity,omitempty"`
+	AvoidPools   []string `json:"avoidPools,omitempty"`
+}
+
+// Toleration is a pod toleration, as the Kubernetes API spells it.
+type Toleration struct {
+	Key      string `json:"key,omitempty"`
+	Operator string `json:"operator,omitempty"`
+	Value    string `json:"value,omitempty"`
+	Effect   string `json:"effect,omitempty"`
+	// Seconds bounds a NoExecute toleration (nil: forever).
+	Seconds *int64 `json:"tolerationSeconds,omitempty"`
 }
 
 // Command is one process to start on an endpoint.

@@ -30,7 +30,8 @@ type Outcome struct {
 }
 
 // Fill folds the repetitions of a leg into its result and judges it:
-// statistics, best figure, efficiency against the line rate, verdict.
+// statistics of its headline metric (res.Metric, set by the runner from
+// the tool table), best figure, efficiency against the line rate, verdict.
 func Fill(res *report.Result, test *scenarios.Test, lr *report.LineRate, outs []Outcome) {
 	var ok []parsers.Measurement
 	var failed []string
@@ -51,7 +52,7 @@ func Fill(res *report.Result, test *scenarios.Test, lr *report.LineRate, outs []
 	}
 	if len(ok) > 0 {
 		res.Samples = averageSamples(ok)
-		res.Stats = sizeStats(ok)
+		res.Stats = sizeStats(ok, res.Metric)
 		res.Transport = ok[0].Transport
 		res.Op = ok[0].Op
 		res.BestBps, res.BestBytes = best(res.Samples)

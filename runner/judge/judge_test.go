@@ -25,7 +25,7 @@ func TestFillResultStatsAndBest(t *testing.T) {
 		{OK: true, M: meas(bw(4096, 30e9), bw(65536, 110e9))},
 	}
 	lr := &report.LineRate{Bps: 200e9, Source: report.LineRateDeclared}
-	var res report.Result
+	res := report.Result{Metric: parsers.MetricBandwidth} // the runner sets it from the tool table
 	test := &scenarios.Test{Expect: scenarios.Expect{MinLineRate: scenarios.Percent{Raw: "60%"}}}
 	Fill(&res, test, lr, outs)
 	if res.BestBytes != 65536 || res.BestBps != 100e9 || *res.Efficiency != 50 {

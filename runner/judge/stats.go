@@ -9,13 +9,6 @@ import (
 	"github.com/rdmabench/rdmabench/report"
 )
 
-// Headline metrics of SizeStats.
-const (
-	MetricBW      = "bw_avg_bps"
-	MetricBusBW   = "busbw_bps"
-	MetricLatency = "lat_avg_us"
-)
-
 // sampleKey identifies one row across repetitions.
 type sampleKey struct{ bytes, batch int64 }
 
@@ -100,46 +93,16 @@ func maxCount(rows []parsers.Sample, get func(parsers.Sample) *int64) *int64 {
 	return m
 }
 
-// headlineMetric is what a tool is judged by: bus bandwidth for
-// collectives, bandwidth where measured, else latency.
-func headlineMetric(ms []parsers.Measurement) (string, field) {
-	has := func(f field) bool {
-		for _, m := range ms {
-			for i := range m.Samples {
-				if *f(&m.Samples[i]) != nil {
-					return true
-				}
-			}
-		}
-		return false
-	}
-	busbw := func(s *parsers.Sample) **float64 { return &s.BusBWBps }
-	bw := func(s *parsers.Sample) **float64 { return &s.BWAvgBps }
-	lat := func(s *parsers.Sample) **float64 { return &s.LatAvgUS }
-	switch {
-	case has(busbw):
-		return MetricBusBW, busbw
-	case has(bw):
-		return MetricBW, bw
-	case has(lat):
-		return MetricLatency, lat
-	}
-	return "", nil
-}
-
-// sizeStats summarises the headline metric per size over repetitions.
-func sizeStats(ms []parsers.Measurement) []report.SizeStats {
-	metric, f := headlineMetric(ms)
-	if f == nil {
-		return nil
-	}
+// sizeStats summarises the result's headline metric (decided by the tool
+// table, carried on the result) per size over repetitions.
+func sizeStats(ms []parsers.Measurement, metric parsers.Metric) []report.SizeStats {
 	keys, rows := rowsBySize(ms)
 	var out []report.SizeStats
 	for _, k := range keys {
 		var vals []float64
 		for i := range rows[k] {
-			if p := *f(&rows[k][i]); p != nil {
-				vals = append(vals, *p)
+			if v, ok := metric.Figure(&rows[k][i]); ok {
+				vals = append(vals, v)
 			}
 		}
 		if len(vals) == 0 {

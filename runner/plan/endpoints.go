@@ -3,14 +3,23 @@ package plan
 import (
 	"fmt"
 	"maps"
+	"slices"
 	"strconv"
 
 	"github.com/rdmabench/rdmabench/runner/backend"
+	"github.com/rdmabench/rdmabench/runner/tools"
 	"github.com/rdmabench/rdmabench/scenarios"
 )
 
 // localAddress is the data address of every endpoint of the local backend.
 const localAddress = "127.0.0.1"
+
+// Endpoints are the endpoints Compile would plan for s, placement
+// included, without the tests' jobs (a backend's own tests, manifests).
+func Endpoints(s *scenarios.Scenario, opts CompileOptions) ([]backend.Endpoint, error) {
+	eps, _, err := planEndpoints(s, opts)
+	return eps, err
+}
 
 // planEndpoints expands the pools into endpoints named "<pool>-<i>", in pool
 // order. poolIdx maps a pool name to the indices of its endpoints.
@@ -26,17 +35,16 @@ func planEndpoints(s *scenarios.Scenario, opts CompileOptions) ([]backend.Endpoi
 		if _, dup := poolIdx[pool.Name]; dup {
 			return nil, nil, posErr(s.File, pool.Pos, "pools[%d]: pool %q is defined twice; give each pool its own name", pi, pool.Name)
 		}
-		n := 1
-		if pool.Replicas != nil {
-			n = *pool.Replicas
-		}
+		n := pool.ReplicaCount()
 		idx := make([]int, 0, n)
 		env := mergeEnv(s.Defaults.Env, pool.Env)
+		place := placement(s, pool) // shared by the pool's endpoints: read-only
 		for i := 0; i < n; i++ {
 			ep, err := endpoint(s, pool, i, env, hosts)
 			if err != nil {
 				return nil, nil, posErr(s.File, pool.Pos, "pools[%d] (%s): %v", pi, pool.Name, err)
 			}
+			ep.Placement = place
 			if opts.ResolveDevice != nil && ep.Device == "" {
 				ep.Device = opts.ResolveDevice(ep)
 			}
@@ -82,7 +90,7 @@ func endpoint(s *scenarios.Scenario, pool *scenarios.Pool, i int, env map[string
 			ep.Address = h.Address
 		}
 	default:
-		ep.Address = AddrPlaceholder(ep.Name) // the pod's secondary IP, known once it runs
+		ep.Address = tools.AddrPlaceholder(ep.Name) // the pod's secondary IP, known once it runs
 	}
 	return ep, nil
 }
@@ -104,7 +112,8 @@ func backendOf(s *scenarios.Scenario) string {
 	return s.Backend
 }
 
-// mergeEnv layers environments, later ones winning; nil when all are empty.
+// mergeEnv layers maps (environments, selectors, resources), later ones
+// winning; nil when all are empty.
 func mergeEnv(layers ...map[string]string) map[string]string {
 	n := 0
 	for _, l := range layers {
@@ -118,4 +127,46 @@ func mergeEnv(layers ...map[string]string) map[string]string {
 		maps.Copy(out, l)
 	}
 	return out
+}
+
+// placement resolves where a pool's pods may run and what they get, the
+// pool's settings over the cluster's, so that the kube backend reads the
+// endpoint alone. nil outside the kube backend.
+func placement(s *scenarios.Scenario, pool *scenarios.Pool) *backend.Placement {
+	c := s.Cluster
+	if c == nil || backendOf(s) != scenarios.BackendKube {
+		return nil
+	}
+	p := &backend.Placement{
+		NodeSelector: mergeEnv(c.NodeSelector, pool.NodeSelector),
+		Resources:    mergeEnv(c.Resources, pool.Resources),
+		AntiAffinity: c.AntiAffinity,
+	}
+	if pool.GPUs > 0 {
+		if p.Resources == nil {
+			p.Resources = map[string]string{}
+		}
+		if _, named := p.Resources[scenarios.DefaultGPUResource]; !named {
+			p.Resources[scenarios.DefaultGPUResource] = strconv.Itoa(pool.GPUs)
+		}
+	}
+	for _, t := range append(slices.Clone(c.Tolerations), pool.Tolerations...) {
+		kt := backend.Toleration{Key: t.Key, Operator: t.Operator, Value: t.Value, Effect: t.Effect}
+		if t.TolerationSeconds != nil {
+			secs := int64(*t.TolerationSeconds)
+			kt.Seconds = &secs
+		}
+		p.Tolerations = append(p.Tolerations, kt)
+	}
+	switch {
+	case c.HostNetwork:
+	case len(pool.Networks) > 0:
+		p.Networks = slices.Clone(pool.Networks)
+	default:
+		p.Networks = slices.Clone(c.Networks)
+	}
+	if p.AntiAffinity != "" {
+		p.AvoidPools = append([]string{pool.Name}, pool.AvoidPools...)
+	}
+	return p
 }

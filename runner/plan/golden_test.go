@@ -9,8 +9,9 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/rdmabench/rdmabench/scenarios"
 	"gopkg.in/yaml.v3"
+
+	"github.com/rdmabench/rdmabench/scenarios"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")

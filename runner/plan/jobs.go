@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rdmabench/rdmabench/parsers"
 	"github.com/rdmabench/rdmabench/runner/backend"
 	"github.com/rdmabench/rdmabench/runner/tools"
 	"github.com/rdmabench/rdmabench/scenarios"
@@ -35,7 +36,7 @@ type variant struct {
 }
 
 func (c *compiler) newTestCompiler(t *scenarios.Test, spec tools.Spec) *testCompiler {
-	tc := &testCompiler{c: c, t: t, spec: spec, variants: variants(t), reps: repetitions(c.s, t),
+	tc := &testCompiler{c: c, t: t, spec: spec, variants: variants(t), reps: t.RepetitionCount(&c.s.Defaults),
 		env: make([]map[string]string, len(c.plan.Endpoints)), envDone: make([]bool, len(c.plan.Endpoints))}
 	tc.envForFn = tc.envFor
 	tc.strs = c.strs
@@ -78,16 +79,6 @@ func variantName(b string, size int64) string {
 		parts = append(parts, strconv.FormatInt(size, 10))
 	}
 	return strings.Join(parts, "/")
-}
-
-func repetitions(s *scenarios.Scenario, t *scenarios.Test) int {
-	switch {
-	case t.Repetitions != nil && *t.Repetitions > 0:
-		return *t.Repetitions
-	case s.Defaults.Repetitions != nil && *s.Defaults.Repetitions > 0:
-		return *s.Defaults.Repetitions
-	}
-	return 1
 }
 
 // round appends the r-th round of this test to the plan.
@@ -161,10 +152,13 @@ func (tc *testCompiler) legs(job Job, ranks []int, from, to, port int) (Job, err
 	eps := tc.c.plan.Endpoints
 	for _, v := range tc.variants {
 		in := tools.Leg{Test: tc.t, Size: v.size, Backend: v.backend, Port: port, EnvFor: tc.envForFn, Strings: tc.strs}
-		if tc.spec.Family == tools.FamilyNixlbench {
+		if tc.spec.Family == parsers.FamilyNixlbench {
 			in.Group = groupName(job.ID) + "-" + strconv.Itoa(len(job.Legs))
 		}
 		leg := Leg{Variant: v.name, Backend: tc.legBackend(v)}
+		if in.Group != "" {
+			leg.NixlGroup = tools.NixlGroup(in.Group)
+		}
 		if ranks != nil {
 			in.Ranks = make([]backend.Endpoint, len(ranks))
 			leg.Ranks = make([]string, len(ranks))
@@ -194,15 +188,15 @@ func (tc *testCompiler) legs(job Job, ranks []int, from, to, port int) (Job, err
 // legBackend is what Leg.Backend reports: the NIXL backend, or UCX_TLS.
 func (tc *testCompiler) legBackend(v variant) string {
 	switch tc.spec.Family {
-	case tools.FamilyNixlbench:
+	case parsers.FamilyNixlbench:
 		switch {
 		case v.backend != "":
 			return v.backend
 		case tc.t.Args.Backend != "":
 			return tc.t.Args.Backend
 		}
-		return tools.DefaultNixlBackend
-	case tools.FamilyUCX:
+		return scenarios.DefaultNixlBackend
+	case parsers.FamilyUCXPerftest:
 		return tc.t.Args.Transports
 	}
 	return v.backend

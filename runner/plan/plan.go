@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rdmabench/rdmabench/parsers"
 	"github.com/rdmabench/rdmabench/runner/backend"
 	"github.com/rdmabench/rdmabench/runner/tools"
 	"github.com/rdmabench/rdmabench/scenarios"
@@ -82,7 +83,7 @@ func (c *compiler) test(i int) error {
 		return nil
 	}
 	var rounds [][]slot
-	if spec.Family == tools.FamilyNCCL {
+	if spec.Family == parsers.FamilyNCCL {
 		rounds = collective(p)
 	} else if rounds, err = schedule(t.Pattern, p); err != nil {
 		return posErr(c.s.File, t.Pos, "tests[%d] (%s): %v", i, t.Name, err)
@@ -97,7 +98,7 @@ func (c *compiler) test(i int) error {
 			return posErr(c.s.File, t.Pos, "tests[%d] (%s): %v", i, t.Name, err)
 		}
 	}
-	if spec.Family == tools.FamilyNixlbench {
+	if spec.Family == parsers.FamilyNixlbench {
 		c.plan.NeedsEtcd = true
 	}
 	return nil
@@ -132,12 +133,12 @@ func patternOf(t *scenarios.Test) string {
 
 // skipReason says why a test cannot run on these endpoints, or "".
 func (c *compiler) skipReason(t *scenarios.Test, spec tools.Spec, p pairing) string {
-	rdma := tools.NeedsRDMA(t)
+	rdma := tools.NeedsRDMA(t, t.Tool)
 	ranks := len(p.from)
 	if !p.samePool {
 		ranks += len(p.to)
 	}
-	if rdma && spec.Family == tools.FamilyNCCL && t.Requires == "" && c.oneHost(p) {
+	if rdma && spec.Family == parsers.FamilyNCCL && t.Requires == "" && c.oneHost(p) {
 		rdma = false // NVLink, PCIe peer-to-peer and shared memory carry it
 	}
 	for _, idx := range [][]int{p.from, p.to} {
@@ -146,7 +147,7 @@ func (c *compiler) skipReason(t *scenarios.Test, spec tools.Spec, p pairing) str
 			if rdma && c.opts.HasRDMA != nil && !c.opts.HasRDMA(ep) {
 				return fmt.Sprintf("%s needs an RDMA device and endpoint %s has none (set requires: tcp for a TCP-capable tool, or run where an RDMA NIC or soft-RoCE is up)", t.Tool, ep.Name)
 			}
-			launcher := spec.Family == tools.FamilyNCCL && ranks > 1 && e == idx[0] && len(p.from) > 0 && idx[0] == p.from[0]
+			launcher := spec.Family == parsers.FamilyNCCL && ranks > 1 && e == idx[0] && len(p.from) > 0 && idx[0] == p.from[0]
 			if bin := c.missingBinary(t, spec, ep, launcher); bin != "" {
 				return fmt.Sprintf("%s is not installed on endpoint %s: %s", bin, ep.Name, tools.InstallHint(bin))
 			}
@@ -176,7 +177,7 @@ func (c *compiler) missingBinary(t *scenarios.Test, spec tools.Spec, ep backend.
 		return ""
 	}
 	bins := spec.Binaries
-	if spec.Family == tools.FamilyNCCL {
+	if spec.Family == parsers.FamilyNCCL {
 		bins = []string{tools.NCCLBinary(t.Args.Collective)}
 		if launcher {
 			bins = append(bins, "mpirun")

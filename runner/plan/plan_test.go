@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/rdmabench/rdmabench/runner/backend"
+	"github.com/rdmabench/rdmabench/runner/tools"
 	"github.com/rdmabench/rdmabench/scenarios"
 )
 
@@ -172,6 +173,9 @@ func TestLegsPerSizeAndBackend(t *testing.T) {
 	var got []string
 	for _, l := range j.Legs {
 		got = append(got, l.Variant+"|"+l.Backend+"|"+l.Commands[0].Argv[2])
+		if want := "--benchmark_group=" + l.NixlGroup; l.Commands[0].Argv[2] != want || l.Commands[1].Argv[2] != want {
+			t.Errorf("leg %s: the typed group %q is not the one on its command lines", l.Variant, l.NixlGroup)
+		}
 	}
 	want := []string{
 		"UCX/4096|UCX|--benchmark_group=rdmabench-${run}-kv-r0-decode-0-prefill-0-0",
@@ -182,7 +186,7 @@ func TestLegsPerSizeAndBackend(t *testing.T) {
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("legs:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	if c := j.Legs[0].Commands; c[0].Role != RoleInitiator || c[0].Endpoint != "decode-0" || c[1].Role != RoleTarget {
+	if c := j.Legs[0].Commands; c[0].Role != tools.RoleInitiator || c[0].Endpoint != "decode-0" || c[1].Role != tools.RoleTarget {
 		t.Fatalf("start order %+v", c)
 	}
 }

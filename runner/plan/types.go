@@ -9,22 +9,6 @@ import (
 	"github.com/rdmabench/rdmabench/runner/tools"
 )
 
-// Placeholders the planner leaves in command lines where the value is only
-// known at run time; the runner substitutes them before starting a process.
-//
-//	${addr:NAME}  data-plane address of endpoint NAME
-//	${etcd}       client URL of the run's etcd (nixlbench)
-//	${run}        the run id (nixlbench --benchmark_group is "rdmabench-${run}-JOB")
-//	${out}        a per-leg scratch directory on the endpoint (JSON output files)
-const (
-	PlaceholderEtcd = "${etcd}"
-	PlaceholderRun  = "${run}"
-	PlaceholderOut  = "${out}"
-)
-
-// AddrPlaceholder is the placeholder for an endpoint's data address.
-func AddrPlaceholder(endpoint string) string { return "${addr:" + endpoint + "}" }
-
 // Plan is everything a run will do, compiled before anything is touched.
 type Plan struct {
 	Scenario  string             `json:"scenario"`
@@ -84,19 +68,14 @@ type Leg struct {
 	Variant string `json:"variant,omitempty"`
 	// Backend is the transport backend of this leg (NIXL backend, UCX_TLS).
 	Backend string `json:"backend,omitempty"`
+	// NixlGroup is nixlbench's --benchmark_group for this leg,
+	// "rdmabench-${run}-<job>-<leg>": unique in the run, so two legs of a
+	// round never share an etcd prefix; the runner clears the keys under
+	// tools.EtcdPrefix of it before and after the leg. "" for other tools.
+	NixlGroup string `json:"nixlGroup,omitempty"`
 	// Commands in start order: servers (or rank 0) first.
 	Commands []PlannedCommand `json:"commands"`
 }
-
-// Roles of a planned command: the tool table's roles (runner/tools builds
-// the command lines and names them).
-const (
-	RoleServer    = tools.RoleServer
-	RoleClient    = tools.RoleClient
-	RoleInitiator = tools.RoleInitiator
-	RoleTarget    = tools.RoleTarget
-	RoleRank      = tools.RoleRank
-)
 
 // PlannedCommand is one process of a leg.
 type PlannedCommand struct {
@@ -107,11 +86,9 @@ type PlannedCommand struct {
 	// Port is the TCP port this side listens on (servers), for readiness.
 	Port int `json:"port,omitempty"`
 	// Ready says how the runner knows this side is ready for the next
-	// command to start: "listen" (port in the listen table), "line:TEXT"
-	// (a line of output contains TEXT), "etcd:PREFIX" (a key exists),
-	// "retry" (the readiness cannot be seen, as with rping's RDMA-CM
-	// port: the next command is retried while it fails fast, within the
-	// leg's bound), "" (no wait).
+	// command to start: one of the tool table's readiness signals
+	// (tools.ReadyListen, ReadyLine+TEXT, ReadyEtcd+PREFIX, ReadyRetry), or
+	// "" (no wait).
 	Ready string `json:"ready,omitempty"`
 	// Parse is true for the side whose output holds the result.
 	Parse bool `json:"parse,omitempty"`

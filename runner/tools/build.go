@@ -9,7 +9,7 @@ import (
 	"github.com/rdmabench/rdmabench/scenarios"
 )
 
-// Roles of a command; runner/plan re-exports them as plan.Role*.
+// Roles of a command.
 const (
 	RoleServer    = "server"
 	RoleClient    = "client"
@@ -18,14 +18,41 @@ const (
 	RoleRank      = "rank"
 )
 
-// Readiness signals; see plan.PlannedCommand.Ready.
+// Readiness signals of a command (Command.Ready): how the runner knows a
+// side is ready for the next command of its leg to start.
 const (
+	// ReadyListen: the side's port is in its endpoint's TCP listen table.
 	ReadyListen = "listen"
-	ReadyRetry  = "retry"
+	// ReadyLine prefixes "line:TEXT": a line of the side's output holds TEXT.
+	ReadyLine = "line:"
+	// ReadyEtcd prefixes "etcd:PREFIX": a key under PREFIX exists in the
+	// run's etcd.
+	ReadyEtcd = "etcd:"
+	// ReadyRetry: readiness cannot be seen (rping's RDMA-CM port, not in
+	// the TCP listen table); the next command is retried while it fails
+	// fast, within the leg's bound.
+	ReadyRetry = "retry"
 	// ReadyNixlRank0 is the line nixlbench's first process prints once it
 	// holds rank 0 (and so is the initiator).
-	ReadyNixlRank0 = "line:rank 0, type initiator"
+	ReadyNixlRank0 = ReadyLine + "rank 0, type initiator"
 )
+
+// Placeholders builders leave in command lines where the value is known
+// only at run time; the runner substitutes them before starting a process
+// (`rdmabench plan` shows them as they are).
+const (
+	// PlaceholderEtcd is the client URL of the run's etcd (nixlbench).
+	PlaceholderEtcd = "${etcd}"
+	// PlaceholderRun is the run id.
+	PlaceholderRun = "${run}"
+	// PlaceholderOut is a per-leg scratch folder on the endpoint (JSON
+	// output files).
+	PlaceholderOut = "${out}"
+)
+
+// AddrPlaceholder is the placeholder of an endpoint's data-plane address:
+// a pod's secondary IP is known only once it runs.
+func AddrPlaceholder(endpoint string) string { return "${addr:" + endpoint + "}" }
 
 // Leg is what a builder needs to know about one execution of a tool.
 type Leg struct {
@@ -42,7 +69,8 @@ type Leg struct {
 	// Port is the rendezvous port chosen by the planner (0 = tool default).
 	Port int
 	// Group names this leg uniquely within the run, for nixlbench's
-	// --benchmark_group (the planner passes "<sanitized job id>-<leg>").
+	// --benchmark_group (the planner passes "<sanitized job id>-<leg>";
+	// NixlGroup is the whole group name).
 	Group string
 	// EnvFor returns the environment a command on an endpoint will get
 	// (nccl's mpirun forwards it to every rank with -x). May be nil.
@@ -82,11 +110,11 @@ func (l *Leg) itoa(n int) string { return l.i64toa(int64(n)) }
 // addr is the placeholder of an endpoint's data address.
 func (l *Leg) addr(endpoint string) string {
 	if l.Strings == nil {
-		return addr(endpoint)
+		return AddrPlaceholder(endpoint)
 	}
 	s, ok := l.Strings.addrs[endpoint]
 	if !ok {
-		s = addr(endpoint)
+		s = AddrPlaceholder(endpoint)
 		l.Strings.addrs[endpoint] = s
 	}
 	return s
@@ -116,25 +144,10 @@ func AppendCommands(dst []Command, spec Spec, leg Leg) ([]Command, error) {
 	if leg.Test == nil {
 		return dst, fmt.Errorf("tools: leg without a test")
 	}
-	var cmds []Command
-	var err error
-	switch spec.Family {
-	case FamilyPerftest:
-		return appendPerftest(dst, spec, &leg)
-	case FamilyRping:
-		cmds, err = buildRping(spec, &leg)
-	case FamilyNixlbench:
-		cmds, err = buildNixlbench(&leg)
-	case FamilyNCCL:
-		cmds, err = buildNCCL(&leg)
-	case FamilyUCX:
-		cmds, err = buildUCX(&leg)
-	case FamilyIperf3:
-		cmds, err = buildIperf3(spec, &leg)
-	default:
+	if spec.build == nil {
 		return dst, fmt.Errorf("tools: no command builder for tool %q", spec.Name)
 	}
-	return append(dst, cmds...), err
+	return spec.build(dst, &spec, &leg)
 }
 
 // device is the RDMA device to name on a command line; "" and "auto"

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rdmabench/rdmabench/parsers"
 	"github.com/rdmabench/rdmabench/runner/backend"
 	"github.com/rdmabench/rdmabench/scenarios"
 )
@@ -240,7 +241,7 @@ func TestUCXPerftestCommands(t *testing.T) {
 	check(t, got,
 		expect{endpoint: "h-1", role: RoleServer, argv: "ucx_perftest -p 13340", port: 13340, ready: "listen", env: map[string]string{"UCX_TLS": "tcp"}},
 		expect{endpoint: "h-0", role: RoleClient, argv: "ucx_perftest ${addr:h-1} -p 13340 -t tag_lat -n 10000", parse: true, env: map[string]string{"UCX_TLS": "tcp"}})
-	if MetricOf(&tcp) != MetricLatency || MetricOf(&test) != MetricBandwidth {
+	if MetricOf(&tcp) != parsers.MetricLatency || MetricOf(&test) != parsers.MetricBandwidth {
 		t.Fatalf("ucx metric: tag_lat %s, tag_bw %s", MetricOf(&tcp), MetricOf(&test))
 	}
 }
@@ -269,14 +270,14 @@ func TestSpecTable(t *testing.T) {
 	}
 	rdma := map[string]bool{"ib_write_bw": true, "rping": true, "nixlbench": true, "ucx_perftest": true, "iperf3": false, "nccl": false}
 	for tool, want := range rdma {
-		if got := NeedsRDMA(&scenarios.Test{Tool: tool}); got != want {
+		if got := NeedsRDMA(&scenarios.Test{Tool: tool}, tool); got != want {
 			t.Errorf("NeedsRDMA(%s) = %v, want %v", tool, got, want)
 		}
 	}
-	if NeedsRDMA(&scenarios.Test{Tool: "ucx_perftest", Args: scenarios.Args{Transports: "tcp,self"}}) {
+	if NeedsRDMA(&scenarios.Test{Tool: "ucx_perftest", Args: scenarios.Args{Transports: "tcp,self"}}, "ucx_perftest") {
 		t.Error("ucx_perftest over tcp needs no RDMA")
 	}
-	if NeedsRDMA(&scenarios.Test{Tool: "ib_write_bw", Requires: "tcp"}) {
+	if NeedsRDMA(&scenarios.Test{Tool: "ib_write_bw", Requires: "tcp"}, "ib_write_bw") {
 		t.Error("requires: tcp wins")
 	}
 }

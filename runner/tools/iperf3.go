@@ -1,5 +1,19 @@
 package tools
 
+import (
+	"time"
+
+	"github.com/rdmabench/rdmabench/parsers"
+	"github.com/rdmabench/rdmabench/scenarios"
+)
+
+const installIperf3 = "install iperf3 (Debian/Ubuntu: apt-get install iperf3; RHEL: dnf install iperf3)"
+
+var iperf3Spec = Spec{Name: scenarios.ToolIperf3, Family: parsers.FamilyIperf3, Binaries: []string{"iperf3"},
+	Parser: "iperf3", Metric: parsers.MetricBandwidth, DefaultPort: 5201, Install: installIperf3,
+	Transport: &parsers.Transport{Kind: parsers.TransportTCP, Source: "iperf3", Detail: "tcp", Evidence: []string{"iperf3 measures TCP"}},
+	build:     buildIperf3, work: iperf3Work}
+
 // DefaultIperf3Secs is iperf3's -t when the test gives no duration.
 const DefaultIperf3Secs = 10
 
@@ -8,7 +22,7 @@ const DefaultIperf3Secs = 10
 //
 //	iperf3 -s -1 -p PORT
 //	iperf3 -c ${addr:SERVER} -p PORT -t SECS -J [-P N] [--bidir]
-func buildIperf3(spec Spec, leg *Leg) ([]Command, error) {
+func buildIperf3(dst []Command, spec *Spec, leg *Leg) ([]Command, error) {
 	a := &leg.Test.Args
 	port := portOr(leg.Port, spec.DefaultPort)
 	srv := append([]string{"iperf3", "-s", "-1", "-p", leg.itoa(port)}, a.Extra...)
@@ -20,15 +34,22 @@ func buildIperf3(spec Spec, leg *Leg) ([]Command, error) {
 		cli = append(cli, "--bidir")
 	}
 	cli = append(cli, a.Extra...)
-	return []Command{
-		{Endpoint: leg.Server.Name, Role: RoleServer, Argv: srv, Port: port, Ready: ReadyListen},
-		{Endpoint: leg.Client.Name, Role: RoleClient, Argv: cli, Parse: true},
-	}, nil
+	return append(dst,
+		Command{Endpoint: leg.Server.Name, Role: RoleServer, Argv: srv, Port: port, Ready: ReadyListen},
+		Command{Endpoint: leg.Client.Name, Role: RoleClient, Argv: cli, Parse: true},
+	), nil
 }
 
-func iperf3Secs(leg *Leg) int {
-	if s := durationSecs(leg.Test.Args.Duration); s > 0 {
+func iperf3Secs(leg *Leg) int { return iperf3TestSecs(leg.Test) }
+
+func iperf3TestSecs(t *scenarios.Test) int {
+	if s := durationSecs(t.Args.Duration); s > 0 {
 		return s
 	}
 	return DefaultIperf3Secs
+}
+
+// iperf3Work is the test's duration: iperf3 runs for -t seconds.
+func iperf3Work(_ *Spec, t *scenarios.Test, _ int64) time.Duration {
+	return time.Duration(iperf3TestSecs(t)) * time.Second
 }

@@ -5,8 +5,11 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
+	"github.com/rdmabench/rdmabench/parsers"
 	"github.com/rdmabench/rdmabench/runner/backend"
+	"github.com/rdmabench/rdmabench/scenarios"
 )
 
 // nccl-tests defaults written explicitly into every command line.
@@ -16,7 +19,7 @@ const (
 	DefaultNCCLMaxBytes   = 1 << 30
 	DefaultNCCLStepFactor = 2
 	// NCCLJSON is the JSON result file nccl-tests writes (-J) on rank 0.
-	NCCLJSON = "${out}/nccl.json"
+	NCCLJSON = PlaceholderOut + "/nccl.json"
 )
 
 // NCCLBinary is the nccl-tests binary of a collective ("all_reduce" →
@@ -38,13 +41,19 @@ const (
 	MPISSHPort = 2222
 	// MPIDir holds the per-run key pair, the sshd's config, host key and
 	// pid file on every rank's endpoint.
-	MPIDir = "/tmp/rdmabench-${run}/ssh"
+	MPIDir = "/tmp/rdmabench-" + PlaceholderRun + "/ssh"
 	// MPIKey is the launcher's private key, MPIMarker the environment
 	// variable every process of the job carries (sshd's SetEnv, the
 	// launcher's env), so that clean-up finds orted and the ranks.
 	MPIKey    = MPIDir + "/id_ed25519"
 	MPIMarker = "RDMABENCH_MPI"
 )
+
+const installNCCL = "use an image with nccl-tests (the project's images/ builds one; make MPI=1 for several endpoints) and put its build/ on PATH"
+
+var ncclSpec = Spec{Name: scenarios.ToolNCCL, Family: parsers.FamilyNCCL, Binaries: []string{"all_reduce_perf"},
+	Parser: "nccl-tests", Metric: parsers.MetricBusBW, DefaultPort: DefaultNCCLPort, Install: installNCCL,
+	build: buildNCCL, work: ncclWork}
 
 // buildNCCL: one command. On one endpoint it drives all of that
 // endpoint's GPUs from one process:
@@ -66,7 +75,7 @@ const (
 // own endpoint, so the JSON file lands in its ${out}; the launcher's output
 // is parsed. Ranks that all share one address (the local backend) are
 // started by mpirun itself, without ssh.
-func buildNCCL(leg *Leg) ([]Command, error) {
+func buildNCCL(dst []Command, spec *Spec, leg *Leg) ([]Command, error) {
 	ranks := leg.Ranks
 	if len(ranks) == 0 {
 		ranks = []backend.Endpoint{leg.Client}
@@ -75,22 +84,22 @@ func buildNCCL(leg *Leg) ([]Command, error) {
 	env := ncclDebugEnv(leg, first)
 	if len(ranks) == 1 {
 		argv := ncclArgv(leg, gpusOf(first))
-		return []Command{{Endpoint: first.Name, Role: RoleRank, Argv: argv, Env: env, Parse: true}}, nil
+		return append(dst, Command{Endpoint: first.Name, Role: RoleRank, Argv: argv, Env: env, Parse: true}), nil
 	}
 	if env == nil {
 		env = map[string]string{}
 	}
 	if !leg.scenarioSets(first, "NCCL_COMM_ID") {
-		env["NCCL_COMM_ID"] = leg.rankAddr(first) + ":" + leg.itoa(portOr(leg.Port, DefaultNCCLPort))
+		env["NCCL_COMM_ID"] = leg.rankAddr(first) + ":" + leg.itoa(portOr(leg.Port, spec.DefaultPort))
 	}
 	var ssh *SSHLaunch
 	if !sameAddress(ranks) {
 		ssh = &SSHLaunch{Port: MPISSHPort + max(0, leg.Port-DefaultNCCLPort), Dir: MPIDir}
-		env[MPIMarker] = "${run}"
+		env[MPIMarker] = PlaceholderRun
 	}
 	argv := mpirunArgv(leg, ranks, env, ssh)
 	argv = append(argv, ncclArgv(leg, 1)...)
-	return []Command{{Endpoint: first.Name, Role: RoleRank, Argv: argv, Env: env, Parse: true, SSH: ssh}}, nil
+	return append(dst, Command{Endpoint: first.Name, Role: RoleRank, Argv: argv, Env: env, Parse: true, SSH: ssh}), nil
 }
 
 // SSHLaunch asks the runner to make ranks reachable by the launcher's ssh
@@ -223,4 +232,26 @@ func mpirunArgv(leg *Leg, ranks []backend.Endpoint, extra map[string]string, ssh
 		argv = append(argv, "-x", k)
 	}
 	return argv
+}
+
+func ncclWork(_ *Spec, t *scenarios.Test, size int64) time.Duration {
+	a := &t.Args
+	minB, maxB := SizeBytes(a.MinSize), SizeBytes(a.MaxSize)
+	if size > 0 {
+		minB, maxB = size, size
+	}
+	if minB <= 0 {
+		minB = DefaultNCCLMinBytes
+	}
+	if maxB <= 0 {
+		maxB = max(int64(DefaultNCCLMaxBytes), minB)
+	}
+	f := int64(max(a.StepFactor, DefaultNCCLStepFactor))
+	iters := max(a.Iterations, 20) + 2 // timed + warm-up + check
+	var bytes float64
+	for b := minB; b <= maxB && b > 0; b *= f {
+		bytes += float64(b) * float64(iters) * 2
+	}
+	// GPUs move data far faster than the 1 Gb/s floor; count 1 GB/s.
+	return time.Duration(steps(minB, maxB, f))*time.Second + transfer(bytes/8)
 }

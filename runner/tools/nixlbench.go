@@ -2,19 +2,29 @@ package tools
 
 import (
 	"strings"
+	"time"
 
+	"github.com/rdmabench/rdmabench/parsers"
 	"github.com/rdmabench/rdmabench/runner/backend"
+	"github.com/rdmabench/rdmabench/scenarios"
 )
 
 // nixlbench defaults the planner writes explicitly so a plan reads the same
 // whatever the nixlbench build's own defaults are.
 const (
-	DefaultNixlBackend  = "UCX"
-	DefaultNixlOp       = "WRITE" // nixlbench's own default, as the scenario loader fills it
-	DefaultNixlSeg      = "DRAM"
 	DefaultNixlMinBlock = 4096
 	DefaultNixlMaxBlock = 64 << 20
 )
+
+const installNixl = "use an image with nixlbench (the project's images/ builds one from ai-dynamo/nixl benchmark/nixlbench)"
+
+// nixlStepCost is what nixlbench's etcd barriers and messages cost per
+// (block, batch) step, beyond the transfer itself.
+const nixlStepCost = 20 * time.Second
+
+var nixlbenchSpec = Spec{Name: scenarios.ToolNixlbench, Family: parsers.FamilyNixlbench, Binaries: []string{"nixlbench"},
+	NeedsRDMA: true, Parser: "nixlbench", Metric: parsers.MetricBandwidth, Install: installNixl, Directional: true, SelectsTransport: true,
+	build: buildNixlbench, work: nixlWork}
 
 // buildNixlbench: both processes get the same command (gflags syntax);
 // the role comes from the order of registration in etcd. The initiator (the
@@ -27,15 +37,23 @@ const (
 //	nixlbench --etcd_endpoints=${etcd} --benchmark_group=rdmabench-${run}-GROUP
 //	  --backend=B --op_type=OP --initiator_seg_type=S --target_seg_type=S
 //	  --start_block_size=N --max_block_size=M [--max_batch_size=K] [--num_iter=I]
-func buildNixlbench(leg *Leg) ([]Command, error) {
+func buildNixlbench(dst []Command, _ *Spec, leg *Leg) ([]Command, error) {
 	backendName := nixlBackend(leg)
 	argv := nixlArgv(leg, backendName)
 	initiator := Command{Endpoint: leg.Client.Name, Role: RoleInitiator, Argv: argv,
 		Env: nixlEnv(leg, leg.Client, backendName), Ready: ReadyNixlRank0, Parse: true}
 	target := Command{Endpoint: leg.Server.Name, Role: RoleTarget, Argv: argv,
 		Env: nixlEnv(leg, leg.Server, backendName)}
-	return []Command{initiator, target}, nil
+	return append(dst, initiator, target), nil
 }
+
+// NixlGroup is the whole nixlbench --benchmark_group of a leg's group:
+// every key the tool writes lives under xferbench/<group>/ (EtcdPrefix).
+func NixlGroup(group string) string { return "rdmabench-" + PlaceholderRun + "-" + group }
+
+// EtcdPrefix is the prefix of every key nixlbench writes for a group
+// (the run's clean-up deletes it after each leg).
+func EtcdPrefix(group string) string { return "xferbench/" + group + "/" }
 
 func nixlBackend(leg *Leg) string {
 	switch {
@@ -44,19 +62,19 @@ func nixlBackend(leg *Leg) string {
 	case leg.Test.Args.Backend != "":
 		return leg.Test.Args.Backend
 	}
-	return DefaultNixlBackend
+	return scenarios.DefaultNixlBackend
 }
 
 func nixlArgv(leg *Leg, backendName string) []string {
 	a := &leg.Test.Args
 	minB, maxB := nixlBlocks(leg)
 	argv := []string{"nixlbench",
-		"--etcd_endpoints=${etcd}",
-		"--benchmark_group=rdmabench-${run}-" + leg.Group,
+		"--etcd_endpoints=" + PlaceholderEtcd,
+		"--benchmark_group=" + NixlGroup(leg.Group),
 		"--backend=" + backendName,
-		"--op_type=" + upperOr(a.Op, DefaultNixlOp),
-		"--initiator_seg_type=" + upperOr(a.InitiatorSeg, DefaultNixlSeg),
-		"--target_seg_type=" + upperOr(a.TargetSeg, DefaultNixlSeg),
+		"--op_type=" + upperOr(a.Op, scenarios.DefaultNixlOp),
+		"--initiator_seg_type=" + upperOr(a.InitiatorSeg, scenarios.DefaultNixlSeg),
+		"--target_seg_type=" + upperOr(a.TargetSeg, scenarios.DefaultNixlSeg),
 		"--start_block_size=" + leg.i64toa(minB),
 		"--max_block_size=" + leg.i64toa(maxB),
 	}
@@ -98,4 +116,23 @@ func upperOr(s, def string) string {
 		return def
 	}
 	return strings.ToUpper(s)
+}
+
+func nixlWork(_ *Spec, t *scenarios.Test, size int64) time.Duration {
+	minB, maxB := nixlBlocks(&Leg{Test: t, Size: size})
+	iters := t.Args.Iterations
+	if iters <= 0 {
+		iters = 1000
+	}
+	batches := steps(1, int64(max(t.Args.MaxBatch, 1)), 2)
+	var bytes float64
+	for b := minB; b <= maxB && b > 0; b *= 2 {
+		n := float64(iters)
+		if b > 1<<20 {
+			n /= 16
+		}
+		bytes += float64(b) * n * float64(int64(1)<<(batches-1)) * 2
+	}
+	blocks := steps(minB, maxB, 2)
+	return time.Duration(blocks*batches)*nixlStepCost + transfer(bytes)
 }

@@ -4,9 +4,22 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
+	"github.com/rdmabench/rdmabench/parsers"
 	"github.com/rdmabench/rdmabench/runner/backend"
+	"github.com/rdmabench/rdmabench/scenarios"
 )
+
+const installPerftest = "install perftest (Debian/Ubuntu: apt-get install perftest; RHEL: dnf install perftest)"
+
+// perftestSpec is one perftest binary (ib_write_bw, ib_read_lat …): they
+// share a command line, a rendezvous (a TCP port, -p) and an output layout.
+func perftestSpec(tool string, m parsers.Metric) Spec {
+	return Spec{Name: tool, Family: parsers.FamilyPerftest, Binaries: []string{tool}, NeedsRDMA: true,
+		Parser: tool, Metric: m, DefaultPort: 18515, Install: installPerftest,
+		build: appendPerftest, work: perftestWork, pinnedKiB: messagePinnedKiB}
+}
 
 // appendPerftest: the server runs the flags alone and listens on -p; the
 // client runs the same flags with the server's address last (tools.md §6.1):
@@ -16,7 +29,7 @@ import (
 // The client's output is parsed: it prints a row per size for every test
 // (the ib_read_lat server prints none). With -R the rendezvous moves to the
 // RDMA-CM port space, invisible to the listen table, so readiness is "retry".
-func appendPerftest(dst []Command, spec Spec, leg *Leg) ([]Command, error) {
+func appendPerftest(dst []Command, spec *Spec, leg *Leg) ([]Command, error) {
 	a := &leg.Test.Args
 	if a.Sweep && leg.Size > 0 {
 		return dst, fmt.Errorf("%s: args.sweep (-a) and args.sizes cannot be combined; use one of them", spec.Name)
@@ -39,9 +52,9 @@ func appendPerftest(dst []Command, spec Spec, leg *Leg) ([]Command, error) {
 // perftestArgv builds one side's argv; server is the address the client
 // names last ("" on the server itself). It is built in a scratch array and
 // copied once at its exact length (plans of big all-to-alls hold millions).
-func perftestArgv(spec Spec, leg *Leg, ep backend.Endpoint, port int, server string) []string {
+func perftestArgv(spec *Spec, leg *Leg, ep backend.Endpoint, port int, server string) []string {
 	a := &leg.Test.Args
-	bw := spec.Metric == MetricBandwidth
+	bw := spec.Metric == parsers.MetricBandwidth
 	var scratch [32]string
 	argv := append(scratch[:0], spec.Name)
 	if dev := device(ep); dev != "" {
@@ -92,5 +105,31 @@ func perftestArgv(spec Spec, leg *Leg, ep backend.Endpoint, port int, server str
 	return slices.Clone(argv)
 }
 
-// addr is the placeholder of an endpoint's data address.
-func addr(endpoint string) string { return "${addr:" + endpoint + "}" }
+func perftestWork(spec *Spec, t *scenarios.Test, size int64) time.Duration {
+	a := &t.Args
+	if secs := durationSecs(a.Duration); secs > 0 {
+		return time.Duration(secs) * time.Second
+	}
+	iters := a.Iterations
+	if iters <= 0 {
+		iters = 1000
+		if spec.Name == scenarios.ToolIBWriteBW {
+			iters = 5000
+		}
+	}
+	bytes := float64(size)
+	switch {
+	case a.Sweep:
+		bytes = 2 * (8 << 20) // 2 + 4 + … + 8 MiB
+	case size <= 0 && spec.Metric == parsers.MetricBandwidth:
+		bytes = 65536
+	case size <= 0:
+		bytes = 2
+	}
+	n := float64(iters) * float64(max(a.QPs, 1))
+	rounds := 1
+	if a.Sweep {
+		rounds = 23
+	}
+	return transfer(n*bytes) + time.Duration(iters*rounds)*perIteration
+}

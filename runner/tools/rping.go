@@ -1,5 +1,19 @@
 package tools
 
+import (
+	"time"
+
+	"github.com/rdmabench/rdmabench/parsers"
+	"github.com/rdmabench/rdmabench/scenarios"
+)
+
+const installRping = "install rdma-core's examples (Debian/Ubuntu: apt-get install rdmacm-utils; RHEL: dnf install librdmacm-utils)"
+
+var rpingSpec = Spec{Name: scenarios.ToolRping, Family: parsers.FamilyRping, Binaries: []string{"rping"}, NeedsRDMA: true,
+	Parser: "rping", Metric: parsers.MetricPings, DefaultPort: 7174, Install: installRping,
+	Transport: &parsers.Transport{Kind: parsers.TransportRDMA, Source: "rping", Detail: "RDMA CM", Evidence: []string{"rping runs only over RDMA CM (librdmacm)"}},
+	build:     buildRping, work: rpingWork, pinnedKiB: messagePinnedKiB}
+
 // DefaultPings is rping's -C when the test gives no count: rping's own
 // default (0) pings forever.
 const DefaultPings = 10
@@ -12,13 +26,13 @@ const DefaultPings = 10
 //
 //	rping -s -a ${addr:SELF} -p PORT -v -C N [-S SIZE]
 //	rping -c -a ${addr:SERVER} -p PORT -v -C N [-S SIZE]
-func buildRping(spec Spec, leg *Leg) ([]Command, error) {
+func buildRping(dst []Command, spec *Spec, leg *Leg) ([]Command, error) {
 	port := portOr(leg.Port, spec.DefaultPort)
 	server := Command{Endpoint: leg.Server.Name, Role: RoleServer,
 		Argv: rpingArgv(leg, "-s", leg.addr(leg.Server.Name), port), Port: port, Ready: ReadyRetry}
 	client := Command{Endpoint: leg.Client.Name, Role: RoleClient,
 		Argv: rpingArgv(leg, "-c", leg.addr(leg.Server.Name), port), Parse: true}
-	return []Command{server, client}, nil
+	return append(dst, server, client), nil
 }
 
 func rpingArgv(leg *Leg, role, address string, port int) []string {
@@ -32,4 +46,9 @@ func rpingArgv(leg *Leg, role, address string, port int) []string {
 		argv = append(argv, "-S", leg.i64toa(leg.Size))
 	}
 	return append(argv, a.Extra...)
+}
+
+// rpingWork: about 100 ms a ping under software emulation.
+func rpingWork(_ *Spec, t *scenarios.Test, _ int64) time.Duration {
+	return time.Duration(max(t.Args.Count, DefaultPings)) * 100 * time.Millisecond
 }

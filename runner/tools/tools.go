@@ -1,50 +1,36 @@
-// Package tools describes every benchmark tool rdmabench drives, once: which
-// binaries it needs, whether it needs an RDMA device, how to build its
-// command lines from a test's arguments, how to tell its server is ready,
-// which side's output holds the result, which parser reads it, what its
-// headline metric is, how to install it and how long a run may take.
+// Package tools describes every benchmark tool rdmabench drives, once: its
+// family, the binaries it needs, whether it needs an RDMA device, how to
+// build its command lines from a test's arguments, how to tell its server
+// is ready, which side's output holds the result, which parser reads it,
+// what its headline metric is, how to install it and how long a run may
+// take.
 //
-// The table is explicit code (Lookup is a switch): adding a tool means adding
-// one case here and one builder file, nothing is registered at init time.
+// The table is explicit code (the table variable below): adding a tool
+// means one file here that defines its Spec, one line in the table, one
+// parser (package parsers) and, where the real tool cannot run in CI, one
+// stand-in (testdata/standins); docs/development/adding-a-tool.md walks
+// through it. Nothing is registered at init time, and the lists elsewhere
+// (scenarios.Tools, the parsers' families) are checked against this table
+// by TestEveryListMatchesTheToolTable.
 package tools
 
 import (
 	"slices"
 	"strings"
+	"time"
 
+	"github.com/rdmabench/rdmabench/parsers"
 	"github.com/rdmabench/rdmabench/scenarios"
 )
 
-// Family groups tools that share a command-line shape and rendezvous.
-type Family string
-
-// Families of tools.
-const (
-	FamilyPerftest  Family = "perftest"     // ib_*_bw / ib_*_lat: server + client, TCP out-of-band
-	FamilyRping     Family = "rping"        // server + client, RDMA-CM port
-	FamilyNixlbench Family = "nixlbench"    // initiator + target, etcd rendezvous
-	FamilyNCCL      Family = "nccl-tests"   // one launcher over every rank
-	FamilyUCX       Family = "ucx_perftest" // server + client, TCP rendezvous
-	FamilyIperf3    Family = "iperf3"       // server + client, TCP
-)
-
-// Metric is what a tool's headline number is, so the runner knows how to
-// hold it against the line rate (only bandwidths are).
-type Metric string
-
-// Headline metrics.
-const (
-	MetricBandwidth Metric = "bandwidth" // bits/s, compared with the line rate
-	MetricBusBW     Metric = "busbw"     // nccl-tests bus bandwidth, bits/s, compared with the line rate
-	MetricLatency   Metric = "latency"   // microseconds
-	MetricPings     Metric = "pings"     // completed round trips
-)
-
-// Spec is everything the planner and the runner need to know about a tool.
+// Spec is everything the planner, the runner, the judge and the report
+// need to know about a tool.
 type Spec struct {
 	// Name is the tool as scenarios write it (ib_write_bw, nccl, …).
-	Name   string
-	Family Family
+	Name string
+	// Family is the group of tools that share a command-line shape, a
+	// rendezvous and a parser; every result in report.json carries it.
+	Family parsers.Family
 	// Binaries must exist on every endpoint that runs the tool. For nccl
 	// the collective picks the binary; Binaries lists the default.
 	Binaries []string
@@ -53,27 +39,76 @@ type Spec struct {
 	NeedsRDMA bool
 	// Parser is the tool name handed to the parsers package.
 	Parser string
-	// Metric is the headline figure, for line-rate efficiency.
-	Metric Metric
+	// Metric is the headline figure, carried by every result: bandwidths
+	// are held against the line rate. MetricOf refines it by a test's
+	// arguments.
+	Metric parsers.Metric
 	// DefaultPort is the tool's own default rendezvous port; the planner
 	// counts up from it for concurrent jobs. 0 when the tool has none.
 	DefaultPort int
 	// Install says how to get the binary when it is missing.
 	Install string
+	// SelectsTransport is true when a test chooses the tool's transport
+	// (args.transports: UCX_TLS), so that TCP needs no RDMA device.
+	SelectsTransport bool
+	// Transport is the transport the tool can only use, when it has one
+	// (iperf3: TCP, rping: RDMA CM): a result whose output names none
+	// carries it.
+	Transport *parsers.Transport
 	// Directional tools run only from→to (nixlbench: the from side is
 	// the initiator); the planner adds no reverse legs across pools.
 	Directional bool
+
+	// build appends the commands of one leg to dst, servers (or the first
+	// rank) first, each with its readiness signal (Ready*).
+	build func(dst []Command, spec *Spec, leg *Leg) ([]Command, error)
+	// work is how long the tool itself may take for a leg of size bytes
+	// (0: the test's own sizes); LegTimeout adds the start-up margin.
+	work func(spec *Spec, t *scenarios.Test, size int64) time.Duration
+	// metricOf refines Metric by a test's arguments; nil keeps Metric.
+	metricOf func(t *scenarios.Test) parsers.Metric
+	// pinnedKiB estimates the memory a test registers (memlock), for
+	// preflight; nil when the tool pins more than its messages (NCCL,
+	// NIXL: preflight's default applies).
+	pinnedKiB func(t *scenarios.Test) int64
 }
 
-const (
-	installPerftest = "install perftest (Debian/Ubuntu: apt-get install perftest; RHEL: dnf install perftest)"
-	installRping    = "install rdma-core's examples (Debian/Ubuntu: apt-get install rdmacm-utils; RHEL: dnf install librdmacm-utils)"
-	installUCX      = "install UCX's tools (Debian/Ubuntu: apt-get install ucx-utils; RHEL: dnf install ucx)"
-	installIperf3   = "install iperf3 (Debian/Ubuntu: apt-get install iperf3; RHEL: dnf install iperf3)"
-	installNixl     = "use an image with nixlbench (the project's images/ builds one from ai-dynamo/nixl benchmark/nixlbench)"
-	installNCCL     = "use an image with nccl-tests (the project's images/ builds one; make MPI=1 for several endpoints) and put its build/ on PATH"
-	installMPI      = "install an MPI launcher (Debian/Ubuntu: apt-get install openmpi-bin) on the first rank's endpoint"
-)
+// table is every tool, in the order docs and errors list them. Each entry
+// is defined in the tool's own file.
+var table = []Spec{
+	perftestSpec(scenarios.ToolIBWriteBW, parsers.MetricBandwidth),
+	perftestSpec(scenarios.ToolIBReadBW, parsers.MetricBandwidth),
+	perftestSpec(scenarios.ToolIBSendBW, parsers.MetricBandwidth),
+	perftestSpec(scenarios.ToolIBWriteLat, parsers.MetricLatency),
+	perftestSpec(scenarios.ToolIBReadLat, parsers.MetricLatency),
+	perftestSpec(scenarios.ToolIBSendLat, parsers.MetricLatency),
+	rpingSpec,
+	nixlbenchSpec,
+	ncclSpec,
+	ucxPerftestSpec,
+	iperf3Spec,
+}
+
+// Lookup returns the spec of a tool by its scenario name.
+func Lookup(tool string) (Spec, bool) {
+	for i := range table {
+		if table[i].Name == tool {
+			return table[i], true
+		}
+	}
+	return Spec{}, false
+}
+
+// Names lists every tool Lookup knows, in the table's order (docs, errors).
+func Names() []string {
+	out := make([]string, len(table))
+	for i := range table {
+		out[i] = table[i].Name
+	}
+	return out
+}
+
+const installMPI = "install an MPI launcher (Debian/Ubuntu: apt-get install openmpi-bin) on the first rank's endpoint"
 
 // InstallHint says how to get a missing binary, by binary name (ib_read_lat,
 // sendrecv_perf, mpirun …); "" for a binary rdmabench does not know.
@@ -82,11 +117,11 @@ func InstallHint(binary string) string {
 	case binary == "mpirun":
 		return installMPI
 	case strings.HasSuffix(binary, "_perf"):
-		return installNCCL
+		return ncclSpec.Install
 	}
-	for _, name := range Names() {
-		if spec, _ := Lookup(name); slices.Contains(spec.Binaries, binary) {
-			return spec.Install
+	for i := range table {
+		if slices.Contains(table[i].Binaries, binary) {
+			return table[i].Install
 		}
 	}
 	return ""
@@ -99,69 +134,105 @@ func ParserOf(t *scenarios.Test) string {
 	if !ok {
 		return t.Tool
 	}
-	if spec.Family == FamilyNCCL {
+	if spec.Family == parsers.FamilyNCCL {
 		return NCCLBinary(t.Args.Collective)
 	}
 	return spec.Parser
 }
 
-// Lookup returns the spec of a tool by its scenario name.
-func Lookup(tool string) (Spec, bool) {
-	switch tool {
-	case scenarios.ToolIBWriteBW, scenarios.ToolIBReadBW, scenarios.ToolIBSendBW:
-		return perftestSpec(tool, MetricBandwidth), true
-	case scenarios.ToolIBWriteLat, scenarios.ToolIBReadLat, scenarios.ToolIBSendLat:
-		return perftestSpec(tool, MetricLatency), true
-	case scenarios.ToolRping:
-		return Spec{Name: tool, Family: FamilyRping, Binaries: []string{"rping"}, NeedsRDMA: true,
-			Parser: "rping", Metric: MetricPings, DefaultPort: 7174, Install: installRping}, true
-	case scenarios.ToolNixlbench:
-		return Spec{Name: tool, Family: FamilyNixlbench, Binaries: []string{"nixlbench"}, NeedsRDMA: true,
-			Parser: "nixlbench", Metric: MetricBandwidth, Install: installNixl, Directional: true}, true
-	case scenarios.ToolNCCL:
-		return Spec{Name: tool, Family: FamilyNCCL, Binaries: []string{"all_reduce_perf"},
-			Parser: "nccl-tests", Metric: MetricBusBW, DefaultPort: DefaultNCCLPort, Install: installNCCL}, true
-	case scenarios.ToolUCXPerftest:
-		return Spec{Name: tool, Family: FamilyUCX, Binaries: []string{"ucx_perftest"}, NeedsRDMA: true,
-			Parser: "ucx_perftest", Metric: MetricBandwidth, DefaultPort: 13337, Install: installUCX}, true
-	case scenarios.ToolIperf3:
-		return Spec{Name: tool, Family: FamilyIperf3, Binaries: []string{"iperf3"},
-			Parser: "iperf3", Metric: MetricBandwidth, DefaultPort: 5201, Install: installIperf3}, true
+// MetricOf is a test's headline metric: its tool's, refined by the test's
+// arguments (ucx_perftest *_lat tests measure latency).
+func MetricOf(t *scenarios.Test) parsers.Metric {
+	spec, _ := Lookup(t.Tool)
+	if spec.metricOf != nil {
+		return spec.metricOf(t)
 	}
-	return Spec{}, false
+	return spec.Metric
 }
 
-func perftestSpec(tool string, m Metric) Spec {
-	return Spec{Name: tool, Family: FamilyPerftest, Binaries: []string{tool}, NeedsRDMA: true,
-		Parser: tool, Metric: m, DefaultPort: 18515, Install: installPerftest}
+// Describe is what every result of a test carries to say what it is: its
+// tool's family and its headline metric. A tool the table does not know
+// (a report of another version) has neither.
+func Describe(t *scenarios.Test, tool string) (parsers.Family, parsers.Metric) {
+	spec, ok := Lookup(tool)
+	if !ok {
+		return "", ""
+	}
+	if t == nil {
+		return spec.Family, spec.Metric
+	}
+	return spec.Family, MetricOf(t)
 }
 
-// Names lists every tool Lookup knows, in a fixed order (docs, errors).
-func Names() []string {
-	return []string{
-		scenarios.ToolIBWriteBW, scenarios.ToolIBReadBW, scenarios.ToolIBSendBW,
-		scenarios.ToolIBWriteLat, scenarios.ToolIBReadLat, scenarios.ToolIBSendLat,
-		scenarios.ToolRping, scenarios.ToolNixlbench, scenarios.ToolNCCL,
-		scenarios.ToolUCXPerftest, scenarios.ToolIperf3,
+// NeedsRDMA says whether a job of tool for test t (nil when the scenario is
+// not known) needs an RDMA device on its endpoints: what the test's requires
+// says, else what the tool needs. ucx_perftest and nixlbench over TCP
+// (transports "tcp") need none either, nor do they when no test says.
+func NeedsRDMA(t *scenarios.Test, tool string) bool {
+	if t != nil {
+		switch t.Requires {
+		case scenarios.RequiresRDMA:
+			return true
+		case scenarios.RequiresTCP:
+			return false
+		}
 	}
-}
-
-// NeedsRDMA says whether test t needs an RDMA device on its endpoints:
-// what the test's requires says, else what the tool needs. ucx_perftest
-// and nixlbench over TCP (transports "tcp") need none either.
-func NeedsRDMA(t *scenarios.Test) bool {
-	switch t.Requires {
-	case "rdma":
-		return true
-	case "tcp":
-		return false
-	}
-	spec, ok := Lookup(t.Tool)
+	spec, ok := Lookup(tool)
 	if !ok || !spec.NeedsRDMA {
 		return false
 	}
-	if spec.Family == FamilyUCX || spec.Family == FamilyNixlbench {
-		return !tcpOnly(t.Args.Transports)
+	if spec.SelectsTransport {
+		return t != nil && !tcpOnly(t.Args.Transports)
 	}
 	return true
+}
+
+// Transport is the transport a result of tool can only have used, for
+// when its output names none (iperf3 is TCP, rping RDMA by construction);
+// nil when the tool leaves a choice.
+func Transport(tool string) *parsers.Transport {
+	spec, _ := Lookup(tool)
+	if spec.Transport == nil {
+		return nil
+	}
+	tr := *spec.Transport
+	tr.Evidence = slices.Clone(tr.Evidence)
+	return &tr
+}
+
+// PinnedKiB is the memory a test of tool registers, roughly, for
+// preflight's memlock check; ok false when the table has no estimate.
+func PinnedKiB(t *scenarios.Test, tool string) (kib int64, ok bool) {
+	spec, found := Lookup(tool)
+	if t == nil || !found || spec.pinnedKiB == nil {
+		return 0, false
+	}
+	return spec.pinnedKiB(t), true
+}
+
+// messagePinnedKiB: perftest and ucx_perftest register two buffers of the
+// largest message per queue pair (-a: 8 MiB) plus their queues.
+func messagePinnedKiB(t *scenarios.Test) int64 {
+	size := int64(64 << 10)
+	if t.Args.Sweep {
+		size = 8 << 20
+	}
+	for _, s := range t.Args.Sizes {
+		size = max(size, s.Bytes)
+	}
+	return (2*size*int64(max(t.Args.QPs, 1)) + 4<<20) >> 10
+}
+
+// NeedsGPU says whether a job of tool for test t (nil when the scenario is
+// not known) cannot run without a GPU: nccl-tests always, nixlbench when
+// either side's segment is VRAM.
+func NeedsGPU(t *scenarios.Test, tool string) bool {
+	spec, _ := Lookup(tool)
+	switch spec.Family {
+	case parsers.FamilyNCCL:
+		return true
+	case parsers.FamilyNixlbench:
+		return t != nil && (strings.EqualFold(t.Args.InitiatorSeg, "VRAM") || strings.EqualFold(t.Args.TargetSeg, "VRAM"))
+	}
+	return false
 }

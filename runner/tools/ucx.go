@@ -1,10 +1,23 @@
 package tools
 
-// DefaultUCXTest and DefaultUCXIterations are used when the test does not
+import (
+	"strings"
+	"time"
+
+	"github.com/rdmabench/rdmabench/parsers"
+	"github.com/rdmabench/rdmabench/scenarios"
+)
+
+const installUCX = "install UCX's tools (Debian/Ubuntu: apt-get install ucx-utils; RHEL: dnf install ucx)"
+
+var ucxPerftestSpec = Spec{Name: scenarios.ToolUCXPerftest, Family: parsers.FamilyUCXPerftest, Binaries: []string{"ucx_perftest"},
+	NeedsRDMA: true, Parser: "ucx_perftest", Metric: parsers.MetricBandwidth, DefaultPort: 13337, Install: installUCX,
+	SelectsTransport: true, build: buildUCX, work: ucxWork, metricOf: ucxMetric, pinnedKiB: messagePinnedKiB}
+
+// scenarios.DefaultUCXTest and DefaultUCXIterations are used when the test does not
 // say: ucx_perftest's own -n default (1,000,000) would make a 1 MiB run over
 // TCP take many minutes.
 const (
-	DefaultUCXTest       = "tag_bw"
 	DefaultUCXIterations = 10000
 )
 
@@ -19,9 +32,9 @@ const (
 //
 // No -P 0: Debian's ucx-utils is built without MPI and would reject it; an
 // MPI-enabled build needs args.extra: ["-P", "0"].
-func buildUCX(leg *Leg) ([]Command, error) {
+func buildUCX(dst []Command, spec *Spec, leg *Leg) ([]Command, error) {
 	a := &leg.Test.Args
-	port := portOr(leg.Port, 13337)
+	port := portOr(leg.Port, spec.DefaultPort)
 	srv := append([]string{"ucx_perftest", "-p", leg.itoa(port)}, a.Extra...)
 	cli := []string{"ucx_perftest", leg.addr(leg.Server.Name), "-p", leg.itoa(port), "-t", ucxTest(a.Test)}
 	if leg.Size > 0 {
@@ -29,15 +42,15 @@ func buildUCX(leg *Leg) ([]Command, error) {
 	}
 	cli = append(cli, "-n", leg.itoa(ucxIterations(a.Iterations)))
 	cli = append(cli, a.Extra...)
-	return []Command{
-		{Endpoint: leg.Server.Name, Role: RoleServer, Argv: srv, Env: ucxEnv(a, leg.Server), Port: port, Ready: ReadyListen},
-		{Endpoint: leg.Client.Name, Role: RoleClient, Argv: cli, Env: ucxEnv(a, leg.Client), Parse: true},
-	}, nil
+	return append(dst,
+		Command{Endpoint: leg.Server.Name, Role: RoleServer, Argv: srv, Env: ucxEnv(a, leg.Server), Port: port, Ready: ReadyListen},
+		Command{Endpoint: leg.Client.Name, Role: RoleClient, Argv: cli, Env: ucxEnv(a, leg.Client), Parse: true},
+	), nil
 }
 
 func ucxTest(t string) string {
 	if t == "" {
-		return DefaultUCXTest
+		return scenarios.DefaultUCXTest
 	}
 	return t
 }
@@ -47,4 +60,18 @@ func ucxIterations(n int) int {
 		return n
 	}
 	return DefaultUCXIterations
+}
+
+// ucxMetric: the *_lat tests measure latency, the others bandwidth.
+func ucxMetric(t *scenarios.Test) parsers.Metric {
+	if strings.Contains(ucxTest(t.Args.Test), "lat") {
+		return parsers.MetricLatency
+	}
+	return parsers.MetricBandwidth
+}
+
+// ucxWork: the iterations at the floor rate, plus a per-iteration cost.
+func ucxWork(_ *Spec, t *scenarios.Test, size int64) time.Duration {
+	n := ucxIterations(t.Args.Iterations)
+	return transfer(float64(n)*float64(max(size, 8))) + time.Duration(n)*perIteration/10
 }

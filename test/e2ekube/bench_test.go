@@ -12,6 +12,7 @@ import (
 	"github.com/rdmabench/rdmabench/runner/backend"
 	"github.com/rdmabench/rdmabench/runner/backend/kube"
 	"github.com/rdmabench/rdmabench/runner/plan"
+	"github.com/rdmabench/rdmabench/runner/tools"
 	"github.com/rdmabench/rdmabench/scenarios"
 	"github.com/rdmabench/rdmabench/test/kubecluster/cluster"
 )
@@ -140,11 +141,11 @@ func jobsPlan(eps []backend.Endpoint, jobs int, twoSided bool) *plan.Plan {
 			port := fmt.Sprint(5201 + i)
 			job.Tool = "iperf3"
 			job.Legs = []plan.Leg{{Commands: []plan.PlannedCommand{
-				{Endpoint: eps[1].Name, Role: plan.RoleServer, Argv: []string{"iperf3", "-s", "-1", "-p", port}, Port: 5201 + i, Ready: runner.ReadyListen},
-				{Endpoint: eps[0].Name, Role: plan.RoleClient, Argv: []string{"iperf3", "-c", eps[1].Address, "-p", port, "-n", "1K", "-J"}, Parse: true},
+				{Endpoint: eps[1].Name, Role: tools.RoleServer, Argv: []string{"iperf3", "-s", "-1", "-p", port}, Port: 5201 + i, Ready: tools.ReadyListen},
+				{Endpoint: eps[0].Name, Role: tools.RoleClient, Argv: []string{"iperf3", "-c", eps[1].Address, "-p", port, "-n", "1K", "-J"}, Parse: true},
 			}}}
 		} else {
-			job.Legs = []plan.Leg{{Commands: []plan.PlannedCommand{{Endpoint: eps[0].Name, Role: plan.RoleClient, Argv: []string{"true"}, Parse: true}}}}
+			job.Legs = []plan.Leg{{Commands: []plan.PlannedCommand{{Endpoint: eps[0].Name, Role: tools.RoleClient, Argv: []string{"true"}, Parse: true}}}}
 		}
 		p.Rounds = append(p.Rounds, plan.Round{Index: i, Test: "t", Jobs: []plan.Job{job}})
 	}

@@ -9,8 +9,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
-
-	"github.com/rdmabench/rdmabench/runner/backend"
 )
 
 // Pool names may have 40 characters and run ids too: cut to 63, the names
@@ -60,7 +58,7 @@ func TestCreatedNamespaceKeptForAnotherRun(t *testing.T) {
 	sc.Cluster.StartupTimeout.Value = 50 * time.Millisecond
 	b, cs := newTestBackend(t, sc)
 	ctx := context.Background()
-	_, _ = b.Provision(ctx, []backend.Endpoint{{Name: "prefill-0", Pool: "prefill"}})
+	_, _ = b.Provision(ctx, planned(t, b.sc, "prefill-0"))
 	other := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "rdmabench-other-prefill-0", Namespace: "bench",
 		Labels: map[string]string{LabelRun: "other", LabelManagedBy: managedBy}}}
 	if _, err := cs.CoreV1().Pods("bench").Create(ctx, other, metav1.CreateOptions{}); err != nil {
@@ -90,7 +88,7 @@ func TestCleanupNotHeldByAStuckKill(t *testing.T) {
 	b, cs := newTestBackend(t, sc)
 	b.killBound = 50 * time.Millisecond
 	ctx := context.Background()
-	_, _ = b.Provision(ctx, []backend.Endpoint{{Name: "prefill-0", Pool: "prefill"}})
+	_, _ = b.Provision(ctx, planned(t, b.sc, "prefill-0"))
 	p := b.newProcess(b.podName("prefill-0"), []string{"ib_write_bw"}, func() {})
 	b.procs.Track(p, true)
 	cctx, cancel := context.WithTimeout(ctx, 5*time.Second)

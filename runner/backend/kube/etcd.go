@@ -156,7 +156,7 @@ func (b *Backend) etcdObjects(owner *metav1.OwnerReference) (*corev1.Pod, *corev
 			}},
 			TerminationGracePeriodSeconds: &grace,
 			NodeSelector:                  b.sc.Cluster.NodeSelector,
-			Tolerations:                   tolerations(b.sc.Cluster.Tolerations),
+			Tolerations:                   clusterTolerations(b.sc.Cluster.Tolerations),
 			ServiceAccountName:            b.sc.Cluster.ServiceAccount,
 			EnableServiceLinks:            new(bool),
 		},

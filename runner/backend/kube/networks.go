@@ -6,20 +6,21 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/rdmabench/rdmabench/runner/backend"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 )
 
 // nadGroupVersion is Multus' NetworkAttachmentDefinition API.
 const nadGroupVersion = "k8s.cni.cncf.io/v1"
 
-// checkNetworks makes sure every secondary network the scenario names
+// checkNetworks makes sure every secondary network the endpoints attach
 // exists as a NetworkAttachmentDefinition before any pod is created, so a
 // typo fails in a second with the networks that do exist instead of pods
 // stuck in ContainerCreating.
-func (b *Backend) checkNetworks(ctx context.Context) error {
+func (b *Backend) checkNetworks(ctx context.Context, eps []backend.Endpoint) error {
 	wanted := map[string]bool{}
-	for i := range b.sc.Pools {
-		for _, n := range b.networks(&b.sc.Pools[i]) {
+	for _, ep := range eps {
+		for _, n := range placementOf(ep).Networks {
 			n, _ = splitNetwork(n)
 			wanted[n] = true
 		}

@@ -21,9 +21,6 @@ import (
 // tools are started beside it through exec.
 const keepAlive = `trap 'exit 0' TERM INT; while :; do sleep 3600 & wait $!; done`
 
-// gpuResource is what pool.gpus requests when resources do not name it.
-const gpuResource = "nvidia.com/gpu"
-
 var runIDPattern = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
 
 // checkRunID refuses a run id that cannot be part of pod names and label
@@ -61,32 +58,19 @@ func (b *Backend) runLabels() map[string]string {
 	return map[string]string{LabelRun: b.opts.RunID, LabelManagedBy: managedBy}
 }
 
-// pool returns the scenario's pool of an endpoint.
-func (b *Backend) pool(name string) *scenarios.Pool {
-	for i := range b.sc.Pools {
-		if b.sc.Pools[i].Name == name {
-			return &b.sc.Pools[i]
-		}
+// placementOf is an endpoint's placement as the planner resolved it (none
+// for an endpoint built by hand: placed freely, nothing requested).
+func placementOf(ep backend.Endpoint) *backend.Placement {
+	if ep.Placement == nil {
+		return &backend.Placement{}
 	}
-	return &scenarios.Pool{Name: name}
-}
-
-// networks are the secondary networks of a pool: its own, else the
-// cluster's.
-func (b *Backend) networks(p *scenarios.Pool) []string {
-	if b.sc.Cluster.HostNetwork {
-		return nil
-	}
-	if len(p.Networks) > 0 {
-		return p.Networks
-	}
-	return b.sc.Cluster.Networks
+	return ep.Placement
 }
 
 // podFor is the pod of one endpoint, everything the scenario asks for.
 func (b *Backend) podFor(ep backend.Endpoint, owner *metav1.OwnerReference) (*corev1.Pod, error) {
 	c := b.sc.Cluster
-	p := b.pool(ep.Pool)
+	p := placementOf(ep)
 	labels := map[string]string{}
 	maps.Copy(labels, c.Labels)
 	maps.Copy(labels, b.runLabels())
@@ -94,10 +78,10 @@ func (b *Backend) podFor(ep backend.Endpoint, owner *metav1.OwnerReference) (*co
 	labels[LabelEndpoint] = ep.Name
 	annotations := map[string]string{}
 	maps.Copy(annotations, c.Annotations)
-	if nets := b.networks(p); len(nets) > 0 {
+	if nets := p.Networks; len(nets) > 0 {
 		annotations[NetworksAnnotation] = strings.Join(nets, ",")
 	}
-	res, err := resources(c.Resources, p)
+	res, err := resources(p.Resources)
 	if err != nil {
 		return nil, fmt.Errorf("endpoint %s: %w", ep.Name, err)
 	}
@@ -118,8 +102,8 @@ func (b *Backend) podFor(ep backend.Endpoint, owner *metav1.OwnerReference) (*co
 			}},
 			RestartPolicy:                 corev1.RestartPolicyAlways,
 			TerminationGracePeriodSeconds: &grace,
-			NodeSelector:                  merged(c.NodeSelector, p.NodeSelector),
-			Tolerations:                   tolerations(append(slices.Clone(c.Tolerations), p.Tolerations...)),
+			NodeSelector:                  p.NodeSelector,
+			Tolerations:                   tolerations(p.Tolerations),
 			Affinity:                      b.antiAffinity(p),
 			ServiceAccountName:            c.ServiceAccount,
 			PriorityClassName:             c.PriorityClassName,
@@ -146,38 +130,25 @@ func (b *Backend) podFor(ep backend.Endpoint, owner *metav1.OwnerReference) (*co
 // different topology domains (nodes by default), so traffic between them
 // crosses the fabric. Required: a placement that cannot be met fails the
 // run instead of measuring loopback.
-func (b *Backend) antiAffinity(p *scenarios.Pool) *corev1.Affinity {
-	key := b.sc.Cluster.AntiAffinity
-	if key == "" {
+func (b *Backend) antiAffinity(p *backend.Placement) *corev1.Affinity {
+	if p.AntiAffinity == "" || len(p.AvoidPools) == 0 {
 		return nil
 	}
-	pools := append([]string{p.Name}, p.AvoidPools...)
 	return &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{
 		RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{{
 			LabelSelector: &metav1.LabelSelector{
 				MatchLabels: map[string]string{LabelRun: b.opts.RunID},
 				MatchExpressions: []metav1.LabelSelectorRequirement{{
-					Key: LabelPool, Operator: metav1.LabelSelectorOpIn, Values: pools,
+					Key: LabelPool, Operator: metav1.LabelSelectorOpIn, Values: p.AvoidPools,
 				}},
 			},
-			TopologyKey: key,
+			TopologyKey: p.AntiAffinity,
 		}},
 	}}
 }
 
-// resources are the extended resources of a pod, requests = limits: the
-// cluster's, the pool's over them, and pool.gpus as nvidia.com/gpu unless
-// a GPU resource is named.
-func resources(cluster map[string]string, p *scenarios.Pool) (corev1.ResourceRequirements, error) {
-	all := merged(cluster, p.Resources)
-	if p.GPUs > 0 {
-		if all == nil {
-			all = map[string]string{}
-		}
-		if _, ok := all[gpuResource]; !ok {
-			all[gpuResource] = fmt.Sprint(p.GPUs)
-		}
-	}
+// resources are the extended resources of a pod, requests = limits.
+func resources(all map[string]string) (corev1.ResourceRequirements, error) {
 	if len(all) == 0 {
 		return corev1.ResourceRequirements{}, nil
 	}
@@ -208,16 +179,26 @@ func securityContext(c *scenarios.Cluster) *corev1.SecurityContext {
 	return sc
 }
 
-func tolerations(ts []scenarios.Toleration) []corev1.Toleration {
+// clusterTolerations are the cluster section's own tolerations, for the
+// run's pods that belong to no pool (the etcd); the endpoints' come
+// resolved in their placement.
+func clusterTolerations(ts []scenarios.Toleration) []corev1.Toleration {
+	out := make([]backend.Toleration, len(ts))
+	for i, t := range ts {
+		out[i] = backend.Toleration{Key: t.Key, Operator: t.Operator, Value: t.Value, Effect: t.Effect}
+		if t.TolerationSeconds != nil {
+			secs := int64(*t.TolerationSeconds)
+			out[i].Seconds = &secs
+		}
+	}
+	return tolerations(out)
+}
+
+func tolerations(ts []backend.Toleration) []corev1.Toleration {
 	var out []corev1.Toleration
 	for _, t := range ts {
-		kt := corev1.Toleration{Key: t.Key, Operator: corev1.TolerationOperator(t.Operator), Value: t.Value,
-			Effect: corev1.TaintEffect(t.Effect)}
-		if t.TolerationSeconds != nil {
-			s := int64(*t.TolerationSeconds)
-			kt.TolerationSeconds = &s
-		}
-		out = append(out, kt)
+		out = append(out, corev1.Toleration{Key: t.Key, Operator: corev1.TolerationOperator(t.Operator), Value: t.Value,
+			Effect: corev1.TaintEffect(t.Effect), TolerationSeconds: t.Seconds})
 	}
 	return out
 }

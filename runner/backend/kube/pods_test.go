@@ -13,6 +13,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/rdmabench/rdmabench/runner/backend"
+	"github.com/rdmabench/rdmabench/runner/plan"
 	"github.com/rdmabench/rdmabench/scenarios"
 )
 
@@ -41,6 +42,31 @@ func testScenario() *scenarios.Scenario {
 	}
 }
 
+// planned are the named endpoints of sc as the planner makes them (their
+// placement resolved from pool and cluster), all of them when no name is given.
+func planned(t *testing.T, sc *scenarios.Scenario, names ...string) []backend.Endpoint {
+	t.Helper()
+	eps, err := plan.Endpoints(sc, plan.CompileOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(names) == 0 {
+		return eps
+	}
+	var out []backend.Endpoint
+	for _, n := range names {
+		for _, ep := range eps {
+			if ep.Name == n {
+				out = append(out, ep)
+			}
+		}
+	}
+	if len(out) != len(names) {
+		t.Fatalf("endpoints %v: found %d of them", names, len(out))
+	}
+	return out
+}
+
 func newTestBackend(t *testing.T, sc *scenarios.Scenario, objs ...any) (*Backend, *fake.Clientset) {
 	t.Helper()
 	cs := fake.NewClientset()
@@ -54,7 +80,9 @@ func newTestBackend(t *testing.T, sc *scenarios.Scenario, objs ...any) (*Backend
 
 func TestPodSpecCarriesThePlacement(t *testing.T) {
 	b, _ := newTestBackend(t, testScenario())
-	pod, err := b.podFor(backend.Endpoint{Name: "decode-1", Pool: "decode", Env: map[string]string{"UCX_TLS": "rc"}}, nil)
+	ep := planned(t, b.sc, "decode-1")[0]
+	ep.Env = map[string]string{"UCX_TLS": "rc"}
+	pod, err := b.podFor(ep, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,8 +106,8 @@ func TestPodSpecCarriesThePlacement(t *testing.T) {
 	if q := c.Resources.Limits["rdma/roce_gdr"]; q.String() != "1" || !q.Equal(c.Resources.Requests["rdma/roce_gdr"]) {
 		t.Errorf("resources %v", c.Resources)
 	}
-	if _, ok := c.Resources.Limits[gpuResource]; ok {
-		t.Errorf("decode has no gpus, yet asks for %s", gpuResource)
+	if _, ok := c.Resources.Limits[scenarios.DefaultGPUResource]; ok {
+		t.Errorf("decode has no gpus, yet asks for %s", scenarios.DefaultGPUResource)
 	}
 	if c.SecurityContext.Capabilities.Add[0] != "IPC_LOCK" || c.SecurityContext.Privileged != nil {
 		t.Errorf("security context %+v", c.SecurityContext)
@@ -94,8 +122,8 @@ func TestPodSpecCarriesThePlacement(t *testing.T) {
 	if c.Env[0].Name != "UCX_TLS" || c.Env[0].Value != "rc" {
 		t.Errorf("env %v", c.Env)
 	}
-	pre, _ := b.podFor(backend.Endpoint{Name: "prefill-0", Pool: "prefill"}, nil)
-	if q := pre.Spec.Containers[0].Resources.Limits[gpuResource]; q.String() != "8" {
+	pre, _ := b.podFor(planned(t, b.sc, "prefill-0")[0], nil)
+	if q := pre.Spec.Containers[0].Resources.Limits[scenarios.DefaultGPUResource]; q.String() != "8" {
 		t.Errorf("prefill gpus: 8 must ask for nvidia.com/gpu 8, got %v", pre.Spec.Containers[0].Resources.Limits)
 	}
 }
@@ -105,7 +133,7 @@ func TestHostNetworkDropsNetworks(t *testing.T) {
 	sc.Cluster.HostNetwork = true
 	sc.Pools[1].Networks = nil
 	b, _ := newTestBackend(t, sc)
-	pod, _ := b.podFor(backend.Endpoint{Name: "prefill-0", Pool: "prefill"}, nil)
+	pod, _ := b.podFor(planned(t, b.sc, "prefill-0")[0], nil)
 	if !pod.Spec.HostNetwork || pod.Annotations[NetworksAnnotation] != "" || pod.Spec.DNSPolicy != corev1.DNSClusterFirstWithHostNet {
 		t.Fatalf("host network pod %+v %v", pod.Spec, pod.Annotations)
 	}
@@ -162,7 +190,7 @@ func startupFailure(t *testing.T, mutate func(*corev1.Pod)) error {
 	}()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	_, err := b.Provision(ctx, []backend.Endpoint{{Name: "prefill-0", Pool: "prefill"}, {Name: "decode-0", Pool: "decode"}})
+	_, err := b.Provision(ctx, planned(t, b.sc, "prefill-0", "decode-0"))
 	<-done
 	return err
 }
@@ -205,7 +233,7 @@ func TestStartupTimeoutNamesTheWaitingPods(t *testing.T) {
 	sc.Cluster.Networks, sc.Pools[1].Networks = nil, nil
 	sc.Cluster.StartupTimeout = scenarios.Duration{Raw: "200ms", Value: 200 * time.Millisecond}
 	b, _ := newTestBackend(t, sc)
-	_, err := b.Provision(context.Background(), []backend.Endpoint{{Name: "prefill-0", Pool: "prefill"}})
+	_, err := b.Provision(context.Background(), planned(t, b.sc, "prefill-0"))
 	var se *StartupError
 	if !errors.As(err, &se) || se.Reason != "StartupTimeout" || !strings.Contains(err.Error(), "rdmabench-20261124-061500-ab12-prefill-0") ||
 		!strings.Contains(err.Error(), "cluster.startupTimeout 200ms") {
@@ -218,7 +246,7 @@ func TestNamespaceCreatedOnlyWhenMissingAndCleanedOnlyThen(t *testing.T) {
 	sc.Cluster.Networks, sc.Pools[1].Networks = nil, nil
 	sc.Cluster.StartupTimeout = scenarios.Duration{Raw: "50ms", Value: 50 * time.Millisecond}
 	b, cs := newTestBackend(t, sc)
-	_, _ = b.Provision(context.Background(), []backend.Endpoint{{Name: "prefill-0", Pool: "prefill"}})
+	_, _ = b.Provision(context.Background(), planned(t, b.sc, "prefill-0"))
 	ns, err := cs.CoreV1().Namespaces().Get(context.Background(), "bench", metav1.GetOptions{})
 	if err != nil || ns.Labels[LabelCreatedBy] != "rdmabench" {
 		t.Fatalf("namespace %v %v", ns, err)
@@ -238,7 +266,7 @@ func TestNamespaceCreatedOnlyWhenMissingAndCleanedOnlyThen(t *testing.T) {
 	// A namespace that existed before is kept.
 	b2, cs2 := newTestBackend(t, sc)
 	cs2.CoreV1().Namespaces().Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "bench"}}, metav1.CreateOptions{})
-	_, _ = b2.Provision(context.Background(), []backend.Endpoint{{Name: "prefill-0", Pool: "prefill"}})
+	_, _ = b2.Provision(context.Background(), planned(t, b2.sc, "prefill-0"))
 	if err := b2.Cleanup(context.Background()); err != nil {
 		t.Fatal(err)
 	}

@@ -43,7 +43,7 @@ func (b *Backend) Provision(ctx context.Context, eps []backend.Endpoint) ([]back
 	if err := b.ensureNamespace(ctx); err != nil {
 		return nil, err
 	}
-	if err := b.checkNetworks(ctx); err != nil {
+	if err := b.checkNetworks(ctx, eps); err != nil {
 		return nil, err
 	}
 	owner, err := b.ensureOwner(ctx)
@@ -103,7 +103,7 @@ func (b *Backend) place(ep *backend.Endpoint, pod *corev1.Pod) error {
 	b.mu.Lock()
 	b.pods[ep.Name] = podInfo{name: pod.Name, node: pod.Spec.NodeName}
 	b.mu.Unlock()
-	nets := b.networks(b.pool(ep.Pool))
+	nets := placementOf(*ep).Networks
 	if len(nets) == 0 {
 		if pod.Status.PodIP == "" {
 			return &StartupError{Pod: pod.Name, Reason: "NoAddress", Msg: "the pod is Ready but has no IP"}
