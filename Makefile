@@ -7,7 +7,7 @@ LDFLAGS  := -X main.version=$(VERSION)
 FUZZTIME ?= 60s
 
 # `make image`: the tools image, an OCI archive (images/tools, README "The tools image").
-.PHONY: image build assets test test-go test-report e2e e2e-local e2e-rdma e2e-gpu e2e-kube kube-bins lint clean \
+.PHONY: lint-tools image build assets test test-go test-report e2e e2e-local e2e-rdma e2e-gpu e2e-kube kube-bins lint clean \
 	fuzz fuzz-scenarios fuzz-parsers bench bench-plan bench-parsers bench-runner bench-report bench-kube
 
 build: assets
@@ -80,9 +80,21 @@ $(addprefix $(KUBE_BIN)/,$(KUBE_CMDS)) &: test/kubecluster/k8s/go.mod test/kubec
 e2e-kube: kube-bins image
 	RDMABENCH_KUBE_BIN=$(CURDIR)/$(KUBE_BIN) RDMABENCH_TOOLS_IMAGE=$(CURDIR)/.work/images/rdmabench-tools.oci.tar $(GO) test -count=1 -timeout 20m -v ./test/kubecluster/... ./test/e2ekube/
 
-lint:
-	$(GO) vet ./...
-	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+# `make lint`: golangci-lint with .golangci.yml (staticcheck, errcheck, govet,
+# ineffassign, unused, gofmt) at the version .ci/setup installs, and
+# shellcheck over every shell script of the repository (.ci/shellcheck; the
+# scripts in Go strings are checked by the TestScriptsPassShellcheck tests).
+GOLANGCI_LINT_VERSION := v2.15.0
+GOLANGCI_LINT := .work/bin/golangci-lint-$(GOLANGCI_LINT_VERSION)
+lint: $(GOLANGCI_LINT)
+	$(GOLANGCI_LINT) run ./...
+	./.ci/shellcheck
+# The pinned golangci-lint, built from the Go module proxy into .work/bin.
+lint-tools: $(GOLANGCI_LINT)
+$(GOLANGCI_LINT):
+	mkdir -p .work/bin
+	GOBIN=$(CURDIR)/.work/bin $(GO) install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VERSION)
+	mv .work/bin/golangci-lint $@
 
 # ---- fuzzing (bounded by FUZZTIME each; not part of `make test`) -----------
 fuzz: fuzz-scenarios fuzz-parsers

@@ -27,8 +27,8 @@ func TestDiscoverGolden(t *testing.T) {
 			got, _ := json.MarshalIndent(inv, "", "  ")
 			golden := filepath.Join("testdata", "golden", name+".json")
 			if *update {
-				os.MkdirAll(filepath.Dir(golden), 0o755)
-				os.WriteFile(golden, append(got, '\n'), 0o644)
+				_ = os.MkdirAll(filepath.Dir(golden), 0o755)
+				_ = os.WriteFile(golden, append(got, '\n'), 0o644)
 			}
 			want, err := os.ReadFile(golden)
 			if err != nil {

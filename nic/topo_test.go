@@ -43,7 +43,7 @@ func FuzzParseTopo(f *testing.F) {
 	b, _ := os.ReadFile("testdata/topo-cx7.txt")
 	f.Add(string(b))
 	f.Add("\tGPU0\tNIC0\nGPU0\t X \tPIX\n")
-	f.Fuzz(func(t *testing.T, s string) { ParseTopo(s) })
+	f.Fuzz(func(t *testing.T, s string) { _, _ = ParseTopo(s) })
 }
 
 func FuzzParseRate(f *testing.F) {

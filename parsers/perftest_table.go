@@ -113,16 +113,6 @@ func ptUnit(line string) (string, float64) {
 	return unit, 0
 }
 
-// isLatency reports a latency table.
-func (l ptLayout) isLatency() bool {
-	for _, c := range l.cols {
-		if c >= ptTMin && c <= ptTPS {
-			return true
-		}
-	}
-	return false
-}
-
 // row parses one table row; ok is false for anything that is not a row of
 // this table (foreign lines, cut rows). Figures are allocated from slab.
 func (l ptLayout) row(fields []string, slab *floatSlab) (Sample, bool) {

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/rdmabench/rdmabench/exitcode"
 )
 
 // BaselineRule says how an automatic baseline is chosen; compare prints it.
@@ -42,7 +44,7 @@ func (e *NoBaselineError) Error() string {
 }
 
 // ExitCode is 4: no baseline is neither a regression nor bad input.
-func (e *NoBaselineError) ExitCode() int { return 4 }
+func (e *NoBaselineError) ExitCode() int { return exitcode.NoBaseline }
 
 // rejection collects the runs rejected for one reason.
 type rejection struct {

@@ -60,7 +60,7 @@ func BenchmarkHTML64Chromium(b *testing.B) {
 		}
 	}
 	if dir := os.Getenv("RDMABENCH_SCREENSHOT_DIR"); dir != "" {
-		os.WriteFile(filepath.Join(dir, "a2a64.png"), br.screenshot(b, true), 0o644)
+		_ = os.WriteFile(filepath.Join(dir, "a2a64.png"), br.screenshot(b, true), 0o644)
 	}
 }
 

@@ -241,8 +241,8 @@ func checkReportInBrowser(t *testing.T, b *browserSession, r *Report, minCharts 
 	}
 	if keep := os.Getenv("RDMABENCH_SCREENSHOT_DIR"); keep != "" {
 		name := strings.ReplaceAll(t.Name(), "/", "-")
-		os.WriteFile(filepath.Join(keep, name+"-full.png"), full, 0o644)
-		os.WriteFile(filepath.Join(keep, name+".png"), top, 0o644)
+		_ = os.WriteFile(filepath.Join(keep, name+"-full.png"), full, 0o644)
+		_ = os.WriteFile(filepath.Join(keep, name+".png"), top, 0o644)
 		b.sectionShots(t, filepath.Join(keep, name))
 	}
 }
@@ -264,7 +264,7 @@ func (b *browserSession) sectionShots(t *testing.T, prefix string) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		os.WriteFile(prefix+"-"+id+".png", shot, 0o644)
+		_ = os.WriteFile(prefix+"-"+id+".png", shot, 0o644)
 	}
 }
 
@@ -294,8 +294,8 @@ func TestBrowserRendersComparison(t *testing.T) {
 		t.Fatalf("requests %v, console %v", requests, console)
 	}
 	shot := b.screenshot(t, false)
-	os.WriteFile(filepath.Join(dir, "compare.png"), shot, 0o644)
+	_ = os.WriteFile(filepath.Join(dir, "compare.png"), shot, 0o644)
 	if keep := os.Getenv("RDMABENCH_SCREENSHOT_DIR"); keep != "" {
-		os.WriteFile(filepath.Join(keep, "compare.png"), shot, 0o644)
+		_ = os.WriteFile(filepath.Join(keep, "compare.png"), shot, 0o644)
 	}
 }

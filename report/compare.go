@@ -8,6 +8,7 @@ import (
 
 	"gonum.org/v1/gonum/stat/distuv"
 
+	"github.com/rdmabench/rdmabench/exitcode"
 	"github.com/rdmabench/rdmabench/parsers"
 )
 
@@ -140,7 +141,7 @@ func (e *RegressionError) Error() string {
 }
 
 // ExitCode is 1: a regression is a shortfall, not a harness failure.
-func (e *RegressionError) ExitCode() int { return 1 }
+func (e *RegressionError) ExitCode() int { return exitcode.Shortfall }
 
 // Compare matches the results of cur with those of base by test, pair,
 // backend, operation and message size, and classifies each change (see

@@ -67,7 +67,7 @@ func historyBenchDir(b *testing.B) string {
 	if failed != nil {
 		b.Fatal(failed)
 	}
-	os.WriteFile(filepath.Join(dir, "complete"), nil, 0o644)
+	_ = os.WriteFile(filepath.Join(dir, "complete"), nil, 0o644)
 	b.Logf("wrote %d runs to %s in %v", benchNights, dir, time.Since(start))
 	return dir
 }
@@ -206,7 +206,7 @@ func indexSize(b *testing.B, dir string) int64 {
 
 func treeSize(dir string) int64 {
 	var n int64
-	filepath.WalkDir(dir, func(_ string, e os.DirEntry, err error) error {
+	_ = filepath.WalkDir(dir, func(_ string, e os.DirEntry, err error) error {
 		if err == nil && !e.IsDir() {
 			if fi, err := e.Info(); err == nil {
 				n += fi.Size()

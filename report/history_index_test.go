@@ -48,7 +48,7 @@ func historyJSON(t *testing.T, h *History) []byte {
 func indexes(t testing.TB, dir string) []string {
 	t.Helper()
 	var out []string
-	filepath.WalkDir(dir, func(p string, e os.DirEntry, err error) error {
+	_ = filepath.WalkDir(dir, func(p string, e os.DirEntry, err error) error {
 		if err == nil && !e.IsDir() && e.Name() == HistoryIndexFile {
 			out = append(out, p)
 		}
@@ -145,10 +145,10 @@ func TestHistoryIndexStaleCorruptUnwritable(t *testing.T) {
 	// Night 18's index is cut short; night 17's cannot be written.
 	idx18 := filepath.Join(dir, "runs", "nightly-18", HistoryIndexFile)
 	data, _ := os.ReadFile(idx18)
-	os.WriteFile(idx18, data[:len(data)-5], 0o644)
+	_ = os.WriteFile(idx18, data[:len(data)-5], 0o644)
 	idx17 := filepath.Join(dir, "runs", "nightly-17", HistoryIndexFile)
 	os.Remove(idx17)
-	os.Mkdir(idx17, 0o755) // a folder where the file should be: read and rename fail
+	_ = os.Mkdir(idx17, 0o755) // a folder where the file should be: read and rename fail
 
 	h := LoadHistory([]string{dir})
 	if len(h.Warnings) != 0 || len(h.Runs) != 20 {

@@ -35,7 +35,7 @@ func TestHistoryTable(t *testing.T) {
 		t.Errorf("order:\n%s", out)
 	}
 	buf.Reset()
-	WriteHistoryTable(&buf, h, 1)
+	_ = WriteHistoryTable(&buf, h, 1)
 	if !strings.Contains(buf.String(), "… 2 more series not shown") {
 		t.Errorf("no fold line:\n%s", buf.String())
 	}
@@ -57,7 +57,7 @@ func TestHistoryHTML(t *testing.T) {
 	dir := t.TempDir()
 	paths, reps := nightlyReports(20)
 	writeRuns(t, dir, paths, reps)
-	os.WriteFile(filepath.Join(dir, "runs", "nightly-03", "report.html"), []byte("<html>"), 0o644)
+	_ = os.WriteFile(filepath.Join(dir, "runs", "nightly-03", "report.html"), []byte("<html>"), 0o644)
 	h := LoadHistory([]string{dir})
 	html := string(renderHistoryHTML(t, h, dir))
 	for _, want := range []string{
@@ -103,8 +103,8 @@ func TestBrowserRendersHistory(t *testing.T) {
 		t.Fatalf("requests %v, console %v", requests, console)
 	}
 	shot := b.screenshot(t, true)
-	os.WriteFile(filepath.Join(dir, "history.png"), shot, 0o644)
+	_ = os.WriteFile(filepath.Join(dir, "history.png"), shot, 0o644)
 	if keep := os.Getenv("RDMABENCH_SCREENSHOT_DIR"); keep != "" {
-		os.WriteFile(filepath.Join(keep, "history.png"), shot, 0o644)
+		_ = os.WriteFile(filepath.Join(keep, "history.png"), shot, 0o644)
 	}
 }

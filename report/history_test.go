@@ -171,14 +171,14 @@ func TestLoadHistoryFromFolders(t *testing.T) {
 	paths, reps := nightlyReports(20)
 	writeRuns(t, dir, paths, reps)
 	// Not runs: a folder without report.json, a corrupt one, another schema.
-	os.MkdirAll(filepath.Join(dir, "runs", "notes"), 0o755)
-	os.WriteFile(filepath.Join(dir, "runs", "notes", "x.txt"), []byte("hi"), 0o644)
-	os.MkdirAll(filepath.Join(dir, "broken"), 0o755)
-	os.WriteFile(filepath.Join(dir, "broken", "report.json"), []byte(`{"schemaVersion": "rdmabench.io/report/v1", "run": {"id": 3`), 0o644)
-	os.MkdirAll(filepath.Join(dir, "old"), 0o755)
-	os.WriteFile(filepath.Join(dir, "old", "report.json"), []byte(`{"schemaVersion": "rdmabench.io/report/v0", "run": {}}`), 0o644)
+	_ = os.MkdirAll(filepath.Join(dir, "runs", "notes"), 0o755)
+	_ = os.WriteFile(filepath.Join(dir, "runs", "notes", "x.txt"), []byte("hi"), 0o644)
+	_ = os.MkdirAll(filepath.Join(dir, "broken"), 0o755)
+	_ = os.WriteFile(filepath.Join(dir, "broken", "report.json"), []byte(`{"schemaVersion": "rdmabench.io/report/v1", "run": {"id": 3`), 0o644)
+	_ = os.MkdirAll(filepath.Join(dir, "old"), 0o755)
+	_ = os.WriteFile(filepath.Join(dir, "old", "report.json"), []byte(`{"schemaVersion": "rdmabench.io/report/v0", "run": {}}`), 0o644)
 	// report.html beside one run is linked.
-	os.WriteFile(filepath.Join(dir, "runs", "nightly-03", "report.html"), []byte("<html>"), 0o644)
+	_ = os.WriteFile(filepath.Join(dir, "runs", "nightly-03", "report.html"), []byte("<html>"), 0o644)
 
 	h := LoadHistory([]string{filepath.Join(dir, "runs"), filepath.Join(dir, "broken"), filepath.Join(dir, "old"), filepath.Join(dir, "absent")})
 	if len(h.Runs) != 20 {

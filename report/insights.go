@@ -53,9 +53,7 @@ func insightSections(r *Report) []section {
 			head = append(head, fmt.Sprintf("%d tokens", n))
 		}
 		t := htmlTable{Caption: "milliseconds the KV transfer adds to time-to-first-token (request KV / decode rank)", Head: head}
-		for _, row := range kvRows(b) {
-			t.Rows = append(t.Rows, row)
-		}
+		t.Rows = append(t.Rows, kvRows(b)...)
 		s.Tables = append(s.Tables, t)
 		out = append(out, s)
 	}

@@ -62,7 +62,7 @@ func TestLoadErrors(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, text string) string {
 		p := filepath.Join(dir, name)
-		os.WriteFile(p, []byte(text), 0o644)
+		_ = os.WriteFile(p, []byte(text), 0o644)
 		return p
 	}
 	cases := []struct{ path, want string }{

@@ -2,6 +2,8 @@ package runner
 
 import (
 	"fmt"
+
+	"github.com/rdmabench/rdmabench/exitcode"
 )
 
 // ShortfallError means every leg ran but some test fell short of its
@@ -14,7 +16,7 @@ func (e *ShortfallError) Error() string {
 }
 
 // ExitCode is 1: a finding about the fabric, not a failure of the harness.
-func (e *ShortfallError) ExitCode() int { return 1 }
+func (e *ShortfallError) ExitCode() int { return exitcode.Shortfall }
 
 // HarnessError means the harness, a tool or the infrastructure failed (a
 // tool missing, a server that never became ready, a timeout): exit code 3.
@@ -35,7 +37,7 @@ func (e *HarnessError) Error() string {
 func (e *HarnessError) Unwrap() error { return e.Err }
 
 // ExitCode is 3.
-func (e *HarnessError) ExitCode() int { return 3 }
+func (e *HarnessError) ExitCode() int { return exitcode.Harness }
 
 // InterruptedError means the run was cut short (Ctrl-C, SIGTERM); every
 // finished result is in report.json: exit code 130.
@@ -53,4 +55,4 @@ func (e *InterruptedError) Error() string {
 func (e *InterruptedError) Unwrap() error { return e.Cause }
 
 // ExitCode is 130, the shell's code for SIGINT.
-func (e *InterruptedError) ExitCode() int { return 130 }
+func (e *InterruptedError) ExitCode() int { return exitcode.Interrupted }

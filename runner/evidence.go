@@ -1,25 +1,151 @@
 package runner
 
-import "github.com/rdmabench/rdmabench/parsers"
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
 
-// addTransport fills the transport evidence the parsers leave out:
-// perftest's header (perftest runs only over RDMA verbs), else the UCX or
-// NCCL debug lines anywhere in the output (parsers.DetectTransport), so a
-// test that expects `transport: rdma` is judged on what the tool said.
-func addTransport(ms []parsers.Measurement, raw []byte) {
-	var detected *parsers.Transport
-	scanned := false
-	for i := range ms {
-		if ms[i].Transport != nil {
-			continue
-		}
-		if t := parsers.PerftestTransport(ms[i]); t != nil {
-			ms[i].Transport = t
-			continue
-		}
-		if !scanned {
-			detected, scanned = parsers.DetectTransport(string(raw)), true
-		}
-		ms[i].Transport = detected
+	"github.com/rdmabench/rdmabench/parsers"
+	"github.com/rdmabench/rdmabench/report"
+	"github.com/rdmabench/rdmabench/runner/judge"
+	"github.com/rdmabench/rdmabench/runner/pathproof"
+	"github.com/rdmabench/rdmabench/runner/plan"
+)
+
+// legProof reads the port counters of a leg's endpoints' devices before
+// the leg's first repetition and after its last (nothing of the leg runs
+// at either moment), for tests that require RDMA on a named device.
+type legProof struct {
+	r      *run
+	eps    []string
+	before map[string]pathproof.Counters
+	errs   map[string]string
+}
+
+// newLegProof is nil when the leg is not proved: proof off, a test that
+// does not require RDMA, or an endpoint without a named device.
+func (r *run) newLegProof(job *plan.Job, legIdx int) *legProof {
+	if r.cfg.NoPathProof || r.requires(job.Test, job.Tool) != "rdma" {
+		return nil
 	}
+	var eps []string
+	for _, pc := range job.Legs[legIdx].Commands {
+		if slices.Contains(eps, pc.Endpoint) {
+			continue
+		}
+		if d := r.endpoints[pc.Endpoint].Device; d == "" || d == "auto" {
+			return nil
+		}
+		eps = append(eps, pc.Endpoint)
+	}
+	return &legProof{r: r, eps: eps, errs: map[string]string{}}
+}
+
+// read reads every endpoint's counters, one short command each.
+func (p *legProof) read(ctx context.Context) map[string]pathproof.Counters {
+	out := map[string]pathproof.Counters{}
+	for _, name := range p.eps {
+		ep := p.r.endpoints[name]
+		cctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+		raw, err := p.r.cfg.Backend.Exec(cctx, ep, []string{"sh", "-c", pathproof.Script(ep.Device)})
+		cancel()
+		var c pathproof.Counters
+		if err == nil {
+			c, err = pathproof.Parse(string(raw))
+		}
+		if err != nil {
+			p.errs[name] = fmt.Sprintf("reading %s counters: %v", ep.Device, err)
+			continue
+		}
+		out[name] = c
+	}
+	return out
+}
+
+func (p *legProof) start(ctx context.Context) {
+	if p != nil {
+		p.before = p.read(ctx)
+	}
+}
+
+// finish reads the counters again and judges the result's path: invalid
+// when some device carried (almost) none of the tool's traffic.
+//
+// discarded are attempts run again (parsers.ClassClock): their traffic
+// crossed the devices too, so the rows the tool printed without figures
+// count toward what it moved.
+func (p *legProof) finish(ctx context.Context, res *report.Result, outs, discarded []judge.Outcome) {
+	if p == nil || ctx.Err() != nil {
+		return
+	}
+	after := p.read(ctx)
+	var deltas []report.PathCounters
+	for _, name := range p.eps {
+		dev := p.r.endpoints[name].Device
+		b, okb := p.before[name]
+		a, oka := after[name]
+		if e := p.errs[name]; e != "" || !okb || !oka {
+			deltas = append(deltas, report.PathCounters{Endpoint: name, Device: dev, Error: orText(e, "counters not read")})
+			continue
+		}
+		deltas = append(deltas, pathproof.Delta(name, dev, b, a))
+	}
+	proof := pathproof.Verify(deltas, p.expect(append(slices.Clip(outs), discarded...), res))
+	res.Path = &proof
+	if proof.Invalid && (res.Verdict == report.VerdictPass || res.Verdict == report.VerdictFail) {
+		res.Verdict = report.VerdictInvalid
+		res.Reason = judge.JoinReason("path not proved: "+proof.Detail, res.Reason)
+	}
+}
+
+func orText(s, alt string) string {
+	if s == "" {
+		return alt
+	}
+	return s
+}
+
+// expect is what the tool says it moved over all repetitions: size ×
+// iterations of each sample and of each row printed without figures (the
+// test's iterations where the tool prints none), and the packets that takes at the path MTU (the tool's header,
+// else the device's active MTU seen by preflight, else 4096).
+func (p *legProof) expect(outs []judge.Outcome, res *report.Result) pathproof.Expect {
+	var e pathproof.Expect
+	iters := int64(0)
+	if t := p.r.tests[res.Test]; t != nil {
+		iters = int64(t.Args.Iterations)
+	}
+	for _, o := range outs {
+		if !o.OK && o.Class != parsers.ClassClock {
+			continue
+		}
+		mtu := mtuOf(o.M.Info["mtu"])
+		if mtu == 0 {
+			mtu = p.r.mtus[p.eps[0]]
+		}
+		if mtu == 0 {
+			mtu = 4096
+		}
+		for _, s := range slices.Concat(o.M.Samples, o.M.Unmeasured) {
+			n := s.Iterations
+			if n <= 0 {
+				n = iters
+			}
+			if n <= 0 || s.Bytes <= 0 {
+				return pathproof.Expect{} // the tool does not say what it moved
+			}
+			e.Bytes += s.Bytes * n
+			e.Packets += pathproof.PacketsFor(s.Bytes, n, mtu)
+		}
+	}
+	return e
+}
+
+// mtuOf reads perftest's "4096[B]".
+func mtuOf(s string) int {
+	n, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(s), "[B]"))
+	return n
 }

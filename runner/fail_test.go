@@ -30,7 +30,7 @@ func oneLegPlan(tool string, timeout float64, cmds ...plan.PlannedCommand) *plan
 	}
 }
 
-func runPlan(t *testing.T, ctx context.Context, p *plan.Plan) (*report.Report, error, string) {
+func runPlan(t *testing.T, ctx context.Context, p *plan.Plan) (*report.Report, string, error) {
 	t.Helper()
 	out := t.TempDir()
 	parse := DefaultParse // the parsers package
@@ -38,7 +38,7 @@ func runPlan(t *testing.T, ctx context.Context, p *plan.Plan) (*report.Report, e
 		parse = testParse(0)
 	}
 	rep, err := Run(ctx, Config{Plan: p, Backend: local.New(), OutDir: out, Parse: parse, ExitGrace: time.Second, Progress: testWriter{t}})
-	return rep, err, out
+	return rep, out, err
 }
 
 func exitCode(err error) int {
@@ -60,7 +60,7 @@ func TestServerNeverReady(t *testing.T) {
 		plan.PlannedCommand{Endpoint: "client-0", Role: tools.RoleClient, Argv: pidFileCmd(cli, "sleep", "600"), Parse: true},
 	)
 	start := time.Now()
-	rep, err, out := runPlan(t, context.Background(), p)
+	rep, out, err := runPlan(t, context.Background(), p)
 	if took := time.Since(start); took > 20*time.Second {
 		t.Errorf("run took %s; the leg bound is 1.5s", took)
 	}
@@ -91,7 +91,7 @@ func TestClientCrashes(t *testing.T) {
 		plan.PlannedCommand{Endpoint: "server-0", Role: tools.RoleServer, Argv: pidFileCmd(srv, "ucx_perftest", "-p", strconv.Itoa(port)), Env: map[string]string{"UCX_TLS": "tcp"}, Port: port, Ready: tools.ReadyListen},
 		plan.PlannedCommand{Endpoint: "client-0", Role: tools.RoleClient, Argv: []string{"sh", "-c", "echo $$ > " + cli + "; echo starting; kill -SEGV $$"}, Parse: true},
 	)
-	rep, err, _ := runPlan(t, context.Background(), p)
+	rep, _, err := runPlan(t, context.Background(), p)
 	if exitCode(err) != 3 {
 		t.Fatalf("exit code %d (%v), want 3", exitCode(err), err)
 	}
@@ -115,7 +115,7 @@ func TestToolMissing(t *testing.T) {
 		plan.PlannedCommand{Endpoint: "server-0", Role: tools.RoleServer, Argv: []string{"ucx_perftest", "-p", "13337"}, Port: 13337, Ready: tools.ReadyListen},
 		plan.PlannedCommand{Endpoint: "client-0", Role: tools.RoleClient, Argv: []string{"ucx_perftest", "${addr:server-0}"}, Parse: true},
 	)
-	rep, err, _ := runPlan(t, context.Background(), p)
+	rep, _, err := runPlan(t, context.Background(), p)
 	if exitCode(err) != 3 {
 		t.Fatalf("exit code %d (%v), want 3", exitCode(err), err)
 	}
@@ -157,7 +157,7 @@ func TestInterruptKeepsFinishedResults(t *testing.T) {
 			time.Sleep(10 * time.Millisecond)
 		}
 	}()
-	rep, err, out := runPlan(t, ctx, p)
+	rep, out, err := runPlan(t, ctx, p)
 	if exitCode(err) != 130 {
 		t.Fatalf("exit code %d (%v), want 130", exitCode(err), err)
 	}
@@ -233,7 +233,7 @@ func TestServerPortTaken(t *testing.T) {
 		plan.PlannedCommand{Endpoint: "server-0", Role: tools.RoleServer, Argv: pidFileCmd(srv, "sleep", "600"), Port: port, Ready: tools.ReadyListen},
 		plan.PlannedCommand{Endpoint: "client-0", Role: tools.RoleClient, Argv: pidFileCmd(cli, "true"), Parse: true},
 	)
-	rep, err, _ := runPlan(t, context.Background(), p)
+	rep, _, err := runPlan(t, context.Background(), p)
 	if exitCode(err) != 3 {
 		t.Fatalf("exit code %d (%v), want 3", exitCode(err), err)
 	}

@@ -13,7 +13,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/rdmabench/rdmabench/parsers"
 	"github.com/rdmabench/rdmabench/runner/backend"
@@ -174,15 +173,4 @@ func readJSONL(t *testing.T, path string) []map[string]any {
 		out = append(out, m)
 	}
 	return out
-}
-
-func waitFor(t *testing.T, bound time.Duration, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(bound)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("condition not met within %s", bound)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 }

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"bytes"
+	"errors"
 	"io"
 
 	"github.com/rdmabench/rdmabench/parsers"
@@ -50,4 +51,15 @@ func parserName(t *scenarios.Test, tool string) string {
 		return tools.ParserOf(t)
 	}
 	return tool
+}
+
+func (r *run) parse(tool string, rd io.Reader) (parsers.Measurement, error) {
+	p := r.cfg.Parse
+	if p == nil {
+		p = DefaultParse
+	}
+	if p == nil {
+		return parsers.Measurement{}, errors.New("no parser linked into this build")
+	}
+	return p(tool, rd)
 }

@@ -159,3 +159,6 @@ func (e *missingToolError) Error() string {
 
 // Unwrap returns the backend's error.
 func (e *missingToolError) Unwrap() error { return e.mb }
+
+// reapBound is how long a killed side may take to be reaped.
+const reapBound = 15 * time.Second

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/rdmabench/rdmabench/exitcode"
 )
 
 // FieldError is one problem in a scenario file, positioned so that an editor
@@ -56,7 +58,7 @@ func (l ErrorList) Error() string {
 }
 
 // ExitCode tells the CLI that a bad scenario is a usage error.
-func (l ErrorList) ExitCode() int { return 2 }
+func (l ErrorList) ExitCode() int { return exitcode.Usage }
 
 // sortErrors orders problems by position (stable, so that errors at one
 // position keep the order the checks found them in).

@@ -7,17 +7,18 @@ import (
 	"io"
 	"os"
 
+	"github.com/rdmabench/rdmabench/exitcode"
 	"github.com/rdmabench/rdmabench/runner/plan"
 	"github.com/rdmabench/rdmabench/scenarios"
 )
 
-// Exit codes, documented in the README.
+// Exit codes: the exitcode package's (documented in the README).
 const (
-	exitOK          = 0   // every test met its expectations
-	exitShortfall   = 1   // some test fell short (or compare found a regression)
-	exitUsage       = 2   // usage or scenario error
-	exitHarness     = 3   // the harness or the infrastructure failed
-	exitInterrupted = 130 // Ctrl-C
+	exitOK          = exitcode.OK
+	exitShortfall   = exitcode.Shortfall
+	exitUsage       = exitcode.Usage
+	exitHarness     = exitcode.Harness
+	exitInterrupted = exitcode.Interrupted
 )
 
 // exitCoder is implemented by library errors that know their exit code

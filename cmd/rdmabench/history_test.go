@@ -22,7 +22,7 @@ func nightRun(night int, gbps float64, verdict, firmware string) *report.Report 
 		Start:       time.Date(2026, 1, 1, 2, 0, 0, 0, time.UTC).Add(time.Duration(night) * 24 * time.Hour),
 		Fingerprint: map[string]string{report.FingerprintNICFirmware: firmware},
 	}}
-	r.Results = []report.Result{{Test: "write-bw", Tool: "ib_write_bw", From: "a-0", To: "b-0", Verdict: verdict,
+	r.Results = []report.Result{{Test: "write-bw", Tool: "ib_write_bw", Family: parsers.FamilyPerftest, Metric: parsers.MetricBandwidth, From: "a-0", To: "b-0", Verdict: verdict,
 		Samples: []parsers.Sample{{Bytes: 1 << 20, BWAvgBps: &v}}}}
 	r.Summary = report.CountVerdicts(r.Results)
 	return r
@@ -31,7 +31,7 @@ func nightRun(night int, gbps float64, verdict, firmware string) *report.Report 
 func saveRun(t *testing.T, dir string, r *report.Report) string {
 	t.Helper()
 	p := filepath.Join(dir, r.Run.ID, "report.json")
-	os.MkdirAll(filepath.Dir(p), 0o755)
+	_ = os.MkdirAll(filepath.Dir(p), 0o755)
 	if err := report.Save(p, r); err != nil {
 		t.Fatal(err)
 	}
@@ -47,9 +47,9 @@ func TestHistoryCmd(t *testing.T) {
 		}
 		saveRun(t, dir, nightRun(i, gbps, report.VerdictPass, "28.43.1014"))
 	}
-	os.WriteFile(filepath.Join(dir, "nightly-03", "report.json.bak"), []byte("x"), 0o644)
-	os.MkdirAll(filepath.Join(dir, "junk"), 0o755)
-	os.WriteFile(filepath.Join(dir, "junk", "report.json"), []byte("{not json"), 0o644)
+	_ = os.WriteFile(filepath.Join(dir, "nightly-03", "report.json.bak"), []byte("x"), 0o644)
+	_ = os.MkdirAll(filepath.Join(dir, "junk"), 0o755)
+	_ = os.WriteFile(filepath.Join(dir, "junk", "report.json"), []byte("{not json"), 0o644)
 	html := filepath.Join(t.TempDir(), "history.html")
 
 	code, out, stderr := runInTempDir(t, "history", dir, "--html", html)

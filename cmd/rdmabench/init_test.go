@@ -38,7 +38,7 @@ func TestInitWrites(t *testing.T) {
 	if code, out, _ := cli(t, "validate", "pd-disagg.yaml"); code != 0 || out != "pd-disagg.yaml: ok\n" {
 		t.Errorf("written file does not validate: %d %q", code, out)
 	}
-	os.WriteFile("pd-disagg.yaml", []byte("mine"), 0o644)
+	_ = os.WriteFile("pd-disagg.yaml", []byte("mine"), 0o644)
 	code, _, errs := cli(t, "init", "pd-disagg")
 	if code != 2 || !strings.Contains(errs, "already exists") || !strings.Contains(errs, "--force") {
 		t.Errorf("overwrite without --force: exit %d, %q", code, errs)

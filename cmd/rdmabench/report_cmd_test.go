@@ -44,7 +44,7 @@ func copyRun(t *testing.T, name string) string {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(t.TempDir(), "run")
-	os.MkdirAll(dir, 0o755)
+	_ = os.MkdirAll(dir, 0o755)
 	p := filepath.Join(dir, "report.json")
 	if err := os.WriteFile(p, data, 0o644); err != nil {
 		t.Fatal(err)
@@ -114,7 +114,7 @@ func TestReportSchema(t *testing.T) {
 func TestReportBadInput(t *testing.T) {
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.json")
-	os.WriteFile(bad, []byte(`{"schemaVersion": 3`), 0o644)
+	_ = os.WriteFile(bad, []byte(`{"schemaVersion": 3`), 0o644)
 	cases := [][]string{
 		{"report", filepath.Join(dir, "absent.json")},
 		{"report", bad},

@@ -127,7 +127,7 @@ func TestRunDryRunPrintsPlan(t *testing.T) {
 
 func TestRunBadScenarioExit2(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "bad.yaml")
-	os.WriteFile(p, []byte("apiVersion: rdmabench.io/v1alpha1\nkind: Scenario\nmetadata: {name: x}\npools: []\ntests: []\nbogus: 1\n"), 0o644)
+	_ = os.WriteFile(p, []byte("apiVersion: rdmabench.io/v1alpha1\nkind: Scenario\nmetadata: {name: x}\npools: []\ntests: []\nbogus: 1\n"), 0o644)
 	var stdout, stderr bytes.Buffer
 	if code := runWith([]string{"run", p}, nil, &stdout, &stderr); code != 2 || !strings.Contains(stderr.String(), "bad.yaml:") {
 		t.Fatalf("exit %d: %s", code, stderr.String())
@@ -150,7 +150,7 @@ func TestRunSIGINT(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer cmd.Process.Kill()
+	defer func() { _ = cmd.Process.Kill() }()
 	var tools []int
 	deadline := time.Now().Add(90 * time.Second)
 	for len(tools) < 2 { // iperf3 server and client of the 60 s test
@@ -168,7 +168,8 @@ func TestRunSIGINT(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	select {
-	case <-done:
+	case err := <-done:
+		_ = err // how it ended is read below
 	case <-time.After(45 * time.Second):
 		t.Fatalf("rdmabench did not exit within 45s of SIGINT; stderr:\n%s", stderr.String())
 	}
@@ -185,7 +186,7 @@ func TestRunSIGINT(t *testing.T) {
 	for _, pid := range tools {
 		if syscall.Kill(pid, 0) == nil {
 			t.Errorf("iperf3 pid %d still alive after rdmabench exited", pid)
-			syscall.Kill(pid, syscall.SIGKILL)
+			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}
 	}
 }

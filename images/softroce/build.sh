@@ -11,6 +11,7 @@ V=$(cat "$work/debs/kernel-version")
 root=$work/root; img=$work/initrd
 
 # 1. Unpack every package (once per set of .debs).
+# shellcheck disable=SC2012 # the names are Debian package files: ls lists them as they are
 stamp=$(ls "$work/debs" | md5sum | cut -c1-16)
 if [ "$(cat "$root/.stamp" 2>/dev/null)" != "$stamp" ]; then
   rm -rf "$root"; mkdir -p "$root"

@@ -1,4 +1,6 @@
 #!/bin/sh
+# $pkgs and $need are word lists, split on purpose where they are passed on.
+# shellcheck disable=SC2086
 # fetch.sh DEBDIR: downloads the soft-RoCE VM packages, their dependencies
 # and the kernel (linux-image-amd64's versioned image) with apt-get download.
 # Cached: a second run with every .deb present downloads nothing.

@@ -20,9 +20,9 @@ boot() { # n sockopt
   setsid qemu-system-x86_64 -accel tcg -m 1024 -smp 1 -nographic -no-reboot \
     -kernel "$W/vmlinuz" -initrd "$W/initrd.gz" \
     -append "console=ttyS0 quiet panic=-1 rdmabench.name=vm$1 rdmabench.ip=10.9.0.$1" \
-    -netdev socket,id=d0,$2 -device virtio-net-pci,netdev=d0,mac=52:54:00:09:00:0$1,romfile= \
-    -netdev user,id=m0,hostfwd=tcp:127.0.0.1:4220$1-:22 \
-    -device virtio-net-pci,netdev=m0,mac=52:54:00:02:00:0$1,romfile= \
+    -netdev "socket,id=d0,$2" -device "virtio-net-pci,netdev=d0,mac=52:54:00:09:00:0$1,romfile=" \
+    -netdev "user,id=m0,hostfwd=tcp:127.0.0.1:4220$1-:22" \
+    -device "virtio-net-pci,netdev=m0,mac=52:54:00:02:00:0$1,romfile=" \
     > "$W/vm$1.console" 2>&1 < /dev/null &
   echo $! > "$W/vm$1.pid"
 }

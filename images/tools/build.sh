@@ -25,7 +25,7 @@ if [ -n "${SNAPSHOT:-}" ]; then
 else
   mirror=${MIRROR:-http://deb.debian.org/debian}
 fi
-pkgs=$(sed 's/#.*//' "$here/packages.txt" | tr -s ' \t' '\n\n' | grep -v '^$')
+pkgs=$(sed 's/#.*//' "$here/packages.txt" | tr -s ' \t' '\n' | grep -v '^$')
 for t in mmdebstrap umoci; do
   command -v $t >/dev/null || { echo "build.sh: $t is missing (./.ci/setup installs it)" >&2; exit 1; }
 done
@@ -45,9 +45,12 @@ cache=$out/apt-cache
 work=$out/build
 rm -rf "$work"; mkdir -p "$cache" "$work"
 epoch=${SOURCE_DATE_EPOCH:-$(git -C "$here" log -1 --format=%ct 2>/dev/null || date +%s)}
-export SOURCE_DATE_EPOCH=$epoch
+export SOURCE_DATE_EPOCH="$epoch"
 t0=$(date +%s)
 # --variant=essential: Essential:yes packages plus the list and their Depends (no apt, no recommends).
+# The single-quoted hooks are expanded by mmdebstrap's shell ("$1" is the
+# root being built); $pkgs is a word list, split on purpose.
+# shellcheck disable=SC2016,SC2086
 mmdebstrap --quiet --variant=essential --mode=root --format=tar \
   --include="$(echo $pkgs | tr ' ' ,)" \
   --aptopt='APT::Install-Recommends "false"' \

@@ -1,11 +1,11 @@
 // Package tools holds no code: images/tools is the tools image's build
-// (build.sh, packages.txt, Containerfile.gpu). Its test keeps the runner
-// and the images from drifting apart.
+// (build.sh, packages.txt). Its test keeps the runner and the image from
+// drifting apart. The GPU tools (nixlbench, nccl-tests) come from the image
+// the user already serves with; this project builds none of them.
 package tools
 
 import (
 	"os"
-	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -16,8 +16,8 @@ import (
 )
 
 // debianPackage says which Debian package of the CPU image provides a
-// program (as bookworm ships it). A program missing here must come from
-// the GPU image's build steps.
+// program (as bookworm ships it). A program missing here must be a GPU
+// tool the user's image provides.
 var debianPackage = map[string]string{
 	"ib_write_bw": "perftest", "ib_read_bw": "perftest", "ib_send_bw": "perftest",
 	"ib_write_lat": "perftest", "ib_read_lat": "perftest", "ib_send_lat": "perftest",
@@ -70,44 +70,32 @@ func cpuPackages(t *testing.T) []string {
 	return out
 }
 
-// gpuInstalled reads Containerfile.gpu's `install ... /usr/local/bin/`
-// steps: the programs the GPU image puts on PATH.
-func gpuInstalled(t *testing.T) []string {
-	b, err := os.ReadFile("Containerfile.gpu")
-	if err != nil {
-		t.Fatal(err)
-	}
-	text := strings.ReplaceAll(string(b), "\\\n", " ")
+// gpuImage lists the programs the tool table says come from the user's
+// GPU image (tools.ImageGPU): each such tool's binaries, every nccl
+// collective's.
+func gpuImage() []string {
 	var out []string
-	for _, line := range strings.Split(text, "\n") {
-		line = strings.TrimPrefix(strings.TrimSpace(line), "RUN ")
-		for _, step := range strings.Split(line, "&&") {
-			f := strings.Fields(step)
-			if len(f) < 3 || f[0] != "install" || strings.TrimSuffix(f[len(f)-1], "/") != "/usr/local/bin" {
-				continue
-			}
-			for i := 1; i < len(f)-1; i++ {
-				if f[i] == "-m" || f[i] == "-o" || f[i] == "-g" {
-					i++
-					continue
-				}
-				if !strings.HasPrefix(f[i], "-") {
-					out = append(out, f[i][strings.LastIndexByte(f[i], '/')+1:])
-				}
+	for _, name := range tools.Names() {
+		spec, _ := tools.Lookup(name)
+		if spec.Image != tools.ImageGPU {
+			continue
+		}
+		out = append(out, spec.Binaries...)
+		if spec.Family == parsers.FamilyNCCL {
+			for _, c := range scenarios.Collectives {
+				out = append(out, tools.NCCLBinary(c))
 			}
 		}
-	}
-	if len(out) == 0 {
-		t.Fatal("Containerfile.gpu: no `install ... /usr/local/bin/` step found")
 	}
 	return out
 }
 
 // TestImagesProvideEveryLaunchedProgram: every program runner/tools
-// launches is in the CPU image (a package of packages.txt, or rdmabench,
-// which build.sh copies in) or installed by Containerfile.gpu.
+// launches is in the CPU tools image (a package of packages.txt, or
+// rdmabench, which build.sh copies in), or is a GPU tool the user's image
+// provides (tools.ImageGPU).
 func TestImagesProvideEveryLaunchedProgram(t *testing.T) {
-	pkgs, gpu := cpuPackages(t), gpuInstalled(t)
+	pkgs, gpu := cpuPackages(t), gpuImage()
 	for _, prog := range launched() {
 		switch {
 		case prog == "rdmabench":
@@ -120,32 +108,29 @@ func TestImagesProvideEveryLaunchedProgram(t *testing.T) {
 			}
 		case slices.Contains(gpu, prog):
 		default:
-			t.Errorf("%s: launched by the runner, provided by neither image (packages.txt, Containerfile.gpu)", prog)
+			t.Errorf("%s: launched by the runner, in neither the tools image (packages.txt) nor a GPU-image tool of the table", prog)
 		}
 	}
 }
 
-// The GPU image also holds the CPU image's packages, so that one image
-// runs every test on a GPU node.
-func TestGPUImageHasTheCPUPackages(t *testing.T) {
-	b, err := os.ReadFile("Containerfile.gpu")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, p := range cpuPackages(t) {
-		if p == "ucx-utils" || p == "ca-certificates" { // UCX is built there with CUDA; the base has the certificates
-			continue
-		}
-		if !regexp.MustCompile(`\s` + regexp.QuoteMeta(p) + `\s`).Match(b) {
-			t.Errorf("Containerfile.gpu does not install %s", p)
+// No GPU tool comes from a Debian package of the tools image (Debian's
+// builds lack CUDA), and no CPU tool is left to the user's image.
+func TestImageOfEveryTool(t *testing.T) {
+	for _, name := range tools.Names() {
+		spec, _ := tools.Lookup(name)
+		for _, b := range spec.Binaries {
+			_, debian := debianPackage[b]
+			if (spec.Image == tools.ImageGPU) == debian {
+				t.Errorf("%s (%s): image %q, yet a Debian package of the tools image: %v", name, b, spec.Image, debian)
+			}
 		}
 	}
 }
 
-// The test itself: a program removed from both images is caught.
+// The test itself: the lists it relies on are not empty.
 func TestDriftIsCaught(t *testing.T) {
-	if got := gpuInstalled(t); !slices.Contains(got, "nixlbench") || !slices.Contains(got, "sendrecv_perf") {
-		t.Fatalf("GPU installs %v: want nixlbench and the nccl-tests binaries", got)
+	if got := gpuImage(); !slices.Contains(got, "nixlbench") || !slices.Contains(got, "sendrecv_perf") {
+		t.Fatalf("GPU image tools %v: want nixlbench and the nccl-tests binaries", got)
 	}
 	for _, prog := range []string{"nixlbench", "all_reduce_perf", "ib_write_bw", "mpirun", "sshd", "rdmabench"} {
 		if !slices.Contains(launched(), prog) {

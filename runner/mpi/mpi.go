@@ -202,14 +202,14 @@ func Up(ctx context.Context, b backend.Backend, cfg Config, ranks []backend.Endp
 		}
 		argv := []string{"sh", "-c", WriteScript(cfg), "sh", string(keys.Public), conf}
 		if _, err := execer.ExecStdin(ctx, ep, argv, SecretsStdin(keys)); err != nil {
-			s.Down(context.WithoutCancel(ctx))
+			_ = s.Down(context.WithoutCancel(ctx)) // the first error is the one to report
 			return nil, fmt.Errorf("write the run's ssh keys on %s: %w", ep.Name, err)
 		}
 		if !sshd {
 			continue
 		}
 		if out, err := b.Exec(ctx, ep, []string{"sh", "-c", StartScript(cfg)}); err != nil {
-			s.Down(context.WithoutCancel(ctx))
+			_ = s.Down(context.WithoutCancel(ctx)) // the first error is the one to report
 			return nil, fmt.Errorf("start sshd for the MPI launcher on %s (%s:%d): %w%s", ep.Name, ep.Address, cfg.Port, err, outText(out))
 		}
 	}

@@ -130,7 +130,7 @@ func TestUpDownOverSSH(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.Down(context.Background())
+	defer func() { _ = s.Down(context.Background()) }()
 	st, err := os.Stat(filepath.Join(cfg.Dir, "id_ed25519"))
 	if err != nil || st.Mode().Perm() != 0o600 {
 		t.Fatalf("key file: %v %v", st, err)

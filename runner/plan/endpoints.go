@@ -82,7 +82,7 @@ func endpoint(s *scenarios.Scenario, pool *scenarios.Pool, i int, env map[string
 		name := pool.Hosts[i%len(pool.Hosts)]
 		h, ok := hosts[name]
 		if !ok {
-			return ep, fmt.Errorf("host %q is not defined under hosts:", name)
+			return ep, fmt.Errorf("host %q is not defined under hosts", name)
 		}
 		ep.Host = h.Name
 		ep.Address = h.DataAddress

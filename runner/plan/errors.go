@@ -3,6 +3,7 @@ package plan
 import (
 	"fmt"
 
+	"github.com/rdmabench/rdmabench/exitcode"
 	"github.com/rdmabench/rdmabench/scenarios"
 )
 
@@ -15,7 +16,7 @@ type Error struct{ Msg string }
 func (e *Error) Error() string { return e.Msg }
 
 // ExitCode makes a plan error a usage error.
-func (e *Error) ExitCode() int { return 2 }
+func (e *Error) ExitCode() int { return exitcode.Usage }
 
 // posErr formats a plan error with the scenario file and position when known.
 func posErr(file string, pos scenarios.Pos, format string, args ...any) error {

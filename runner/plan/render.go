@@ -11,6 +11,7 @@ import (
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
+	"github.com/rdmabench/rdmabench/runner/tools"
 	"gopkg.in/yaml.v3"
 )
 
@@ -150,10 +151,10 @@ func role(c PlannedCommand) string {
 }
 
 func ready(c PlannedCommand) string {
-	switch {
-	case c.Ready == "listen":
+	switch c.Ready {
+	case tools.ReadyListen:
 		return "listen :" + strconv.Itoa(c.Port)
-	case c.Ready == "":
+	case "":
 		return "-"
 	}
 	return c.Ready

@@ -49,10 +49,10 @@ const (
 	MPIMarker = "RDMABENCH_MPI"
 )
 
-const installNCCL = "use an image with nccl-tests (the project's images/ builds one; make MPI=1 for several endpoints) and put its build/ on PATH"
+const installNCCL = "use an image with nccl-tests on PATH (built with MPI=1 for several endpoints), such as your serving image"
 
 var ncclSpec = Spec{Name: scenarios.ToolNCCL, Family: parsers.FamilyNCCL, Binaries: []string{"all_reduce_perf"},
-	Parser: "nccl-tests", Metric: parsers.MetricBusBW, DefaultPort: DefaultNCCLPort, Install: installNCCL,
+	Parser: "nccl-tests", Metric: parsers.MetricBusBW, DefaultPort: DefaultNCCLPort, Image: ImageGPU, Install: installNCCL,
 	build: buildNCCL, work: ncclWork}
 
 // buildNCCL: one command. On one endpoint it drives all of that

@@ -16,14 +16,14 @@ const (
 	DefaultNixlMaxBlock = 64 << 20
 )
 
-const installNixl = "use an image with nixlbench (the project's images/ builds one from ai-dynamo/nixl benchmark/nixlbench)"
+const installNixl = "use an image with NIXL and nixlbench built with its ETCD runtime (your serving image, or NIXL's own nixlbench container)"
 
 // nixlStepCost is what nixlbench's etcd barriers and messages cost per
 // (block, batch) step, beyond the transfer itself.
 const nixlStepCost = 20 * time.Second
 
 var nixlbenchSpec = Spec{Name: scenarios.ToolNixlbench, Family: parsers.FamilyNixlbench, Binaries: []string{"nixlbench"},
-	NeedsRDMA: true, Parser: "nixlbench", Metric: parsers.MetricBandwidth, Install: installNixl, Directional: true, SelectsTransport: true,
+	NeedsRDMA: true, Parser: "nixlbench", Metric: parsers.MetricBandwidth, Image: ImageGPU, Install: installNixl, Directional: true, SelectsTransport: true,
 	build: buildNixlbench, work: nixlWork}
 
 // buildNixlbench: both processes get the same command (gflags syntax);

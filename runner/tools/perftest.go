@@ -17,7 +17,7 @@ const installPerftest = "install perftest (Debian/Ubuntu: apt-get install perfte
 // share a command line, a rendezvous (a TCP port, -p) and an output layout.
 func perftestSpec(tool string, m parsers.Metric) Spec {
 	return Spec{Name: tool, Family: parsers.FamilyPerftest, Binaries: []string{tool}, NeedsRDMA: true,
-		Parser: tool, Metric: m, DefaultPort: 18515, Install: installPerftest,
+		Parser: tool, Metric: m, DefaultPort: 18515, Image: ImageTools, Install: installPerftest,
 		build: appendPerftest, work: perftestWork, pinnedKiB: messagePinnedKiB}
 }
 

@@ -10,7 +10,7 @@ import (
 const installRping = "install rdma-core's examples (Debian/Ubuntu: apt-get install rdmacm-utils; RHEL: dnf install librdmacm-utils)"
 
 var rpingSpec = Spec{Name: scenarios.ToolRping, Family: parsers.FamilyRping, Binaries: []string{"rping"}, NeedsRDMA: true,
-	Parser: "rping", Metric: parsers.MetricPings, DefaultPort: 7174, Install: installRping,
+	Parser: "rping", Metric: parsers.MetricPings, DefaultPort: 7174, Image: ImageTools, Install: installRping,
 	Transport: &parsers.Transport{Kind: parsers.TransportRDMA, Source: "rping", Detail: "RDMA CM", Evidence: []string{"rping runs only over RDMA CM (librdmacm)"}},
 	build:     buildRping, work: rpingWork, pinnedKiB: messagePinnedKiB}
 

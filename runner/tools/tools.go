@@ -55,6 +55,8 @@ type Spec struct {
 	// (iperf3: TCP, rping: RDMA CM): a result whose output names none
 	// carries it.
 	Transport *parsers.Transport
+	// Image is the image that provides the binaries in a pod.
+	Image Image
 	// Directional tools run only from→to (nixlbench: the from side is
 	// the initiator); the planner adds no reverse legs across pools.
 	Directional bool
@@ -72,6 +74,18 @@ type Spec struct {
 	// NIXL: preflight's default applies).
 	pinnedKiB func(t *scenarios.Test) int64
 }
+
+// Image says which image provides a tool in a pod: the tools image this
+// project builds from Debian packages (images/tools), or the GPU image the
+// user already serves with (NIXL and nixlbench, nccl-tests), which this
+// project never builds.
+type Image string
+
+// Images.
+const (
+	ImageTools Image = "tools"
+	ImageGPU   Image = "gpu"
+)
 
 // table is every tool, in the order docs and errors list them. Each entry
 // is defined in the tool's own file.

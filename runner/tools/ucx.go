@@ -11,7 +11,7 @@ import (
 const installUCX = "install UCX's tools (Debian/Ubuntu: apt-get install ucx-utils; RHEL: dnf install ucx)"
 
 var ucxPerftestSpec = Spec{Name: scenarios.ToolUCXPerftest, Family: parsers.FamilyUCXPerftest, Binaries: []string{"ucx_perftest"},
-	NeedsRDMA: true, Parser: "ucx_perftest", Metric: parsers.MetricBandwidth, DefaultPort: 13337, Install: installUCX,
+	NeedsRDMA: true, Parser: "ucx_perftest", Metric: parsers.MetricBandwidth, DefaultPort: 13337, Image: ImageTools, Install: installUCX,
 	SelectsTransport: true, build: buildUCX, work: ucxWork, metricOf: ucxMetric, pinnedKiB: messagePinnedKiB}
 
 // scenarios.DefaultUCXTest and DefaultUCXIterations are used when the test does not

@@ -60,7 +60,7 @@ func BenchmarkPodsToReady(b *testing.B) {
 				d := time.Since(start)
 				b.StopTimer()
 				if err != nil || len(eps) != n {
-					be.Cleanup(context.Background())
+					_ = be.Cleanup(context.Background())
 					b.Fatalf("provision %d: %v", n, err)
 				}
 				if err := be.Cleanup(context.Background()); err != nil {
@@ -98,7 +98,7 @@ func BenchmarkKubeHarnessOverhead(b *testing.B) {
 	}
 	be := newBenchBackend(b, kc, benchScenario("bench-overhead", 2), "bench-overhead")
 	eps, err := be.Provision(context.Background(), benchEndpoints(2))
-	defer be.Cleanup(context.Background())
+	defer func() { _ = be.Cleanup(context.Background()) }()
 	if err != nil {
 		b.Fatal(err)
 	}

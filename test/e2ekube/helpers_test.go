@@ -58,7 +58,7 @@ func createNamespace(t *testing.T, c *cluster.Cluster, ns string) {
 	if err := rc.Post().AbsPath("/api/v1/namespaces").SetHeader("Content-Type", "application/json").Body([]byte(body)).Do(context.Background()).Error(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { c.Client().CoreV1().Namespaces().Delete(context.Background(), ns, metav1.DeleteOptions{}) })
+	t.Cleanup(func() { _ = c.Client().CoreV1().Namespaces().Delete(context.Background(), ns, metav1.DeleteOptions{}) })
 }
 
 // createNAD makes a NetworkAttachmentDefinition, as a cluster admin would.

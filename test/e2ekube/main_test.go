@@ -91,7 +91,10 @@ func testMain(m *testing.M) int {
 	code := 1
 	// The network every test uses, in default as a cluster admin would
 	// publish it; scenarios name it default/data-net.
-	if err := installMultusAPI(ctx, c); err == nil {
+	// (Before make lint, an inner err here shadowed this one and a failed
+	// install went unreported.)
+	err = installMultusAPI(ctx, c)
+	if err == nil {
 		err = createNADIn(ctx, c, "default", "data-net")
 	}
 	if err != nil {

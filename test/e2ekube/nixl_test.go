@@ -181,6 +181,10 @@ func etcdKeys(ctx context.Context, c *cluster.Cluster, ns, pod, prefix string) (
 		return 0, fmt.Errorf("etcd: %v: %s", err, b)
 	}
 	n := 0
-	fmt.Sscan(out.Count, &n)
+	if out.Count != "" { // etcd leaves count out when it is 0
+		if _, err := fmt.Sscan(out.Count, &n); err != nil {
+			return 0, fmt.Errorf("etcd count %q: %v", out.Count, err)
+		}
+	}
 	return n, nil
 }

@@ -13,7 +13,6 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/rdmabench/rdmabench/runner/backend/kube"
@@ -93,11 +92,11 @@ func deleteObjects(c *cluster.Cluster, objs []runtime.Object) {
 	for _, obj := range objs {
 		switch o := obj.(type) {
 		case *corev1.Namespace:
-			cs.CoreV1().Namespaces().Delete(ctx, o.Name, metav1.DeleteOptions{})
+			_ = cs.CoreV1().Namespaces().Delete(ctx, o.Name, metav1.DeleteOptions{})
 		case *rbacv1.ClusterRole:
-			cs.RbacV1().ClusterRoles().Delete(ctx, o.Name, metav1.DeleteOptions{})
+			_ = cs.RbacV1().ClusterRoles().Delete(ctx, o.Name, metav1.DeleteOptions{})
 		case *rbacv1.ClusterRoleBinding:
-			cs.RbacV1().ClusterRoleBindings().Delete(ctx, o.Name, metav1.DeleteOptions{})
+			_ = cs.RbacV1().ClusterRoleBindings().Delete(ctx, o.Name, metav1.DeleteOptions{})
 		}
 	}
 }
@@ -107,7 +106,7 @@ func deleteObjects(c *cluster.Cluster, objs []runtime.Object) {
 func serviceAccountKubeconfig(t *testing.T, c *cluster.Cluster, ns, sa string) string {
 	t.Helper()
 	exp := int64(3600)
-	var cs kubernetes.Interface = c.Client()
+	cs := c.Client()
 	tok, err := cs.CoreV1().ServiceAccounts(ns).CreateToken(context.Background(), sa,
 		&authv1.TokenRequest{Spec: authv1.TokenRequestSpec{ExpirationSeconds: &exp}}, metav1.CreateOptions{})
 	if err != nil {

@@ -186,9 +186,9 @@ func recordTree(t *testing.T, b *ssh.Backend, ep backend.Endpoint) {
 		name := filepath.Join(dst, filepath.Clean(h.Name))
 		switch h.Typeflag {
 		case tar.TypeDir:
-			os.MkdirAll(name, 0o755)
+			_ = os.MkdirAll(name, 0o755)
 		case tar.TypeReg:
-			os.MkdirAll(filepath.Dir(name), 0o755)
+			_ = os.MkdirAll(filepath.Dir(name), 0o755)
 			data, _ := io.ReadAll(tr)
 			if err := os.WriteFile(name, data, 0o644); err != nil {
 				t.Fatal(err)

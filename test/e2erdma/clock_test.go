@@ -18,7 +18,7 @@ import (
 // real; the parser must call it clock_error, never a 0 Gb/s measurement.
 func TestNoClockOnVMs(t *testing.T) {
 	needVMs(t)
-	b, eps := newBackend(t)
+	b, _ := newBackend(t)
 	eps, err := provision(t, b)
 	if err != nil {
 		t.Fatal(err)

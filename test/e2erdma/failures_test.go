@@ -103,14 +103,14 @@ func TestFailuresOnVMs(t *testing.T) {
 		other := filepath.Join(t.TempDir(), "known_hosts")
 		raw, _, _ := ed25519.GenerateKey(rand.Reader)
 		pub, _ := ssh.NewPublicKey(raw)
-		os.WriteFile(other, []byte(knownhosts.Line([]string{"[127.0.0.1]:42201"}, pub)+"\n"), 0o600)
+		_ = os.WriteFile(other, []byte(knownhosts.Line([]string{"[127.0.0.1]:42201"}, pub)+"\n"), 0o600)
 		hosts := pair.Hosts()
 		hosts[0].KnownHostsFile = other
 		b, err := rssh.New(hosts, rssh.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer b.Cleanup(context.Background())
+		defer func() { _ = b.Cleanup(context.Background()) }()
 		_, err = b.Provision(timeout(t, 60*time.Second), []backend.Endpoint{{Name: "server-0", Host: "vm1"}})
 		if err == nil {
 			t.Fatal("a VM with an unexpected host key was accepted")

@@ -23,7 +23,7 @@ func newBackend(t *testing.T) (*ssh.Backend, [2]backend.Endpoint) {
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
-		b.Cleanup(ctx)
+		_ = b.Cleanup(ctx)
 	})
 	eps := [2]backend.Endpoint{
 		{Name: "server-0", Pool: "server", Host: "vm1", Device: "rxe0"},
@@ -96,7 +96,7 @@ func saveFixture(t *testing.T, name string, data []byte) {
 		return
 	}
 	dir := filepath.Join(repoRoot, "testdata", "softroce")
-	os.MkdirAll(dir, 0o755)
+	_ = os.MkdirAll(dir, 0o755)
 	if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -147,7 +147,7 @@ func startRun(t *testing.T, args ...string) *startedRun {
 		case <-r.done:
 			t.Fatalf("rdmabench exited before its first round:\n%s", r.stderr.String())
 		case <-deadline:
-			r.cmd.Process.Kill()
+			_ = r.cmd.Process.Kill()
 			<-r.done
 			t.Fatalf("the run never started its first round:\n%s", r.stderr.String())
 		case <-time.After(100 * time.Millisecond):
@@ -160,11 +160,11 @@ func startRun(t *testing.T, args ...string) *startedRun {
 // ended (bounded: 90 s).
 func (r *startedRun) interrupt(t *testing.T) int {
 	t.Helper()
-	r.cmd.Process.Signal(os.Interrupt)
+	_ = r.cmd.Process.Signal(os.Interrupt)
 	select {
 	case <-r.done:
 	case <-time.After(90 * time.Second):
-		r.cmd.Process.Kill()
+		_ = r.cmd.Process.Kill()
 		<-r.done
 		t.Fatalf("rdmabench run did not end within 90 s of Ctrl-C:\n%s", r.stderr.String())
 	}

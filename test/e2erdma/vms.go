@@ -121,7 +121,7 @@ func startVM(cfg Config, i int) (*VM, error) {
 	if err := vm.cmd.Start(); err != nil {
 		return nil, fmt.Errorf("starting %s: %w (install qemu-system-x86: ./.ci/setup)", vm.Name, err)
 	}
-	go func() { vm.cmd.Wait(); close(vm.exited) }()
+	go func() { _ = vm.cmd.Wait(); close(vm.exited) }()
 	return vm, nil
 }
 
@@ -155,7 +155,7 @@ func (vm *VM) Kill() {
 	if vm == nil || vm.cmd.Process == nil {
 		return
 	}
-	syscall.Kill(-vm.cmd.Process.Pid, syscall.SIGKILL)
+	_ = syscall.Kill(-vm.cmd.Process.Pid, syscall.SIGKILL)
 	select {
 	case <-vm.exited:
 	case <-time.After(10 * time.Second):
@@ -164,10 +164,10 @@ func (vm *VM) Kill() {
 
 // Freeze stops the VM's QEMU (SIGSTOP): the host hangs without closing
 // its connections. Thaw resumes it.
-func (vm *VM) Freeze() { syscall.Kill(-vm.cmd.Process.Pid, syscall.SIGSTOP) }
+func (vm *VM) Freeze() { _ = syscall.Kill(-vm.cmd.Process.Pid, syscall.SIGSTOP) }
 
 // Thaw resumes a frozen VM.
-func (vm *VM) Thaw() { syscall.Kill(-vm.cmd.Process.Pid, syscall.SIGCONT) }
+func (vm *VM) Thaw() { _ = syscall.Kill(-vm.cmd.Process.Pid, syscall.SIGCONT) }
 
 // Stop kills both VMs.
 func (p *Pair) Stop() {

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 	_ "time/tzdata" // the time zone is checked alike on hosts without a zoneinfo database
 
+	"github.com/rdmabench/rdmabench/exitcode"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -177,23 +179,32 @@ func (o CronJobOptions) jobSpec(name, account, file string, labels map[string]st
 // (the first night, the first after an upgrade), is not a failure: the
 // script says so and exits 0. A run that failed for the harness (neither
 // 0 nor 1) is not compared. The Job's JUnit is compare.xml in the run.
-const CronJobScript = `set -u
+var CronJobScript = `set -u
 run="$RESULTS_DIR/$RUN_PREFIX-$(date -u +%Y%m%d-%H%M%S)"
 rdmabench run "$SCENARIO_FILE" -n "$RUN_NAMESPACE" --out "$run"
 ran=$?
 case $ran in
-0|1) ;;
+` + codes(exitcode.OK, exitcode.Shortfall) + `) ;;
 *) echo "rdmabench run exited $ran: not compared" >&2; exit $ran ;;
 esac
 rdmabench compare --baseline auto "$RESULTS_DIR" "$run" --junit "$run/compare.xml"
 compared=$?
-if [ "$compared" -eq 4 ]; then
+if [ "$compared" -eq ` + strconv.Itoa(exitcode.NoBaseline) + ` ]; then
   echo "no baseline yet (first run of this scenario, or first since its environment changed): nothing to compare, not a failure" >&2
   compared=0
 fi
 if [ "$ran" -ne 0 ]; then exit "$ran"; fi
 exit "$compared"
 `
+
+// codes is a shell case pattern of exit codes ("0|1").
+func codes(cs ...int) string {
+	s := make([]string, len(cs))
+	for i, c := range cs {
+		s[i] = strconv.Itoa(c)
+	}
+	return strings.Join(s, "|")
+}
 
 // WriteManifest prints objects as one multi-document YAML stream, as
 // kubectl apply -f reads it.

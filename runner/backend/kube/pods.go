@@ -210,17 +210,3 @@ func envVars(env map[string]string) []corev1.EnvVar {
 	}
 	return out
 }
-
-// merged is a copy of base with over's entries on top; nil when both are
-// empty.
-func merged(base, over map[string]string) map[string]string {
-	if len(base) == 0 && len(over) == 0 {
-		return nil
-	}
-	out := maps.Clone(base)
-	if out == nil {
-		out = map[string]string{}
-	}
-	maps.Copy(out, over)
-	return out
-}

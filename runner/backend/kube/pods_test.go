@@ -182,7 +182,7 @@ func startupFailure(t *testing.T, mutate func(*corev1.Pod)) error {
 			if len(pods.Items) > 0 {
 				p := pods.Items[0]
 				mutate(&p)
-				cs.CoreV1().Pods("bench").UpdateStatus(context.Background(), &p, metav1.UpdateOptions{})
+				_, _ = cs.CoreV1().Pods("bench").UpdateStatus(context.Background(), &p, metav1.UpdateOptions{})
 				return
 			}
 			time.Sleep(5 * time.Millisecond)
@@ -265,7 +265,7 @@ func TestNamespaceCreatedOnlyWhenMissingAndCleanedOnlyThen(t *testing.T) {
 
 	// A namespace that existed before is kept.
 	b2, cs2 := newTestBackend(t, sc)
-	cs2.CoreV1().Namespaces().Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "bench"}}, metav1.CreateOptions{})
+	_, _ = cs2.CoreV1().Namespaces().Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "bench"}}, metav1.CreateOptions{})
 	_, _ = b2.Provision(context.Background(), planned(t, b2.sc, "prefill-0"))
 	if err := b2.Cleanup(context.Background()); err != nil {
 		t.Fatal(err)

@@ -30,10 +30,10 @@ func TestTransient(t *testing.T) {
 	}
 	var b bytes.Buffer
 	w := &seenWriter{w: &b}
-	if w.Write(nil); w.seen {
+	if _, _ = w.Write(nil); w.seen {
 		t.Error("an empty write counted as output")
 	}
-	if w.Write([]byte("x")); !w.seen || b.String() != "x" {
+	if _, _ = w.Write([]byte("x")); !w.seen || b.String() != "x" {
 		t.Error("output not seen or not passed on")
 	}
 }

@@ -48,8 +48,8 @@ func TestDiscoveryOnRecordedHosts(t *testing.T) {
 // is readable.
 func TestFingerprint(t *testing.T) {
 	kernelOnly := t.TempDir()
-	os.MkdirAll(filepath.Join(kernelOnly, "proc", "sys", "kernel"), 0o755)
-	os.WriteFile(filepath.Join(kernelOnly, "proc", "sys", "kernel", "osrelease"), []byte("6.1.0-56-amd64\n"), 0o644)
+	_ = os.MkdirAll(filepath.Join(kernelOnly, "proc", "sys", "kernel"), 0o755)
+	_ = os.WriteFile(filepath.Join(kernelOnly, "proc", "sys", "kernel", "osrelease"), []byte("6.1.0-56-amd64\n"), 0o644)
 	for _, c := range []struct {
 		root string
 		want map[string]string

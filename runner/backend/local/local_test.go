@@ -76,7 +76,7 @@ func waitGone(t *testing.T, pid int) {
 	deadline := time.Now().Add(5 * time.Second)
 	for syscall.Kill(pid, 0) == nil {
 		if time.Now().After(deadline) {
-			syscall.Kill(pid, syscall.SIGKILL)
+			_ = syscall.Kill(pid, syscall.SIGKILL)
 			t.Fatalf("grandchild %d survived the group kill", pid)
 		}
 		time.Sleep(10 * time.Millisecond)

@@ -91,7 +91,9 @@ func (f *PGIDFilter) Write(p []byte) (int, error) {
 	}
 	if f.seen && len(f.buf) > 0 && !bytes.HasPrefix([]byte(PGIDMarker), f.buf) {
 		// Once the marker is seen, partial lines need no holding back.
-		f.Out.Write(f.buf)
+		if _, err := f.Out.Write(f.buf); err != nil {
+			return len(p), err
+		}
 		f.buf = f.buf[:0]
 	}
 	return len(p), nil
@@ -119,7 +121,7 @@ func (f *PGIDFilter) Flush() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if len(f.buf) > 0 && !f.take(f.buf) {
-		f.Out.Write(f.buf)
+		_, _ = f.Out.Write(f.buf) // the stream has ended: nowhere to report a failed write
 	}
 	f.buf = nil
 }

@@ -24,7 +24,7 @@ func TestPGIDFilter(t *testing.T) {
 	var pgid int
 	f := &PGIDFilter{Out: &out, Found: func(n int) { pgid = n }}
 	for _, chunk := range []string{"err one\n@@rdmabench-", "pgid 4242\nerr ", "two\npartial"} {
-		f.Write([]byte(chunk))
+		_, _ = f.Write([]byte(chunk))
 	}
 	f.Flush()
 	if pgid != 4242 || out.String() != "err one\nerr two\npartial" {
@@ -54,7 +54,8 @@ func TestKillScriptEndsAGroupThatIgnoresTERM(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	select {
-	case <-done:
+	case err := <-done:
+		_ = err // how it ended is read below
 	case <-time.After(5 * time.Second):
 		t.Fatal("the group survived the kill script")
 	}

@@ -36,7 +36,7 @@ func TestAgentAuth(t *testing.T) {
 			if err != nil {
 				return
 			}
-			go agent.ServeAgent(ring, c)
+			go func() { _ = agent.ServeAgent(ring, c) }()
 		}
 	}()
 	t.Setenv("SSH_AUTH_SOCK", sock)
@@ -49,7 +49,7 @@ func TestAgentAuth(t *testing.T) {
 	h.Address, h.Port = splitAddr(t, srv.addr)
 	h.InsecureIgnoreHostKey = true
 	b, _ := New([]scenarios.Host{h}, Options{})
-	defer b.Cleanup(ctxT(t, 5*time.Second))
+	defer func() { _ = b.Cleanup(ctxT(t, 5*time.Second)) }()
 	out, err := b.Exec(ctxT(t, 5*time.Second), r.ep, []string{"echo", "via agent"})
 	if err != nil || string(out) != "via agent\n" {
 		t.Fatalf("agent auth: %q %v", out, err)

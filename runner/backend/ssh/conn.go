@@ -145,14 +145,14 @@ func dial(ctx context.Context, h scenarios.Host, o Options) (*ssh.Client, error)
 	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
 		deadline = d
 	}
-	conn.SetDeadline(deadline)
-	stop := context.AfterFunc(ctx, func() { conn.SetDeadline(time.Unix(1, 0)) })
+	_ = conn.SetDeadline(deadline) // a closed conn fails the handshake anyway
+	stop := context.AfterFunc(ctx, func() { _ = conn.SetDeadline(time.Unix(1, 0)) })
 	sc, chans, reqs, err := ssh.NewClientConn(conn, addr, cfg)
 	stop()
 	if err != nil {
 		conn.Close()
 		return nil, wrap("handshake", err)
 	}
-	conn.SetDeadline(time.Time{})
+	_ = conn.SetDeadline(time.Time{})
 	return ssh.NewClient(sc, chans, reqs), nil
 }

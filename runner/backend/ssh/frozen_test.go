@@ -89,7 +89,7 @@ func TestWaitOneBoundOnAFrozenHost(t *testing.T) {
 		// The kill of a group never known waits for ctx: bound it.
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		defer cancel()
-		b.Cleanup(ctx)
+		_ = b.Cleanup(ctx)
 	})
 	c := b.conn(h.Name)
 	sess, err := c.session(ctxT(t, 5*time.Second))

@@ -90,7 +90,7 @@ func (s *testServer) serve(c net.Conn, cfg *ssh.ServerConfig) {
 	go ssh.DiscardRequests(reqs)
 	for nc := range chans {
 		if nc.ChannelType() != "session" {
-			nc.Reject(ssh.UnknownChannelType, "only sessions")
+			_ = nc.Reject(ssh.UnknownChannelType, "only sessions")
 			continue
 		}
 		ch, creqs, err := nc.Accept()
@@ -105,7 +105,7 @@ func (s *testServer) session(ch ssh.Channel, reqs <-chan *ssh.Request) {
 	defer ch.Close()
 	for req := range reqs {
 		if req.Type != "exec" || len(req.Payload) < 4 {
-			req.Reply(false, nil)
+			_ = req.Reply(false, nil)
 			continue
 		}
 		n := binary.BigEndian.Uint32(req.Payload)
@@ -113,7 +113,7 @@ func (s *testServer) session(ch ssh.Channel, reqs <-chan *ssh.Request) {
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 		cmd.Stdin, cmd.Stdout, cmd.Stderr = ch, ch, ch.Stderr()
 		cmd.WaitDelay = time.Second // a client that never closes stdin
-		req.Reply(true, nil)
+		_ = req.Reply(true, nil)
 		status := 0
 		if err := cmd.Run(); err != nil {
 			status = 255
@@ -121,8 +121,8 @@ func (s *testServer) session(ch ssh.Channel, reqs <-chan *ssh.Request) {
 				status = ee.ExitCode()
 			}
 		}
-		ch.CloseWrite()
-		ch.SendRequest("exit-status", false, binary.BigEndian.AppendUint32(nil, uint32(status)))
+		_ = ch.CloseWrite()
+		_, _ = ch.SendRequest("exit-status", false, binary.BigEndian.AppendUint32(nil, uint32(status)))
 		return
 	}
 }

@@ -51,7 +51,7 @@ func newRig(t *testing.T, knownKey ssh.PublicKey) *rig {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { b.Cleanup(context.Background()) })
+	t.Cleanup(func() { _ = b.Cleanup(context.Background()) })
 	return &rig{srv: srv, host: h, b: b, ep: backend.Endpoint{Name: "a-0", Host: "node1"}, dir: dir}
 }
 
@@ -257,7 +257,7 @@ func TestHostKeyMismatchRefused(t *testing.T) {
 
 func TestUnknownHostRefused(t *testing.T) {
 	r := newRig(t, nil)
-	os.WriteFile(r.host.KnownHostsFile, nil, 0o600)
+	_ = os.WriteFile(r.host.KnownHostsFile, nil, 0o600)
 	_, err := r.b.Provision(ctxT(t, 5*time.Second), []backend.Endpoint{r.ep})
 	if err == nil || !strings.Contains(err.Error(), "is not in "+r.host.KnownHostsFile) || !strings.Contains(err.Error(), "ssh-keyscan -p") {
 		t.Fatalf("unknown host: %v", err)

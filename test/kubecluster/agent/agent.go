@@ -137,7 +137,7 @@ func Start(ctx context.Context, opts Options, timeout time.Duration) (*Agent, er
 	go func() { _ = n.Run(a.ctx) }()
 	go a.housekeep()
 	if err := n.WaitReady(ctx, timeout); err != nil {
-		a.Stop(context.Background())
+		_ = a.Stop(context.Background())
 		return nil, fmt.Errorf("node %s not ready: %w", opts.Name, err)
 	}
 	return a, nil

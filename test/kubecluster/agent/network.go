@@ -116,7 +116,7 @@ func (f *Fabric) Setup(ctx context.Context, secondaries []string) (*PodNet, erro
 		return nil, err
 	}
 	if err := ipCmd(ctx, "-n", ns, "link", "set", "lo", "up"); err != nil {
-		f.Teardown(context.Background(), p)
+		_ = f.Teardown(context.Background(), p)
 		return nil, err
 	}
 	base := fmt.Sprintf("%s%d", f.Prefix, host)
@@ -142,7 +142,7 @@ func (f *Fabric) Setup(ctx context.Context, secondaries []string) (*PodNet, erro
 		}
 		for j, s := range steps {
 			if err := ipCmd(ctx, s...); err != nil {
-				f.Teardown(context.Background(), p)
+				_ = f.Teardown(context.Background(), p)
 				return nil, err
 			}
 			if j == 0 {

@@ -1,4 +1,7 @@
 #!/usr/bin/env bash
+# The row formats are perftest's own format strings, kept in variables as
+# perftest keeps them in its headers.
+# shellcheck disable=SC2059
 # Writes perftest-format fixtures for variants the corpus lacks. No
 # perftest can run here (no RDMA device), so these are produced by this
 # project: every line is printed with perftest's own format strings

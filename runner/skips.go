@@ -2,7 +2,6 @@ package runner
 
 import (
 	"context"
-	"slices"
 	"time"
 
 	"github.com/rdmabench/rdmabench/runner/backend"
@@ -48,32 +47,6 @@ func (r *run) skipReason(job *plan.Job) (bool, string) {
 	return false, ""
 }
 
-// endpoint is a provisioned endpoint, or the planned one before Provision.
-func (r *run) endpoint(name string) backend.Endpoint {
-	if ep, ok := r.endpoints[name]; ok {
-		return ep
-	}
-	for _, ep := range r.cfg.Plan.Endpoints {
-		if ep.Name == name {
-			return ep
-		}
-	}
-	return backend.Endpoint{Name: name}
-}
-
-// jobEndpoints lists the endpoints a job's commands run on.
-func jobEndpoints(job *plan.Job) []string {
-	var names []string
-	for _, leg := range job.Legs {
-		for _, pc := range leg.Commands {
-			if !slices.Contains(names, pc.Endpoint) {
-				names = append(names, pc.Endpoint)
-			}
-		}
-	}
-	return names
-}
-
 // anyJobRuns is false when every job will be skipped (no etcd needed).
 func (r *run) anyJobRuns() bool {
 	for _, round := range r.cfg.Plan.Rounds {
@@ -109,17 +82,19 @@ func (r *run) skippedResult(job *plan.Job, legIdx int, why string) report.Result
 	return res
 }
 
-// newResult is a result carrying the leg's identity, and what its tool
-// is (family and headline metric, from the tool table).
-func (r *run) newResult(job *plan.Job, legIdx int) report.Result {
-	var leg plan.Leg
-	if legIdx < len(job.Legs) {
-		leg = job.Legs[legIdx]
+// gpuSkipReason is the skip reason of a GPU test whose endpoint has none.
+func (r *run) gpuSkipReason(job *plan.Job) (bool, string) {
+	if !tools.NeedsGPU(r.tests[job.Test], job.Tool) {
+		return false, ""
 	}
-	family, metric := tools.Describe(r.tests[job.Test], job.Tool)
-	return report.Result{
-		JobID: job.ID, Leg: legIdx, Test: job.Test, Tool: job.Tool, Family: family, Metric: metric,
-		Pattern: job.Pattern, Round: job.Round, Variant: leg.Variant, Backend: leg.Backend,
-		From: leg.From, To: leg.To, Ranks: leg.Ranks, NRanks: leg.NRanks,
+	c, ok := r.cfg.Backend.(backend.GPUChecker)
+	if !ok {
+		return false, ""
 	}
+	for _, name := range jobEndpoints(job) {
+		if !c.HasGPU(context.Background(), r.endpoint(name)) {
+			return true, "endpoint " + name + " has no GPU; " + job.Tool + " needs GPU memory"
+		}
+	}
+	return false, ""
 }

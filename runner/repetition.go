@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -13,30 +14,9 @@ import (
 
 	"github.com/rdmabench/rdmabench/parsers"
 	"github.com/rdmabench/rdmabench/runner/judge"
-	"github.com/rdmabench/rdmabench/runner/mpi"
 	"github.com/rdmabench/rdmabench/runner/plan"
 	"github.com/rdmabench/rdmabench/runner/tools"
 )
-
-// legRun is one repetition of one leg.
-type legRun struct {
-	r       *run
-	job     *plan.Job
-	leg     *plan.Leg
-	legIdx  int
-	rep     int
-	subst   substituter
-	sides   []*side
-	retries int
-	// pendingNotes are remarks made while waiting (a server killed after
-	// its client ended), kept for the result's reason.
-	pendingNotes []string
-	// mpi are the ssh launches up for this repetition (runner/mpi).
-	mpi []*mpi.Session
-}
-
-// reapBound is how long a killed side may take to be reaped.
-const reapBound = 15 * time.Second
 
 // DefaultLegTimeout bounds a leg whose job gives no TimeoutSec.
 const DefaultLegTimeout = 120 * time.Second
@@ -179,10 +159,6 @@ func (l *legRun) waitAll(ctx context.Context) error {
 		}
 	}
 	return nil
-}
-
-func (l *legRun) notef(format string, a ...any) {
-	l.pendingNotes = append(l.pendingNotes, fmt.Sprintf(format, a...))
 }
 
 // killAll kills every side still running, concurrently.
@@ -353,4 +329,57 @@ func withLegSize(m parsers.Measurement, variant string) parsers.Measurement {
 		}
 	}
 	return m
+}
+
+// scratch makes the leg's ${out} folder on its endpoints, when a command
+// uses it.
+func (r *run) scratch(ctx context.Context, l *legRun) (string, error) {
+	if r.cfg.Backend.Name() == "local" {
+		abs, err := filepath.Abs(r.dir.scratchDir(l.job.ID, l.legIdx, l.rep))
+		if err != nil || !usesOut(l.leg) {
+			return abs, err
+		}
+		return abs, mkdirAll(abs)
+	}
+	if !usesOut(l.leg) {
+		return "", nil
+	}
+	dir := fmt.Sprintf("/tmp/rdmabench-%s/%s/%d-%d", r.runID, sanitize(l.job.ID), l.legIdx, l.rep)
+	seen := map[string]bool{}
+	for _, pc := range l.leg.Commands {
+		if seen[pc.Endpoint] {
+			continue
+		}
+		seen[pc.Endpoint] = true
+		if _, err := r.cfg.Backend.Exec(ctx, r.endpoints[pc.Endpoint], []string{"mkdir", "-p", dir}); err != nil {
+			return "", fmt.Errorf("make scratch folder on %s: %w", pc.Endpoint, err)
+		}
+	}
+	return dir, nil
+}
+
+func (r *run) exitGrace() time.Duration {
+	if r.cfg.ExitGrace > 0 {
+		return r.cfg.ExitGrace
+	}
+	return 5 * time.Second
+}
+
+func mkdirAll(dir string) error { return os.MkdirAll(dir, 0o755) }
+
+// usesOut reports whether a command of the leg refers to ${out}.
+func usesOut(leg *plan.Leg) bool {
+	for _, pc := range leg.Commands {
+		for _, a := range pc.Argv {
+			if strings.Contains(a, tools.PlaceholderOut) {
+				return true
+			}
+		}
+		for _, v := range pc.Env {
+			if strings.Contains(v, tools.PlaceholderOut) {
+				return true
+			}
+		}
+	}
+	return false
 }

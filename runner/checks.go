@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -147,11 +148,11 @@ func (r *run) preflightSkip(t *scenarios.Test, tool string, names []string) (boo
 
 // runPreflight runs the checks once the endpoints exist and keeps them for
 // the skips and the report.
-func (r *run) runPreflight(ctx context.Context, rep *report.Report, eps []backend.Endpoint) {
+func (r *run) runPreflight(ctx context.Context, rep *report.Report) {
 	if r.cfg.NoPreflight {
 		return
 	}
-	rep.Preflight, r.mtus = Preflight(ctx, r.cfg.Backend, r.cfg.Plan, r.cfg.Scenario, eps)
+	rep.Preflight, r.mtus = Preflight(ctx, r.cfg.Backend, r.cfg.Plan, r.cfg.Scenario, r.provisioned)
 	r.preflight = map[string]report.PreflightEndpoint{}
 	for _, ep := range rep.Preflight {
 		r.preflight[ep.Endpoint] = ep
@@ -176,6 +177,19 @@ func (r *run) poolEndpoints(t *scenarios.Test) []string {
 	for _, ep := range r.cfg.Plan.Endpoints {
 		if ep.Pool == t.From || ep.Pool == t.To {
 			names = append(names, ep.Name)
+		}
+	}
+	return names
+}
+
+// jobEndpoints lists the endpoints a job's commands run on.
+func jobEndpoints(job *plan.Job) []string {
+	var names []string
+	for _, leg := range job.Legs {
+		for _, pc := range leg.Commands {
+			if !slices.Contains(names, pc.Endpoint) {
+				names = append(names, pc.Endpoint)
+			}
 		}
 	}
 	return names

@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 
+	"github.com/rdmabench/rdmabench/nic"
 	"github.com/rdmabench/rdmabench/runner/backend"
 	"github.com/rdmabench/rdmabench/runner/judge"
 )
@@ -34,4 +35,16 @@ func BackendHasRDMA(ctx context.Context, be backend.Backend) func(backend.Endpoi
 		return func(ep backend.Endpoint) bool { return c.HasRDMA(ctx, ep) }
 	}
 	return func(backend.Endpoint) bool { ok, _ := DetectRDMA(); return ok }
+}
+
+// SysClassInfiniband is where the kernel lists RDMA devices.
+const SysClassInfiniband = "/sys/class/infiniband"
+
+// DetectRDMA reports whether this host has an RDMA device with an ACTIVE
+// port (NIC discovery), and if not why. A variable so tests can swap it.
+var DetectRDMA = func() (bool, string) {
+	if nic.HasRDMA("/") {
+		return true, ""
+	}
+	return false, "no RDMA device with an ACTIVE port on this host (" + SysClassInfiniband + ")"
 }

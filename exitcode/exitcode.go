@@ -1,0 +1,38 @@
+// Package exitcode is every exit code rdmabench returns, in one place.
+// Library errors carry theirs (an ExitCode method returning one of these);
+// the command maps any error to its code (cmd/rdmabench exitCodeFor). The
+// README's table is checked against Table.
+package exitcode
+
+// The exit codes.
+const (
+	// OK: every test met its expectations.
+	OK = 0
+	// Shortfall: a finding about the fabric, not a failure of the harness.
+	Shortfall = 1
+	// Usage: bad flags, arguments or scenario.
+	Usage = 2
+	// Harness: the harness, a tool or the infrastructure failed.
+	Harness = 3
+	// NoBaseline: compare --baseline auto found no run that qualifies.
+	NoBaseline = 4
+	// Interrupted: Ctrl-C or SIGTERM (the shell's code for SIGINT); every
+	// finished result is kept.
+	Interrupted = 130
+)
+
+// Meaning is one row of the exit-code table.
+type Meaning struct {
+	Code int
+	Text string
+}
+
+// Table is every code with what it means, as the README shows it.
+var Table = []Meaning{
+	{OK, "every test met its expectations"},
+	{Shortfall, "some test fell short of its expectation, or its traffic did not cross the device it names (verdict `invalid`), or `compare` found a regression, or `preflight` found a failing check"},
+	{Usage, "usage or scenario error (every error names FILE:LINE:COL)"},
+	{Harness, "the harness or the infrastructure failed"},
+	{NoBaseline, "`compare --baseline auto` found no run that qualifies as a baseline (see [Nightly regression](#nightly-regression))"},
+	{Interrupted, "interrupted (Ctrl-C); everything measured so far is kept"},
+}

@@ -1,0 +1,104 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	runetcd "github.com/rdmabench/rdmabench/runner/etcd"
+
+	"github.com/rdmabench/rdmabench/report"
+	"github.com/rdmabench/rdmabench/runner/backend"
+)
+
+// provision is the first stage of a run: it writes the scenario and the
+// plan into the results folder, has the backend create (or check) every
+// endpoint, and discovers line rate and fingerprint from them.
+func (r *run) provision(ctx context.Context, rep *report.Report) error {
+	if len(r.cfg.ScenarioBytes) > 0 {
+		if err := r.dir.writeFile(ScenarioFile, r.cfg.ScenarioBytes); err != nil {
+			return err
+		}
+	}
+	if err := r.dir.writePlan(r.cfg.Plan); err != nil {
+		return err
+	}
+	eps, err := r.cfg.Backend.Provision(ctx, r.cfg.Plan.Endpoints)
+	if err != nil {
+		return fmt.Errorf("provision endpoints on %s: %w", r.cfg.Backend.Name(), err)
+	}
+	if r.cfg.Discover != nil {
+		r.cfg.LineRate, r.cfg.Fingerprint = r.cfg.Discover(ctx, eps)
+		rep.Run.LineRate, rep.Run.Fingerprint = r.cfg.LineRate, r.cfg.Fingerprint
+	}
+	r.provisioned = eps
+	r.endpoints = map[string]backend.Endpoint{}
+	for _, ep := range eps {
+		r.endpoints[ep.Name] = ep
+		rep.Endpoints = append(rep.Endpoints, report.EndpointInfo{Name: ep.Name, Pool: ep.Pool, Host: ep.Host, Node: ep.Node, Pod: ep.Pod,
+			Device: ep.Device, Address: ep.Address, Network: ep.Network, Interface: ep.Interface})
+		if ep.Host != "" && !slices.Contains(rep.Run.Hosts, ep.Host) {
+			rep.Run.Hosts = append(rep.Run.Hosts, ep.Host)
+		}
+	}
+	return nil
+}
+
+// startEtcd starts the embedded etcd (or connects to Config.EtcdURL), or
+// has the backend run one beside the endpoints (backend.EtcdHoster).
+func (r *run) startEtcd(ctx context.Context) error {
+	r.etcdURL = r.cfg.EtcdURL
+	local := r.etcdURL
+	switch h, hosted := r.cfg.Backend.(backend.EtcdHoster); {
+	case r.etcdURL != "":
+	case hosted:
+		// The endpoints cannot reach this host (pods): the backend runs
+		// the etcd beside them and gives the runner its own way in.
+		tools, runner, err := h.StartEtcd(ctx)
+		if err != nil {
+			return fmt.Errorf("etcd for nixlbench on %s: %w", r.cfg.Backend.Name(), err)
+		}
+		r.etcdURL, local = tools, runner
+	default:
+		srv, err := runetcd.Start(ctx, runetcd.Config{})
+		if err != nil {
+			return fmt.Errorf("embedded etcd for nixlbench: %w", err)
+		}
+		r.etcdSrv, r.etcdURL, local = srv, srv.URL, srv.URL
+	}
+	c, err := runetcd.NewClient(local)
+	if err != nil {
+		return fmt.Errorf("etcd client for %s: %w", local, err)
+	}
+	r.etcd = c
+	return nil
+}
+
+// cleanup undoes provision, once the rounds are over: MPI launchers, the
+// endpoints (unless --keep), the etcd. It runs on a fresh context: after
+// Ctrl-C the run's is done.
+func (r *run) cleanup() {
+	bound := r.cfg.CleanupTimeout
+	if bound <= 0 {
+		bound = 30 * time.Second
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), bound)
+	defer cancel()
+	r.mpiCleanup(ctx)
+	if r.cfg.Keep && r.cfg.Backend.Name() != "local" {
+		hint := "remove them with rdmabench clean"
+		if k, ok := r.cfg.Backend.(backend.KeepHinter); ok {
+			hint = k.KeepHint()
+		}
+		r.progress.printf("--keep: endpoints left in place for debugging; %s", hint)
+	} else if err := r.cfg.Backend.Cleanup(ctx); err != nil {
+		r.progress.printf("clean-up: %v", err)
+	}
+	if r.etcd != nil {
+		r.etcd.Close()
+	}
+	if r.etcdSrv != nil {
+		_ = r.etcdSrv.Close()
+	}
+}

@@ -1,0 +1,37 @@
+package runner
+
+import (
+	"github.com/rdmabench/rdmabench/report"
+	"github.com/rdmabench/rdmabench/runner/judge"
+	"github.com/rdmabench/rdmabench/runner/plan"
+	"github.com/rdmabench/rdmabench/runner/tools"
+)
+
+// record appends a result to results.jsonl (fsynced) and to the report.
+func (r *run) record(res report.Result) {
+	if res.Requires == "" {
+		res.Requires = r.requires(res.Test, res.Tool)
+	}
+	if err := r.dir.appendResult(res); err != nil {
+		res.Reason = judge.JoinReason(res.Reason, "not written to "+ResultsFile+": "+err.Error())
+	}
+	r.mu.Lock()
+	r.results = append(r.results, res)
+	r.mu.Unlock()
+	r.progress.leg(res)
+}
+
+// newResult is a result carrying the leg's identity, and what its tool
+// is (family and headline metric, from the tool table).
+func (r *run) newResult(job *plan.Job, legIdx int) report.Result {
+	var leg plan.Leg
+	if legIdx < len(job.Legs) {
+		leg = job.Legs[legIdx]
+	}
+	family, metric := tools.Describe(r.tests[job.Test], job.Tool)
+	return report.Result{
+		JobID: job.ID, Leg: legIdx, Test: job.Test, Tool: job.Tool, Family: family, Metric: metric,
+		Pattern: job.Pattern, Round: job.Round, Variant: leg.Variant, Backend: leg.Backend,
+		From: leg.From, To: leg.To, Ranks: leg.Ranks, NRanks: leg.NRanks,
+	}
+}

@@ -1,0 +1,88 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/rdmabench/rdmabench/parsers"
+	"github.com/rdmabench/rdmabench/report"
+	"github.com/rdmabench/rdmabench/runner/judge"
+	"github.com/rdmabench/rdmabench/runner/plan"
+)
+
+// clockReruns bounds how often a repetition is run again after the tool
+// could not time itself (parsers.ClassClock).
+const clockReruns = 2
+
+// runLeg runs a leg Job.Repetitions times and judges the whole. It returns
+// false when the run was interrupted before the leg finished.
+func (r *run) runLeg(ctx context.Context, job *plan.Job, legIdx int) (report.Result, bool) {
+	res := r.newResult(job, legIdx)
+	res.Started = time.Now().UTC()
+	reps := max(1, job.Repetitions)
+	outs := make([]judge.Outcome, 0, reps)
+	proof := r.newLegProof(job, legIdx)
+	proof.start(ctx)
+	var discarded []judge.Outcome
+	for rep := 0; rep < reps; rep++ {
+		r.progress.start(job, legIdx, rep, reps)
+		o, thrown := r.runRepetition(ctx, job, legIdx, rep, reps)
+		discarded = append(discarded, thrown...)
+		if o.Interrupted || ctx.Err() != nil {
+			return res, false
+		}
+		outs = append(outs, o)
+	}
+	judge.Fill(&res, r.tests[job.Test], r.cfg.LineRate, outs)
+	proof.finish(ctx, &res, outs, discarded)
+	r.noteVersion(job.Tool, outs)
+	return res, true
+}
+
+// runRepetition runs one repetition (repetition.go), again while the tool
+// could not time itself: a noisy clock on a loaded host says nothing of the
+// fabric. It returns the repetition's outcome, noting the reruns, and the
+// attempts it discarded (their traffic still crossed the wire: the path
+// proof counts it).
+func (r *run) runRepetition(ctx context.Context, job *plan.Job, legIdx, rep, reps int) (o judge.Outcome, discarded []judge.Outcome) {
+	o = r.runRep(ctx, job, legIdx, rep)
+	attempts, first := 1, o.Err
+	var kept []string // the discarded attempts' raw outputs
+	for o.Class == parsers.ClassClock && attempts <= clockReruns && !o.Interrupted && ctx.Err() == nil {
+		// The rerun writes the same raw files: the attempt's are kept
+		// under names of their own, as evidence of the reason.
+		kept = append(kept, r.dir.keepAttempt(o.Raw, attempts)...)
+		discarded = append(discarded, o)
+		r.progress.printf("again   %s repetition %d/%d (attempt %d of %d): the tool could not time itself (clock_error)",
+			job.ID, rep+1, reps, attempts+1, clockReruns+1)
+		o = r.runRep(ctx, job, legIdx, rep)
+		attempts++
+	}
+	o.Raw = append(kept, o.Raw...)
+	switch {
+	case attempts == 1:
+	case o.Class == parsers.ClassClock:
+		o.Notes = append(o.Notes, fmt.Sprintf("repetition %d/%d ran %d times, without figures each time", rep+1, reps, attempts))
+	case attempts == 2:
+		o.Notes = append(o.Notes, fmt.Sprintf("repetition %d/%d ran twice: the first run had no figures (%s)", rep+1, reps, first))
+	default:
+		o.Notes = append(o.Notes, fmt.Sprintf("repetition %d/%d ran %d times: the first %d had no figures (%s)", rep+1, reps, attempts, attempts-1, first))
+	}
+	return o, discarded
+}
+
+// noteVersion keeps the version a tool reported, for RunMeta.ToolVersions.
+func (r *run) noteVersion(tool string, outs []judge.Outcome) {
+	for _, o := range outs {
+		if o.OK && o.M.Version != "" {
+			r.mu.Lock()
+			if r.versions == nil {
+				r.versions = map[string]string{}
+			}
+			r.versions[tool] = o.M.Version
+			r.mu.Unlock()
+			return
+		}
+	}
+}

@@ -1,0 +1,63 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/rdmabench/rdmabench/parsers"
+	"github.com/rdmabench/rdmabench/report"
+	"github.com/rdmabench/rdmabench/runner/plan"
+)
+
+// rounds runs the rounds one after the other, the jobs of a round at once.
+func (r *run) rounds(ctx context.Context) {
+	for i := range r.cfg.Plan.Rounds {
+		if ctx.Err() != nil {
+			return
+		}
+		round := &r.cfg.Plan.Rounds[i]
+		r.progress.round(i, round)
+		var wg sync.WaitGroup
+		for j := range round.Jobs {
+			wg.Add(1)
+			go func(job *plan.Job) {
+				defer wg.Done()
+				defer r.recoverJob(job)
+				r.runJob(ctx, job)
+			}(&round.Jobs[j])
+		}
+		wg.Wait()
+	}
+}
+
+// runJob runs the legs of a job in order; each leg's result is recorded
+// the moment it ends.
+func (r *run) runJob(ctx context.Context, job *plan.Job) {
+	if skip, why := r.skipReason(job); skip {
+		for i := range job.Legs {
+			r.record(r.skippedResult(job, i, why))
+		}
+		return
+	}
+	for i := range job.Legs {
+		res, ok := r.runLeg(ctx, job, i)
+		if !ok {
+			return // interrupted: an unfinished leg is not a result
+		}
+		r.record(res)
+	}
+}
+
+// recoverJob turns a panic inside a job into an error result, so that a
+// harness bug costs one job, not the run and its report.
+func (r *run) recoverJob(job *plan.Job) {
+	if p := recover(); p != nil {
+		res := r.newResult(job, 0)
+		res.Verdict, res.ErrorClass = report.VerdictError, parsers.ClassToolError
+		res.Reason = fmt.Sprintf("internal error in rdmabench (please report): %v", p)
+		res.Started = time.Now().UTC()
+		r.record(res)
+	}
+}

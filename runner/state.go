@@ -1,0 +1,142 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	runetcd "github.com/rdmabench/rdmabench/runner/etcd"
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/rdmabench/rdmabench/parsers"
+	"github.com/rdmabench/rdmabench/report"
+	"github.com/rdmabench/rdmabench/runner/backend"
+	"github.com/rdmabench/rdmabench/runner/mpi"
+	"github.com/rdmabench/rdmabench/runner/plan"
+	"github.com/rdmabench/rdmabench/scenarios"
+)
+
+// Config is one run: what to execute, where, and where results go.
+type Config struct {
+	Plan    *plan.Plan
+	Backend backend.Backend
+	// Scenario supplies each test's expectation and requirements; nil
+	// judges only whether a measurement was made.
+	Scenario *scenarios.Scenario
+	// ScenarioBytes is written as scenario.yaml (the scenario as run).
+	ScenarioBytes []byte
+	// ScenarioHash is the sha256 of the scenario file's bytes; default:
+	// of ScenarioBytes.
+	ScenarioHash string
+	// OutDir is the results folder; created if absent.
+	OutDir  string
+	RunID   string
+	Version string
+	// LineRate results are judged against (ResolveLineRate); nil = none.
+	LineRate *report.LineRate
+	// Fingerprint of the system measured (BackendFingerprint), for
+	// RunMeta.Fingerprint; nil = unknown.
+	Fingerprint map[string]string
+	// Discover, when set, is called once the endpoints exist to fill
+	// LineRate and Fingerprint from them: the kube backend can read a NIC
+	// only from inside its pod, which does not exist before Provision.
+	Discover func(ctx context.Context, eps []backend.Endpoint) (*report.LineRate, map[string]string)
+	Parse    ParseFunc
+	// Progress receives one line per leg (stderr); nil = silent.
+	Progress io.Writer
+	// HasRDMA says whether RDMA devices exist where endpoints run; nil
+	// uses DetectRDMA (this host), right for the local backend.
+	HasRDMA func() (bool, string)
+	// EtcdURL is an etcd to use instead of starting the embedded one.
+	EtcdURL string
+	// ExitGrace is how long servers may outlive their client (default 5s).
+	ExitGrace time.Duration
+	// CleanupTimeout bounds the clean-up after the run (default 30s).
+	CleanupTimeout time.Duration
+	// Keep leaves endpoints (pods) for debugging; local processes are
+	// always killed since nothing is left to inspect in them.
+	Keep bool
+	// NoPreflight skips the preflight checks (runner/preflight).
+	NoPreflight bool
+	// NoPathProof skips reading the RDMA port counters around each leg.
+	NoPathProof bool
+}
+
+// ParseFunc reads one tool's raw output into a measurement. Parsers are
+// pure; the runner hands them the file of the side that holds the result.
+type ParseFunc func(tool string, r io.Reader) (parsers.Measurement, error)
+
+// DefaultParse is the parser used when Config.Parse is nil.
+var DefaultParse ParseFunc
+
+// run is the state of one execution of a plan.
+type run struct {
+	cfg   Config
+	dir   *resultsDir
+	runID string
+	// provisioned are the endpoints as the backend made them, in plan
+	// order; endpoints the same by name.
+	provisioned []backend.Endpoint
+	endpoints   map[string]backend.Endpoint
+	tests       map[string]*scenarios.Test
+	etcdURL     string
+	etcd        *clientv3.Client
+	etcdSrv     *runetcd.Server
+	progress    *progress
+
+	// preflight is each endpoint's checks, by endpoint name.
+	preflight map[string]report.PreflightEndpoint
+	// mtus is each endpoint's active RDMA MTU, read by preflight.
+	mtus map[string]int
+
+	mu       sync.Mutex
+	results  []report.Result
+	versions map[string]string // tool → version it reported
+	mpi      map[*mpi.Session]bool
+}
+
+func testsByName(sc *scenarios.Scenario) map[string]*scenarios.Test {
+	m := map[string]*scenarios.Test{}
+	if sc != nil {
+		for i := range sc.Tests {
+			m[sc.Tests[i].Name] = &sc.Tests[i]
+		}
+	}
+	return m
+}
+
+// legRun is one repetition of one leg.
+type legRun struct {
+	r       *run
+	job     *plan.Job
+	leg     *plan.Leg
+	legIdx  int
+	rep     int
+	subst   substituter
+	sides   []*side
+	retries int
+	// pendingNotes are remarks made while waiting (a server killed after
+	// its client ended), kept for the result's reason.
+	pendingNotes []string
+	// mpi are the ssh launches up for this repetition (runner/mpi).
+	mpi []*mpi.Session
+}
+
+func (l *legRun) notef(format string, a ...any) {
+	l.pendingNotes = append(l.pendingNotes, fmt.Sprintf(format, a...))
+}
+
+// endpoint is a provisioned endpoint, or the planned one before Provision.
+func (r *run) endpoint(name string) backend.Endpoint {
+	if ep, ok := r.endpoints[name]; ok {
+		return ep
+	}
+	for _, ep := range r.cfg.Plan.Endpoints {
+		if ep.Name == name {
+			return ep
+		}
+	}
+	return backend.Endpoint{Name: name}
+}
