@@ -309,7 +309,7 @@ func TestLegTimeouts(t *testing.T) {
 func TestInstallHintsAndParsers(t *testing.T) {
 	for bin, want := range map[string]string{
 		"ib_read_lat": "apt-get install perftest", "rping": "rdmacm-utils", "ucx_perftest": "ucx-utils",
-		"iperf3": "apt-get install iperf3", "nixlbench": "images/", "alltoall_perf": "nccl-tests", "mpirun": "openmpi-bin",
+		"iperf3": "apt-get install iperf3", "nixlbench": "ETCD runtime", "alltoall_perf": "nccl-tests", "mpirun": "openmpi-bin",
 	} {
 		if got := InstallHint(bin); !strings.Contains(got, want) {
 			t.Errorf("InstallHint(%s) = %q, want it to mention %q", bin, got, want)
