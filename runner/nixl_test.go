@@ -82,6 +82,15 @@ func TestNixlbenchThroughEtcd(t *testing.T) {
 	for _, kv := range resp.Kvs {
 		t.Errorf("key left after the run: %s=%q", kv.Key, kv.Value)
 	}
+	// The tool (as the real one) leaves its rank leases to expire; the
+	// runner revokes them with the leg.
+	leases, err := c.Leases(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range leases.Leases {
+		t.Errorf("lease %x left after the run", l.ID)
+	}
 }
 
 // watchPuts counts PUTs under prefix; the returned func stops and reads.
@@ -164,8 +173,9 @@ func TestNixlbenchStaleSizeKey(t *testing.T) {
 }
 
 // TestNixlbenchInterruptedLeavesNoKeys: Ctrl-C while the ranks are
-// registered: both are killed, the group's keys (//size, //rank/N with
-// their 30-s lease, barriers) are deleted, the run exits 130.
+// registered: both are killed, the group's keys (//size, //rank/N,
+// barriers) are deleted and the leases the ranks held (30 s, kept alive by
+// processes that are gone) revoked, the run exits 130.
 func TestNixlbenchInterruptedLeavesNoKeys(t *testing.T) {
 	standins(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -196,5 +206,12 @@ func TestNixlbenchInterruptedLeavesNoKeys(t *testing.T) {
 	}
 	for _, kv := range resp.Kvs {
 		t.Errorf("key left after the interrupted run: %s", kv.Key)
+	}
+	leases, err := c.Leases(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range leases.Leases {
+		t.Errorf("lease %x left after the interrupted run", l.ID)
 	}
 }

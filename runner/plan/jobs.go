@@ -152,11 +152,9 @@ func (tc *testCompiler) legs(job Job, ranks []int, from, to, port int) (Job, err
 	eps := tc.c.plan.Endpoints
 	for _, v := range tc.variants {
 		in := tools.Leg{Test: tc.t, Size: v.size, Backend: v.backend, Port: port, EnvFor: tc.envForFn, Strings: tc.strs}
-		if tc.spec.Family == parsers.FamilyNixlbench {
-			in.Group = groupName(job.ID) + "-" + strconv.Itoa(len(job.Legs))
-		}
 		leg := Leg{Variant: v.name, Backend: tc.legBackend(v)}
-		if in.Group != "" {
+		if tools.NeedsEtcd(tc.t) {
+			in.Group = groupName(job.ID) + "-" + strconv.Itoa(len(job.Legs))
 			leg.NixlGroup = tools.NixlGroup(in.Group)
 		}
 		if ranks != nil {

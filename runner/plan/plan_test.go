@@ -172,8 +172,8 @@ func TestLegsPerSizeAndBackend(t *testing.T) {
 	j := p.Rounds[0].Jobs[0]
 	var got []string
 	for _, l := range j.Legs {
-		got = append(got, l.Variant+"|"+l.Backend+"|"+l.Commands[0].Argv[2])
-		if want := "--benchmark_group=" + l.NixlGroup; l.Commands[0].Argv[2] != want || l.Commands[1].Argv[2] != want {
+		got = append(got, l.Variant+"|"+l.Backend+"|"+l.Commands[0].Argv[3])
+		if want := "--benchmark_group=" + l.NixlGroup; l.Commands[0].Argv[3] != want || l.Commands[1].Argv[3] != want {
 			t.Errorf("leg %s: the typed group %q is not the one on its command lines", l.Variant, l.NixlGroup)
 		}
 	}

@@ -147,7 +147,7 @@ func TestNixlbenchCommands(t *testing.T) {
 	test := scenarios.Test{Tool: "nixlbench", Args: scenarios.Args{Op: "read", InitiatorSeg: "VRAM", TargetSeg: "VRAM",
 		MinSize: sz("4KiB"), MaxSize: sz("64MiB"), Iterations: 1008, Transports: "rc,cuda_copy"}}
 	got := build(t, test, Leg{Backend: "UCX", Group: "kv-r0-decode-0-prefill-0-0"})
-	line := "nixlbench --etcd_endpoints=${etcd} --benchmark_group=rdmabench-${run}-kv-r0-decode-0-prefill-0-0 --backend=UCX --op_type=READ" +
+	line := "nixlbench --runtime_type=ETCD --etcd_endpoints=${etcd} --benchmark_group=rdmabench-${run}-kv-r0-decode-0-prefill-0-0 --backend=UCX --op_type=READ" +
 		" --initiator_seg_type=VRAM --target_seg_type=VRAM --start_block_size=4096 --max_block_size=67108864 --num_iter=1008"
 	check(t, got,
 		expect{endpoint: "decode-0", role: RoleInitiator, argv: line, ready: "line:rank 0, type initiator", parse: true,
@@ -156,11 +156,25 @@ func TestNixlbenchCommands(t *testing.T) {
 			env: map[string]string{"UCX_TLS": "rc,cuda_copy", "UCX_NET_DEVICES": "mlx5_1:1"}})
 
 	got = build(t, scenarios.Test{Tool: "nixlbench", Args: scenarios.Args{MaxBatch: 4}}, Leg{Backend: "UCCL", Group: "g"})
-	line = "nixlbench --etcd_endpoints=${etcd} --benchmark_group=rdmabench-${run}-g --backend=UCCL --op_type=WRITE" +
+	line = "nixlbench --runtime_type=ETCD --etcd_endpoints=${etcd} --benchmark_group=rdmabench-${run}-g --backend=UCCL --op_type=WRITE" +
 		" --initiator_seg_type=DRAM --target_seg_type=DRAM --start_block_size=4096 --max_block_size=67108864 --max_batch_size=4"
 	check(t, got,
 		expect{endpoint: "decode-0", role: RoleInitiator, argv: line, ready: "line:rank 0, type initiator", parse: true},
 		expect{endpoint: "prefill-0", role: RoleTarget, argv: line})
+
+	// ASIO: the initiator listens on its own data address at the job's port;
+	// no etcd, no group.
+	asio := scenarios.Test{Tool: "nixlbench", Args: scenarios.Args{Runtime: "ASIO"}}
+	if NeedsEtcd(&asio) {
+		t.Error("an ASIO test needs no etcd")
+	}
+	got = build(t, asio, Leg{Backend: "UCX", Group: "g", Port: 12346})
+	line = "nixlbench --runtime_type=ASIO --asio_address=${addr:decode-0} --asio_port=12346 --backend=UCX --op_type=WRITE" +
+		" --initiator_seg_type=DRAM --target_seg_type=DRAM --start_block_size=4096 --max_block_size=67108864"
+	check(t, got,
+		expect{endpoint: "decode-0", role: RoleInitiator, argv: line, ready: "line:rank 0, type initiator", parse: true,
+			env: map[string]string{"UCX_NET_DEVICES": "mlx5_0:1"}},
+		expect{endpoint: "prefill-0", role: RoleTarget, argv: line, env: map[string]string{"UCX_NET_DEVICES": "mlx5_1:1"}})
 }
 
 func TestNCCLCommands(t *testing.T) {

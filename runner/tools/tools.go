@@ -69,6 +69,9 @@ type Spec struct {
 	work func(spec *Spec, t *scenarios.Test, size int64) time.Duration
 	// metricOf refines Metric by a test's arguments; nil keeps Metric.
 	metricOf func(t *scenarios.Test) parsers.Metric
+	// probes are the checks of the tool's build a test needs (preflight);
+	// nil when a present binary is all it takes.
+	probes func(t *scenarios.Test) []Probe
 	// pinnedKiB estimates the memory a test registers (memlock), for
 	// preflight; nil when the tool pins more than its messages (NCCL,
 	// NIXL: preflight's default applies).
