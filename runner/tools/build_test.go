@@ -151,16 +151,24 @@ func TestNixlbenchCommands(t *testing.T) {
 		" --initiator_seg_type=VRAM --target_seg_type=VRAM --start_block_size=4096 --max_block_size=67108864 --num_iter=1008"
 	check(t, got,
 		expect{endpoint: "decode-0", role: RoleInitiator, argv: line, ready: "line:rank 0, type initiator", parse: true,
-			env: map[string]string{"UCX_TLS": "rc,cuda_copy", "UCX_NET_DEVICES": "mlx5_0:1"}},
+			env: map[string]string{"UCX_TLS": "rc,cuda_copy", "UCX_NET_DEVICES": "mlx5_0:1", "UCX_PROTO_INFO": "y"}},
 		expect{endpoint: "prefill-0", role: RoleTarget, argv: line,
-			env: map[string]string{"UCX_TLS": "rc,cuda_copy", "UCX_NET_DEVICES": "mlx5_1:1"}})
+			env: map[string]string{"UCX_TLS": "rc,cuda_copy", "UCX_NET_DEVICES": "mlx5_1:1", "UCX_PROTO_INFO": "y"}})
 
 	got = build(t, scenarios.Test{Tool: "nixlbench", Args: scenarios.Args{MaxBatch: 4}}, Leg{Backend: "UCCL", Group: "g"})
 	line = "nixlbench --runtime_type=ETCD --etcd_endpoints=${etcd} --benchmark_group=rdmabench-${run}-g --backend=UCCL --op_type=WRITE" +
 		" --initiator_seg_type=DRAM --target_seg_type=DRAM --start_block_size=4096 --max_block_size=67108864 --max_batch_size=4"
 	check(t, got,
-		expect{endpoint: "decode-0", role: RoleInitiator, argv: line, ready: "line:rank 0, type initiator", parse: true},
-		expect{endpoint: "prefill-0", role: RoleTarget, argv: line})
+		expect{endpoint: "decode-0", role: RoleInitiator, argv: line, ready: "line:rank 0, type initiator", parse: true,
+			env: map[string]string{"NIXL_LOG_LEVEL": "INFO"}},
+		expect{endpoint: "prefill-0", role: RoleTarget, argv: line, env: map[string]string{"NIXL_LOG_LEVEL": "INFO"}})
+
+	// LIBFABRIC gets a progress thread (without one its target never
+	// accepts the connection over tcp).
+	got = build(t, scenarios.Test{Tool: "nixlbench"}, Leg{Backend: "LIBFABRIC", Group: "g"})
+	if argv := strings.Join(got[0].Argv, " "); !strings.Contains(argv, "--backend=LIBFABRIC") || !strings.Contains(argv, " --enable_pt") {
+		t.Errorf("LIBFABRIC argv %s: want --enable_pt", argv)
+	}
 
 	// ASIO: the initiator listens on its own data address at the job's port;
 	// no etcd, no group.
@@ -173,8 +181,8 @@ func TestNixlbenchCommands(t *testing.T) {
 		" --initiator_seg_type=DRAM --target_seg_type=DRAM --start_block_size=4096 --max_block_size=67108864"
 	check(t, got,
 		expect{endpoint: "decode-0", role: RoleInitiator, argv: line, ready: "line:rank 0, type initiator", parse: true,
-			env: map[string]string{"UCX_NET_DEVICES": "mlx5_0:1"}},
-		expect{endpoint: "prefill-0", role: RoleTarget, argv: line, env: map[string]string{"UCX_NET_DEVICES": "mlx5_1:1"}})
+			env: map[string]string{"UCX_NET_DEVICES": "mlx5_0:1", "UCX_PROTO_INFO": "y"}},
+		expect{endpoint: "prefill-0", role: RoleTarget, argv: line, env: map[string]string{"UCX_NET_DEVICES": "mlx5_1:1", "UCX_PROTO_INFO": "y"}})
 }
 
 func TestNCCLCommands(t *testing.T) {

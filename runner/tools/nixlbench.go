@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"slices"
 	"strings"
 	"time"
 
@@ -105,6 +106,13 @@ func nixlArgv(leg *Leg, backendName string, port int) []string {
 		"--start_block_size="+leg.i64toa(minB),
 		"--max_block_size="+leg.i64toa(maxB),
 	)
+	if strings.EqualFold(backendName, "LIBFABRIC") && !slices.ContainsFunc(a.Extra, func(w string) bool { return strings.Contains(w, "enable_pt") }) {
+		// Without a progress thread the LIBFABRIC plugin's target never
+		// accepts the initiator's connection over the tcp provider and
+		// the run hangs (seen with NIXL 8770b655a between soft-RoCE VMs
+		// and network namespaces).
+		argv = append(argv, "--enable_pt")
+	}
 	if a.MaxBatch > 0 {
 		argv = append(argv, "--max_batch_size="+leg.itoa(a.MaxBatch))
 	}
@@ -130,12 +138,30 @@ func nixlBlocks(leg *Leg) (int64, int64) {
 	return minB, maxB
 }
 
-// nixlEnv selects UCX transports and device for the UCX backend only.
+// nixlEnv is what one side needs beyond the scenario's environment: for the
+// UCX backend the transports and device (UCX_TLS, UCX_NET_DEVICES) and
+// UCX_PROTO_INFO, whose protocol tables name the transport UCX really
+// chose (the report's transport comes from them); for the other backends
+// NIXL's INFO log, where the LIBFABRIC plugin names the provider it uses.
+// A variable the scenario sets itself is left to it.
 func nixlEnv(leg *Leg, ep backend.Endpoint, backendName string) map[string]string {
-	if !strings.EqualFold(backendName, "UCX") {
-		return nil
+	var env map[string]string
+	set := func(k, v string) {
+		if leg.scenarioSets(ep, k) {
+			return
+		}
+		if env == nil {
+			env = map[string]string{}
+		}
+		env[k] = v
 	}
-	return ucxEnv(&leg.Test.Args, ep)
+	if strings.EqualFold(backendName, "UCX") {
+		env = ucxEnv(&leg.Test.Args, ep)
+		set("UCX_PROTO_INFO", "y")
+		return env
+	}
+	set("NIXL_LOG_LEVEL", "INFO")
+	return env
 }
 
 func upperOr(s, def string) string {
