@@ -59,8 +59,8 @@ type transportScan struct {
 	// ofiProvider is the libfabric provider NIXL's LIBFABRIC plugin
 	// built its rails on ("Created 1 rails using provider=tcp").
 	ofiProvider string
-	evidence []string
-	keys     map[string]bool // evidence already kept, by category
+	evidence    []string
+	keys        map[string]bool // evidence already kept, by category
 }
 
 // observe feeds one raw line; it is cheap for lines that carry no evidence.
