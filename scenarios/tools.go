@@ -100,7 +100,7 @@ var toolSpecs = map[string]toolSpec{
 	ToolIBReadLat:   {perftestLatArgs, latExpect, true},
 	ToolIBSendLat:   {perftestLatArgs, latExpect, true},
 	ToolRping:       {[]string{"sizes", "count", "extra"}, []string{"minPings"}, true},
-	ToolNixlbench:   {[]string{"backend", "backends", "runtime", "op", "initiatorSeg", "targetSeg", "minSize", "maxSize", "maxBatch", "iterations", "transports", "extra"}, append(append([]string{}, bwExpect...), "maxLatency"), false},
+	ToolNixlbench:   {[]string{"backend", "backends", "runtime", "perRequest", "op", "initiatorSeg", "targetSeg", "minSize", "maxSize", "maxBatch", "iterations", "transports", "extra"}, append(append([]string{}, bwExpect...), "maxLatency"), false},
 	ToolNCCL:        {[]string{"collective", "minSize", "maxSize", "stepFactor", "iterations", "dataType", "extra"}, []string{"minLineRate", "minBandwidth", "minBusBW", "transport"}, false},
 	ToolUCXPerftest: {[]string{"test", "sizes", "iterations", "transports", "extra"}, append(append([]string{}, bwExpect...), "maxLatency", "maxP99Latency"), false},
 	ToolIperf3:      {[]string{"duration", "streams", "bidirectional", "extra"}, []string{"minLineRate", "minBandwidth", "lowPair"}, false},

@@ -128,6 +128,18 @@ func (v *validator) nixlArgs(ap string, t *Test, has func(string) bool) {
 	v.checkOneOf(ap+".targetSeg", a.TargetSeg, "segment types", NixlSegments)
 	v.sizeRange(ap, a, has)
 	v.nixlOwnFlags(ap, a)
+	if a.PerRequest && has("perRequest") {
+		if v.s.Serving == nil {
+			v.errf(ap+".perRequest", "add a serving section (model: llama-3.1-70b, contextLengths: [8192]): its KV layout shapes the transfer",
+				"perRequest needs the scenario's serving section")
+		}
+		for _, k := range []string{"sizes", "minSize", "maxSize", "maxBatch"} {
+			if has(k) {
+				v.errf(ap+"."+k, "perRequest takes the block size and the descriptors per transfer from the serving section; remove "+k,
+					"%s and perRequest exclude each other", k)
+			}
+		}
+	}
 }
 
 // nixlOwnedFlags are the nixlbench flags rdmabench sets on every command

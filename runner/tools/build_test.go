@@ -318,11 +318,11 @@ func TestLegTimeouts(t *testing.T) {
 		// 15 block sizes × 20 s of etcd coordination, plus transfers.
 		{scenarios.Test{Tool: "nixlbench", Args: scenarios.Args{MinSize: sz("4KiB"), MaxSize: sz("4KiB")}}, 0, 50 * time.Second},
 	} {
-		if got := LegTimeout(&tc.test, tc.size); got != tc.want {
+		if got := LegTimeout(&tc.test, tc.size, 0); got != tc.want {
 			t.Errorf("%s %+v: timeout %v, want %v", tc.test.Tool, tc.test.Args, got, tc.want)
 		}
 	}
-	long := LegTimeout(&scenarios.Test{Tool: "nixlbench"}, 0)
+	long := LegTimeout(&scenarios.Test{Tool: "nixlbench"}, 0, 0)
 	if long < 15*20*time.Second || long > 20*time.Minute {
 		t.Errorf("nixlbench default sweep timeout %v not within 5 to 20 minutes", long)
 	}

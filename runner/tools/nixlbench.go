@@ -98,6 +98,9 @@ func nixlArgv(leg *Leg, backendName string, port int) []string {
 	} else {
 		argv = append(argv, "--asio_address="+leg.addr(leg.Client.Name), "--asio_port="+leg.itoa(port))
 	}
+	if leg.Batch > 0 {
+		return nixlRequestArgv(leg, argv, backendName)
+	}
 	argv = append(argv,
 		"--backend="+backendName,
 		"--op_type="+upperOr(a.Op, scenarios.DefaultNixlOp),
@@ -106,13 +109,7 @@ func nixlArgv(leg *Leg, backendName string, port int) []string {
 		"--start_block_size="+leg.i64toa(minB),
 		"--max_block_size="+leg.i64toa(maxB),
 	)
-	if strings.EqualFold(backendName, "LIBFABRIC") && !slices.ContainsFunc(a.Extra, func(w string) bool { return strings.Contains(w, "enable_pt") }) {
-		// Without a progress thread the LIBFABRIC plugin's target never
-		// accepts the initiator's connection over the tcp provider and
-		// the run hangs (seen with NIXL 8770b655a between soft-RoCE VMs
-		// and network namespaces).
-		argv = append(argv, "--enable_pt")
-	}
+	argv = append(argv, progressThread(a, backendName)...)
 	if a.MaxBatch > 0 {
 		argv = append(argv, "--max_batch_size="+leg.itoa(a.MaxBatch))
 	}
@@ -120,6 +117,51 @@ func nixlArgv(leg *Leg, backendName string, port int) []string {
 		argv = append(argv, "--num_iter="+leg.itoa(a.Iterations))
 	}
 	return append(argv, a.Extra...)
+}
+
+// DefaultNixlRequestIters is how often a perRequest leg moves its request
+// when the test gives no iterations: nixlbench rounds num_iter and
+// warmup_iter up to its large-block factor (16) anyway.
+const DefaultNixlRequestIters = 16
+
+// nixlRequestArgv is one request's KV transfer: blocks of leg.Size, a batch
+// of leg.Batch descriptors (one READ of the whole request, as vLLM's NIXL
+// connector posts it), a buffer that holds exactly one request.
+func nixlRequestArgv(leg *Leg, argv []string, backendName string) []string {
+	a := &leg.Test.Args
+	block, batch := leg.i64toa(leg.Size), leg.itoa(leg.Batch)
+	iters := a.Iterations
+	if iters <= 0 {
+		iters = DefaultNixlRequestIters
+	}
+	argv = append(argv,
+		"--backend="+backendName,
+		"--op_type="+upperOr(a.Op, scenarios.DefaultNixlOp),
+		"--initiator_seg_type="+upperOr(a.InitiatorSeg, scenarios.DefaultNixlSeg),
+		"--target_seg_type="+upperOr(a.TargetSeg, scenarios.DefaultNixlSeg),
+		"--start_block_size="+block, "--max_block_size="+block,
+		"--start_batch_size="+batch, "--max_batch_size="+batch,
+		"--num_iter="+leg.itoa(iters))
+	if !slices.ContainsFunc(a.Extra, func(w string) bool { return strings.Contains(w, "warmup_iter") }) {
+		argv = append(argv, "--warmup_iter="+leg.itoa(DefaultNixlRequestIters))
+	}
+	if !slices.ContainsFunc(a.Extra, func(w string) bool { return strings.Contains(w, "total_buffer_size") }) {
+		const mib = 1 << 20
+		argv = append(argv, "--total_buffer_size="+leg.i64toa((leg.Size*int64(leg.Batch)+mib-1)/mib*mib))
+	}
+	argv = append(argv, progressThread(a, backendName)...)
+	return append(argv, a.Extra...)
+}
+
+// progressThread is --enable_pt for the LIBFABRIC backend (unless extra
+// sets it): without a progress thread its target never accepts the
+// initiator's connection over the tcp provider and the run hangs (seen
+// with NIXL 8770b655a between the soft-RoCE VMs and network namespaces).
+func progressThread(a *scenarios.Args, backendName string) []string {
+	if !strings.EqualFold(backendName, "LIBFABRIC") || slices.ContainsFunc(a.Extra, func(w string) bool { return strings.Contains(w, "enable_pt") }) {
+		return nil
+	}
+	return []string{"--enable_pt"}
 }
 
 // nixlBlocks is the block-size sweep: args.minSize…maxSize, or the leg's
