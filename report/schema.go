@@ -125,8 +125,8 @@ type Result struct {
 	// RequestTokens is the prompt length whose KV cache the leg moved as
 	// one request, shaped as vLLM's NIXL connector moves it (nixlbench
 	// args.perRequest); 0 for other results.
-	RequestTokens int `json:"requestTokens,omitempty"`
-	Op      string `json:"op,omitempty"`
+	RequestTokens int    `json:"requestTokens,omitempty"`
+	Op            string `json:"op,omitempty"`
 
 	From  string   `json:"from,omitempty"`
 	To    string   `json:"to,omitempty"`
