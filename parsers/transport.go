@@ -56,6 +56,7 @@ type transportScan struct {
 	ucxRMA     map[string]bool
 	ucxRMADevs map[string][]string
 	ucxTable   string // the UCX_PROTO_INFO table being read: "rma", "other" or ""
+	ucxRMACopy bool   // a remote-memory row's protocol is copy-in/copy-out
 	// ofiProvider is the libfabric provider NIXL's LIBFABRIC plugin
 	// built its rails on ("Created 1 rails using provider=tcp").
 	ofiProvider string

@@ -52,6 +52,9 @@ func (ts *transportScan) ucxLine(raw string) {
 		}
 		ts.ucxDevice(kind, tl, rest)
 		before := raw[:len(raw)-len(rest)-1-len(tl)]
+		if ts.ucxTable == "rma" && (strings.Contains(raw, "| copy-out") || strings.Contains(raw, "| copy-in")) {
+			ts.ucxRMACopy = true
+		}
 		if ts.ucxTable == "rma" || strings.HasSuffix(before, "rma(") || strings.HasSuffix(before, "rma_bw(") {
 			if ts.ucxRMA == nil {
 				ts.ucxRMA = map[string]bool{}
@@ -161,6 +164,7 @@ func (ts *transportScan) ucxRMAResult() *Transport {
 		}
 	}
 	t.Detail = trJoin(ts.ucxRMA) + " (data)"
+	t.Copy = ts.ucxRMACopy
 	control := map[string]bool{}
 	for tl := range ts.ucxTLs {
 		if !ts.ucxRMA[tl] {

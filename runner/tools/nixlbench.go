@@ -2,6 +2,7 @@ package tools
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -25,7 +26,7 @@ const nixlStepCost = 20 * time.Second
 
 var nixlbenchSpec = Spec{Name: scenarios.ToolNixlbench, Family: parsers.FamilyNixlbench, Binaries: []string{"nixlbench"},
 	NeedsRDMA: true, Parser: "nixlbench", Metric: parsers.MetricBandwidth, Image: ImageGPU, DefaultPort: DefaultNixlASIOPort, Install: installNixl, Directional: true, SelectsTransport: true,
-	build: buildNixlbench, work: nixlWork, probes: nixlProbes}
+	build: buildNixlbench, work: nixlWork, probes: nixlProbes, messages: nixlMessages}
 
 // buildNixlbench: both processes get the same command (gflags syntax);
 // the role comes from the order of registration. The initiator (the test's
@@ -270,4 +271,25 @@ func judgeNixlEtcd(out string) (ProbeStatus, string, string) {
 		return ProbeFail, "nixlbench is not on PATH", installNixl
 	}
 	return ProbeUnknown, "the probe printed nothing it knows: " + strings.TrimSpace(out), ""
+}
+
+// nixlLargeBlock is nixlbench's LARGE_BLOCK_SIZE: above it both its
+// iterations and its warm-up are divided by large_blk_iter_ftr.
+const nixlLargeBlock = 1 << 20
+
+// nixlMessages reads the iterations from nixlbench's configuration table
+// (num_iter, warmup_iter, large_blk_iter_ftr, as it adjusted them): each
+// iteration moves the sample's batch of blocks (nixl_worker.cpp transfer).
+func nixlMessages(m *parsers.Measurement, s *parsers.Sample) int64 {
+	iters, err1 := strconv.ParseInt(m.Info["num_iter"], 10, 64)
+	warm, err2 := strconv.ParseInt(m.Info["warmup_iter"], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0
+	}
+	if s.Bytes > nixlLargeBlock {
+		if f, err := strconv.ParseInt(m.Info["large_blk_iter_ftr"], 10, 64); err == nil && f > 0 {
+			iters, warm = iters/f, warm/f
+		}
+	}
+	return (iters + warm) * max(s.Batch, 1)
 }

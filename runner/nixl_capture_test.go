@@ -1,0 +1,61 @@
+package runner
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/rdmabench/rdmabench/report"
+	"github.com/rdmabench/rdmabench/runner/pathproof"
+	"github.com/rdmabench/rdmabench/runner/tools"
+)
+
+// TestNixlPathProofOnVMsCapture replays the real nixlbench run between the
+// soft-RoCE VMs (testdata/nixl/softroce-vms-ssh): UCX read remote memory
+// over rc_verbs by copy-out, in 8256-byte segments of two full packets and
+// a short one each, for 32 iterations and 16 of warm-up per block size. The
+// rxe counters of both VMs are within the rule of what that moved; counted
+// as whole messages at the MTU without the warm-up (what the proof did
+// before), they were 2.26 times too many.
+func TestNixlPathProofOnVMsCapture(t *testing.T) {
+	dir := "../testdata/nixl/softroce-vms-ssh/rdmabench"
+	rep, err := report.Load(filepath.Join(dir, "report.json"))
+	if err != nil {
+		t.Skipf("no capture: %v", err)
+	}
+	var ucx *report.Result
+	for i := range rep.Results {
+		if rep.Results[i].Backend == "UCX" {
+			ucx = &rep.Results[i]
+		}
+	}
+	if ucx == nil || ucx.Path == nil || len(ucx.Path.Endpoints) != 2 {
+		t.Fatalf("no UCX result with counters in the capture")
+	}
+	raw, err := os.Open(filepath.Join(dir, ucx.RawOutputs[0]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	m, err := DefaultParse("nixlbench", raw)
+	if err != nil || !m.OK || m.Transport == nil || !m.Transport.Copy {
+		t.Fatalf("parse: %v ok=%v transport %+v", err, m.OK, m.Transport)
+	}
+	var want pathproof.Expect
+	for _, s := range m.Samples {
+		n := tools.WireMessages("nixlbench", &m, &s, 32)
+		if n != 48 {
+			t.Errorf("%d B: %d messages on the wire, want 32 + 16 of warm-up", s.Bytes, n)
+		}
+		want.Bytes += s.Bytes * n
+		want.Packets += pathproof.PacketsForSegments(s.Bytes, n, 4096, tools.UCXSegSize(nil))
+	}
+	proof := pathproof.Verify(ucx.Path.Endpoints, want)
+	if !proof.Verified || proof.Invalid {
+		t.Errorf("the capture's counters against %d packets: %s", want.Packets, proof.Detail)
+	}
+	if old := pathproof.Verify(ucx.Path.Endpoints, pathproof.Expect{Bytes: ucx.Path.ToolBytes, Packets: ucx.Path.ToolPackets}); old.Verified {
+		t.Errorf("the old expectation (%d packets) verified too: the test proves nothing", ucx.Path.ToolPackets)
+	}
+	t.Logf("expected %d packets; %s", want.Packets, proof.Detail)
+}
