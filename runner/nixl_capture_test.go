@@ -41,8 +41,10 @@ func TestNixlPathProofOnVMsCapture(t *testing.T) {
 	if err != nil || !m.OK || m.Transport == nil || !m.Transport.Copy {
 		t.Fatalf("parse: %v ok=%v transport %+v", err, m.OK, m.Transport)
 	}
-	var want pathproof.Expect
+	var want, old pathproof.Expect
 	for _, s := range m.Samples {
+		old.Bytes += s.Bytes * 32
+		old.Packets += (s.Bytes + 4095) / 4096 * 32
 		n := tools.WireMessages("nixlbench", &m, &s, 32)
 		if n != 48 {
 			t.Errorf("%d B: %d messages on the wire, want 32 + 16 of warm-up", s.Bytes, n)
@@ -54,8 +56,11 @@ func TestNixlPathProofOnVMsCapture(t *testing.T) {
 	if !proof.Verified || proof.Invalid {
 		t.Errorf("the capture's counters against %d packets: %s", want.Packets, proof.Detail)
 	}
-	if old := pathproof.Verify(ucx.Path.Endpoints, pathproof.Expect{Bytes: ucx.Path.ToolBytes, Packets: ucx.Path.ToolPackets}); old.Verified {
-		t.Errorf("the old expectation (%d packets) verified too: the test proves nothing", ucx.Path.ToolPackets)
+	if ucx.Path.ToolPackets != want.Packets {
+		t.Errorf("the run recorded %d packets expected, this model %d", ucx.Path.ToolPackets, want.Packets)
+	}
+	if p := pathproof.Verify(ucx.Path.Endpoints, old); p.Verified {
+		t.Errorf("the old model (%d packets) verified too: the test proves nothing", old.Packets)
 	}
 	t.Logf("expected %d packets; %s", want.Packets, proof.Detail)
 }
