@@ -222,6 +222,104 @@ func TestNixlOnVMs(t *testing.T) {
 	if code != 0 {
 		t.Errorf("exit %d; want 0", code)
 	}
+	checkNixlResults(t, rep)
+	assertNoNixlLeft(t)
+	if *record {
+		recordNixl(t, out, "softroce-vms-ssh", scenario, fmt.Sprintf("rdmabench run: %.0f s wall, exit %d", wall.Seconds(), code))
+	}
+}
+
+// TestNixlKubeOnVMs: the same transfers with the VMs as nodes of the real
+// control plane: `rdmabench run` on the kube backend places prefill and
+// decode on different VMs (host network: rxe0 is the VM's), runs the run's
+// etcd in a pod (on the host network with them, port 12379), reaches it
+// through the API's port-forward, and the real nixlbench in both pods
+// rendezvouses through it: UCX over rc_verbs with the path proved on the
+// counters read in the pods, LIBFABRIC over tcp. Then no pod is left in
+// the API and no process in the VMs.
+func TestNixlKubeOnVMs(t *testing.T) {
+	needNixl(t)
+	iface := dataIface(t, 0)
+	c, log := startVMCluster(t)
+	doc := `apiVersion: rdmabench.io/v1alpha1
+kind: Scenario
+metadata:
+  name: nixl-kube-softroce
+  description: "real nixlbench pod to pod on the soft-RoCE VMs as kube nodes, ETCD runtime through the run's etcd pod"
+backend: kube
+cluster:
+  namespace: nixl
+  image: host/rdmabench:test
+  hostNetwork: true
+  nodeSelector:
+    rdmabench.io/soft-roce: "true"
+  antiAffinity: kubernetes.io/hostname
+  startupTimeout: 90s
+lineRate: auto
+defaults:
+  device: rxe0
+  gidIndex: 1
+  timeout: 15m
+  env:
+    PATH: ` + nixlDir + `/bin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+pools:
+  - name: prefill
+  - name: decode
+    avoidPools: [prefill]
+tests:
+  - name: kv-ucx
+    tool: nixlbench
+    from: decode
+    to: prefill
+    requires: rdma
+    expect: {transport: rdma}
+    args: {backend: UCX, op: READ, minSize: 64KiB, maxSize: 256KiB, iterations: 32, extra: ["--total_buffer_size=67108864", "--warmup_iter=4"]}
+  - name: kv-libfabric
+    tool: nixlbench
+    from: decode
+    to: prefill
+    requires: tcp
+    env: {FI_TCP_IFACE: ` + iface + `}
+    args: {backend: LIBFABRIC, op: READ, minSize: 64KiB, maxSize: 256KiB, iterations: 32, extra: ["--total_buffer_size=67108864", "--warmup_iter=4"]}
+`
+	scenario := filepath.Join(t.TempDir(), "nixl-kube-softroce.yaml")
+	if err := os.WriteFile(scenario, []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "run")
+	start := time.Now()
+	code, stdout, stderr := rdmabench(t, "run", scenario, "--kubeconfig", c.Kubeconfig, "--out", out, "--html", "none")
+	wall := time.Since(start)
+	t.Logf("rdmabench run (exit %d, %.0fs):\n%s%s", code, wall.Seconds(), stderr, stdout)
+	if !strings.Contains(stderr, "etcd for nixlbench: pod ") {
+		t.Errorf("no etcd pod announced")
+	}
+	rep, err := report.Load(filepath.Join(out, "report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code != 0 {
+		t.Errorf("exit %d; want 0", code)
+	}
+	nodes := map[string]string{}
+	for _, ep := range rep.Endpoints {
+		nodes[ep.Name] = ep.Node
+	}
+	if nodes["prefill-0"] == "" || nodes["prefill-0"] == nodes["decode-0"] {
+		t.Errorf("pods on nodes %v; want prefill and decode on different VMs", nodes)
+	}
+	checkNixlResults(t, rep)
+	assertNothingLeftOnVMs(t, c, log)
+	assertNoNixlLeft(t)
+	if *record {
+		recordNixl(t, out, "softroce-vms-kube", scenario, fmt.Sprintf("rdmabench run on kube (VMs as nodes): %.0f s wall, exit %d", wall.Seconds(), code))
+	}
+}
+
+// checkNixlResults: both backends passed, UCX over rc_verbs with its path
+// proved on rxe0's counters, LIBFABRIC over tcp said so.
+func checkNixlResults(t *testing.T, rep *report.Report) {
+	t.Helper()
 	for _, r := range rep.Results {
 		if r.Verdict != report.VerdictPass || r.Family != "nixlbench" || r.BestBps <= 0 {
 			t.Errorf("%s: %s (%s) best %.0f", r.Test, r.Verdict, r.Reason, r.BestBps)
@@ -244,10 +342,6 @@ func TestNixlOnVMs(t *testing.T) {
 	}
 	if len(rep.Results) != 2 {
 		t.Errorf("%d results; want 2", len(rep.Results))
-	}
-	assertNoNixlLeft(t)
-	if *record {
-		recordNixl(t, out, "softroce-vms-ssh", scenario, fmt.Sprintf("rdmabench run: %.0f s wall, exit %d", wall.Seconds(), code))
 	}
 }
 
