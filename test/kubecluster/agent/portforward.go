@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -125,7 +126,11 @@ func (p *pod) remotePortForward(ctx context.Context, port int32, stream io.ReadW
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	cmd.WaitDelay = 2 * time.Second // the stream's reader may block: do not wait on it for ever
-	if err := cmd.Run(); err != nil && ctx.Err() == nil {
+	err := cmd.Run()
+	var exit *exec.ExitError
+	// Only nc's own failure (nothing listening) is an error: a copy that
+	// failed is the client having gone, which ends a forward normally.
+	if errors.As(err, &exit) && ctx.Err() == nil {
 		return fmt.Errorf("port-forward to pod %s/%s port %d on %s: %v: %s", p.spec.Namespace, p.spec.Name, port, p.agent.opts.Name, err, strings.TrimSpace(stderr.String()))
 	}
 	return nil
