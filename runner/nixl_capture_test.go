@@ -11,14 +11,20 @@ import (
 )
 
 // TestNixlPathProofOnVMsCapture replays the real nixlbench run between the
-// soft-RoCE VMs (testdata/nixl/softroce-vms-ssh): UCX read remote memory
+// soft-RoCE VMs (testdata/nixl/softroce-vms-ssh, and softroce-vms-kube on
+// the VMs as kube nodes): UCX read remote memory
 // over rc_verbs by copy-out, in 8256-byte segments of two full packets and
 // a short one each, for 32 iterations and 16 of warm-up per block size. The
 // rxe counters of both VMs are within the rule of what that moved; counted
 // as whole messages at the MTU without the warm-up (what the proof did
 // before), they were 2.26 times too many.
 func TestNixlPathProofOnVMsCapture(t *testing.T) {
-	dir := "../testdata/nixl/softroce-vms-ssh/rdmabench"
+	for _, where := range []string{"softroce-vms-ssh", "softroce-vms-kube"} {
+		t.Run(where, func(t *testing.T) { nixlPathProofOfCapture(t, "../testdata/nixl/"+where+"/rdmabench") })
+	}
+}
+
+func nixlPathProofOfCapture(t *testing.T, dir string) {
 	rep, err := report.Load(filepath.Join(dir, "report.json"))
 	if err != nil {
 		t.Skipf("no capture: %v", err)
