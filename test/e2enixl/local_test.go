@@ -55,7 +55,8 @@ tests:
 // global size 2" while its partner waited at the start barrier). The run
 // passes; afterwards neither a key nor a lease of it is left; every key
 // the real tool wrote (its lock, rank keys on leases, barriers, messages)
-// is listed. Then the same commands raw, side by side.
+// is listed. Then the same commands raw, and rdmabench again in the same
+// etcd (the second run must pass as the first did), side by side.
 func TestLocalUCX(t *testing.T) {
 	needNixl(t)
 	ctx := ctxT(t)
@@ -110,10 +111,24 @@ func TestLocalUCX(t *testing.T) {
 			t.Errorf("%s: transport %+v; want UCX's own protocol tables to name it", r.Test, r.Transport)
 		}
 	}
-	keys := seen()
 	assertEtcdEmpty(t, ctx, c)
 	raw := rawRuns(t, rep, srv.URL, "raw")
-	table := sideBySide(t, rep, raw)
+	// A second run in the same etcd, with the same run ID (so the same
+	// groups): it must pass too, and it brackets the raw run in time, so
+	// that the machine's drift shows beside the ratio.
+	out2 := filepath.Join(dir, "run2")
+	code2, stderr2 := rdmabench(t, "run", scenario, "--etcd", srv.URL, "--run-id", runID, "--out", out2, "--html", "none")
+	t.Logf("second rdmabench run in the same etcd (exit %d):\n%s", code2, stderr2)
+	rep2, err := report.Load(filepath.Join(out2, "report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code2 != 0 {
+		t.Errorf("second run: exit %d; want 0", code2)
+	}
+	keys := seen()
+	assertEtcdEmpty(t, ctx, c)
+	table := sideBySide(t, rep, raw, rep2)
 	t.Logf("rdmabench vs raw, same commands, same machine:\n%s", table)
 	if *record {
 		recordCapture(t, "local-ucx", out, raw, keys, table, fmt.Sprintf("rdmabench run: %.0f s wall, exit %d", wall.Seconds(), code))
@@ -281,25 +296,36 @@ func splitCommand(line string) (env, argv []string) {
 	return env, argv
 }
 
-// sideBySide is a table of B/W per size, through rdmabench and raw, and
-// their ratio.
-func sideBySide(t *testing.T, rep *report.Report, raw []rawResult) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%-10s %-10s %12s %12s %8s\n", "test", "size", "rdmabench", "raw", "ratio")
-	for i, r := range rep.Results {
-		rawBW := map[int64]float64{}
-		for _, s := range raw[i].measurement.Samples {
+// sideBySide is a table of B/W per size: through rdmabench, raw, through
+// rdmabench again (after the raw run), and the ratio of the two rdmabench
+// runs' mean to raw. The two rdmabench columns show how much the machine
+// itself moved meanwhile.
+func sideBySide(t *testing.T, rep *report.Report, raw []rawResult, rep2 *report.Report) string {
+	bwOf := func(samples []parsers.Sample) map[int64]float64 {
+		m := map[int64]float64{}
+		for _, s := range samples {
 			if s.BWAvgBps != nil {
-				rawBW[s.Bytes] = *s.BWAvgBps
+				m[s.Bytes] = *s.BWAvgBps
 			}
 		}
+		return m
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%-10s %-6s %12s %12s %12s %8s\n", "test", "size", "rdmabench 1", "raw", "rdmabench 2", "ratio")
+	for i, r := range rep.Results {
+		rawBW := bwOf(raw[i].measurement.Samples)
+		second := map[int64]float64{}
+		if i < len(rep2.Results) && rep2.Results[i].Test == r.Test {
+			second = bwOf(rep2.Results[i].Samples)
+		}
 		for _, s := range r.Samples {
-			if s.BWAvgBps == nil || rawBW[s.Bytes] == 0 {
-				t.Errorf("%s @%d: no figure on one side", r.Test, s.Bytes)
+			if s.BWAvgBps == nil || rawBW[s.Bytes] == 0 || second[s.Bytes] == 0 {
+				t.Errorf("%s @%d: no figure in one of the runs", r.Test, s.Bytes)
 				continue
 			}
-			fmt.Fprintf(&b, "%-10s %-10s %9.2f GB/s %9.2f GB/s %8.2f\n", r.Test, report.FormatSizeShort(s.Bytes),
-				*s.BWAvgBps/8e9, rawBW[s.Bytes]/8e9, *s.BWAvgBps/rawBW[s.Bytes])
+			mean := (*s.BWAvgBps + second[s.Bytes]) / 2
+			fmt.Fprintf(&b, "%-10s %-6s %7.2f GB/s %7.2f GB/s %7.2f GB/s %8.2f\n", r.Test, report.FormatSizeShort(s.Bytes),
+				*s.BWAvgBps/8e9, rawBW[s.Bytes]/8e9, second[s.Bytes]/8e9, mean/rawBW[s.Bytes])
 		}
 	}
 	return b.String()
