@@ -70,3 +70,44 @@ func nixlPathProofOfCapture(t *testing.T, dir string) {
 	}
 	t.Logf("expected %d packets; %s", want.Packets, proof.Detail)
 }
+
+// TestNixlCapturesReparse replays every real nixlbench run recorded under
+// testdata/nixl: the initiator's raw output, parsed again, gives the
+// figures and the transport its report.json holds.
+func TestNixlCapturesReparse(t *testing.T) {
+	reports, _ := filepath.Glob("../testdata/nixl/*/rdmabench/report.json")
+	if len(reports) == 0 {
+		t.Skip("no nixlbench captures")
+	}
+	for _, path := range reports {
+		rep, err := report.Load(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := filepath.Dir(path)
+		for _, r := range rep.Results {
+			t.Run(filepath.Base(filepath.Dir(dir))+"/"+r.Test, func(t *testing.T) {
+				raw, err := os.Open(filepath.Join(dir, r.RawOutputs[0]))
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer raw.Close()
+				m, err := DefaultParse("nixlbench", raw)
+				if err != nil || !m.OK {
+					t.Fatalf("parse: %v ok=%v", err, m.OK)
+				}
+				if len(m.Samples) != len(r.Samples) {
+					t.Fatalf("%d sizes; the report has %d", len(m.Samples), len(r.Samples))
+				}
+				for i, s := range m.Samples {
+					if s.Bytes != r.Samples[i].Bytes || *s.BWAvgBps != *r.Samples[i].BWAvgBps {
+						t.Errorf("size %d: %d B at %v b/s; the report: %d B at %v b/s", i, s.Bytes, *s.BWAvgBps, r.Samples[i].Bytes, *r.Samples[i].BWAvgBps)
+					}
+				}
+				if m.Transport == nil || r.Transport == nil || m.Transport.Kind != r.Transport.Kind || m.Transport.Detail != r.Transport.Detail {
+					t.Errorf("transport %+v; the report: %+v", m.Transport, r.Transport)
+				}
+			})
+		}
+	}
+}
