@@ -142,6 +142,11 @@ type Transport struct {
 	Devices []string `json:"devices,omitempty"`
 	// GDR is true when GPUDirect RDMA was reported enabled.
 	GDR *bool `json:"gdr,omitempty"`
+	// Copy is true when the data path copies through bounce buffers (UCX's
+	// copy-in/copy-out protocols for remote memory access): the wire then
+	// carries it in segments of the transport's size (UCX rc_verbs: 8256
+	// bytes), not in whole messages cut at the MTU.
+	Copy bool `json:"copy,omitempty"`
 	// Evidence holds the lines the verdict rests on (a few, not all).
 	Evidence []string `json:"evidence,omitempty"`
 }

@@ -16,8 +16,16 @@ var ucxTLKind = map[string]string{
 	"ze_ipc": TransportShm,
 }
 
-// ucxLine looks for "tl/device" words in a UCX log line or protocol table row.
+// ucxLine looks for "tl/device" words in a UCX log line or protocol table
+// row, noting which table (or log group) each is in.
 func (ts *transportScan) ucxLine(raw string) {
+	if strings.Contains(raw, " by ucp_") { // a UCX_PROTO_INFO table's title
+		ts.ucxTable = "other"
+		if strings.Contains(raw, "remote memory read by") || strings.Contains(raw, "remote memory write by") {
+			ts.ucxTable = "rma"
+		}
+		return
+	}
 	rest := raw
 	for len(rest) > 0 {
 		i := strings.IndexByte(rest, '/')
@@ -43,7 +51,48 @@ func (ts *transportScan) ucxLine(raw string) {
 			ts.keep("ucx-"+kind, raw)
 		}
 		ts.ucxDevice(kind, tl, rest)
+		before := raw[:len(raw)-len(rest)-1-len(tl)]
+		if ts.ucxTable == "rma" && (strings.Contains(raw, "| copy-out") || strings.Contains(raw, "| copy-in")) {
+			ts.ucxRMACopy = true
+		}
+		if ts.ucxTable == "rma" || strings.HasSuffix(before, "rma(") || strings.HasSuffix(before, "rma_bw(") {
+			if ts.ucxRMA == nil {
+				ts.ucxRMA = map[string]bool{}
+			}
+			if !ts.ucxRMA[tl] {
+				ts.ucxRMA[tl] = true
+				// The data path's line is evidence even past the cap,
+				// unless it is the line just kept.
+				if n := len(ts.evidence); n == 0 || ts.evidence[n-1] != strings.TrimSpace(strings.TrimRight(raw, "\r")) {
+					ts.keepAlways("ucx-rma-"+tl, raw)
+				}
+			}
+			if dev := ucxDev(rest); dev != "" && dev != "memory" && !contains(ts.ucxRMADevs[kind], dev) {
+				if ts.ucxRMADevs == nil {
+					ts.ucxRMADevs = map[string][]string{}
+				}
+				ts.ucxRMADevs[kind] = append(ts.ucxRMADevs[kind], dev)
+			}
+		}
 	}
+}
+
+// ucxDev is the device after "tl/" in rest.
+func ucxDev(rest string) string {
+	end := strings.IndexAny(rest, " |),;")
+	if end < 0 {
+		end = len(rest)
+	}
+	return rest[:end]
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
 }
 
 // ucxDevice remembers the device after "tl/" once per kind and name.
@@ -73,8 +122,14 @@ func trTLByte(c byte) bool {
 
 // ucxResult ranks what UCX selected: any verbs transport means the fabric
 // carried data; tcp without verbs is the silent fallback to flag; only
-// shared-memory or copy transports mean the peers were on one host.
+// shared-memory or copy transports mean the peers were on one host. When
+// the output shows the remote-memory-access path (NIXL's data), the
+// ranking is of that path alone, and the detail says what carried the
+// data and what the control messages.
 func (ts *transportScan) ucxResult() *Transport {
+	if len(ts.ucxRMA) > 0 {
+		return ts.ucxRMAResult()
+	}
 	t := &Transport{Kind: TransportUnknown, Source: "ucx", Evidence: ts.evidence}
 	byKind := map[string]map[string]bool{}
 	for tl := range ts.ucxTLs {
@@ -91,5 +146,33 @@ func (ts *transportScan) ucxResult() *Transport {
 		}
 	}
 	t.Detail = trJoin(ts.ucxTLs)
+	return t
+}
+
+// ucxRMAResult is the verdict from the data path's transports.
+func (ts *transportScan) ucxRMAResult() *Transport {
+	t := &Transport{Kind: TransportUnknown, Source: "ucx", Evidence: ts.evidence}
+	for _, k := range []string{TransportRDMA, TransportTCP, TransportShm} {
+		for tl := range ts.ucxRMA {
+			if ucxTLKind[tl] == k {
+				t.Kind, t.Devices = k, ts.ucxRMADevs[k]
+				break
+			}
+		}
+		if t.Kind != TransportUnknown {
+			break
+		}
+	}
+	t.Detail = trJoin(ts.ucxRMA) + " (data)"
+	t.Copy = ts.ucxRMACopy
+	control := map[string]bool{}
+	for tl := range ts.ucxTLs {
+		if !ts.ucxRMA[tl] {
+			control[tl] = true
+		}
+	}
+	if len(control) > 0 {
+		t.Detail += ", " + trJoin(control) + " (control)"
+	}
 	return t
 }

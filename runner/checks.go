@@ -37,7 +37,7 @@ func Preflight(ctx context.Context, be backend.Backend, p *plan.Plan, sc *scenar
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			in[i].Facts, in[i].Err = readFacts(ctx, be, ep)
+			in[i].Facts, in[i].Err = readFacts(ctx, be, ep, in[i].Want.Probes)
 		}(i, ep)
 	}
 	wg.Wait()
@@ -50,7 +50,7 @@ func Preflight(ctx context.Context, be backend.Backend, p *plan.Plan, sc *scenar
 	return out, mtus
 }
 
-func readFacts(ctx context.Context, be backend.Backend, ep backend.Endpoint) (preflight.Facts, error) {
+func readFacts(ctx context.Context, be backend.Backend, ep backend.Endpoint, probes []tools.Probe) (preflight.Facts, error) {
 	ctx, cancel := context.WithTimeout(ctx, preflightBound)
 	defer cancel()
 	exec := func(ctx context.Context, argv []string) ([]byte, error) { return be.Exec(ctx, ep, argv) }
@@ -59,6 +59,13 @@ func readFacts(ctx context.Context, be backend.Backend, ep backend.Endpoint) (pr
 		return preflight.Facts{}, fmt.Errorf("reading preflight facts on %s: %w", ep.Name, err)
 	}
 	f := preflight.ParseFacts(string(raw))
+	if len(probes) > 0 {
+		out, err := exec(ctx, []string{"sh", "-c", preflight.ProbeScript(probes)})
+		if err != nil {
+			return f, fmt.Errorf("probing the tools on %s: %w", ep.Name, err)
+		}
+		f.Probes = preflight.ParseProbes(string(out))
+	}
 	inv, err := nic.DiscoverRemote(ctx, exec)
 	if err != nil {
 		return f, fmt.Errorf("NIC discovery on %s: %w", ep.Name, err)
@@ -85,6 +92,11 @@ func preflightWants(p *plan.Plan, sc *scenarios.Scenario, eps []backend.Endpoint
 		x.GPUDirect = x.GPUDirect || usesGPUDirect(t, rdma, gpu)
 		if rdma {
 			x.MinMemlockKiB = max(x.MinMemlockKiB, memlockNeedKiB(t, tool))
+		}
+		for _, p := range tools.ProbesOf(t, tool) {
+			if !slices.ContainsFunc(x.Probes, func(q tools.Probe) bool { return q.ID == p.ID }) {
+				x.Probes = append(x.Probes, p)
+			}
 		}
 		w[name] = x
 	}
@@ -133,13 +145,16 @@ func (r *run) preflightSkip(t *scenarios.Test, tool string, names []string) (boo
 		return false, ""
 	}
 	rdma, gpu := tools.NeedsRDMA(t, tool), tools.NeedsGPU(t, tool)
-	gd := usesGPUDirect(t, rdma, gpu)
+	needs := preflight.Needs{RDMA: rdma, GPU: gpu, GPUDirect: usesGPUDirect(t, rdma, gpu)}
+	for _, p := range tools.ProbesOf(t, tool) {
+		needs.Probes = append(needs.Probes, p.ID)
+	}
 	for _, name := range names {
 		ep, ok := r.preflight[name]
 		if !ok {
 			continue
 		}
-		if c, doomed := preflight.Doomed(ep, rdma, gpu, gd); doomed {
+		if c, doomed := preflight.Doomed(ep, needs); doomed {
 			return true, fmt.Sprintf("preflight %s: %s on %s (fix: %s)", c.ID, c.Evidence, name, c.Fix)
 		}
 	}

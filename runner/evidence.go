@@ -13,6 +13,7 @@ import (
 	"github.com/rdmabench/rdmabench/runner/judge"
 	"github.com/rdmabench/rdmabench/runner/pathproof"
 	"github.com/rdmabench/rdmabench/runner/plan"
+	"github.com/rdmabench/rdmabench/runner/tools"
 )
 
 // legProof reads the port counters of a leg's endpoints' devices before
@@ -21,6 +22,7 @@ import (
 type legProof struct {
 	r      *run
 	eps    []string
+	env    map[string]string // the first command's environment (UCX's segment size)
 	before map[string]pathproof.Counters
 	errs   map[string]string
 }
@@ -41,7 +43,7 @@ func (r *run) newLegProof(job *plan.Job, legIdx int) *legProof {
 		}
 		eps = append(eps, pc.Endpoint)
 	}
-	return &legProof{r: r, eps: eps, errs: map[string]string{}}
+	return &legProof{r: r, eps: eps, env: job.Legs[legIdx].Commands[0].Env, errs: map[string]string{}}
 }
 
 // read reads every endpoint's counters, one short command each.
@@ -129,16 +131,17 @@ func (p *legProof) expect(outs []judge.Outcome, res *report.Result) pathproof.Ex
 		if mtu == 0 {
 			mtu = 4096
 		}
+		var seg int64 // UCX copying remote memory in segments
+		if tr := o.M.Transport; tr != nil && tr.Copy && tr.Source == "ucx" {
+			seg = tools.UCXSegSize(p.env)
+		}
 		for _, s := range slices.Concat(o.M.Samples, o.M.Unmeasured) {
-			n := s.Iterations
-			if n <= 0 {
-				n = iters
-			}
+			n := tools.WireMessages(res.Tool, &o.M, &s, iters)
 			if n <= 0 || s.Bytes <= 0 {
 				return pathproof.Expect{} // the tool does not say what it moved
 			}
 			e.Bytes += s.Bytes * n
-			e.Packets += pathproof.PacketsFor(s.Bytes, n, mtu)
+			e.Packets += pathproof.PacketsForSegments(s.Bytes, n, mtu, seg)
 		}
 	}
 	return e

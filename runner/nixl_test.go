@@ -82,6 +82,15 @@ func TestNixlbenchThroughEtcd(t *testing.T) {
 	for _, kv := range resp.Kvs {
 		t.Errorf("key left after the run: %s=%q", kv.Key, kv.Value)
 	}
+	// The tool (as the real one) leaves its rank leases to expire; the
+	// runner revokes them with the leg.
+	leases, err := c.Leases(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range leases.Leases {
+		t.Errorf("lease %x left after the run", l.ID)
+	}
 }
 
 // watchPuts counts PUTs under prefix; the returned func stops and reads.
@@ -129,6 +138,8 @@ func watchPuts(ctx context.Context, c *clientv3.Client, prefix string) func() in
 // data folder at the end.
 func TestNixlbenchEmbeddedEtcd(t *testing.T) {
 	standins(t)
+	// A temporary folder of its own: other tests (and lanes) start etcds too.
+	t.Setenv("TMPDIR", t.TempDir())
 	before, _ := filepath.Glob(filepath.Join(os.TempDir(), "rdmabench-etcd-*"))
 	p := nixlPlan("etcd:xferbench/rdmabench-${run}-nixl-r0//rank/0", 1)
 	rep, err := Run(context.Background(), Config{Plan: p, Backend: local.New(), OutDir: t.TempDir(), Parse: nixlParse})
@@ -139,7 +150,7 @@ func TestNixlbenchEmbeddedEtcd(t *testing.T) {
 		t.Fatalf("%s: %s", r.Verdict, r.Reason)
 	}
 	after, _ := filepath.Glob(filepath.Join(os.TempDir(), "rdmabench-etcd-*"))
-	if len(after) > len(before) {
+	if len(before) != 0 || len(after) != 0 {
 		t.Errorf("embedded etcd data folder left behind: %v", after)
 	}
 }
@@ -164,8 +175,9 @@ func TestNixlbenchStaleSizeKey(t *testing.T) {
 }
 
 // TestNixlbenchInterruptedLeavesNoKeys: Ctrl-C while the ranks are
-// registered: both are killed, the group's keys (//size, //rank/N with
-// their 30-s lease, barriers) are deleted, the run exits 130.
+// registered: both are killed, the group's keys (//size, //rank/N,
+// barriers) are deleted and the leases the ranks held (30 s, kept alive by
+// processes that are gone) revoked, the run exits 130.
 func TestNixlbenchInterruptedLeavesNoKeys(t *testing.T) {
 	standins(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -196,5 +208,12 @@ func TestNixlbenchInterruptedLeavesNoKeys(t *testing.T) {
 	}
 	for _, kv := range resp.Kvs {
 		t.Errorf("key left after the interrupted run: %s", kv.Key)
+	}
+	leases, err := c.Leases(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range leases.Leases {
+		t.Errorf("lease %x left after the interrupted run", l.ID)
 	}
 }

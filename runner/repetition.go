@@ -37,14 +37,15 @@ func (r *run) runRep(ctx context.Context, job *plan.Job, legIdx, rep int) judge.
 		return judge.Outcome{Class: parsers.ClassToolError, Err: err.Error()}
 	}
 	l.subst = newSubstituter(r.endpoints, r.etcdURL, r.runID, outDir)
-	groups := r.etcdGroupsOf(l)
-	r.clearEtcd(groups)
+	keys := r.nixlKeysOf(l)
+	keys.clear() // what an earlier, killed run of the same group left
+	keys.watch()
 	o := l.execute(ctx, legCtx, timeout)
 	l.finish()
 	n := len(l.pendingNotes)
 	l.mpiDown()
 	o.Notes = append(o.Notes, l.pendingNotes[n:]...)
-	r.clearEtcd(groups)
+	keys.clear()
 	o.Seconds = time.Since(start).Seconds()
 	return o
 }

@@ -135,6 +135,9 @@ func defaultArgs(t *Test) {
 		if a.Op == "" {
 			a.Op = DefaultNixlOp
 		}
+		if a.Runtime == "" {
+			a.Runtime = NixlRuntimeETCD
+		}
 		if a.InitiatorSeg == "" {
 			a.InitiatorSeg = DefaultNixlSeg
 		}

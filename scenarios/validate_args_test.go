@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -76,6 +77,25 @@ func TestNixlOwnedFlagsInExtra(t *testing.T) {
 		got := errText(err)
 		if c.want == "" && got != "" || c.want != "" && !strings.Contains(got, c.want) {
 			t.Errorf("extra %s:\n got %q\nwant %q", c.extra, got, c.want)
+		}
+	}
+}
+
+// perRequest needs the serving section (its KV layout shapes the transfer)
+// and takes the block size and batch from it, so sizes cannot be given too.
+func TestPerRequestNeedsServing(t *testing.T) {
+	test := "  - {name: kv, tool: nixlbench, from: a, to: b, args: {perRequest: true%s}}\n"
+	serving := "serving: {model: llama-3.1-8b, contextLengths: [1024]}\n"
+	for _, c := range []struct{ extra, serving, want string }{
+		{"", serving, ""},
+		{"", "", "t.yaml:10:68: tests[0].args.perRequest: perRequest needs the scenario's serving section (add a serving section"},
+		{", maxBatch: 4", serving, "tests[0].args.maxBatch: maxBatch and perRequest exclude each other"},
+		{", minSize: 4KiB", serving, "tests[0].args.minSize: minSize and perRequest exclude each other"},
+	} {
+		_, err := LoadBytes("t.yaml", []byte(minimal+fmt.Sprintf(test, c.extra)+c.serving))
+		got := errText(err)
+		if c.want == "" && got != "" || c.want != "" && !strings.Contains(got, c.want) {
+			t.Errorf("perRequest%s (serving %q):\n got %q\nwant %q", c.extra, c.serving, got, c.want)
 		}
 	}
 }

@@ -198,6 +198,36 @@ func DeletePrefix(ctx context.Context, c *clientv3.Client, prefix string) (int64
 	return resp.Deleted, nil
 }
 
+// ClearPrefix removes everything a tool left under prefix: first the
+// leases its keys hold (nixlbench's rank keys, the lock its Lock call
+// took: a killed process leaves them to expire on their own, and a lease
+// revoked deletes every key it holds), then whatever keys remain. It
+// returns how many keys were there and how many leases it revoked.
+func ClearPrefix(ctx context.Context, c *clientv3.Client, prefix string) (keys int64, leases int, err error) {
+	if prefix == "" {
+		return 0, 0, errors.New("refusing to clear an empty prefix")
+	}
+	resp, err := c.Get(ctx, prefix, clientv3.WithPrefix()) // (keys-only answers carry no lease)
+	if err != nil {
+		return 0, 0, fmt.Errorf("etcd: list prefix %s: %w", prefix, err)
+	}
+	seen := map[int64]bool{}
+	for _, kv := range resp.Kvs {
+		if kv.Lease == 0 || seen[kv.Lease] {
+			continue
+		}
+		seen[kv.Lease] = true
+		// A lease that expired meanwhile is gone already: not an error.
+		if _, err := c.Revoke(ctx, clientv3.LeaseID(kv.Lease)); err == nil {
+			leases++
+		}
+	}
+	if _, err := DeletePrefix(ctx, c, prefix); err != nil {
+		return int64(len(resp.Kvs)), leases, err
+	}
+	return int64(len(resp.Kvs)), leases, nil
+}
+
 // CountPrefix returns how many keys exist under prefix.
 func CountPrefix(ctx context.Context, c *clientv3.Client, prefix string) (int64, error) {
 	resp, err := c.Get(ctx, prefix, clientv3.WithPrefix(), clientv3.WithCountOnly())

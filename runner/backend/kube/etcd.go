@@ -17,17 +17,32 @@ import (
 	"k8s.io/client-go/transport/spdy"
 )
 
-// Labels and port of nixlbench's etcd in the cluster.
+// Labels and ports of nixlbench's etcd in the cluster.
 const (
 	LabelRole = "rdmabench.io/role"
 	roleEtcd  = "etcd"
 	etcdPort  = 2379
+	// hostNetworkEtcdPort is the etcd's port when the run's pods use the
+	// host network (cluster.hostNetwork), as its pod then does too: on a
+	// node 2379 is often the control plane's own etcd.
+	hostNetworkEtcdPort = 12379
 )
+
+// etcdClientPort is the port the run's etcd serves nixlbench on.
+func (b *Backend) etcdClientPort() int {
+	if b.sc.Cluster.HostNetwork {
+		return hostNetworkEtcdPort
+	}
+	return etcdPort
+}
 
 // etcdScript starts the same embedded etcd as `rdmabench etcd`, listening
 // on the pod's addresses and advertising its own IP (from the downward
-// API), so nixlbench in other pods can reach it.
-const etcdScript = `exec rdmabench etcd --listen-client-urls http://0.0.0.0:2379 --advertise-client-urls "http://${POD_IP}:2379"`
+// API), so nixlbench in other pods can reach it. Its peer URL is a free
+// loopback port (rdmabench etcd's default): nothing else joins it.
+func etcdScript(port int) string {
+	return fmt.Sprintf(`exec rdmabench etcd --listen-client-urls http://0.0.0.0:%d --advertise-client-urls "http://${POD_IP}:%d"`, port, port)
+}
 
 func (b *Backend) etcdName() string { return "rdmabench-" + b.opts.RunID + "-etcd" }
 
@@ -68,18 +83,19 @@ func (b *Backend) StartEtcd(ctx context.Context) (toolURL, localURL string, err 
 	}
 	// Forward only once etcd listens: a forwarded connection the pod
 	// refuses ends client-go's port-forwarder for good.
-	if err := b.waitListening(wctx, ready, etcdPort); err != nil {
+	port := b.etcdClientPort()
+	if err := b.waitListening(wctx, ready, port); err != nil {
 		return "", "", err
 	}
-	local, err := b.portForward(pod.Name, etcdPort)
+	local, err := b.portForward(pod.Name, port)
 	if err != nil {
 		return "", "", err
 	}
 	if err := etcdAnswers(wctx, "http://"+local); err != nil {
 		return "", "", &StartupError{Pod: pod.Name, Reason: "EtcdNotServing", Msg: err.Error() + " (kubectl logs -n " + b.namespace + " " + pod.Name + ")"}
 	}
-	b.progressf("etcd for nixlbench: pod %s (%s:%d), service %s", pod.Name, ready.Status.PodIP, etcdPort, svc.Name)
-	return fmt.Sprintf("http://%s:%d", ready.Status.PodIP, etcdPort), "http://" + local, nil
+	b.progressf("etcd for nixlbench: pod %s (%s:%d), service %s", pod.Name, ready.Status.PodIP, port, svc.Name)
+	return fmt.Sprintf("http://%s:%d", ready.Status.PodIP, port), "http://" + local, nil
 }
 
 // waitListening polls the pod's listen table through exec until port is
@@ -139,6 +155,7 @@ func (b *Backend) etcdObjects(owner *metav1.OwnerReference) (*corev1.Pod, *corev
 	labels := b.runLabels()
 	labels[LabelRole] = roleEtcd
 	grace := int64(2)
+	port := int32(b.etcdClientPort())
 	meta := metav1.ObjectMeta{Name: b.etcdName(), Namespace: b.namespace, Labels: labels}
 	if owner != nil {
 		meta.OwnerReferences = []metav1.OwnerReference{*owner}
@@ -149,11 +166,14 @@ func (b *Backend) etcdObjects(owner *metav1.OwnerReference) (*corev1.Pod, *corev
 		Spec: corev1.PodSpec{
 			Containers: []corev1.Container{{
 				Name: container, Image: b.sc.Cluster.Image, ImagePullPolicy: corev1.PullPolicy(b.sc.Cluster.ImagePullPolicy),
-				Command: []string{"sh", "-c", etcdScript},
+				Command: []string{"sh", "-c", etcdScript(int(port))},
 				Env: []corev1.EnvVar{{Name: "POD_IP", ValueFrom: &corev1.EnvVarSource{
 					FieldRef: &corev1.ObjectFieldSelector{FieldPath: "status.podIP"}}}},
-				Ports: []corev1.ContainerPort{{Name: "client", ContainerPort: etcdPort}},
+				Ports: []corev1.ContainerPort{{Name: "client", ContainerPort: port}},
 			}},
+			// With the tools' pods: where they live on the host network
+			// (their RDMA NIC is the node's), the etcd they reach does too.
+			HostNetwork:                   b.sc.Cluster.HostNetwork,
 			TerminationGracePeriodSeconds: &grace,
 			NodeSelector:                  b.sc.Cluster.NodeSelector,
 			Tolerations:                   clusterTolerations(b.sc.Cluster.Tolerations),
@@ -168,7 +188,7 @@ func (b *Backend) etcdObjects(owner *metav1.OwnerReference) (*corev1.Pod, *corev
 		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Service"},
 		ObjectMeta: *meta.DeepCopy(),
 		Spec: corev1.ServiceSpec{Selector: map[string]string{LabelRun: b.opts.RunID, LabelRole: roleEtcd},
-			Ports: []corev1.ServicePort{{Name: "client", Port: etcdPort, TargetPort: intstr.FromInt32(etcdPort)}}},
+			Ports: []corev1.ServicePort{{Name: "client", Port: port, TargetPort: intstr.FromInt32(port)}}},
 	}
 	return pod, svc
 }
