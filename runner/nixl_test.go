@@ -3,8 +3,10 @@ package runner
 import (
 	"context"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -215,5 +217,31 @@ func TestNixlbenchInterruptedLeavesNoKeys(t *testing.T) {
 	}
 	for _, l := range leases.Leases {
 		t.Errorf("lease %x left after the interrupted run", l.ID)
+	}
+}
+
+// TestNixlbenchUnreachableEtcd: an --etcd nothing answers at ends the run
+// at its start, bounded, with the address and the fix, before any tool
+// runs; it never hangs a leg.
+func TestNixlbenchUnreachableEtcd(t *testing.T) {
+	standins(t)
+	old := runetcd.AnswerBound
+	runetcd.AnswerBound = time.Second
+	t.Cleanup(func() { runetcd.AnswerBound = old })
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := "http://" + ln.Addr().String()
+	ln.Close() // nothing listens there now
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	_, err = Run(ctx, Config{Plan: nixlPlan("line:Registered as rank 0", 1), Backend: local.New(), OutDir: t.TempDir(),
+		RunID: "unreachable", EtcdURL: url, Parse: nixlParse})
+	if err == nil || !strings.Contains(err.Error(), url) || !strings.Contains(err.Error(), "check --etcd") {
+		t.Fatalf("error %v; want the address and the fix", err)
+	}
+	if ctx.Err() != nil {
+		t.Fatal("the run outlived its bound")
 	}
 }

@@ -186,6 +186,23 @@ func NewClient(url string) (*clientv3.Client, error) {
 	return clientv3.New(clientv3.Config{Endpoints: []string{url}, DialTimeout: 5 * time.Second, Logger: nopLogger()})
 }
 
+// AnswerBound bounds the first request to an etcd: an address that does
+// not answer fails the run's start, rather than a leg waiting for ever.
+var AnswerBound = 10 * time.Second
+
+// Answers checks that the etcd behind c serves a read within AnswerBound.
+func Answers(ctx context.Context, c *clientv3.Client) error {
+	ctx, cancel := context.WithTimeout(ctx, AnswerBound)
+	defer cancel()
+	if _, err := c.Get(ctx, "rdmabench-probe", clientv3.WithCountOnly()); err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("no answer within %s", AnswerBound)
+		}
+		return err
+	}
+	return nil
+}
+
 // DeletePrefix removes every key under prefix and returns how many.
 func DeletePrefix(ctx context.Context, c *clientv3.Client, prefix string) (int64, error) {
 	if prefix == "" {
