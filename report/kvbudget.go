@@ -171,12 +171,15 @@ func measuredSources(results []Result, contexts []int, perToken int64, share flo
 	return out
 }
 
-// requestLatency is a perRequest result's time per transfer: its one
-// sample's average latency (the transfer of every descriptor).
+// requestLatency is a perRequest result's time to move the whole request:
+// nixlbench's "Avg Lat." is per descriptor (the transfer's time divided by
+// the batch, utils.cpp printStats), so it is multiplied back by the batch,
+// the request's descriptors.
 func requestLatency(r *Result) (float64, bool) {
 	for i := range r.Samples {
-		if v, ok := parsers.MetricLatency.Figure(&r.Samples[i]); ok && v > 0 {
-			return v, true
+		s := &r.Samples[i]
+		if v, ok := parsers.MetricLatency.Figure(s); ok && v > 0 {
+			return v * float64(max(s.Batch, 1)), true
 		}
 	}
 	return 0, false
