@@ -13,6 +13,9 @@ const (
 	DefaultUCXTest      = "tag_bw"
 	DefaultNixlBackend  = "UCX"
 	DefaultNixlOp       = "WRITE" // nixlbench's own default
+	// DefaultNixlRequestOp is a perRequest test's op: vLLM's NIXL
+	// connector has decode pull the KV from prefill (a READ).
+	DefaultNixlRequestOp = "READ"
 	DefaultNixlSeg      = "DRAM"
 	// DefaultGPUResource is what pool.gpus requests when the resources
 	// name no GPU resource.
@@ -134,6 +137,9 @@ func defaultArgs(t *Test) {
 		}
 		if a.Op == "" {
 			a.Op = DefaultNixlOp
+			if a.PerRequest {
+				a.Op = DefaultNixlRequestOp
+			}
 		}
 		if a.Runtime == "" {
 			a.Runtime = NixlRuntimeETCD

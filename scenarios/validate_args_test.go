@@ -99,3 +99,22 @@ func TestPerRequestNeedsServing(t *testing.T) {
 		}
 	}
 }
+
+// A perRequest test pulls, as vLLM's NIXL connector does: READ unless the
+// test says otherwise (nixlbench's own default is WRITE).
+func TestPerRequestDefaultsToRead(t *testing.T) {
+	serving := "serving: {model: llama-3.1-8b, contextLengths: [1024]}\n"
+	for _, c := range []struct{ args, want string }{
+		{"perRequest: true", "READ"},
+		{"perRequest: true, op: WRITE", "WRITE"},
+		{"minSize: 4KiB", "WRITE"},
+	} {
+		s, err := LoadBytes("t.yaml", []byte(minimal+"  - {name: kv, tool: nixlbench, from: a, to: b, args: {"+c.args+"}}\n"+serving))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := s.Tests[0].Args.Op; got != c.want {
+			t.Errorf("%s: op %q, want %q", c.args, got, c.want)
+		}
+	}
+}
