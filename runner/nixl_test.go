@@ -19,6 +19,7 @@ import (
 	runetcd "github.com/rdmabench/rdmabench/runner/etcd"
 	"github.com/rdmabench/rdmabench/runner/plan"
 	"github.com/rdmabench/rdmabench/runner/tools"
+	"github.com/rdmabench/rdmabench/scenarios"
 )
 
 // nixlPlan is a two-rank nixlbench job: the initiator starts first and
@@ -243,5 +244,18 @@ func TestNixlbenchUnreachableEtcd(t *testing.T) {
 	}
 	if ctx.Err() != nil {
 		t.Fatal("the run outlived its bound")
+	}
+}
+
+// A skipped nixlbench leg carries its test's op and the command lines it
+// would have run, so that the report sets it beside the backends of the
+// same workload that did run.
+func TestSkippedNixlLegSaysWhatItWouldHaveRun(t *testing.T) {
+	r := &run{tests: map[string]*scenarios.Test{"kv": {Name: "kv", Tool: "nixlbench", Args: scenarios.Args{Op: "READ"}}}}
+	job := nixlPlan("line:Registered as rank 0", 1).Rounds[0].Jobs[0]
+	res := r.skippedResult(&job, 0, "nixlbench lacks the ETCD runtime")
+	if res.Op != "READ" || res.Verdict != report.VerdictSkipped || len(res.Commands) != 2 ||
+		!strings.HasPrefix(res.Commands[0], "decode-0$ NIXLBENCH_STANDIN_POLL_MS=50 nixlbench --etcd_endpoints=${etcd}") {
+		t.Errorf("skipped result: op %q verdict %q commands %q", res.Op, res.Verdict, res.Commands)
 	}
 }
