@@ -1,6 +1,9 @@
 package parsers
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
 
 // ucxTLKind maps UCX transport names, as UCX_PROTO_INFO tables and UCX logs
 // print them ("rc_mlx5/mlx5_0:1", "tcp/eth0", "sysv/memory"), to a kind.
@@ -21,10 +24,27 @@ var ucxTLKind = map[string]string{
 func (ts *transportScan) ucxLine(raw string) {
 	if strings.Contains(raw, " by ucp_") { // a UCX_PROTO_INFO table's title
 		ts.ucxTable = "other"
-		if strings.Contains(raw, "remote memory read by") || strings.Contains(raw, "remote memory write by") {
-			ts.ucxTable = "rma"
+		switch {
+		case strings.Contains(raw, "remote memory read by"):
+			ts.ucxTable = "rma-read"
+		case strings.Contains(raw, "remote memory write by"):
+			ts.ucxTable = "rma-write"
 		}
 		return
+	}
+	if !strings.Contains(raw, "|") { // not a table row: whatever table was open has ended
+		ts.ucxTable = ""
+	}
+	inRMATable := strings.HasPrefix(ts.ucxTable, "rma-")
+	if inRMATable {
+		// "copy-in", "copy-out", "multi-frag copy-in": bounce buffers.
+		if r, desc, ok := ucxRow(raw); ok && (strings.HasSuffix(desc, "copy-in") || strings.HasSuffix(desc, "copy-out")) {
+			op := map[string]string{"rma-read": "READ", "rma-write": "WRITE"}[ts.ucxTable]
+			if ts.ucxCopy == nil {
+				ts.ucxCopy = map[string][]ByteRange{}
+			}
+			ts.ucxCopy[op] = append(ts.ucxCopy[op], r)
+		}
 	}
 	rest := raw
 	for len(rest) > 0 {
@@ -52,10 +72,7 @@ func (ts *transportScan) ucxLine(raw string) {
 		}
 		ts.ucxDevice(kind, tl, rest)
 		before := raw[:len(raw)-len(rest)-1-len(tl)]
-		if ts.ucxTable == "rma" && (strings.Contains(raw, "| copy-out") || strings.Contains(raw, "| copy-in")) {
-			ts.ucxRMACopy = true
-		}
-		if ts.ucxTable == "rma" || strings.HasSuffix(before, "rma(") || strings.HasSuffix(before, "rma_bw(") {
+		if inRMATable || strings.HasSuffix(before, "rma(") || strings.HasSuffix(before, "rma_bw(") {
 			if ts.ucxRMA == nil {
 				ts.ucxRMA = map[string]bool{}
 			}
@@ -164,7 +181,12 @@ func (ts *transportScan) ucxRMAResult() *Transport {
 		}
 	}
 	t.Detail = trJoin(ts.ucxRMA) + " (data)"
-	t.Copy = ts.ucxRMACopy
+	// Which op's copies apply is the tool's to say (ForOp); until then,
+	// any copy row counts.
+	t.copyByOp = ts.ucxCopy
+	for _, rs := range ts.ucxCopy {
+		t.Copy = t.Copy || len(rs) > 0
+	}
 	control := map[string]bool{}
 	for tl := range ts.ucxTLs {
 		if !ts.ucxRMA[tl] {
@@ -175,4 +197,39 @@ func (ts *transportScan) ucxRMAResult() *Transport {
 		t.Detail += ", " + trJoin(control) + " (control)"
 	}
 	return t
+}
+
+// ucxRow reads a UCX_PROTO_INFO row's size range and description:
+// "| 81..477 | copy-in | rc_verbs/rxe0:1 |", "| 0..inf | …", "| 33 | …"
+// (one size). Titles and the header row are not rows.
+func ucxRow(raw string) (ByteRange, string, bool) {
+	i := strings.IndexByte(raw, '|')
+	if i < 0 {
+		return ByteRange{}, "", false
+	}
+	cells := strings.Split(raw[i+1:], "|")
+	if len(cells) < 3 {
+		return ByteRange{}, "", false
+	}
+	r, ok := ucxRange(strings.TrimSpace(cells[0]))
+	return r, strings.TrimSpace(cells[1]), ok
+}
+
+// ucxRange reads "81..477", "0..inf" or "33".
+func ucxRange(cell string) (ByteRange, bool) {
+	lo, hi, found := strings.Cut(cell, "..")
+	if !found {
+		hi = lo
+	}
+	from, err := strconv.ParseInt(lo, 10, 64)
+	if err != nil {
+		return ByteRange{}, false
+	}
+	to := int64(-1)
+	if hi != "inf" {
+		if to, err = strconv.ParseInt(hi, 10, 64); err != nil {
+			return ByteRange{}, false
+		}
+	}
+	return ByteRange{From: from, To: to}, true
 }

@@ -131,14 +131,14 @@ func (p *legProof) expect(outs []judge.Outcome, res *report.Result) pathproof.Ex
 		if mtu == 0 {
 			mtu = 4096
 		}
-		var seg int64 // UCX copying remote memory in segments
-		if tr := o.M.Transport; tr != nil && tr.Copy && tr.Source == "ucx" {
-			seg = tools.UCXSegSize(p.env)
-		}
 		for _, s := range slices.Concat(o.M.Samples, o.M.Unmeasured) {
 			n := tools.WireMessages(res.Tool, &o.M, &s, iters)
 			if n <= 0 || s.Bytes <= 0 {
 				return pathproof.Expect{} // the tool does not say what it moved
+			}
+			var seg int64 // UCX copying remote memory in segments, at this size
+			if tr := o.M.Transport; tr != nil && tr.Source == "ucx" && tr.CopiesAt(s.Bytes) {
+				seg = tools.UCXSegSize(p.env)
 			}
 			e.Bytes += s.Bytes * n
 			e.Packets += pathproof.PacketsForSegments(s.Bytes, n, mtu, seg)
