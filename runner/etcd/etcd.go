@@ -34,6 +34,9 @@ type Config struct {
 	LogLevel string
 	// LogOutputs are "stderr", "stdout" or file paths; default discards.
 	LogOutputs []string
+	// Name is the member's name (default "rdmabench"): a run that starts
+	// an etcd elsewhere names it, to tell its own from one already there.
+	Name string
 }
 
 // Server is a running etcd.
@@ -82,6 +85,9 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 func embedConfig(cfg Config) (*embed.Config, string, error) {
 	ec := embed.NewConfig()
 	ec.Name = "rdmabench"
+	if cfg.Name != "" {
+		ec.Name = cfg.Name
+	}
 	ec.LogLevel = "error"
 	if cfg.LogLevel != "" {
 		ec.LogLevel = cfg.LogLevel
@@ -201,6 +207,20 @@ func Answers(ctx context.Context, c *clientv3.Client) error {
 		return err
 	}
 	return nil
+}
+
+// MemberName is the name of the etcd member c's endpoint answers for.
+func MemberName(ctx context.Context, c *clientv3.Client) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, AnswerBound)
+	defer cancel()
+	resp, err := c.MemberList(ctx)
+	if err != nil {
+		return "", err
+	}
+	if len(resp.Members) != 1 {
+		return "", fmt.Errorf("%d members: not an etcd of one run", len(resp.Members))
+	}
+	return resp.Members[0].Name, nil
 }
 
 // DeletePrefix removes every key under prefix and returns how many.

@@ -45,6 +45,8 @@ type Backend struct {
 	// provisioned are the endpoints as Provision returned them (StartEtcd
 	// runs the etcd on the first); listeners the etcd's local forward.
 	provisioned []backend.Endpoint
+	// pickEtcdPort replaces the etcd's drawn port (tests).
+	pickEtcdPort func() int
 	listeners   []net.Listener
 }
 
