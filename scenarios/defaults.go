@@ -16,7 +16,7 @@ const (
 	// DefaultNixlRequestOp is a perRequest test's op: vLLM's NIXL
 	// connector has decode pull the KV from prefill (a READ).
 	DefaultNixlRequestOp = "READ"
-	DefaultNixlSeg      = "DRAM"
+	DefaultNixlSeg       = "DRAM"
 	// DefaultGPUResource is what pool.gpus requests when the resources
 	// name no GPU resource.
 	DefaultGPUResource = "nvidia.com/gpu"

@@ -47,7 +47,7 @@ type Backend struct {
 	provisioned []backend.Endpoint
 	// pickEtcdPort replaces the etcd's drawn port (tests).
 	pickEtcdPort func() int
-	listeners   []net.Listener
+	listeners    []net.Listener
 }
 
 // The contract (runner/backend) and the capabilities this backend has.
