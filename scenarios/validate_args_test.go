@@ -72,6 +72,7 @@ func TestNixlOwnedFlagsInExtra(t *testing.T) {
 		{`["--num_threads", "2", "-benchmark-group", "g"]`, "tests[0].args.extra[2]: --benchmark_group cannot be set in extra"},
 		{`["--etcd_endpoints", "http://x:2379"]`, "tests[0].args.extra[0]: --etcd_endpoints cannot be set in extra"},
 		{`["benchmark_group"]`, ""}, // a value, not a flag
+		{`["--config_file=/etc/fromenv.toml"]`, `tests[0].args.extra[0]: "--config_file=/etc/fromenv.toml" contains "fromenv" (nixlbench refuses any argument containing fromenv`},
 	} {
 		_, err := LoadBytes("t.yaml", []byte(minimal+"  - {name: t, tool: nixlbench, from: a, to: b, args: {extra: "+c.extra+"}}\n"))
 		got := errText(err)

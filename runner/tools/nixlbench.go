@@ -74,7 +74,16 @@ func NeedsEtcd(t *scenarios.Test) bool {
 
 // NixlGroup is the whole nixlbench --benchmark_group of a leg's group:
 // every key the tool writes lives under xferbench/<group>/ (EtcdPrefix).
-func NixlGroup(group string) string { return "rdmabench-" + PlaceholderRun + "-" + group }
+func NixlGroup(group string) string { return "rdmabench-" + PlaceholderRun + "-" + nixlSafe(group) }
+
+// nixlSafe keeps a group name (made of test and endpoint names) clear of
+// the words nixlbench refuses in any argument ("fromenv", "flagfile").
+func nixlSafe(s string) string {
+	for scenarios.NixlRefusedWord(s) != "" {
+		s = strings.NewReplacer("fromenv", "from-env", "flagfile", "flag-file").Replace(s)
+	}
+	return s
+}
 
 // EtcdPrefix is the prefix of every key nixlbench writes for a group
 // (the run's clean-up deletes it after each leg).
