@@ -91,7 +91,7 @@ func runRun(ctx context.Context, o *runOptions) error {
 		return usageError{fmt.Errorf("--output %q: want table or json", o.output)}
 	}
 	if o.etcd != "" {
-		if err := runetcd.CheckURLs(o.etcd); err != nil {
+		if err := runetcd.CheckClientURL(o.etcd); err != nil {
 			return usageError{fmt.Errorf("--etcd: %w", err)}
 		}
 	}
