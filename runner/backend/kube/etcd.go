@@ -5,7 +5,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -37,11 +39,15 @@ func (b *Backend) etcdClientPort() int {
 }
 
 // etcdScript starts the same embedded etcd as `rdmabench etcd`, listening
-// on the pod's addresses and advertising its own IP (from the downward
-// API), so nixlbench in other pods can reach it. Its peer URL is a free
-// loopback port (rdmabench etcd's default): nothing else joins it.
+// on the pod's IP (from the downward API), where nixlbench in the other
+// pods reaches it, and on loopback, where the port-forward arrives; not on
+// every address: on the host network that would be every NIC of the node.
+// Its peer URL is a free loopback port (rdmabench etcd's default): nothing
+// else joins it.
 func etcdScript(port int) string {
-	return fmt.Sprintf(`exec rdmabench etcd --listen-client-urls http://0.0.0.0:%d --advertise-client-urls "http://${POD_IP}:%d"`, port, port)
+	// An IPv6 pod IP goes in brackets in a URL.
+	return fmt.Sprintf(`case "$POD_IP" in *:*) ip="[$POD_IP]" ;; *) ip="$POD_IP" ;; esac
+exec rdmabench etcd --listen-client-urls "http://$ip:%d,http://127.0.0.1:%d" --advertise-client-urls "http://$ip:%d"`, port, port, port)
 }
 
 func (b *Backend) etcdName() string { return "rdmabench-" + b.opts.RunID + "-etcd" }
@@ -95,7 +101,7 @@ func (b *Backend) StartEtcd(ctx context.Context) (toolURL, localURL string, err 
 		return "", "", &StartupError{Pod: pod.Name, Reason: "EtcdNotServing", Msg: err.Error() + " (kubectl logs -n " + b.namespace + " " + pod.Name + ")"}
 	}
 	b.progressf("etcd for nixlbench: pod %s (%s:%d), service %s", pod.Name, ready.Status.PodIP, port, svc.Name)
-	return fmt.Sprintf("http://%s:%d", ready.Status.PodIP, port), "http://" + local, nil
+	return "http://" + net.JoinHostPort(ready.Status.PodIP, strconv.Itoa(port)), "http://" + local, nil
 }
 
 // waitListening polls the pod's listen table through exec until port is
