@@ -202,10 +202,12 @@ func TestToolProbes(t *testing.T) {
 		t.Error("a failed nixlbench probe does not doom the test that needs it")
 	}
 	for raw, want := range map[string]string{
-		"nixlbench=/opt/nb\netcd=yes\n":    report.PreflightPass,
-		"nixlbench=/opt/nb\netcd=script\n": report.PreflightWarn,
-		"nixlbench=missing\n":              report.PreflightFail,
-		"":                                 report.PreflightWarn,
+		"nixlbench=/opt/nb\netcd=yes\n":            report.PreflightPass,
+		"nixlbench=/opt/nb\netcd=script\n":         report.PreflightWarn,
+		"nixlbench=missing\n":                      report.PreflightFail,
+		"nixlbench=/bin/true\netcd=notnixlbench\n": report.PreflightFail,
+		"nixlbench=/opt/nb\netcd=unreadable\n":     report.PreflightWarn,
+		"":                                         report.PreflightWarn,
 	} {
 		if c := Evaluate(Facts{Probes: map[string]string{tools.NixlEtcdProbe: raw}}, w); c[0].Status != want {
 			t.Errorf("%q: %s (%s), want %s", raw, c[0].Status, c[0].Evidence, want)

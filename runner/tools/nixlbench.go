@@ -254,7 +254,9 @@ const NixlEtcdProbe = "nixlbench-etcd"
 // runtime's registration message (a script wrapper cannot be told).
 const nixlEtcdScript = `p=$(command -v nixlbench) || { echo "nixlbench=missing"; exit 0; }
 echo "nixlbench=$p"
-if head -c 2 "$p" 2>/dev/null | grep -q '#!'; then echo "etcd=script"
+if [ ! -r "$p" ]; then echo "etcd=unreadable"
+elif head -c 2 "$p" 2>/dev/null | grep -q '#!'; then echo "etcd=script"
+elif ! grep -aq 'NIXLBench Configuration' "$p" 2>/dev/null; then echo "etcd=notnixlbench"
 elif grep -aq 'ETCD Runtime: Registered' "$p" 2>/dev/null; then echo "etcd=yes"
 else echo "etcd=no"; fi`
 
@@ -275,6 +277,10 @@ func judgeNixlEtcd(out string) (ProbeStatus, string, string) {
 			"use a nixlbench built with etcd-cpp-apiv3 (NIXL's nixlbench container has it), or set args.runtime: ASIO"
 	case "script":
 		return ProbeUnknown, path + " is a script: whether the nixlbench it runs has the ETCD runtime cannot be read", ""
+	case "unreadable":
+		return ProbeUnknown, path + " cannot be read: whether it has the ETCD runtime is unknown", ""
+	case "notnixlbench":
+		return ProbeFail, path + " is not nixlbench (it prints no NIXLBench Configuration)", installNixl
 	}
 	if path == "missing" {
 		return ProbeFail, "nixlbench is not on PATH", installNixl
