@@ -147,8 +147,38 @@ func (r *run) preflightSkip(t *scenarios.Test, tool string, names []string) (boo
 	rdma, gpu := tools.NeedsRDMA(t, tool), tools.NeedsGPU(t, tool)
 	needs := preflight.Needs{RDMA: rdma, GPU: gpu, GPUDirect: usesGPUDirect(t, rdma, gpu)}
 	for _, p := range tools.ProbesOf(t, tool) {
-		needs.Probes = append(needs.Probes, p.ID)
+		if p.Backend == "" { // a backend's own probes doom only its legs (preflightLegSkip)
+			needs.Probes = append(needs.Probes, p.ID)
+		}
 	}
+	return r.doomedOn(needs, names)
+}
+
+// preflightLegSkip is the reason one leg of a job is doomed where the job
+// is not: a probe of its NIXL backend failed (UCCL's plugin missing skips
+// the UCCL legs of a backend comparison, not its UCX ones).
+func (r *run) preflightLegSkip(job *plan.Job, i int) (bool, string) {
+	if len(r.preflight) == 0 || i >= len(job.Legs) || job.Legs[i].Backend == "" {
+		return false, ""
+	}
+	var needs preflight.Needs
+	for _, p := range tools.ProbesOf(r.tests[job.Test], job.Tool) {
+		if p.Backend != "" && strings.EqualFold(p.Backend, job.Legs[i].Backend) {
+			needs.Probes = append(needs.Probes, p.ID)
+		}
+	}
+	if len(needs.Probes) == 0 {
+		return false, ""
+	}
+	var names []string
+	for _, pc := range job.Legs[i].Commands {
+		names = append(names, pc.Endpoint)
+	}
+	return r.doomedOn(needs, names)
+}
+
+// doomedOn is the first failed check among names' that needs dooms.
+func (r *run) doomedOn(needs preflight.Needs, names []string) (bool, string) {
 	for _, name := range names {
 		ep, ok := r.preflight[name]
 		if !ok {

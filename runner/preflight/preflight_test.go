@@ -177,13 +177,22 @@ func TestKernelAtLeastRC(t *testing.T) {
 // dooms only the tests that need it, by id), or cannot tell (a script
 // wrapper: a warning); the probe script's sections split by id.
 func TestToolProbes(t *testing.T) {
-	probes := tools.ProbesOf(&scenarios.Test{Tool: "nixlbench", Args: scenarios.Args{Runtime: "ETCD"}}, "nixlbench")
-	if len(probes) != 1 || probes[0].ID != tools.NixlEtcdProbe {
-		t.Fatalf("probes of an ETCD nixlbench test: %+v", probes)
+	ids := func(ps []tools.Probe) string {
+		var s []string
+		for _, p := range ps {
+			s = append(s, p.ID+"/"+p.Backend)
+		}
+		return strings.Join(s, " ")
 	}
-	if p := tools.ProbesOf(&scenarios.Test{Tool: "nixlbench", Args: scenarios.Args{Runtime: "ASIO"}}, "nixlbench"); len(p) != 0 {
-		t.Fatalf("an ASIO test needs no ETCD probe: %+v", p)
+	all := tools.ProbesOf(&scenarios.Test{Tool: "nixlbench", Args: scenarios.Args{Runtime: "ETCD"}}, "nixlbench")
+	if got, want := ids(all), "binary-nixlbench/ nixlbench-etcd/ nixl-plugin-UCX/UCX ucx-transports-rdma/UCX"; got != want {
+		t.Fatalf("probes of an ETCD nixlbench test: %s, want %s", got, want)
 	}
+	asio := tools.ProbesOf(&scenarios.Test{Tool: "nixlbench", Requires: "tcp", Args: scenarios.Args{Runtime: "ASIO", Backends: []string{"UCX", "UCCL"}, TargetSeg: "VRAM"}}, "nixlbench")
+	if got, want := ids(asio), "binary-nixlbench/ nixl-plugin-UCX/UCX ucx-transports-cuda/UCX nixl-plugin-UCCL/UCCL"; got != want {
+		t.Fatalf("an ASIO VRAM test over tcp: %s, want %s", got, want)
+	}
+	probes := all[1:2]
 	out := ParseProbes("junk before\n@@rdmabench-probe nixlbench-etcd\nnixlbench=/usr/local/bin/nixlbench\netcd=no\n@@rdmabench-probe other\nx=1\n")
 	if out["other"] != "x=1\n" || !strings.Contains(out[tools.NixlEtcdProbe], "etcd=no") {
 		t.Fatalf("ParseProbes: %q", out)

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"cmp"
 	"slices"
 	"strconv"
 	"strings"
@@ -260,11 +261,35 @@ elif ! grep -aq 'NIXLBench Configuration' "$p" 2>/dev/null; then echo "etcd=notn
 elif grep -aq 'ETCD Runtime: Registered' "$p" 2>/dev/null; then echo "etcd=yes"
 else echo "etcd=no"; fi`
 
+// nixlProbes: the ETCD runtime where the test uses it; per backend under
+// test its NIXL plugin and, for UCX, the transports the test needs (CUDA
+// for GPU memory, verbs where it requires RDMA).
 func nixlProbes(t *scenarios.Test) []Probe {
-	if nixlRuntime(t) != scenarios.NixlRuntimeETCD {
-		return nil
+	var probes []Probe
+	if nixlRuntime(t) == scenarios.NixlRuntimeETCD {
+		probes = append(probes, Probe{ID: NixlEtcdProbe, Script: nixlEtcdScript, Judge: judgeNixlEtcd})
 	}
-	return []Probe{{ID: NixlEtcdProbe, Script: nixlEtcdScript, Judge: judgeNixlEtcd}}
+	backends := t.Args.Backends
+	if len(backends) == 0 {
+		backends = []string{cmp.Or(t.Args.Backend, scenarios.DefaultNixlBackend)}
+	}
+	vram := strings.EqualFold(t.Args.InitiatorSeg, "VRAM") || strings.EqualFold(t.Args.TargetSeg, "VRAM")
+	for _, b := range backends {
+		b = strings.ToUpper(b)
+		scoped := func(p Probe) Probe { p.Backend = b; return p }
+		probes = append(probes, scoped(NixlPluginProbe(b)))
+		if b != "UCX" {
+			continue
+		}
+		if vram {
+			probes = append(probes, scoped(UCXTransportProbe(UCXNeedsCUDA)))
+		}
+		// As NeedsRDMA says for nixlbench (not called: the table holds this).
+		if t.Requires == scenarios.RequiresRDMA || t.Requires == "" && !tcpOnly(t.Args.Transports) {
+			probes = append(probes, scoped(UCXTransportProbe(UCXNeedsRDMA)))
+		}
+	}
+	return probes
 }
 
 func judgeNixlEtcd(out string) (ProbeStatus, string, string) {
