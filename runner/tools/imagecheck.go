@@ -2,6 +2,7 @@ package tools
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/rdmabench/rdmabench/scenarios"
@@ -91,7 +92,8 @@ const ucxTransportsScript = `u=""
 if b=$(command -v nixlbench); then [ -x "$(dirname "$b")/ucx_info" ] && u="$(dirname "$b")/ucx_info"; fi
 [ -n "$u" ] || u=$(command -v ucx_info) || { echo "ucx_info=missing"; exit 0; }
 echo "ucx_info=$u"
-"$u" -d 2>/dev/null | sed -n 's/^#[[:space:]]*Transport:[[:space:]]*/tl=/p' | sort -u`
+"$u" -d 2>/dev/null | sed -n 's/^#[[:space:]]*Transport:[[:space:]]*/tl=/p' | sort -u
+"$u" -b 2>/dev/null | sed -n 's/^#define uct_MODULES[[:space:]]*"\(.*\)"/\1/p' | tr ':' '\n' | sed -n 's/^\(..*\)/module=\1/p'`
 
 // UCX transport needs a test can have.
 const (
@@ -103,6 +105,11 @@ var ucxNeedTLs = map[string][]string{
 	UCXNeedsCUDA: {"cuda_copy"},
 	UCXNeedsRDMA: {"rc_verbs", "rc_mlx5", "dc_mlx5", "ud_verbs", "ud_mlx5"},
 }
+
+// ucxNeedModule is the UCT module (ucx_info -b's uct_MODULES) that holds
+// a need's transports: ucx_info -d lists a transport only where its
+// device is present, so a UCX built with it may list none here.
+var ucxNeedModule = map[string]string{UCXNeedsCUDA: "cuda", UCXNeedsRDMA: "ib"}
 
 // UCXTransportProbe checks that UCX offers a transport of the need.
 func UCXTransportProbe(need string) Probe {
@@ -121,6 +128,9 @@ func UCXTransportProbe(need string) Probe {
 						return ProbePass, "UCX has " + tl, ""
 					}
 				}
+			}
+			if slices.Contains(probeFields(out, "module"), ucxNeedModule[need]) {
+				return ProbePass, fmt.Sprintf("UCX was built with its %s module (no device of it seen here: has %s)", ucxNeedModule[need], strings.Join(tls, ", ")), ""
 			}
 			fix := "use a UCX built with CUDA (--with-cuda), as NIXL's and vLLM's images have it"
 			if need == UCXNeedsRDMA {
