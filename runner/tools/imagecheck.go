@@ -93,7 +93,14 @@ if b=$(command -v nixlbench); then [ -x "$(dirname "$b")/ucx_info" ] && u="$(dir
 [ -n "$u" ] || u=$(command -v ucx_info) || { echo "ucx_info=missing"; exit 0; }
 echo "ucx_info=$u"
 "$u" -d 2>/dev/null | sed -n 's/^#[[:space:]]*Transport:[[:space:]]*/tl=/p' | sort -u
-"$u" -b 2>/dev/null | sed -n 's/^#define uct_MODULES[[:space:]]*"\(.*\)"/\1/p' | tr ':' '\n' | sed -n 's/^\(..*\)/module=\1/p'`
+"$u" -b 2>/dev/null | sed -n 's/^#define uct_MODULES[[:space:]]*"\(.*\)"/\1/p' | tr ':' '\n' | sed -n 's/^\(..*\)/module=\1/p'
+# Where UCX loads its modules from: UCX_MODULE_DIR, else ucx/ beside libucs.
+d=${UCX_MODULE_DIR:-}
+[ -n "$d" ] || d=$(ldd "$u" 2>/dev/null | sed -n 's/.*libucs\.so[^ ]* => \([^ ]*\)\/libucs\.so.*/\1\/ucx/p' | head -n 1)
+if [ -n "$d" ]; then echo "moddir=$d"; for f in "$d"/libuct_*.so*; do [ -e "$f" ] && echo "modfile=${f##*/}"; done; fi
+for g in /dev/nvidia0 /dev/nvidia1; do [ -e "$g" ] && { echo "gpu=$g"; break; }; done
+for r in /sys/class/infiniband/*; do [ -e "$r" ] && { echo "rdmadev=${r##*/}"; break; }; done
+true`
 
 // UCX transport needs a test can have.
 const (
@@ -110,6 +117,9 @@ var ucxNeedTLs = map[string][]string{
 // a need's transports: ucx_info -d lists a transport only where its
 // device is present, so a UCX built with it may list none here.
 var ucxNeedModule = map[string]string{UCXNeedsCUDA: "cuda", UCXNeedsRDMA: "ib"}
+
+// ucxNeedDevice is the probe's field that says a need's device is present.
+var ucxNeedDevice = map[string]string{UCXNeedsCUDA: "gpu", UCXNeedsRDMA: "rdmadev"}
 
 // UCXTransportProbe checks that UCX offers a transport of the need.
 func UCXTransportProbe(need string) Probe {
@@ -129,8 +139,24 @@ func UCXTransportProbe(need string) Probe {
 					}
 				}
 			}
-			if slices.Contains(probeFields(out, "module"), ucxNeedModule[need]) {
-				return ProbePass, fmt.Sprintf("UCX was built with its %s module (no device of it seen here: has %s)", ucxNeedModule[need], strings.Join(tls, ", ")), ""
+			module := ucxNeedModule[need]
+			if slices.Contains(probeFields(out, "module"), module) {
+				// Built with the module: its library must be where UCX
+				// loads modules from, and where the device is present
+				// UCX must list its transports (else the module failed
+				// to load: a missing libcuda, libibverbs …).
+				dir := probeField(out, "moddir")
+				files := probeFields(out, "modfile")
+				if dir != "" && !slices.ContainsFunc(files, func(f string) bool { return strings.HasPrefix(f, "libuct_"+module+".so") }) {
+					return ProbeFail, fmt.Sprintf("UCX was built with its %s module but %s has no libuct_%s.so (has %s)", module, dir, module, strings.Join(files, ", ")),
+						"the image's UCX is incomplete: install its " + module + " module (libuct_" + module + ".so) beside the others, or unset a UCX_MODULE_DIR that points elsewhere"
+				}
+				if dev := probeField(out, ucxNeedDevice[need]); dev != "" {
+					return ProbeFail, fmt.Sprintf("UCX has its %s module but lists none of %s although %s is present (has %s): the module does not load",
+							module, strings.Join(want, "/"), dev, strings.Join(tls, ", ")),
+						"run `UCX_LOG_LEVEL=debug ucx_info -d` in the pod to see why libuct_" + module + ".so does not load (a missing libcuda or libibverbs, a driver mismatch)"
+				}
+				return ProbePass, fmt.Sprintf("UCX was built with its %s module (no device of it seen here: has %s)", module, strings.Join(tls, ", ")), ""
 			}
 			fix := "use a UCX built with CUDA (--with-cuda), as NIXL's and vLLM's images have it"
 			if need == UCXNeedsRDMA {
