@@ -125,6 +125,9 @@ func (p *progress) done(rep *report.Report) {
 		}
 	}
 	p.printf("%s: %d result(s): %d pass, %d fail, %d error, %d skipped", state, s.Total, s.Pass, s.Fail, s.Error, s.Skipped)
+	if !rep.Run.Interrupted && s.Pass+s.Fail+s.Invalid+s.Error == 0 {
+		p.printf("nothing was measured: every test was skipped, each with its reason above")
+	}
 }
 
 // headline is the result's main figure in words.

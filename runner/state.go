@@ -62,6 +62,9 @@ type Config struct {
 	NoPreflight bool
 	// NoPathProof skips reading the RDMA port counters around each leg.
 	NoPathProof bool
+	// AllowEmpty lets a run that measured nothing (every test skipped)
+	// end without error; by default it is an EmptyRunError (exit 5).
+	AllowEmpty bool
 }
 
 // ParseFunc reads one tool's raw output into a measurement. Parsers are

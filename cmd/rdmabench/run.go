@@ -28,17 +28,19 @@ import (
 
 // runOptions are the flags and arguments of `rdmabench run`.
 type runOptions struct {
-	file    string
-	outDir  string
-	runID   string
-	output  string // table or json
-	dryRun  bool
-	keep    bool
-	timeout time.Duration
-	ports   int    // port offset
-	html    string // "auto" (report.html in the results folder), a path, or "none"
-	junit   string // JUnit XML file, or ""
-	kube    kubeOptions
+	file   string
+	outDir string
+	runID  string
+	output string // table or json
+	dryRun bool
+	keep   bool
+	// allowEmpty accepts a run that measured nothing (exit 0, not 5).
+	allowEmpty bool
+	timeout    time.Duration
+	ports      int    // port offset
+	html       string // "auto" (report.html in the results folder), a path, or "none"
+	junit      string // JUnit XML file, or ""
+	kube       kubeOptions
 
 	stdout, stderr io.Writer
 	// seams: the planner, the summary table and NIC discovery (their own
@@ -60,9 +62,11 @@ per finished leg, written as it ends) and report.json. Progress goes to stderr,
 the summary table to stdout. Ctrl-C stops the run, cleans up and still writes
 report.json with every finished result (exit 130).
 
-Exit codes: 0 every test passed (skipped tests do not fail a run), 1 some test
-fell short of its expectation, 2 bad scenario or flags, 3 a tool or the harness
-failed (verdict error), 130 interrupted.`,
+Exit codes: 0 every test passed (skipped tests do not fail a run, as long as
+something was measured), 1 some test fell short of its expectation, 2 bad
+scenario or flags, 3 a tool or the harness failed (verdict error), 5 nothing
+was measured (every test skipped; --allow-empty turns that into 0), 130
+interrupted.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			o.file = args[0]
@@ -76,6 +80,7 @@ failed (verdict error), 130 interrupted.`,
 	fl.BoolVar(&o.dryRun, "dry-run", false, "print the plan (table, or JSON with -o json) and exit without running anything")
 	fl.IntVar(&o.ports, "port-offset", 0, "shift every tool port (when the defaults are taken on this host)")
 	fl.BoolVar(&o.keep, "keep", false, "leave endpoints (pods) for debugging; local processes are always killed")
+	fl.BoolVar(&o.allowEmpty, "allow-empty", false, "exit 0 when every test was skipped (default: exit 5, a run that measured nothing does not pass)")
 	fl.DurationVar(&o.timeout, "timeout", 0, "bound the whole run; when reached it stops as on Ctrl-C: partial report, exit 130 (0: only each leg's own bound)")
 	fl.StringVar(&o.html, "html", "auto", `HTML report: "auto" writes report.html in the results folder, "none" writes none, else a file`)
 	fl.StringVar(&o.junit, "junit", "", "also write JUnit XML to this file (for CI)")
@@ -150,7 +155,7 @@ func execute(ctx context.Context, o *runOptions, sc *scenarios.Scenario, p *plan
 	fmt.Fprintf(o.stderr, "rdmabench: running %s (%d round(s)) on %s; results in %s\n", sc.Metadata.Name, len(p.Rounds), be.Name(), out)
 	rep, runErr := runner.Run(ctx, runner.Config{
 		Plan: p, Backend: be, Scenario: sc, ScenarioBytes: asRun, ScenarioHash: fileHash(sc.File), OutDir: out, RunID: o.runID,
-		Version: version, Progress: o.stderr, Keep: o.keep, CleanupTimeout: cleanupBound(be),
+		Version: version, Progress: o.stderr, Keep: o.keep, AllowEmpty: o.allowEmpty, CleanupTimeout: cleanupBound(be),
 		// Line rate and fingerprint are read once the endpoints exist:
 		// pods have no NIC to read before Provision.
 		Discover: func(ctx context.Context, eps []backend.Endpoint) (*report.LineRate, map[string]string) {
