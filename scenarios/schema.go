@@ -24,6 +24,7 @@ const SchemaID = "https://rdmabench.io/schemas/scenario-v1alpha1.json"
 var schemaEnums = map[string]func() []any{
 	"backends":            func() []any { return anySlice(Backends) },
 	"pullPolicies":        func() []any { return anySlice(PullPolicies) },
+	"platforms":           func() []any { return anySlice(Platforms) },
 	"tolerationOperators": func() []any { return anySlice(TolerationOperators) },
 	"taintEffects":        func() []any { return anySlice(TaintEffects) },
 	"tools":               func() []any { return anySlice(append(append([]string{}, Tools...), ncclBinaries()...)) },

@@ -16,6 +16,13 @@ const (
 	BackendKube  = "kube"
 )
 
+// Platforms (cluster.platform): what kind of cluster the pods go to.
+const (
+	PlatformAuto       = "auto"
+	PlatformKubernetes = "kubernetes"
+	PlatformOpenShift  = "openshift"
+)
+
 // Patterns: how the endpoints of the from and to pools are paired.
 const (
 	PatternPairwise  = "pairwise"
@@ -116,6 +123,10 @@ type Cluster struct {
 	Labels      map[string]string `yaml:"labels,omitempty" json:"labels,omitempty"`
 	// PriorityClassName for the pods (so benchmarks can preempt, or not).
 	PriorityClassName string `yaml:"priorityClassName,omitempty" json:"priorityClassName,omitempty"`
+	// Platform is the cluster's kind, which decides how admission is
+	// checked and fixed: auto (default: detected through discovery),
+	// kubernetes or openshift.
+	Platform string `yaml:"platform,omitempty" json:"platform,omitempty" schema:"enum=platforms"`
 
 	Pos Pos `yaml:"-" json:"-"`
 }

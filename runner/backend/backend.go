@@ -67,6 +67,11 @@ type Placement struct {
 	// pool first) must not share; "" places freely.
 	AntiAffinity string   `json:"antiAffinity,omitempty"`
 	AvoidPools   []string `json:"avoidPools,omitempty"`
+	// Capabilities are added to the tools container (every other one is
+	// dropped): the cluster's (IPC_LOCK by default), plus what the MPI
+	// launcher's per-run sshd needs on a pool that hosts remote ranks
+	// (tools.SSHDCapabilities).
+	Capabilities []string `json:"capabilities,omitempty"`
 }
 
 // Toleration is a pod toleration, as the Kubernetes API spells it.

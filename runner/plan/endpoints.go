@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/rdmabench/rdmabench/runner/backend"
 	"github.com/rdmabench/rdmabench/runner/tools"
@@ -141,6 +142,7 @@ func placement(s *scenarios.Scenario, pool *scenarios.Pool) *backend.Placement {
 		NodeSelector: mergeEnv(c.NodeSelector, pool.NodeSelector),
 		Resources:    mergeEnv(c.Resources, pool.Resources),
 		AntiAffinity: c.AntiAffinity,
+		Capabilities: capabilities(c.Capabilities),
 	}
 	if pool.GPUs > 0 {
 		if p.Resources == nil {
@@ -169,4 +171,16 @@ func placement(s *scenarios.Scenario, pool *scenarios.Pool) *backend.Placement {
 		p.AvoidPools = append([]string{pool.Name}, pool.AvoidPools...)
 	}
 	return p
+}
+
+// capabilities are the cluster's, as the API spells them (no CAP_ prefix).
+func capabilities(cs []string) []string {
+	var out []string
+	for _, cp := range cs {
+		cp = strings.TrimPrefix(strings.ToUpper(cp), "CAP_")
+		if !slices.Contains(out, cp) {
+			out = append(out, cp)
+		}
+	}
+	return out
 }

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -54,7 +55,44 @@ func Compile(s *scenarios.Scenario, opts CompileOptions) (*Plan, error) {
 			return nil, err
 		}
 	}
+	c.launcherCapabilities()
 	return c.plan, nil
+}
+
+// launcherCapabilities gives the pools that host ranks of an MPI launch
+// over ssh what the per-run sshd needs (tools.SSHDCapabilities), on top of
+// the cluster's capabilities; other pools do without.
+func (c *compiler) launcherCapabilities() {
+	need := map[string]bool{}
+	for _, r := range c.plan.Rounds {
+		for _, j := range r.Jobs {
+			for _, l := range j.Legs {
+				for _, pc := range l.Commands {
+					if pc.SSH == nil {
+						continue
+					}
+					for _, name := range l.Ranks {
+						if i, ok := c.byName[name]; ok {
+							need[c.plan.Endpoints[i].Pool] = true
+						}
+					}
+				}
+			}
+		}
+	}
+	done := map[*backend.Placement]bool{}
+	for _, ep := range c.plan.Endpoints {
+		p := ep.Placement
+		if p == nil || !need[ep.Pool] || done[p] {
+			continue
+		}
+		done[p] = true
+		for _, cp := range tools.SSHDCapabilities {
+			if !slices.Contains(p.Capabilities, cp) {
+				p.Capabilities = append(p.Capabilities, cp)
+			}
+		}
+	}
 }
 
 // compiler holds what every test of one Compile shares.

@@ -49,6 +49,16 @@ const (
 	MPIMarker = "RDMABENCH_MPI"
 )
 
+// SSHDCapabilities are what the MPI launcher's per-run sshd needs in a
+// pod that drops every other capability: running as root it separates
+// privileges before authenticating anyone, in a child that chroots to
+// /run/sshd (SYS_CHROOT) and changes to the sshd user (SETUID, SETGID;
+// the session sets its groups again). Without them it refuses the
+// connection ("chroot(\"/run/sshd\"): Operation not permitted"); with
+// them alone and IPC_LOCK, the launch works (tested with setpriv on
+// OpenSSH 9.2). The planner adds them only to pools with remote ranks.
+var SSHDCapabilities = []string{"SETUID", "SETGID", "SYS_CHROOT"}
+
 const installNCCL = "use an image with nccl-tests on PATH (built with MPI=1 for several endpoints), such as your serving image"
 
 var ncclSpec = Spec{Name: scenarios.ToolNCCL, Family: parsers.FamilyNCCL, Binaries: []string{"all_reduce_perf"},

@@ -152,8 +152,10 @@ func (b *Backend) etcdObjects(owner *metav1.OwnerReference) (*corev1.Pod, *corev
 				Command: []string{"sh", "-c", etcdScript},
 				Env: []corev1.EnvVar{{Name: "POD_IP", ValueFrom: &corev1.EnvVarSource{
 					FieldRef: &corev1.ObjectFieldSelector{FieldPath: "status.podIP"}}}},
-				Ports: []corev1.ContainerPort{{Name: "client", ContainerPort: etcdPort}},
+				Ports:           []corev1.ContainerPort{{Name: "client", ContainerPort: etcdPort}},
+				SecurityContext: b.etcdSecurityContext(),
 			}},
+			SecurityContext:               podSecurityContext(),
 			TerminationGracePeriodSeconds: &grace,
 			NodeSelector:                  b.sc.Cluster.NodeSelector,
 			Tolerations:                   clusterTolerations(b.sc.Cluster.Tolerations),
@@ -237,4 +239,23 @@ func (b *Backend) portForward(pod string, port int) (string, error) {
 	b.stops = append(b.stops, stop)
 	b.mu.Unlock()
 	return fmt.Sprintf("127.0.0.1:%d", ports[0].Local), nil
+}
+
+// etcdUID is the etcd pod's user where the platform assigns none: nobody.
+const etcdUID = int64(65534)
+
+// etcdSecurityContext: the etcd needs no privilege at all, so its pod
+// meets PodSecurity "restricted" and OpenShift's restricted-v2 SCC: no
+// capability, no escalation, not root. OpenShift gives it a UID of the
+// namespace's range (a fixed one would be refused); elsewhere it runs as
+// nobody, since the image's user is root.
+func (b *Backend) etcdSecurityContext() *corev1.SecurityContext {
+	yes, no := true, false
+	sc := &corev1.SecurityContext{AllowPrivilegeEscalation: &no, RunAsNonRoot: &yes,
+		Capabilities: &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}}}
+	if b.plat != PlatformOpenShift {
+		uid := etcdUID
+		sc.RunAsUser = &uid
+	}
+	return sc
 }

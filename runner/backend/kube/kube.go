@@ -83,6 +83,7 @@ type Backend struct {
 	owner        *metav1.OwnerReference
 	stops        []chan struct{} // port-forwards to end in Cleanup
 	killBound    time.Duration   // how long killing one tool may take
+	plat         string          // the platform, once known (platform)
 }
 
 // podInfo is what the backend keeps of a provisioned pod.

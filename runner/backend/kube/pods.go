@@ -98,8 +98,9 @@ func (b *Backend) podFor(ep backend.Endpoint, owner *metav1.OwnerReference) (*co
 				Command:         []string{"sh", "-c", keepAlive},
 				Env:             envVars(ep.Env),
 				Resources:       res,
-				SecurityContext: securityContext(c),
+				SecurityContext: securityContext(c, capabilitiesOf(ep, c)),
 			}},
+			SecurityContext:               podSecurityContext(),
 			RestartPolicy:                 corev1.RestartPolicyAlways,
 			TerminationGracePeriodSeconds: &grace,
 			NodeSelector:                  p.NodeSelector,
@@ -163,20 +164,49 @@ func resources(all map[string]string) (corev1.ResourceRequirements, error) {
 	return corev1.ResourceRequirements{Requests: list, Limits: list.DeepCopy()}, nil
 }
 
-// securityContext adds the capabilities RDMA needs (IPC_LOCK by default,
-// for pinned memory); privileged only when the scenario asks.
-func securityContext(c *scenarios.Cluster) *corev1.SecurityContext {
-	sc := &corev1.SecurityContext{}
+// RootUID is the user the tools run as. Capabilities given to a
+// container reach only root's processes (Kubernetes sets no ambient
+// capabilities), so pinned memory (IPC_LOCK) needs UID 0; and the MPI
+// launcher's ssh and sshd refuse a UID without a passwd entry ("No user
+// exists for uid …"), which a random UID from a namespace range is. The
+// SCC in deploy/openshift says so and allows exactly this UID.
+const RootUID = int64(0)
+
+// securityContext is the tools container's: every capability dropped but
+// those the placement adds (IPC_LOCK for pinned memory by default; the
+// sshd's for a pool with remote MPI ranks), no privilege escalation, as
+// root (RootUID). privileged only when the scenario asks, and then as the
+// runtime gives it.
+func securityContext(c *scenarios.Cluster, caps []string) *corev1.SecurityContext {
+	uid := RootUID
+	sc := &corev1.SecurityContext{RunAsUser: &uid}
 	if c.Privileged {
 		sc.Privileged = &c.Privileged
+		return sc
 	}
-	for _, cp := range c.Capabilities {
-		if sc.Capabilities == nil {
-			sc.Capabilities = &corev1.Capabilities{}
-		}
+	no := false
+	sc.AllowPrivilegeEscalation = &no
+	sc.Capabilities = &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}}
+	for _, cp := range caps {
 		sc.Capabilities.Add = append(sc.Capabilities.Add, corev1.Capability(strings.TrimPrefix(cp, "CAP_")))
 	}
 	return sc
+}
+
+// capabilitiesOf are the capabilities an endpoint's container adds: its
+// placement's, or the cluster's for an endpoint built without a plan.
+func capabilitiesOf(ep backend.Endpoint, c *scenarios.Cluster) []string {
+	if ep.Placement == nil {
+		return c.Capabilities
+	}
+	return ep.Placement.Capabilities
+}
+
+// podSecurityContext: the runtime's default seccomp profile, which
+// OpenShift's SCCs require and PodSecurity "restricted" asks for; RDMA
+// verbs (ioctl and mmap on /dev/infiniband) pass it.
+func podSecurityContext() *corev1.PodSecurityContext {
+	return &corev1.PodSecurityContext{SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault}}
 }
 
 // clusterTolerations are the cluster section's own tolerations, for the

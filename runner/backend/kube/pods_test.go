@@ -9,8 +9,10 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/rest"
+	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/rdmabench/rdmabench/runner/backend"
 	"github.com/rdmabench/rdmabench/runner/plan"
@@ -70,12 +72,25 @@ func planned(t *testing.T, sc *scenarios.Scenario, names ...string) []backend.En
 func newTestBackend(t *testing.T, sc *scenarios.Scenario, objs ...any) (*Backend, *fake.Clientset) {
 	t.Helper()
 	cs := fake.NewClientset()
+	dryRunAdmits(cs)
 	b, err := New(sc, Options{Client: cs, Config: &rest.Config{Host: "http://127.0.0.1:1"}, RunID: "20261124-061500-ab12",
 		PollInterval: 10 * time.Millisecond, UnschedulableGrace: 30 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return b, cs
+}
+
+// dryRunAdmits makes the fake API answer a dry-run create as an admitting
+// apiserver does: the object back, nothing stored (the fake's tracker
+// would store it).
+func dryRunAdmits(cs *fake.Clientset) {
+	cs.PrependReactor("create", "pods", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		if ca, ok := a.(k8stesting.CreateActionImpl); ok && len(ca.CreateOptions.DryRun) > 0 {
+			return true, ca.Object, nil
+		}
+		return false, nil, nil
+	})
 }
 
 func TestPodSpecCarriesThePlacement(t *testing.T) {

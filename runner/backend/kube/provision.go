@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -40,21 +41,33 @@ func (e *StartupError) Error() string {
 // and data address. A pod that cannot start fails at once with the
 // cluster's reason; the caller's Cleanup removes what was created.
 func (b *Backend) Provision(ctx context.Context, eps []backend.Endpoint) ([]backend.Endpoint, error) {
-	if err := b.ensureNamespace(ctx); err != nil {
+	// Every pod is built first: a pod patch or a quantity that cannot
+	// work fails before anything exists.
+	pods := make([]*corev1.Pod, len(eps))
+	for i, ep := range eps {
+		pod, err := b.podFor(ep, nil)
+		if err != nil {
+			return nil, err
+		}
+		pods[i] = pod
+	}
+	level := podSecurityLevel(pods)
+	if err := b.ensureNamespace(ctx, level); err != nil {
 		return nil, err
 	}
 	if err := b.checkNetworks(ctx, eps); err != nil {
+		return nil, err
+	}
+	if err := b.checkAdmission(ctx, pods, level); err != nil {
 		return nil, err
 	}
 	owner, err := b.ensureOwner(ctx)
 	if err != nil {
 		return nil, err
 	}
-	for _, ep := range eps {
-		pod, err := b.podFor(ep, owner)
-		if err != nil {
-			return nil, err
-		}
+	for i, ep := range eps {
+		pod := pods[i]
+		pod.OwnerReferences = []metav1.OwnerReference{*owner}
 		err = retry(ctx, func() error {
 			_, err := b.client.CoreV1().Pods(b.namespace).Create(ctx, pod, metav1.CreateOptions{})
 			return err
@@ -72,16 +85,16 @@ func (b *Backend) Provision(ctx context.Context, eps []backend.Endpoint) ([]back
 	}
 	wctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	pods, err := b.waitReady(wctx, len(eps))
+	ready, err := b.waitReady(wctx, len(eps))
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
-			return nil, b.timeoutError(ctx, timeout, pods)
+			return nil, b.timeoutError(ctx, timeout, ready)
 		}
 		return nil, err
 	}
 	out := make([]backend.Endpoint, len(eps))
 	for i, ep := range eps {
-		pod := pods[b.podName(ep.Name)]
+		pod := ready[b.podName(ep.Name)]
 		if pod == nil {
 			return nil, &StartupError{Pod: b.podName(ep.Name), Reason: "NotFound",
 				Msg: "the pod disappeared while the run waited for it (deleted by someone, or evicted)"}
@@ -123,8 +136,11 @@ func (b *Backend) place(ep *backend.Endpoint, pod *corev1.Pod) error {
 }
 
 // ensureNamespace creates the namespace when it does not exist, labelled
-// as the run's, so that only a namespace rdmabench created is deleted.
-func (b *Backend) ensureNamespace(ctx context.Context) error {
+// as the run's, so that only a namespace rdmabench created is deleted, and
+// with the PodSecurity level its pods need (level). An existing
+// namespace is used as it is: the admission dry run says whether its
+// level lets the pods in.
+func (b *Backend) ensureNamespace(ctx context.Context, level string) error {
 	ns, err := b.client.CoreV1().Namespaces().Get(ctx, b.namespace, metav1.GetOptions{})
 	if err == nil && ns.DeletionTimestamp != nil {
 		// An earlier run's namespace still terminating: nothing can be
@@ -145,9 +161,7 @@ func (b *Backend) ensureNamespace(ctx context.Context) error {
 		}
 		return fmt.Errorf("kube: reading namespace %s: %w", b.namespace, err)
 	}
-	labels := b.runLabels()
-	labels[LabelCreatedBy] = managedBy
-	ns = &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: b.namespace, Labels: labels}}
+	ns = b.namespaceObject(level)
 	_, err = b.client.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{})
 	if apierrors.IsAlreadyExists(err) {
 		return nil // made by someone else meanwhile: theirs, not the run's
@@ -158,7 +172,7 @@ func (b *Backend) ensureNamespace(ctx context.Context) error {
 	b.mu.Lock()
 	b.createdNS = true
 	b.mu.Unlock()
-	b.progressf("created namespace %s (removed at the end of the run)", b.namespace)
+	b.progressf("created namespace %s with PodSecurity level %s (removed at the end of the run)", b.namespace, level)
 	return nil
 }
 
@@ -219,4 +233,14 @@ func (b *Backend) waitNamespaceGone(ctx context.Context) error {
 		case <-time.After(b.opts.PollInterval):
 		}
 	}
+}
+
+// namespaceObject is the namespace a run creates: the run's labels, the
+// created-by mark (only such a namespace is ever deleted) and the
+// PodSecurity labels of level.
+func (b *Backend) namespaceObject(level string) *corev1.Namespace {
+	labels := b.runLabels()
+	labels[LabelCreatedBy] = managedBy
+	maps.Copy(labels, podSecurityLabels(level))
+	return &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: b.namespace, Labels: labels}}
 }
