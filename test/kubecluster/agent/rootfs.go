@@ -231,7 +231,9 @@ func (p *pod) removeRoot() error {
 }
 
 // wrap makes argv run in the pod: in its root (mount namespace, chroot)
-// when it has one, else in its network namespace on the host's files.
+// when it has one, else in its network namespace on the host's files; with
+// the capabilities, user and no_new_privs its securityContext gives
+// (restrict), as a container runtime would.
 func (p *pod) wrap(c *container, argv []string) []string {
 	p.mu.Lock()
 	r := p.root
@@ -241,6 +243,7 @@ func (p *pod) wrap(c *container, argv []string) []string {
 		if p.net.NetNS != "" { // hostNetwork pods run in the host's
 			args = []string{"ip", "netns", "exec", p.net.NetNS}
 		}
+		args = append(args, p.restrict(c, "/")...)
 		return append(args, argv...)
 	}
 	args := []string{"nsenter", "-t", strconv.Itoa(r.holder.Process.Pid), "-m"}
@@ -248,6 +251,7 @@ func (p *pod) wrap(c *container, argv []string) []string {
 		args = append(args, "-n")
 	}
 	args = append(args, "--", chrootPath(), r.root)
+	args = append(args, p.restrict(c, r.root)...)
 	if c.spec.WorkingDir != "" {
 		args = append(args, "env", "-C", c.spec.WorkingDir)
 	}
