@@ -172,6 +172,10 @@ type Result struct {
 	// Path is the proof of the path: the RDMA port counters of each
 	// endpoint's device, read before and after the leg.
 	Path *PathProof `json:"path,omitempty"`
+	// SameMachine is the node (or ssh host) every side of the leg ran on:
+	// the traffic did not cross the fabric, so the figure is not a
+	// fabric figure. Empty when the sides ran apart (or it is unknown).
+	SameMachine string `json:"sameMachine,omitempty"`
 }
 
 // ResultEndpoint is one side of a result: its role and where it ran.

@@ -36,6 +36,7 @@ func (r *run) runLeg(ctx context.Context, job *plan.Job, legIdx int) (report.Res
 	}
 	judge.Fill(&res, r.tests[job.Test], r.cfg.LineRate, outs)
 	proof.finish(ctx, &res, outs, discarded)
+	r.noteSharedMachine(&res)
 	r.noteVersion(job.Tool, outs)
 	return res, true
 }

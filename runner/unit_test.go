@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rdmabench/rdmabench/report"
 	"github.com/rdmabench/rdmabench/runner/backend"
 	"github.com/rdmabench/rdmabench/runner/backend/local"
 	"github.com/rdmabench/rdmabench/runner/plan"
@@ -154,6 +155,31 @@ func TestCommandLineEnvInKeyOrder(t *testing.T) {
 	for i := 0; i < 20; i++ {
 		if got := commandLine(s); got != want {
 			t.Fatalf("commandLine = %q, want %q", got, want)
+		}
+	}
+}
+
+// A leg whose sides ran on one node (or ssh host) is marked: its traffic
+// did not cross the fabric. Sides apart, or not known, are not.
+func TestSharedMachineIsMarked(t *testing.T) {
+	r := &run{endpoints: map[string]backend.Endpoint{
+		"a-0": {Name: "a-0", Node: "node-1"}, "b-0": {Name: "b-0", Node: "node-1"}, "b-1": {Name: "b-1", Node: "node-2"},
+		"h-0": {Name: "h-0", Host: "vm1"}, "h-1": {Name: "h-1", Host: "vm1"}, "l-0": {Name: "l-0"}, "l-1": {Name: "l-1"}}}
+	for _, c := range []struct {
+		res  report.Result
+		want string
+	}{
+		{report.Result{From: "a-0", To: "b-0", Reason: "measured"}, "node-1"},
+		{report.Result{From: "a-0", To: "b-1"}, ""},
+		{report.Result{Ranks: []string{"a-0", "b-0", "b-1"}}, ""},
+		{report.Result{Ranks: []string{"a-0", "b-0"}}, "node-1"},
+		{report.Result{From: "h-0", To: "h-1"}, "vm1"},
+		{report.Result{From: "l-0", To: "l-1"}, ""},
+	} {
+		res := c.res
+		r.noteSharedMachine(&res)
+		if res.SameMachine != c.want || (c.want != "") != strings.Contains(res.Reason, "not a fabric figure") {
+			t.Errorf("%+v: sameMachine %q reason %q, want %q", c.res, res.SameMachine, res.Reason, c.want)
 		}
 	}
 }

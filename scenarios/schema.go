@@ -114,6 +114,9 @@ func schemaFor(t reflect.Type) map[string]any {
 	case reflect.Slice:
 		return map[string]any{"type": "array", "items": schemaFor(t.Elem())}
 	case reflect.Map:
+		if t.Elem().Kind() == reflect.Interface {
+			return map[string]any{"type": "object"} // a document of its own (podPatch: a Pod patch)
+		}
 		return map[string]any{"type": "object", "additionalProperties": map[string]any{"type": []string{"string", "number", "boolean"}}}
 	case reflect.String:
 		return map[string]any{"type": "string"}

@@ -5,7 +5,6 @@ import (
 	"io"
 
 	"github.com/rdmabench/rdmabench/runner/plan"
-	"github.com/rdmabench/rdmabench/scenarios"
 	"github.com/spf13/cobra"
 )
 
@@ -63,7 +62,7 @@ func runPlan(opts *planOptions, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	s, err := scenarios.Load(opts.file)
+	s, err := loadScenario(opts.file)
 	if err != nil {
 		return err
 	}

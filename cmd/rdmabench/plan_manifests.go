@@ -20,7 +20,7 @@ func runPlanManifests(opts *planOptions, stdout io.Writer) error {
 			return usageError{fmt.Errorf("--%s is for -o cronjob", name)}
 		}
 	}
-	s, err := scenarios.Load(opts.file)
+	s, err := loadScenario(opts.file)
 	if err != nil {
 		return err
 	}

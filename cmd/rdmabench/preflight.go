@@ -15,7 +15,6 @@ import (
 	"github.com/rdmabench/rdmabench/report"
 	"github.com/rdmabench/rdmabench/runner"
 	"github.com/rdmabench/rdmabench/runner/backend"
-	"github.com/rdmabench/rdmabench/scenarios"
 )
 
 // preflightOptions are the flags and arguments of `rdmabench preflight`.
@@ -62,7 +61,7 @@ func runPreflight(ctx context.Context, o *preflightOptions) error {
 	if o.output != "table" && o.output != "json" {
 		return usageError{fmt.Errorf("--output %q: want table or json", o.output)}
 	}
-	sc, err := scenarios.Load(o.file)
+	sc, err := loadScenario(o.file)
 	if err != nil {
 		return err
 	}

@@ -92,7 +92,7 @@ func runRun(ctx context.Context, o *runOptions) error {
 	if o.output != "table" && o.output != "json" {
 		return usageError{fmt.Errorf("--output %q: want table or json", o.output)}
 	}
-	sc, err := scenarios.Load(o.file)
+	sc, err := loadScenario(o.file)
 	if err != nil {
 		return err
 	}

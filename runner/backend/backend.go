@@ -72,6 +72,23 @@ type Placement struct {
 	// launcher's per-run sshd needs on a pool that hosts remote ranks
 	// (tools.SSHDCapabilities).
 	Capabilities []string `json:"capabilities,omitempty"`
+	// CPU and Memory are requested and limited alike (Guaranteed QoS);
+	// ShmSize is the memory-backed /dev/shm; Hugepages are by page size;
+	// all Kubernetes quantities, the pool's over the cluster's.
+	CPU       string            `json:"cpu,omitempty"`
+	Memory    string            `json:"memory,omitempty"`
+	ShmSize   string            `json:"shmSize,omitempty"`
+	Hugepages map[string]string `json:"hugepages,omitempty"`
+	// ResourceClaims are DRA claims (the cluster's, then the pool's).
+	ResourceClaims []ResourceClaim `json:"resourceClaims,omitempty"`
+}
+
+// ResourceClaim is a pod's Dynamic Resource Allocation claim: an existing
+// ResourceClaim, or one made per pod from a ResourceClaimTemplate.
+type ResourceClaim struct {
+	Name         string `json:"name"`
+	ClaimName    string `json:"resourceClaimName,omitempty"`
+	TemplateName string `json:"resourceClaimTemplateName,omitempty"`
 }
 
 // Toleration is a pod toleration, as the Kubernetes API spells it.

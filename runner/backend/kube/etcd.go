@@ -10,6 +10,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/httpstream"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -154,6 +155,7 @@ func (b *Backend) etcdObjects(owner *metav1.OwnerReference) (*corev1.Pod, *corev
 					FieldRef: &corev1.ObjectFieldSelector{FieldPath: "status.podIP"}}}},
 				Ports:           []corev1.ContainerPort{{Name: "client", ContainerPort: etcdPort}},
 				SecurityContext: b.etcdSecurityContext(),
+				Resources:       etcdResources(),
 			}},
 			SecurityContext:               podSecurityContext(),
 			TerminationGracePeriodSeconds: &grace,
@@ -184,7 +186,7 @@ func (b *Backend) waitPodReady(ctx context.Context, name string) (*corev1.Pod, e
 			if podReady(p) {
 				return p, nil
 			}
-			if err := b.podProblem(ctx, p, firstSeen); err != nil {
+			if err := b.podProblem(ctx, p, firstSeen, b.runEvents(ctx)); err != nil {
 				return nil, err
 			}
 		}
@@ -258,4 +260,11 @@ func (b *Backend) etcdSecurityContext() *corev1.SecurityContext {
 		sc.RunAsUser = &uid
 	}
 	return sc
+}
+
+// etcdResources: nixlbench's rendezvous is a few keys; requests = limits,
+// so that a namespace with a quota admits the pod.
+func etcdResources() corev1.ResourceRequirements {
+	list := corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("500m"), corev1.ResourceMemory: resource.MustParse("512Mi")}
+	return corev1.ResourceRequirements{Requests: list, Limits: list.DeepCopy()}
 }

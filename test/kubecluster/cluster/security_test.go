@@ -9,6 +9,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 )
@@ -131,7 +132,9 @@ func TestOpenShiftSecurityStandIn(t *testing.T) {
 
 	apply("../../../deploy/openshift/scc.yaml")
 	apply("../../../deploy/openshift/rbac.yaml")
-	err = waitFor(ctx, func() error { return dryRun(as("rdmabench"), pod("rdmabench", false, "IPC_LOCK", "SETUID", "SETGID", "SYS_CHROOT")) })
+	err = waitFor(ctx, func() error {
+		return dryRun(as("rdmabench"), pod("rdmabench", false, "IPC_LOCK", "SETUID", "SETGID", "SYS_CHROOT"))
+	})
 	if err != nil {
 		t.Errorf("with deploy/openshift applied, the rdmabench pod: %v", err)
 	}
@@ -162,5 +165,26 @@ func waitFor(ctx context.Context, f func() error) error {
 			return err
 		case <-time.After(250 * time.Millisecond):
 		}
+	}
+}
+
+// TestShmSizedAsTheMemoryVolume: a pod in an image whose memory-backed
+// emptyDir is mounted at /dev/shm gets a /dev/shm of its sizeLimit, as a
+// kubelet sizes that tmpfs.
+func TestShmSizedAsTheMemoryVolume(t *testing.T) {
+	if toolsRoot == "" {
+		t.Skip("no tools image (make image)")
+	}
+	size := resource.MustParse("96Mi")
+	createPod(t, testPod("shm", sleeper, func(p *corev1.Pod) {
+		p.Spec.Containers[0].Image = ToolsImage
+		p.Spec.Volumes = []corev1.Volume{{Name: "dshm", VolumeSource: corev1.VolumeSource{
+			EmptyDir: &corev1.EmptyDirVolumeSource{Medium: corev1.StorageMediumMemory, SizeLimit: &size}}}}
+		p.Spec.Containers[0].VolumeMounts = []corev1.VolumeMount{{Name: "dshm", MountPath: "/dev/shm"}}
+	}))
+	waitPod(t, "shm", 30*time.Second, "Ready", isReady)
+	out, _, err := execIn(t, "shm", "websocket", "", "df", "-B1", "--output=size", "/dev/shm")
+	if err != nil || !strings.Contains(out, "100663296") {
+		t.Fatalf("/dev/shm: %v\n%s", err, out)
 	}
 }
