@@ -10,6 +10,8 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/httpstream"
@@ -57,6 +59,18 @@ func (b *Backend) StartEtcd(ctx context.Context) (toolURL, localURL string, err 
 		se.Kind = "service"
 		return "", "", se
 	}
+	policy := b.etcdPolicy(owner)
+	if err := retry(ctx, func() error {
+		_, err := b.client.NetworkingV1().NetworkPolicies(b.namespace).Create(ctx, policy, metav1.CreateOptions{})
+		return err
+	}); err != nil {
+		se := createError(policy.Name, err)
+		se.Kind = "networkpolicy"
+		if apierrors.IsForbidden(err) {
+			se.Msg += " (the etcd has no authentication: only this policy keeps other pods out of it; grant create on networkpolicies, as deploy/rbac.yaml does)"
+		}
+		return "", "", se
+	}
 	timeout := DefaultStartupTimeout
 	if d := b.sc.Cluster.StartupTimeout.Value; d > 0 {
 		timeout = d
@@ -79,7 +93,8 @@ func (b *Backend) StartEtcd(ctx context.Context) (toolURL, localURL string, err 
 	if err := etcdAnswers(wctx, "http://"+local); err != nil {
 		return "", "", &StartupError{Pod: pod.Name, Reason: "EtcdNotServing", Msg: err.Error() + " (kubectl logs -n " + b.namespace + " " + pod.Name + ")"}
 	}
-	b.progressf("etcd for nixlbench: pod %s (%s:%d), service %s", pod.Name, ready.Status.PodIP, etcdPort, svc.Name)
+	b.progressf("etcd for nixlbench: pod %s (%s:%d), service %s; NetworkPolicy %s admits only the run's pods to it (where the cluster's network plugin enforces NetworkPolicy: not every one does, and then any pod can reach it)",
+		pod.Name, ready.Status.PodIP, etcdPort, svc.Name, policy.Name)
 	return fmt.Sprintf("http://%s:%d", ready.Status.PodIP, etcdPort), "http://" + local, nil
 }
 
@@ -267,4 +282,33 @@ func (b *Backend) etcdSecurityContext() *corev1.SecurityContext {
 func etcdResources() corev1.ResourceRequirements {
 	list := corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("500m"), corev1.ResourceMemory: resource.MustParse("512Mi")}
 	return corev1.ResourceRequirements{Requests: list, Limits: list.DeepCopy()}
+}
+
+// etcdPolicy is the NetworkPolicy that lets only the run's pods reach its
+// etcd's client port: the etcd has no authentication and no TLS, and
+// holds only nixlbench's rendezvous, but any pod that can reach it could
+// read or change that. The runner's port-forward enters through the pod's
+// own loopback, which a policy does not filter. A network plugin that
+// ignores NetworkPolicy (some do) ignores this one too.
+func (b *Backend) etcdPolicy(owner *metav1.OwnerReference) *networkingv1.NetworkPolicy {
+	labels := b.runLabels()
+	labels[LabelRole] = roleEtcd
+	meta := metav1.ObjectMeta{Name: b.etcdName(), Namespace: b.namespace, Labels: labels}
+	if owner != nil {
+		meta.OwnerReferences = []metav1.OwnerReference{*owner}
+	}
+	port := intstr.FromInt32(etcdPort)
+	tcp := corev1.ProtocolTCP
+	return &networkingv1.NetworkPolicy{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "networking.k8s.io/v1", Kind: "NetworkPolicy"},
+		ObjectMeta: meta,
+		Spec: networkingv1.NetworkPolicySpec{
+			PodSelector: metav1.LabelSelector{MatchLabels: map[string]string{LabelRun: b.opts.RunID, LabelRole: roleEtcd}},
+			PolicyTypes: []networkingv1.PolicyType{networkingv1.PolicyTypeIngress},
+			Ingress: []networkingv1.NetworkPolicyIngressRule{{
+				From:  []networkingv1.NetworkPolicyPeer{{PodSelector: &metav1.LabelSelector{MatchLabels: map[string]string{LabelRun: b.opts.RunID}}}},
+				Ports: []networkingv1.NetworkPolicyPort{{Protocol: &tcp, Port: &port}},
+			}},
+		},
+	}
 }

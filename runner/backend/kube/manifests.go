@@ -68,7 +68,7 @@ func Manifests(sc *scenarios.Scenario, eps []backend.Endpoint, o ManifestOptions
 	}
 	if o.Etcd {
 		pod, svc := b.etcdObjects(nil)
-		objs = append(objs, pod, svc)
+		objs = append(objs, pod, svc, b.etcdPolicy(nil))
 	}
 	return objs, nil
 }
