@@ -85,6 +85,15 @@ type EndpointInfo struct {
 	// when the pod has no secondary network (kube backend).
 	Network   string `json:"network,omitempty"`
 	Interface string `json:"interface,omitempty"`
+	// Port and GIDIndex are the RDMA port and GID the tools were given;
+	// DeviceFrom how the device was chosen ("network-status device-info:
+	// rdma-device mlx5_3", "netdev net1", "GID of 10.9.1.1", "scenario");
+	// DataDevice the data interface's own device where the scenario named
+	// another.
+	Port       int    `json:"port,omitempty"`
+	GIDIndex   *int   `json:"gidIndex,omitempty"`
+	DeviceFrom string `json:"deviceFrom,omitempty"`
+	DataDevice string `json:"dataDevice,omitempty"`
 }
 
 // Line rate sources.

@@ -93,6 +93,8 @@ type run struct {
 	preflight map[string]report.PreflightEndpoint
 	// mtus is each endpoint's active RDMA MTU, read by preflight.
 	mtus map[string]int
+	// rates is each endpoint's own line rate (lineRate: auto), by name.
+	rates map[string]report.LineRate
 
 	mu       sync.Mutex
 	results  []report.Result

@@ -28,9 +28,27 @@ type Endpoint struct {
 	Node string `json:"node,omitempty"`
 	// Pod is the endpoint's pod (kube backend).
 	Pod string `json:"pod,omitempty"`
-	// Device is the RDMA device ("mlx5_0", "rxe0"); "" when none.
+	// Device is the RDMA device ("mlx5_0", "rxe0"); "" when none. Port
+	// is its port the tests use (0: the tool's default, 1), GIDIndex the
+	// GID on RoCE (nil: the tool's choice, or InfiniBand).
 	Device   string `json:"device,omitempty"`
+	Port     int    `json:"port,omitempty"`
 	GIDIndex *int   `json:"gidIndex,omitempty"`
+	// ResolveDevice: the scenario names no device, so each endpoint's is
+	// chosen where it runs, from its data interface (the backend's
+	// Provision); the planner writes the tools' device, port and GID as
+	// placeholders (tools.DevicePlaceholder …) the runner fills then.
+	ResolveDevice bool `json:"resolveDevice,omitempty"`
+	// DeviceFrom says how Device was chosen ("network-status device-info:
+	// rdma-device mlx5_3", "netdev net1", "GID of 10.9.1.1", "scenario").
+	DeviceFrom string `json:"deviceFrom,omitempty"`
+	// DataDevice is the data interface's device when the scenario named
+	// another one: the path proof reads its counters, so that traffic that
+	// took the named device's network is not called the data network's.
+	DataDevice string `json:"dataDevice,omitempty"`
+	// NoDevice says why no RDMA device serves the data interface, for
+	// the skip reason of RDMA tests ("" when one does, or none was asked).
+	NoDevice string `json:"noDevice,omitempty"`
 	GPUs     int    `json:"gpus,omitempty"`
 	// Address is the data-plane address tools connect to: the secondary
 	// network's IP in a pod, the host's data address, 127.0.0.1 locally.

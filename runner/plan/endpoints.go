@@ -49,6 +49,7 @@ func planEndpoints(s *scenarios.Scenario, opts CompileOptions) ([]backend.Endpoi
 			ep.Placement = place
 			if opts.ResolveDevice != nil && ep.Device == "" {
 				ep.Device = opts.ResolveDevice(ep)
+				ep.ResolveDevice = ep.ResolveDevice && ep.Device == ""
 			}
 			idx = append(idx, len(eps))
 			eps = append(eps, ep)
@@ -74,6 +75,10 @@ func endpoint(s *scenarios.Scenario, pool *scenarios.Pool, i int, env map[string
 	if ep.Device == "auto" {
 		ep.Device = "" // discovered by the runner (CompileOptions.ResolveDevice)
 	}
+	// On ssh hosts and in pods no device named means each endpoint's own,
+	// chosen where it runs from its data interface: the tools get
+	// placeholders the runner fills (tools.DevicePlaceholder).
+	ep.ResolveDevice = ep.Device == "" && backendOf(s) != scenarios.BackendLocal
 	switch backendOf(s) {
 	case scenarios.BackendLocal:
 		ep.Address = localAddress

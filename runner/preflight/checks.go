@@ -39,6 +39,10 @@ type Want struct {
 	// Device is the RDMA device the tests name ("" or "auto": any).
 	Device   string
 	GIDIndex *int
+	// NoDevice says why no RDMA device serves the endpoint's data
+	// interface, where its device was to be chosen from it: the
+	// rdma-device check fails with it (another device is no substitute).
+	NoDevice string
 	// Address is the endpoint's data address (the RoCE GID must carry it).
 	Address string
 	// GPUs the scenario gives the endpoint.
@@ -168,6 +172,10 @@ func devNames(inv *nic.Inventory) string {
 
 // rdmaChecks are the checks of the RDMA device the tests use.
 func rdmaChecks(f Facts, w Want) []report.PreflightCheck {
+	if w.NoDevice != "" {
+		fix := "give the endpoint's data network an RDMA device: an SR-IOV or host-device network whose CNI reports device-info, the RDMA device plugin's resource, or name the device in the scenario"
+		return []report.PreflightCheck{fail(RDMADevice, report.DoomsRDMA, w.NoDevice, fix)}
+	}
 	d, p, ok := pick(f.Inv, w.Device)
 	if !ok {
 		ev := "no RDMA device under /sys/class/infiniband"

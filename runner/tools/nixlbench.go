@@ -108,7 +108,7 @@ func nixlEnv(leg *Leg, ep backend.Endpoint, backendName string) map[string]strin
 	if !strings.EqualFold(backendName, "UCX") {
 		return nil
 	}
-	return ucxEnv(&leg.Test.Args, ep)
+	return ucxEnv(leg, &leg.Test.Args, ep)
 }
 
 func upperOr(s, def string) string {

@@ -60,9 +60,9 @@ func perftestArgv(spec *Spec, leg *Leg, ep backend.Endpoint, port int, server st
 	if dev := device(ep); dev != "" {
 		argv = append(argv, "-d", dev)
 	}
-	argv = append(argv, "-i", "1")
-	if ep.GIDIndex != nil {
-		argv = append(argv, "-x", leg.itoa(*ep.GIDIndex))
+	argv = append(argv, "-i", leg.port(ep))
+	if g := leg.gid(ep); g != "" {
+		argv = append(argv, "-x", g)
 	}
 	switch {
 	case a.Sweep:

@@ -43,8 +43,8 @@ func buildUCX(dst []Command, spec *Spec, leg *Leg) ([]Command, error) {
 	cli = append(cli, "-n", leg.itoa(ucxIterations(a.Iterations)))
 	cli = append(cli, a.Extra...)
 	return append(dst,
-		Command{Endpoint: leg.Server.Name, Role: RoleServer, Argv: srv, Env: ucxEnv(a, leg.Server), Port: port, Ready: ReadyListen},
-		Command{Endpoint: leg.Client.Name, Role: RoleClient, Argv: cli, Env: ucxEnv(a, leg.Client), Parse: true},
+		Command{Endpoint: leg.Server.Name, Role: RoleServer, Argv: srv, Env: ucxEnv(leg, a, leg.Server), Port: port, Ready: ReadyListen},
+		Command{Endpoint: leg.Client.Name, Role: RoleClient, Argv: cli, Env: ucxEnv(leg, a, leg.Client), Parse: true},
 	), nil
 }
 

@@ -166,3 +166,37 @@ func playAutoscaler(ctx context.Context, c *cluster.Cluster) error {
 	}
 	return c.AddNode(ctx, "node-scaled", map[string]string{"e2e-pool": "scaled"})
 }
+
+// TestDeviceFromNetworkStatus: on a network whose CNI reports device-info
+// (the test agent writes it as the SR-IOV CNI does: a virtual function
+// and its RDMA device), each pod's device is the one its network-status
+// names, read at run time. The test nodes have no such device, so the
+// RDMA test is skipped with exactly that; the TCP test runs.
+func TestDeviceFromNetworkStatus(t *testing.T) {
+	c := needCluster(t)
+	sc := strings.Replace(tcpScenario("e2e-sriov", "", `  - name: write-bw
+    tool: ib_write_bw
+    from: decode
+    to: prefill
+    pattern: many-to-one
+`), "networks: [default/data-net]", "networks: [default/sriov-net]", 1)
+	r := run(t, c, writeScenario(t, sc), 3*time.Minute, nil)
+	if r.code != 0 || r.rep == nil {
+		t.Fatalf("exit %d", r.code)
+	}
+	skipped := 0
+	for _, res := range r.rep.Results {
+		if res.Test != "write-bw" {
+			continue
+		}
+		skipped++
+		if res.Verdict != report.VerdictSkipped || !strings.Contains(res.Reason, "network-status device-info of default/sriov-net names RDMA device mlx5_") ||
+			!strings.Contains(res.Reason, "which is not under /sys/class/infiniband here") {
+			t.Errorf("%s %s->%s: %s %q; want skipped, naming the device device-info gave", res.Test, res.From, res.To, res.Verdict, res.Reason)
+		}
+	}
+	if skipped == 0 {
+		t.Error("no write-bw result")
+	}
+	assertNothingLeft(t, c)
+}

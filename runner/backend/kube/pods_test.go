@@ -289,3 +289,22 @@ func TestNamespaceCreatedOnlyWhenMissingAndCleanedOnlyThen(t *testing.T) {
 		t.Fatalf("a namespace that existed before the run was deleted: %v", err)
 	}
 }
+
+// The SR-IOV CNI's device-info in network-status (the Network Plumbing
+// WG's Device Information spec) names the pod's own RDMA device.
+func TestDeviceInfoFromNetworkStatus(t *testing.T) {
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "bench", Annotations: map[string]string{NetworkStatusAnnotation: `[
+ {"name": "ovn-kubernetes", "interface": "eth0", "ips": ["10.128.2.14"], "default": true, "dns": {}},
+ {"name": "bench/sriov-rdma", "interface": "net1", "ips": ["192.168.100.7"], "mac": "2e:1f:9a:00:11:22", "dns": {},
+  "device-info": {"type": "pci", "version": "1.1.0", "pci": {"pci-address": "0000:3b:02.3", "rdma-device": "mlx5_7", "pf-pci-address": "0000:3b:00.0"}}},
+ {"name": "bench/sriov-eth", "interface": "net2", "ips": ["192.168.101.7"], "dns": {},
+  "device-info": {"type": "pci", "version": "1.1.0", "pci": {"pci-address": "0000:5e:01.2"}}}]`}}}
+	att, err := dataAttachment(pod, "sriov-rdma")
+	if err != nil || att.RDMADevice != "mlx5_7" || att.PCIAddress != "0000:3b:02.3" || att.Interface != "net1" {
+		t.Fatalf("%+v %v", att, err)
+	}
+	att, err = dataAttachment(pod, "sriov-eth")
+	if err != nil || att.RDMADevice != "" || att.PCIAddress != "0000:5e:01.2" {
+		t.Fatalf("%+v %v", att, err)
+	}
+}

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"sort"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -12,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/rdmabench/rdmabench/runner/backend"
+	"github.com/rdmabench/rdmabench/runner/backend/remote"
 )
 
 // DefaultStartupTimeout bounds the wait for pods when the scenario gives
@@ -99,19 +102,28 @@ func (b *Backend) Provision(ctx context.Context, eps []backend.Endpoint) ([]back
 			return nil, &StartupError{Pod: b.podName(ep.Name), Reason: "NotFound",
 				Msg: "the pod disappeared while the run waited for it (deleted by someone, or evicted)"}
 		}
-		if err := b.place(&ep, pod); err != nil {
+		hints, err := b.place(&ep, pod)
+		if err != nil {
 			return nil, err
 		}
-		if err := b.disc.ResolveDevice(ctx, &ep); err != nil {
+		if ep.ResolveDevice && hints.From == "" {
+			hints = b.pciDeviceHints(ctx, ep)
+		}
+		if err := b.disc.ResolveDevice(ctx, &ep, hints); err != nil {
 			return nil, err
+		}
+		if ep.Device != "" {
+			b.progressf("%s: RDMA device %s port %d%s (%s)", ep.Name, ep.Device, ep.Port, gidText(ep.GIDIndex), ep.DeviceFrom)
 		}
 		out[i] = ep
 	}
 	return out, nil
 }
 
-// place fills an endpoint from its ready pod: node, pod, data address.
-func (b *Backend) place(ep *backend.Endpoint, pod *corev1.Pod) error {
+// place fills an endpoint from its ready pod: node, pod, data address;
+// and returns what the data network's CNI says of the device behind it
+// (network-status device-info).
+func (b *Backend) place(ep *backend.Endpoint, pod *corev1.Pod) (remote.DeviceHints, error) {
 	ep.Node, ep.Pod = pod.Spec.NodeName, pod.Name
 	b.mu.Lock()
 	b.pods[ep.Name] = podInfo{name: pod.Name, node: pod.Spec.NodeName}
@@ -119,20 +131,66 @@ func (b *Backend) place(ep *backend.Endpoint, pod *corev1.Pod) error {
 	nets := placementOf(*ep).Networks
 	if len(nets) == 0 {
 		if pod.Status.PodIP == "" {
-			return &StartupError{Pod: pod.Name, Reason: "NoAddress", Msg: "the pod is Ready but has no IP"}
+			return remote.DeviceHints{}, &StartupError{Pod: pod.Name, Reason: "NoAddress", Msg: "the pod is Ready but has no IP"}
 		}
 		ep.Address, ep.Network = pod.Status.PodIP, "pod network"
 		if b.sc.Cluster.HostNetwork {
 			ep.Network = "host network"
 		}
-		return nil
+		return remote.DeviceHints{}, nil
 	}
 	att, err := dataAttachment(pod, nets[0])
 	if err != nil {
-		return &StartupError{Pod: pod.Name, Reason: "NoSecondaryNetwork", Msg: err.Error()}
+		return remote.DeviceHints{}, &StartupError{Pod: pod.Name, Reason: "NoSecondaryNetwork", Msg: err.Error()}
 	}
 	ep.Address, ep.Network, ep.Interface = att.IP, att.Network, att.Interface
-	return nil
+	var hints remote.DeviceHints
+	if att.RDMADevice != "" || att.PCIAddress != "" {
+		hints.From = "network-status device-info of " + att.Network
+		hints.RDMADevice = att.RDMADevice
+		if att.RDMADevice == "" {
+			hints.PCIAddresses = []string{att.PCIAddress}
+		}
+	}
+	return hints, nil
+}
+
+// pciDeviceHints reads the SR-IOV device plugin's PCIDEVICE_<RESOURCE>
+// variables in the pod (the PCI functions it allocated, a comma-separated
+// list per resource), for a network whose CNI reported no device-info.
+func (b *Backend) pciDeviceHints(ctx context.Context, ep backend.Endpoint) remote.DeviceHints {
+	ectx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	out, err := b.Exec(ectx, ep, []string{"env"})
+	if err != nil {
+		return remote.DeviceHints{}
+	}
+	var h remote.DeviceHints
+	var names []string
+	for _, line := range strings.Split(string(out), "\n") {
+		name, val, ok := strings.Cut(line, "=")
+		if !ok || !strings.HasPrefix(name, "PCIDEVICE_") || strings.HasSuffix(name, "_INFO") {
+			continue
+		}
+		names = append(names, name)
+		for _, a := range strings.Split(val, ",") {
+			if a = strings.TrimSpace(a); a != "" {
+				h.PCIAddresses = append(h.PCIAddresses, a)
+			}
+		}
+	}
+	if len(h.PCIAddresses) > 0 {
+		sort.Strings(names)
+		h.From = strings.Join(names, ", ")
+	}
+	return h
+}
+
+func gidText(g *int) string {
+	if g == nil {
+		return ""
+	}
+	return fmt.Sprintf(" GID %d", *g)
 }
 
 // ensureNamespace creates the namespace when it does not exist, labelled

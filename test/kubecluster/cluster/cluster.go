@@ -74,6 +74,10 @@ type Options struct {
 	// RemoteNodes are nodes on other machines (the soft-RoCE VMs), after
 	// the Nodes local ones; with RemoteNodes, Nodes defaults to 0.
 	RemoteNodes []RemoteNode
+	// SRIOVNetworks are secondary networks ("namespace/name") whose
+	// attachments the agents report with a device-info (a PCI function
+	// and its RDMA device), as the SR-IOV CNI does through Multus.
+	SRIOVNetworks []string
 }
 
 // RemoteNode is a node whose pods run on another machine (agent.Remote).

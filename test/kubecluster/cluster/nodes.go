@@ -35,6 +35,7 @@ func (c *Cluster) startNodes(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	f.SRIOVNetworks = c.opts.SRIOVNetworks
 	c.fabric = f
 	var specs []nodeSpec
 	for i := 1; i <= c.opts.Nodes; i++ {
