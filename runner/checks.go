@@ -72,7 +72,7 @@ func preflightWants(p *plan.Plan, sc *scenarios.Scenario, eps []backend.Endpoint
 	tests := testsByName(sc)
 	w := map[string]preflight.Want{}
 	for _, ep := range eps {
-		w[ep.Name] = preflight.Want{Endpoint: ep.Name, Device: ep.Device, GIDIndex: ep.GIDIndex, NoDevice: ep.NoDevice, Address: ep.Address, GPUs: ep.GPUs, Pod: pod}
+		w[ep.Name] = preflight.Want{Endpoint: ep.Name, Device: ep.Device, GIDIndex: ep.GIDIndex, NoDevice: ep.NoDevice, DataDevice: ep.DataDevice, Address: ep.Address, GPUs: ep.GPUs, Pod: pod}
 	}
 	mark := func(name string, t *scenarios.Test, tool string) {
 		x, ok := w[name]

@@ -43,6 +43,9 @@ type Want struct {
 	// interface, where its device was to be chosen from it: the
 	// rdma-device check fails with it (another device is no substitute).
 	NoDevice string
+	// DataDevice is the data interface's device when the scenario named
+	// another (Device): the tests may run, over that device's network.
+	DataDevice string
 	// Address is the endpoint's data address (the RoCE GID must carry it).
 	Address string
 	// GPUs the scenario gives the endpoint.
@@ -382,6 +385,14 @@ func roceGID(p *nic.Port, w Want) report.PreflightCheck {
 			break
 		}
 	}
+	if v2 == nil && w.DataDevice != "" && w.GIDIndex != nil && hasGID(p, *w.GIDIndex) {
+		// The scenario named another device than the data interface's:
+		// the tool can run over that device's own network; the path proof
+		// on the data interface's device judges where the traffic went.
+		return warn(RoCEGID, fmt.Sprintf("no RoCE v2 GID of %s on %s (the data address is on %s); the tests use GID index %d; GIDs: %s",
+			orDash(addr), orDash(p.Netdev), w.DataDevice, *w.GIDIndex, gidList(p)),
+			"name the data interface's device ("+w.DataDevice+"), or leave the device out so that each endpoint's is chosen from its data interface")
+	}
 	if v2 == nil {
 		ev := fmt.Sprintf("no RoCE v2 GID of %s on %s", orDash(addr), orDash(p.Netdev))
 		if loop {
@@ -405,6 +416,15 @@ func roceGID(p *nic.Port, w Want) report.PreflightCheck {
 	}
 	return fail(RoCEGID, report.DoomsRDMA, ev+fmt.Sprintf("; the tests use GID index %d, which is empty", *w.GIDIndex),
 		fmt.Sprintf("set gidIndex: %d (or remove it)", v2.Index))
+}
+
+func hasGID(p *nic.Port, idx int) bool {
+	for _, g := range p.GIDs {
+		if g.Index == idx {
+			return true
+		}
+	}
+	return false
 }
 
 func gidList(p *nic.Port) string {
