@@ -60,8 +60,8 @@ func (inv *Inventory) DataPath(req DataPathRequest) (DataPath, error) {
 		return DataPath{}, fmt.Errorf("RDMA device %s (%s) has no port", d.Name, from)
 	}
 	dp := DataPath{Device: d.Name, Port: p.Port, Netdev: p.Netdev, From: from, RateBps: p.RateBps, Rate: p.Rate}
-	if p.LinkLayer == "InfiniBand" {
-		return dp, nil
+	if p.LinkLayer != "Ethernet" {
+		return dp, nil // InfiniBand (the port's GID 0 serves), EFA (SRD: no RoCE GID)
 	}
 	iface := req.Interface
 	if iface == "" {

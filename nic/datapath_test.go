@@ -61,6 +61,39 @@ func TestDataPath(t *testing.T) {
 	}
 }
 
+// TestDataPathOnTheSoftRoCEVM: the tree recorded in the soft-RoCE VM with
+// two rails (rxe0 on eth0, rxe1 on eth2 with GIDs of 10.9.5.1, 10.9.1.1
+// and an IPv6 address): the data address picks the device and its own
+// GID, not the first device nor the first IPv4 GID (which the older rule,
+// RoCEv2GIDIndex, took).
+func TestDataPathOnTheSoftRoCEVM(t *testing.T) {
+	inv, err := Discover(Options{Root: tree("rxe-vm-rails"), NoGPU: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		req      DataPathRequest
+		dev      string
+		gid      int
+		from     string
+		roceV2Of int // the older rule's pick on that device
+	}{
+		{DataPathRequest{Address: "10.9.1.1"}, "rxe1", 2, "GID of 10.9.1.1", 1},
+		{DataPathRequest{Interface: "eth2", Address: "10.9.1.1"}, "rxe1", 2, "netdev eth2", 1},
+		{DataPathRequest{Address: "10.9.0.1"}, "rxe0", 1, "GID of 10.9.0.1", 1},
+	} {
+		dp, err := inv.DataPath(c.req)
+		if err != nil || dp.Device != c.dev || dp.GIDIndex == nil || *dp.GIDIndex != c.gid || dp.From != c.from || dp.Netdev == "" {
+			t.Errorf("%+v: %+v %v; want %s GID %d from %q", c.req, dp, err, c.dev, c.gid, c.from)
+		}
+		for _, d := range inv.Devices {
+			if d.Name == c.dev && (d.Ports[0].RoCEv2GIDIndex == nil || *d.Ports[0].RoCEv2GIDIndex != c.roceV2Of) {
+				t.Errorf("%s: the recorded tree changed (RoCEv2GIDIndex %v)", d.Name, d.Ports[0].RoCEv2GIDIndex)
+			}
+		}
+	}
+}
+
 // TestDataGIDPrefersTheDataAddress: among several RoCE v2 GIDs of the
 // interface, the data address's; else the first IPv4-mapped; never one of
 // another netdev.
