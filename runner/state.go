@@ -65,6 +65,9 @@ type Config struct {
 	// AllowEmpty lets a run that measured nothing (every test skipped)
 	// end without error; by default it is an EmptyRunError (exit 5).
 	AllowEmpty bool
+	// Platform is the Kubernetes platform (kube backend); on eks NCCL
+	// between nodes needs aws-ofi-nccl, which preflight checks.
+	Platform string
 }
 
 // ParseFunc reads one tool's raw output into a measurement. Parsers are

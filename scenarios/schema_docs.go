@@ -53,7 +53,7 @@ var fieldDocs = map[string]string{
 	"Pool.shmSize":                            "kube: /dev/shm of this pool's pods, instead of the cluster's",
 	"Pool.hugepages":                          "kube: hugepages of this pool's pods, instead of the cluster's",
 	"Pool.resourceClaims":                     "kube: DRA claims added to the cluster's for this pool's pods",
-	"Cluster.platform":                        "auto (default: detected), kubernetes or openshift: how admission (SCC, PodSecurity) is checked before any pod is created, and the fix it names",
+	"Cluster.platform":                        "auto (default: detected), kubernetes, openshift (admission by SCCs), gke (networks through GKE multi-network, networking.gke.io/interfaces) or eks (EFA: SRD, not RC; nixlbench over LIBFABRIC; NCCL through aws-ofi-nccl)",
 	"Toleration.key":                          "taint key, e.g. nvidia.com/gpu; empty with operator Exists tolerates every taint",
 	"Toleration.operator":                     "Equal (default): the taint's value must equal value; Exists: any value (write no value)",
 	"Toleration.value":                        "taint value to match with operator Equal",

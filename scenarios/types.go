@@ -21,6 +21,8 @@ const (
 	PlatformAuto       = "auto"
 	PlatformKubernetes = "kubernetes"
 	PlatformOpenShift  = "openshift"
+	PlatformGKE        = "gke"
+	PlatformEKS        = "eks"
 )
 
 // Patterns: how the endpoints of the from and to pools are paired.
@@ -123,9 +125,10 @@ type Cluster struct {
 	Labels      map[string]string `yaml:"labels,omitempty" json:"labels,omitempty"`
 	// PriorityClassName for the pods (so benchmarks can preempt, or not).
 	PriorityClassName string `yaml:"priorityClassName,omitempty" json:"priorityClassName,omitempty"`
-	// Platform is the cluster's kind, which decides how admission is
-	// checked and fixed: auto (default: detected through discovery),
-	// kubernetes or openshift.
+	// Platform is the cluster's kind: auto (default: detected through
+	// discovery), kubernetes, openshift (admission by SCCs), gke (networks
+	// through GKE's multi-network annotation instead of Multus) or eks
+	// (EFA: SRD, not RC).
 	Platform string `yaml:"platform,omitempty" json:"platform,omitempty" schema:"enum=platforms"`
 	// FailFastWindow is how long a pod may stay unschedulable, or keep
 	// failing to get its sandbox or volumes, before the run gives up

@@ -66,7 +66,7 @@ func runPlan(opts *planOptions, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	p, err := plan.Compile(s, plan.CompileOptions{})
+	p, err := plan.Compile(s, plan.CompileOptions{Platform: scenarioPlatform(s)})
 	if err != nil {
 		return err
 	}

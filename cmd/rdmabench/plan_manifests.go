@@ -27,12 +27,12 @@ func runPlanManifests(opts *planOptions, stdout io.Writer) error {
 	if s.Backend != scenarios.BackendKube {
 		return usageError{fmt.Errorf("%s: -o manifests is for backend: kube (this scenario's backend is %s)", opts.file, s.Backend)}
 	}
-	p, err := plan.Compile(s, plan.CompileOptions{})
+	p, err := plan.Compile(s, plan.CompileOptions{Platform: scenarioPlatform(s)})
 	if err != nil {
 		return err
 	}
 	objs, err := kube.Manifests(s, p.Endpoints, kube.ManifestOptions{
-		RunID: runner.NewRunID(time.Now()), Namespace: opts.cron.namespace, Etcd: p.NeedsEtcd})
+		RunID: runner.NewRunID(time.Now()), Namespace: opts.cron.namespace, Etcd: p.NeedsEtcd, Platform: scenarioPlatform(s)})
 	if err != nil {
 		return usageError{err}
 	}

@@ -45,7 +45,7 @@ type runOptions struct {
 	stdout, stderr io.Writer
 	// seams: the planner, the summary table and NIC discovery (their own
 	// packages; swapped in tests).
-	plan    func(sc *scenarios.Scenario, hasRDMA func(backend.Endpoint) bool, portOffset int) (*plan.Plan, error)
+	plan    func(sc *scenarios.Scenario, opts plan.CompileOptions) (*plan.Plan, error)
 	summary func(io.Writer, *report.Report) error
 	nicRate judge.NICRate
 }
@@ -105,7 +105,8 @@ func runRun(ctx context.Context, o *runOptions) error {
 	if o.dryRun && sc.Backend == scenarios.BackendKube {
 		// A dry run plans without a cluster: every test is planned, as
 		// the pods' devices are known only once they run.
-		p, err := o.plan(sc, func(backend.Endpoint) bool { return true }, o.ports)
+		p, err := o.plan(sc, plan.CompileOptions{HasRDMA: func(backend.Endpoint) bool { return true }, PortOffset: o.ports,
+			Platform: scenarioPlatform(sc)})
 		if err != nil {
 			return err
 		}
@@ -115,7 +116,11 @@ func runRun(ctx context.Context, o *runOptions) error {
 	if err != nil {
 		return err
 	}
-	p, err := o.plan(sc, runner.BackendHasRDMA(ctx, be), o.ports)
+	opts := plan.CompileOptions{HasRDMA: runner.BackendHasRDMA(ctx, be), PortOffset: o.ports}
+	if opts.Platform, err = backendPlatform(ctx, be); err != nil {
+		return err
+	}
+	p, err := o.plan(sc, opts)
 	if err != nil {
 		return err
 	}
@@ -129,7 +134,7 @@ func runRun(ctx context.Context, o *runOptions) error {
 		ctx, cancel = context.WithTimeoutCause(ctx, o.timeout, fmt.Errorf("--timeout %s reached", o.timeout))
 		defer cancel()
 	}
-	return execute(ctx, o, sc, p, be)
+	return execute(ctx, o, sc, p, be, opts.Platform)
 }
 
 func (o *runOptions) printPlan(p *plan.Plan) error {
@@ -140,7 +145,7 @@ func (o *runOptions) printPlan(p *plan.Plan) error {
 }
 
 // execute runs the plan and prints where the results are and the summary.
-func execute(ctx context.Context, o *runOptions, sc *scenarios.Scenario, p *plan.Plan, be backend.Backend) error {
+func execute(ctx context.Context, o *runOptions, sc *scenarios.Scenario, p *plan.Plan, be backend.Backend, platform string) error {
 	now := time.Now()
 	out := o.outDir
 	if out == "" {
@@ -155,7 +160,7 @@ func execute(ctx context.Context, o *runOptions, sc *scenarios.Scenario, p *plan
 	fmt.Fprintf(o.stderr, "rdmabench: running %s (%d round(s)) on %s; results in %s\n", sc.Metadata.Name, len(p.Rounds), be.Name(), out)
 	rep, runErr := runner.Run(ctx, runner.Config{
 		Plan: p, Backend: be, Scenario: sc, ScenarioBytes: asRun, ScenarioHash: fileHash(sc.File), OutDir: out, RunID: o.runID,
-		Version: version, Progress: o.stderr, Keep: o.keep, AllowEmpty: o.allowEmpty, CleanupTimeout: cleanupBound(be),
+		Version: version, Progress: o.stderr, Keep: o.keep, AllowEmpty: o.allowEmpty, CleanupTimeout: cleanupBound(be), Platform: platform,
 		// Line rate and fingerprint are read once the endpoints exist:
 		// pods have no NIC to read before Provision.
 		Discover: func(ctx context.Context, eps []backend.Endpoint) (*report.LineRate, map[string]string) {

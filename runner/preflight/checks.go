@@ -13,6 +13,7 @@ import (
 // Check ids: stable names a reason, a script or a dashboard can rely on.
 const (
 	RDMADevice    = "rdma-device"
+	NCCLNetPlugin = "nccl-net-plugin"
 	PortActive    = "port-active"
 	LinkLayer     = "link-layer"
 	DevInfiniband = "dev-infiniband"
@@ -46,6 +47,9 @@ type Want struct {
 	// DataDevice is the data interface's device when the scenario named
 	// another (Device): the tests may run, over that device's network.
 	DataDevice string
+	// NCCLNet: NCCL runs between nodes over a fabric only a net plugin
+	// drives (AWS EFA: aws-ofi-nccl).
+	NCCLNet bool
 	// Address is the endpoint's data address (the RoCE GID must carry it).
 	Address string
 	// GPUs the scenario gives the endpoint.
@@ -99,7 +103,22 @@ func Evaluate(f Facts, w Want) []report.PreflightCheck {
 	if w.GPUDirect {
 		cs = append(cs, softenGPU(gpuDirect(f), w))
 	}
+	if w.NCCLNet {
+		cs = append(cs, ncclNetPlugin(f))
+	}
 	return cs
+}
+
+// ncclNetPlugin: NCCL between nodes over EFA goes through libfabric by the
+// aws-ofi-nccl plugin (libnccl-net-ofi.so); without one NCCL falls back to
+// sockets (or its IB verbs transport, which EFA does not serve).
+func ncclNetPlugin(f Facts) report.PreflightCheck {
+	if len(f.NCCLNet) > 0 {
+		return pass(NCCLNetPlugin, "NCCL net plugin: "+strings.Join(f.NCCLNet, ", "))
+	}
+	return fail(NCCLNetPlugin, report.DoomsNCCLNet,
+		"no NCCL net plugin (libnccl-net*.so) in /opt/amazon/ofi-nccl, /opt/aws-ofi-nccl or the linker's path: NCCL between nodes over EFA needs aws-ofi-nccl",
+		"use an image with aws-ofi-nccl (AWS's deep learning containers carry it at /opt/amazon/ofi-nccl), or install it from github.com/aws/aws-ofi-nccl with libfabric's efa provider")
 }
 
 // softenGPU makes a GPU failure a warning outside pods: on hosts (local,
@@ -511,12 +530,13 @@ func orDash(s string) string {
 
 // Doomed says whether a failing check on an endpoint dooms a test with
 // these needs, and names the first such check (for the skip reason).
-func Doomed(ep report.PreflightEndpoint, rdma, gpu, gpuDirect bool) (report.PreflightCheck, bool) {
+func Doomed(ep report.PreflightEndpoint, rdma, gpu, gpuDirect, ncclNet bool) (report.PreflightCheck, bool) {
 	for _, c := range ep.Checks {
 		if c.Status != report.PreflightFail {
 			continue
 		}
-		if (c.Dooms == report.DoomsRDMA && rdma) || (c.Dooms == report.DoomsGPU && gpu) || (c.Dooms == report.DoomsGPUDirect && gpuDirect) {
+		if (c.Dooms == report.DoomsRDMA && rdma) || (c.Dooms == report.DoomsGPU && gpu) || (c.Dooms == report.DoomsGPUDirect && gpuDirect) ||
+			(c.Dooms == report.DoomsNCCLNet && ncclNet) {
 			return c, true
 		}
 	}

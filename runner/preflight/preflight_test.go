@@ -122,11 +122,11 @@ func TestEvaluateFailures(t *testing.T) {
 func TestEvaluateNoRDMAHost(t *testing.T) {
 	f := facts(t, "facts-no-rdma.txt", "")
 	eps := EvaluateAll([]Input{{Want: Want{Endpoint: "a-0", RDMA: true}, Facts: f}, {Want: Want{Endpoint: "b-0"}, Facts: f}})
-	c, doomed := Doomed(eps[0], true, false, false)
+	c, doomed := Doomed(eps[0], true, false, false, false)
 	if !doomed || c.ID != RDMADevice || len(eps[1].Checks) != 0 {
 		t.Fatalf("got %+v", eps)
 	}
-	if _, doomed := Doomed(eps[0], false, true, false); doomed {
+	if _, doomed := Doomed(eps[0], false, true, false, false); doomed {
 		t.Error("an RDMA failure dooms a GPU-only test")
 	}
 }
@@ -168,5 +168,26 @@ func TestKernelAtLeastRC(t *testing.T) {
 		if got := kernelAtLeast(k, 5, 12); got != want {
 			t.Errorf("kernelAtLeast(%q) = %v, want %v", k, got, want)
 		}
+	}
+}
+
+// On EKS, NCCL between nodes needs aws-ofi-nccl: preflight names it, and
+// its failure dooms only such NCCL tests.
+func TestNCCLNetPlugin(t *testing.T) {
+	f := ParseFacts("ncclnet=/opt/amazon/ofi-nccl/lib/libnccl-net-ofi.so\nncclnet=/opt/amazon/ofi-nccl/lib/libnccl-net-ofi.so\nkernel=6.1\n")
+	cs := Evaluate(f, Want{Endpoint: "a-0", NCCLNet: true})
+	if len(cs) != 1 || cs[0].ID != NCCLNetPlugin || cs[0].Status != report.PreflightPass || !strings.Contains(cs[0].Evidence, "libnccl-net-ofi.so") {
+		t.Fatalf("%+v", cs)
+	}
+	cs = Evaluate(ParseFacts("kernel=6.1\n"), Want{Endpoint: "a-0", NCCLNet: true})
+	if len(cs) != 1 || cs[0].Status != report.PreflightFail || cs[0].Dooms != report.DoomsNCCLNet || !strings.Contains(cs[0].Fix, "aws-ofi-nccl") {
+		t.Fatalf("%+v", cs)
+	}
+	ep := report.PreflightEndpoint{Endpoint: "a-0", Checks: cs}
+	if _, doomed := Doomed(ep, true, true, false, false); doomed {
+		t.Error("a missing NCCL net plugin dooms tests that are not NCCL between nodes")
+	}
+	if c, doomed := Doomed(ep, true, true, false, true); !doomed || c.ID != NCCLNetPlugin {
+		t.Error("a missing NCCL net plugin must doom NCCL between nodes on EKS")
 	}
 }

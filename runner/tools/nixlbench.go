@@ -24,7 +24,22 @@ const nixlStepCost = 20 * time.Second
 
 var nixlbenchSpec = Spec{Name: scenarios.ToolNixlbench, Family: parsers.FamilyNixlbench, Binaries: []string{"nixlbench"},
 	NeedsRDMA: true, Parser: "nixlbench", Metric: parsers.MetricBandwidth, Image: ImageGPU, Install: installNixl, Directional: true, SelectsTransport: true,
-	build: buildNixlbench, work: nixlWork}
+	build: buildNixlbench, work: nixlWork, overSRD: nixlOverSRD}
+
+// nixlOverSRD: only NIXL's LIBFABRIC backend drives EFA (libfabric's efa
+// provider); on EKS the planner makes an unwritten backend LIBFABRIC.
+func nixlOverSRD(t *scenarios.Test) string {
+	backends := t.Args.Backends
+	if len(backends) == 0 {
+		backends = []string{t.Args.Backend}
+	}
+	for _, b := range backends {
+		if !strings.EqualFold(b, "LIBFABRIC") {
+			return "NIXL backend " + b + " does not drive EFA: use backend LIBFABRIC (libfabric's efa provider)"
+		}
+	}
+	return ""
+}
 
 // buildNixlbench: both processes get the same command (gflags syntax);
 // the role comes from the order of registration in etcd. The initiator (the

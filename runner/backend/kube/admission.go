@@ -20,7 +20,14 @@ import (
 const (
 	PlatformKubernetes = scenarios.PlatformKubernetes
 	PlatformOpenShift  = scenarios.PlatformOpenShift
+	PlatformGKE        = scenarios.PlatformGKE
+	PlatformEKS        = scenarios.PlatformEKS
 )
+
+// gkeNetworkGroup is GKE's multi-network API (Network,
+// GKENetworkParamSet); GKE's and EKS's own builds say so in their version
+// ("v1.33.5-gke.1162000", "v1.33.5-eks-113cf36").
+const gkeNetworkGroup = "networking.gke.io"
 
 // openShiftSecurityGroup is the API group only OpenShift serves: its
 // SecurityContextConstraints decide which pods a ServiceAccount may run.
@@ -50,9 +57,9 @@ const (
 var baselineCapabilities = []string{"AUDIT_WRITE", "CHOWN", "DAC_OVERRIDE", "FOWNER", "FSETID", "KILL", "MKNOD",
 	"NET_BIND_SERVICE", "SETFCAP", "SETGID", "SETPCAP", "SETUID", "SYS_CHROOT"}
 
-// DetectPlatform tells OpenShift (the security.openshift.io API is
-// served) from other Kubernetes, through discovery, which every
-// authenticated user may read.
+// DetectPlatform tells the platforms apart through discovery, which every
+// authenticated user may read: OpenShift serves security.openshift.io,
+// GKE networking.gke.io (or says -gke. in its version), EKS says -eks-.
 func DetectPlatform(ctx context.Context, client kubernetes.Interface) (string, error) {
 	var groups *metav1.APIGroupList
 	err := retry(ctx, func() (err error) {
@@ -63,12 +70,27 @@ func DetectPlatform(ctx context.Context, client kubernetes.Interface) (string, e
 		return "", fmt.Errorf("kube: discovering the cluster's APIs: %w", err)
 	}
 	for _, g := range groups.Groups {
-		if g.Name == openShiftSecurityGroup {
+		switch g.Name {
+		case openShiftSecurityGroup:
 			return PlatformOpenShift, nil
+		case gkeNetworkGroup:
+			return PlatformGKE, nil
+		}
+	}
+	if v, err := client.Discovery().ServerVersion(); err == nil {
+		switch {
+		case strings.Contains(v.GitVersion, "-gke."):
+			return PlatformGKE, nil
+		case strings.Contains(v.GitVersion, "-eks-"):
+			return PlatformEKS, nil
 		}
 	}
 	return PlatformKubernetes, nil
 }
+
+// Platform is the cluster's platform: cluster.platform, else what
+// discovery says (read once per run).
+func (b *Backend) Platform(ctx context.Context) (string, error) { return b.platform(ctx) }
 
 // platform is cluster.platform, else what discovery says (once per run).
 func (b *Backend) platform(ctx context.Context) (string, error) {

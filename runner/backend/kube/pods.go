@@ -78,9 +78,7 @@ func (b *Backend) podFor(ep backend.Endpoint, owner *metav1.OwnerReference) (*co
 	labels[LabelEndpoint] = ep.Name
 	annotations := map[string]string{}
 	maps.Copy(annotations, c.Annotations)
-	if nets := p.Networks; len(nets) > 0 {
-		annotations[NetworksAnnotation] = strings.Join(nets, ",")
-	}
+	b.networkAnnotations(annotations, p.Networks)
 	res, err := resources(p)
 	if err != nil {
 		return nil, fmt.Errorf("endpoint %s: %w", ep.Name, err)

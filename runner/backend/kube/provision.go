@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -44,6 +45,10 @@ func (e *StartupError) Error() string {
 // and data address. A pod that cannot start fails at once with the
 // cluster's reason; the caller's Cleanup removes what was created.
 func (b *Backend) Provision(ctx context.Context, eps []backend.Endpoint) ([]backend.Endpoint, error) {
+	// The platform decides how networks are asked for (Multus, GKE).
+	if _, err := b.platform(ctx); err != nil {
+		return nil, err
+	}
 	// Every pod is built first: a pod patch or a quantity that cannot
 	// work fails before anything exists.
 	pods := make([]*corev1.Pod, len(eps))
@@ -107,7 +112,7 @@ func (b *Backend) Provision(ctx context.Context, eps []backend.Endpoint) ([]back
 			return nil, err
 		}
 		if ep.ResolveDevice && hints.From == "" {
-			hints = b.pciDeviceHints(ctx, ep)
+			hints = b.deviceHints(ctx, ep)
 		}
 		if err := b.disc.ResolveDevice(ctx, &ep, hints); err != nil {
 			return nil, err
@@ -139,7 +144,7 @@ func (b *Backend) place(ep *backend.Endpoint, pod *corev1.Pod) (remote.DeviceHin
 		}
 		return remote.DeviceHints{}, nil
 	}
-	att, err := dataAttachment(pod, nets[0])
+	att, err := b.dataAttachment(pod, nets[0])
 	if err != nil {
 		return remote.DeviceHints{}, &StartupError{Pod: pod.Name, Reason: "NoSecondaryNetwork", Msg: err.Error()}
 	}
@@ -155,33 +160,60 @@ func (b *Backend) place(ep *backend.Endpoint, pod *corev1.Pod) (remote.DeviceHin
 	return hints, nil
 }
 
-// pciDeviceHints reads the SR-IOV device plugin's PCIDEVICE_<RESOURCE>
-// variables in the pod (the PCI functions it allocated, a comma-separated
-// list per resource), for a network whose CNI reported no device-info.
-func (b *Backend) pciDeviceHints(ctx context.Context, ep backend.Endpoint) remote.DeviceHints {
+// hintsScript prints the SR-IOV device plugin's PCIDEVICE_<RESOURCE>
+// variables (the PCI functions it allocated) and, as given=DEV, each RDMA
+// device whose verbs character device the pod was given (/dev/infiniband:
+// what an RDMA or EFA device plugin mounts).
+const hintsScript = `env | grep '^PCIDEVICE_' || true
+for u in /sys/class/infiniband_verbs/uverbs*; do [ -e "/dev/infiniband/${u##*/}" ] && [ -r "$u/ibdev" ] && echo "given=$(cat "$u/ibdev")"; done
+true`
+
+// deviceHints says which RDMA device the pod was given, for a network
+// whose CNI reported no device-info: the SR-IOV device plugin's
+// PCIDEVICE_ variables; on EKS the EFA devices the EFA plugin gave it
+// (EFA devices carry no address a GID would name); elsewhere the one
+// device the pod was given, when it was given one.
+func (b *Backend) deviceHints(ctx context.Context, ep backend.Endpoint) remote.DeviceHints {
 	ectx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()
-	out, err := b.Exec(ectx, ep, []string{"env"})
+	out, err := b.Exec(ectx, ep, []string{"sh", "-c", hintsScript})
 	if err != nil {
 		return remote.DeviceHints{}
 	}
+	return parseHints(string(out), b.plat)
+}
+
+// parseHints reads hintsScript's output.
+func parseHints(out, platform string) remote.DeviceHints {
 	var h remote.DeviceHints
-	var names []string
-	for _, line := range strings.Split(string(out), "\n") {
-		name, val, ok := strings.Cut(line, "=")
-		if !ok || !strings.HasPrefix(name, "PCIDEVICE_") || strings.HasSuffix(name, "_INFO") {
-			continue
-		}
-		names = append(names, name)
-		for _, a := range strings.Split(val, ",") {
-			if a = strings.TrimSpace(a); a != "" {
-				h.PCIAddresses = append(h.PCIAddresses, a)
+	var names, given []string
+	for _, line := range strings.Split(out, "\n") {
+		name, val, ok := strings.Cut(strings.TrimSpace(line), "=")
+		switch {
+		case !ok:
+		case name == "given":
+			if !slices.Contains(given, val) {
+				given = append(given, val)
+			}
+		case strings.HasPrefix(name, "PCIDEVICE_") && !strings.HasSuffix(name, "_INFO"):
+			names = append(names, name)
+			for _, a := range strings.Split(val, ",") {
+				if a = strings.TrimSpace(a); a != "" {
+					h.PCIAddresses = append(h.PCIAddresses, a)
+				}
 			}
 		}
 	}
-	if len(h.PCIAddresses) > 0 {
+	switch {
+	case len(h.PCIAddresses) > 0:
 		sort.Strings(names)
 		h.From = strings.Join(names, ", ")
+	case platform == PlatformEKS && len(given) > 0:
+		h.RDMADevice = given[0]
+		h.From = fmt.Sprintf("the EFA devices given to the pod (%s)", strings.Join(given, ", "))
+	case len(given) == 1:
+		h.RDMADevice = given[0]
+		h.From = "the one RDMA device given to the pod (/dev/infiniband)"
 	}
 	return h
 }
