@@ -54,22 +54,25 @@ const (
 // a pod's secondary IP is known only once it runs.
 func AddrPlaceholder(endpoint string) string { return "${addr:" + endpoint + "}" }
 
-// DevicePlaceholder, PortPlaceholder and GIDPlaceholder stand for an
-// endpoint's RDMA device, port and GID index where they are chosen only
-// once it runs (backend.Endpoint.ResolveDevice: a pod's own device, from
-// its data interface). A value holding one that stays unknown (no GID on
-// InfiniBand) is left out, with its flag (-x) or variable.
+// DevicePlaceholder stands for an endpoint's RDMA device where it is
+// chosen only once the endpoint runs (backend.Endpoint.ResolveDevice: a
+// pod's own device, from its data interface); PortPlaceholder and
+// GIDPlaceholder for its port and GID index. A value holding one that
+// stays unknown (no GID on InfiniBand) is left out, with its flag (-x) or
+// variable.
 func DevicePlaceholder(endpoint string) string { return "${dev:" + endpoint + "}" }
 
-// PortPlaceholder: see DevicePlaceholder.
+// PortPlaceholder stands for an endpoint's RDMA port (see DevicePlaceholder).
 func PortPlaceholder(endpoint string) string { return "${port:" + endpoint + "}" }
 
-// GIDPlaceholder: see DevicePlaceholder.
+// GIDPlaceholder stands for an endpoint's GID index (see DevicePlaceholder).
 func GIDPlaceholder(endpoint string) string { return "${gid:" + endpoint + "}" }
 
 // GIDsPlaceholder is the GID index the endpoints share ("", left out,
 // when they differ): NCCL_IB_GID_INDEX is one value for every rank.
-func GIDsPlaceholder(endpoints []string) string { return "${gids:" + strings.Join(endpoints, ",") + "}" }
+func GIDsPlaceholder(endpoints []string) string {
+	return "${gids:" + strings.Join(endpoints, ",") + "}"
+}
 
 // Leg is what a builder needs to know about one execution of a tool.
 type Leg struct {

@@ -38,7 +38,9 @@ func TestPodSecurityAdmission(t *testing.T) {
 	if _, err := c.Client().CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = c.Client().CoreV1().Namespaces().Delete(context.Background(), "e2e-psa", metav1.DeleteOptions{}) })
+	t.Cleanup(func() {
+		_ = c.Client().CoreV1().Namespaces().Delete(context.Background(), "e2e-psa", metav1.DeleteOptions{})
+	})
 	scenario := writeScenario(t, iperfOnly("e2e-psa", ""))
 	r := run(t, c, scenario, 2*time.Minute, nil)
 	fix := "kubectl label --overwrite namespace e2e-psa pod-security.kubernetes.io/enforce=privileged"
