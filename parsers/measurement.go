@@ -142,8 +142,52 @@ type Transport struct {
 	Devices []string `json:"devices,omitempty"`
 	// GDR is true when GPUDirect RDMA was reported enabled.
 	GDR *bool `json:"gdr,omitempty"`
+	// Copy is true when the data path copies through bounce buffers (UCX's
+	// copy-in/copy-out protocols for remote memory access): the wire then
+	// carries it in segments of the transport's size (UCX rc_verbs: 8256
+	// bytes), not in whole messages cut at the MTU.
+	Copy bool `json:"copy,omitempty"`
+	// CopyRanges are the message sizes the copy applies to (UCX picks its
+	// protocol by size: copy-in below 478 B and zero-copy above, say);
+	// none with Copy set means every size.
+	CopyRanges []ByteRange `json:"copyRanges,omitempty"`
 	// Evidence holds the lines the verdict rests on (a few, not all).
 	Evidence []string `json:"evidence,omitempty"`
+
+	copyByOp map[string][]ByteRange // UCX's copy rows per op, until ForOp
+}
+
+// ByteRange is a span of message sizes, both ends included; To -1 is no
+// upper end.
+type ByteRange struct {
+	From int64 `json:"from"`
+	To   int64 `json:"to"`
+}
+
+// ForOp keeps the copies of the tool's op ("READ", "WRITE") only: a
+// write's copy-in of small messages says nothing of how a read moves.
+func (t *Transport) ForOp(op string) {
+	if t == nil || t.copyByOp == nil {
+		return
+	}
+	t.CopyRanges = t.copyByOp[op]
+	t.Copy = len(t.CopyRanges) > 0
+}
+
+// CopiesAt says whether a message of size bytes goes through the copy.
+func (t *Transport) CopiesAt(size int64) bool {
+	if t == nil || !t.Copy {
+		return false
+	}
+	if len(t.CopyRanges) == 0 {
+		return true
+	}
+	for _, r := range t.CopyRanges {
+		if size >= r.From && (r.To < 0 || size <= r.To) {
+			return true
+		}
+	}
+	return false
 }
 
 // F returns a pointer to v; samples use pointers so that "absent" differs from 0.

@@ -154,7 +154,11 @@ func (p *nixlParser) finish() []Measurement {
 	out := make([]Measurement, 0, len(p.runs))
 	for _, r := range p.runs {
 		r.close()
-		r.m.Transport = t
+		if t != nil {
+			own := *t // each run's op picks its copies
+			own.ForOp(r.m.Op)
+			r.m.Transport = &own
+		}
 		out = append(out, r.m)
 	}
 	return out

@@ -49,8 +49,21 @@ type transportScan struct {
 	ringGDR  *bool // "Connected all rings … GDR n"
 	ucxTLs   map[string]bool
 	ucxDevs  map[string][]string // kind → devices after "tl/"
-	evidence []string
-	keys     map[string]bool // evidence already kept, by category
+	// ucxRMA are the transports UCX chose for remote memory access (the
+	// rows of UCX_PROTO_INFO's "remote memory read/write" tables, rma(…)
+	// in its ep_cfg log lines): NIXL's data path. The others carry active
+	// messages, tags and keep-alive: control.
+	ucxRMA     map[string]bool
+	ucxRMADevs map[string][]string
+	ucxTable   string // the UCX_PROTO_INFO table being read: "rma-read", "rma-write", "other" or ""
+	// ucxCopy are the sizes remote memory is copied at (copy-in/copy-out
+	// rows), by the table's op: "READ", "WRITE".
+	ucxCopy map[string][]ByteRange
+	// ofiProvider is the libfabric provider NIXL's LIBFABRIC plugin
+	// built its rails on ("Created 1 rails using provider=tcp").
+	ofiProvider string
+	evidence    []string
+	keys        map[string]bool // evidence already kept, by category
 }
 
 // observe feeds one raw line; it is cheap for lines that carry no evidence.
@@ -61,7 +74,42 @@ func (ts *transportScan) observe(raw string) {
 	}
 	if strings.Contains(raw, "UCX") || strings.Contains(raw, " | ") || strings.Contains(raw, "ep_cfg[") {
 		ts.ucxLine(raw)
+		return
 	}
+	if i := strings.Index(raw, "rails using provider="); i >= 0 {
+		ts.ofiLine(raw, raw[i+len("rails using provider="):])
+	}
+}
+
+// ofiLine reads NIXL's LIBFABRIC plugin's INFO line naming the provider its
+// rails use (libfabric_rail_manager.cpp: "Created N rails using
+// provider=tcp").
+func (ts *transportScan) ofiLine(raw, provider string) {
+	if end := strings.IndexAny(provider, " \t\r,;"); end >= 0 {
+		provider = provider[:end]
+	}
+	if provider == "" {
+		return
+	}
+	ts.seen, ts.ofiProvider = true, provider
+	ts.keepAlways("ofi-provider", raw)
+}
+
+// ofiKind is the transport kind of a libfabric provider: the RDMA ones
+// (efa's SRD, verbs and its rxm/rxd layers, cxi, psm, opx), TCP (tcp,
+// sockets, udp) and shared memory.
+func ofiKind(provider string) string {
+	p := strings.ToLower(provider)
+	switch {
+	case strings.Contains(p, "efa"), strings.Contains(p, "verbs"), strings.Contains(p, "cxi"),
+		strings.Contains(p, "psm"), strings.Contains(p, "opx"), strings.Contains(p, "ucx"):
+		return TransportRDMA
+	case strings.Contains(p, "tcp"), strings.Contains(p, "sockets"), strings.Contains(p, "udp"):
+		return TransportTCP
+	case strings.Contains(p, "shm"), strings.Contains(p, "sm2"):
+		return TransportShm
+	}
+	return TransportUnknown
 }
 
 // observeInfo handles a line whose "NCCL INFO " marker is at index i.
@@ -281,6 +329,9 @@ func (ts *transportScan) result() *Transport {
 	}
 	if ts.nccl {
 		return ts.ncclResult()
+	}
+	if ts.ofiProvider != "" && len(ts.ucxTLs) == 0 {
+		return &Transport{Kind: ofiKind(ts.ofiProvider), Source: "libfabric", Detail: ts.ofiProvider, Evidence: ts.evidence}
 	}
 	return ts.ucxResult()
 }

@@ -16,6 +16,7 @@ func TestDetectTransport(t *testing.T) {
 		detail  string
 		devices []string
 		gdr     *bool
+		copy    bool
 	}{
 		{
 			name: "nccl over RoCE with GPUDirect",
@@ -68,6 +69,41 @@ func TestDetectTransport(t *testing.T) {
 			kind: TransportTCP, detail: "self+tcp", devices: []string{"eth0"},
 		},
 		{
+			name: "ucx proto info: the data path (remote memory read) over cma, control over tcp",
+			text: "[1.1] [h:1:0]   | remote memory read by ucp_get*(multi) into host memory from host |\n" +
+				"[1.1] [h:1:0]   | 0..inf | zero-copy   | cma/memory                                |\n" +
+				"[1.2] [h:1:0]   | active message by ucp_am_send* from host memory |\n" +
+				"[1.2] [h:1:0]   |   1..16515 | zero-copy          | tcp/lo        |\n",
+			kind: TransportShm, detail: "cma (data), tcp (control)",
+		},
+		{
+			name: "ucx proto info: remote memory read over rc_verbs by copy-out (soft-RoCE)",
+			text: "[1.1] [vm2:179:0]   | remote memory read by ucp_get*(multi) into host memory from host |\n" +
+				"[1.1] [vm2:179:0]   | 0..inf | copy-out    | rc_verbs/rxe0:1                           |\n",
+			kind: TransportRDMA, detail: "rc_verbs (data)", devices: []string{"rxe0:1"}, copy: true,
+		},
+		{
+			name: "ucx ep config: rma over rc_verbs on rxe0, keep-alive over tcp",
+			text: "[1.1] [vm2:5:0] ucp_worker.c:1888 UCX INFO ep_cfg[2]: rma(rc_verbs/rxe0:1) am(rc_verbs/rxe0:1 tcp/eth0) ka(tcp/eth0)\n",
+			kind: TransportRDMA, detail: "rc_verbs (data), tcp (control)", devices: []string{"rxe0:1"},
+		},
+		{
+			name: "ucx proto info: remote memory write over tcp is a fallback",
+			text: "[1.1] [h:1:0]   | remote memory write by ucp_put* from host memory to host |\n" +
+				"[1.1] [h:1:0]   | 0..inf | zero-copy | tcp/eth1 |\n",
+			kind: TransportTCP, detail: "tcp (data)", devices: []string{"eth1"},
+		},
+		{
+			name: "nixl libfabric rails over the tcp provider",
+			text: "I1125 05:06:27.998847   11901 libfabric_rail_manager.cpp:232] Created 1 rails using provider=tcp\n",
+			kind: TransportTCP, detail: "tcp",
+		},
+		{
+			name: "nixl libfabric rails over efa",
+			text: "I1125 05:06:27.998847   11901 libfabric_rail_manager.cpp:232] Created 4 rails using provider=efa\n",
+			kind: TransportRDMA, detail: "efa",
+		},
+		{
 			name: "ucx shared memory only",
 			text: "[1.2] [h:1:0]   |  0..inf | copy-in | sysv/memory |\n[1.2] [h:1:0]   | 0..inf | copy | cma/memory |\n",
 			kind: TransportShm, detail: "cma+sysv",
@@ -81,6 +117,9 @@ func TestDetectTransport(t *testing.T) {
 			}
 			if tr.Kind != c.kind || tr.Detail != c.detail || !reflect.DeepEqual(tr.Devices, c.devices) {
 				t.Errorf("got kind=%q detail=%q devices=%v, want %q %q %v", tr.Kind, tr.Detail, tr.Devices, c.kind, c.detail, c.devices)
+			}
+			if tr.Copy != c.copy {
+				t.Errorf("copy %v, want %v", tr.Copy, c.copy)
 			}
 			if !reflect.DeepEqual(tr.GDR, c.gdr) {
 				t.Errorf("gdr %v, want %v", trDeref(tr.GDR), trDeref(c.gdr))

@@ -1,6 +1,9 @@
 package parsers
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
 
 // ucxTLKind maps UCX transport names, as UCX_PROTO_INFO tables and UCX logs
 // print them ("rc_mlx5/mlx5_0:1", "tcp/eth0", "sysv/memory"), to a kind.
@@ -16,8 +19,33 @@ var ucxTLKind = map[string]string{
 	"ze_ipc": TransportShm,
 }
 
-// ucxLine looks for "tl/device" words in a UCX log line or protocol table row.
+// ucxLine looks for "tl/device" words in a UCX log line or protocol table
+// row, noting which table (or log group) each is in.
 func (ts *transportScan) ucxLine(raw string) {
+	if strings.Contains(raw, " by ucp_") { // a UCX_PROTO_INFO table's title
+		ts.ucxTable = "other"
+		switch {
+		case strings.Contains(raw, "remote memory read by"):
+			ts.ucxTable = "rma-read"
+		case strings.Contains(raw, "remote memory write by"):
+			ts.ucxTable = "rma-write"
+		}
+		return
+	}
+	if !strings.Contains(raw, "|") { // not a table row: whatever table was open has ended
+		ts.ucxTable = ""
+	}
+	inRMATable := strings.HasPrefix(ts.ucxTable, "rma-")
+	if inRMATable {
+		// "copy-in", "copy-out", "multi-frag copy-in": bounce buffers.
+		if r, desc, ok := ucxRow(raw); ok && (strings.HasSuffix(desc, "copy-in") || strings.HasSuffix(desc, "copy-out")) {
+			op := map[string]string{"rma-read": "READ", "rma-write": "WRITE"}[ts.ucxTable]
+			if ts.ucxCopy == nil {
+				ts.ucxCopy = map[string][]ByteRange{}
+			}
+			ts.ucxCopy[op] = append(ts.ucxCopy[op], r)
+		}
+	}
 	rest := raw
 	for len(rest) > 0 {
 		i := strings.IndexByte(rest, '/')
@@ -43,7 +71,45 @@ func (ts *transportScan) ucxLine(raw string) {
 			ts.keep("ucx-"+kind, raw)
 		}
 		ts.ucxDevice(kind, tl, rest)
+		before := raw[:len(raw)-len(rest)-1-len(tl)]
+		if inRMATable || strings.HasSuffix(before, "rma(") || strings.HasSuffix(before, "rma_bw(") {
+			if ts.ucxRMA == nil {
+				ts.ucxRMA = map[string]bool{}
+			}
+			if !ts.ucxRMA[tl] {
+				ts.ucxRMA[tl] = true
+				// The data path's line is evidence even past the cap,
+				// unless it is the line just kept.
+				if n := len(ts.evidence); n == 0 || ts.evidence[n-1] != strings.TrimSpace(strings.TrimRight(raw, "\r")) {
+					ts.keepAlways("ucx-rma-"+tl, raw)
+				}
+			}
+			if dev := ucxDev(rest); dev != "" && dev != "memory" && !contains(ts.ucxRMADevs[kind], dev) {
+				if ts.ucxRMADevs == nil {
+					ts.ucxRMADevs = map[string][]string{}
+				}
+				ts.ucxRMADevs[kind] = append(ts.ucxRMADevs[kind], dev)
+			}
+		}
 	}
+}
+
+// ucxDev is the device after "tl/" in rest.
+func ucxDev(rest string) string {
+	end := strings.IndexAny(rest, " |),;")
+	if end < 0 {
+		end = len(rest)
+	}
+	return rest[:end]
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
 }
 
 // ucxDevice remembers the device after "tl/" once per kind and name.
@@ -73,8 +139,14 @@ func trTLByte(c byte) bool {
 
 // ucxResult ranks what UCX selected: any verbs transport means the fabric
 // carried data; tcp without verbs is the silent fallback to flag; only
-// shared-memory or copy transports mean the peers were on one host.
+// shared-memory or copy transports mean the peers were on one host. When
+// the output shows the remote-memory-access path (NIXL's data), the
+// ranking is of that path alone, and the detail says what carried the
+// data and what the control messages.
 func (ts *transportScan) ucxResult() *Transport {
+	if len(ts.ucxRMA) > 0 {
+		return ts.ucxRMAResult()
+	}
 	t := &Transport{Kind: TransportUnknown, Source: "ucx", Evidence: ts.evidence}
 	byKind := map[string]map[string]bool{}
 	for tl := range ts.ucxTLs {
@@ -92,4 +164,72 @@ func (ts *transportScan) ucxResult() *Transport {
 	}
 	t.Detail = trJoin(ts.ucxTLs)
 	return t
+}
+
+// ucxRMAResult is the verdict from the data path's transports.
+func (ts *transportScan) ucxRMAResult() *Transport {
+	t := &Transport{Kind: TransportUnknown, Source: "ucx", Evidence: ts.evidence}
+	for _, k := range []string{TransportRDMA, TransportTCP, TransportShm} {
+		for tl := range ts.ucxRMA {
+			if ucxTLKind[tl] == k {
+				t.Kind, t.Devices = k, ts.ucxRMADevs[k]
+				break
+			}
+		}
+		if t.Kind != TransportUnknown {
+			break
+		}
+	}
+	t.Detail = trJoin(ts.ucxRMA) + " (data)"
+	// Which op's copies apply is the tool's to say (ForOp); until then,
+	// any copy row counts.
+	t.copyByOp = ts.ucxCopy
+	for _, rs := range ts.ucxCopy {
+		t.Copy = t.Copy || len(rs) > 0
+	}
+	control := map[string]bool{}
+	for tl := range ts.ucxTLs {
+		if !ts.ucxRMA[tl] {
+			control[tl] = true
+		}
+	}
+	if len(control) > 0 {
+		t.Detail += ", " + trJoin(control) + " (control)"
+	}
+	return t
+}
+
+// ucxRow reads a UCX_PROTO_INFO row's size range and description:
+// "| 81..477 | copy-in | rc_verbs/rxe0:1 |", "| 0..inf | …", "| 33 | …"
+// (one size). Titles and the header row are not rows.
+func ucxRow(raw string) (ByteRange, string, bool) {
+	i := strings.IndexByte(raw, '|')
+	if i < 0 {
+		return ByteRange{}, "", false
+	}
+	cells := strings.Split(raw[i+1:], "|")
+	if len(cells) < 3 {
+		return ByteRange{}, "", false
+	}
+	r, ok := ucxRange(strings.TrimSpace(cells[0]))
+	return r, strings.TrimSpace(cells[1]), ok
+}
+
+// ucxRange reads "81..477", "0..inf" or "33".
+func ucxRange(cell string) (ByteRange, bool) {
+	lo, hi, found := strings.Cut(cell, "..")
+	if !found {
+		hi = lo
+	}
+	from, err := strconv.ParseInt(lo, 10, 64)
+	if err != nil {
+		return ByteRange{}, false
+	}
+	to := int64(-1)
+	if hi != "inf" {
+		if to, err = strconv.ParseInt(hi, 10, 64); err != nil {
+			return ByteRange{}, false
+		}
+	}
+	return ByteRange{From: from, To: to}, true
 }

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
@@ -206,10 +207,14 @@ func latencyChart(r *Result) chartSpec {
 func nixlChart(title string, rs []*Result) chartSpec {
 	sizes, labels := sizeAxis(rs)
 	c := newLineChart(labels, "block size", "Gb/s", false)
+	seen := map[string]int{}
+	for _, r := range rs {
+		seen[r.Backend]++
+	}
 	for i, r := range rs {
 		name := r.Backend
-		if name == "" {
-			name = r.Pair()
+		if name == "" || seen[name] > 1 { // one backend twice: the tests tell them apart
+			name = strings.TrimSpace(r.Backend + " (" + r.Test + ")")
 		}
 		c.AddSeries(name, lineValues(r, sizes, pickMetric(parsers.MetricBandwidth), 1e9), lineSeriesOpts(seriesPalette[i%len(seriesPalette)], false)...)
 	}

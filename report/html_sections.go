@@ -2,6 +2,9 @@ package report
 
 import (
 	"fmt"
+	"maps"
+	"regexp"
+	"slices"
 	"sort"
 
 	"github.com/rdmabench/rdmabench/parsers"
@@ -54,8 +57,10 @@ func buildSections(r *Report) []section {
 		case family == parsers.FamilyNCCL:
 			nccl.Charts = append(nccl.Charts, ncclChart(test, rs))
 		case family == parsers.FamilyNixlbench:
+			// Backends are compared across tests: a scenario names one
+			// test per backend, and what must match is the workload.
 			for _, x := range rs {
-				k := x.Test + " " + x.Op
+				k := nixlWorkload(x)
 				if nixlGroups[k] == nil {
 					nixlOrder = append(nixlOrder, k)
 				}
@@ -86,9 +91,16 @@ func buildSections(r *Report) []section {
 			}
 		}
 	}
+	notRun := nixlNotRun(r.Results)
 	for _, k := range nixlOrder {
-		nixl.Charts = append(nixl.Charts, nixlChart(k+" — bandwidth per block size and backend", nixlGroups[k]))
-		nixl.Tables = append(nixl.Tables, nixlTable(k, nixlGroups[k]))
+		if sizes, _ := sizeAxis(nixlGroups[k]); len(sizes) > 1 {
+			nixl.Charts = append(nixl.Charts, nixlChart(k+" — bandwidth per block size and backend", nixlGroups[k]))
+		}
+		nixl.Tables = append(nixl.Tables, nixlTable(k, nixlGroups[k], notRun[k]))
+		delete(notRun, k)
+	}
+	for _, k := range slices.Sorted(maps.Keys(notRun)) { // no backend of this workload measured anything
+		nixl.Tables = append(nixl.Tables, nixlTable(k, nil, notRun[k]))
 	}
 	fillEfficiency(&eff, effResults)
 	var out []section
@@ -110,15 +122,63 @@ func slowTable(test string, rs []*Result, nodes map[string]string) htmlTable {
 	return t
 }
 
-// nixlTable ranks the backends by best bandwidth.
-func nixlTable(title string, rs []*Result) htmlTable {
+// nixlTable ranks the backends that measured by best bandwidth, then lists
+// those that did not, with why (a backend the build lacks is "not run here",
+// not a missing row).
+func nixlTable(title string, rs, notRun []*Result) htmlTable {
 	sorted := append([]*Result(nil), rs...)
 	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].BestBps > sorted[j].BestBps })
-	t := htmlTable{Caption: title + ": backends ranked by best bandwidth", Head: []string{"rank", "backend", "best", "% of line rate", "verdict"}}
+	t := htmlTable{Caption: title + ": backends ranked by best bandwidth", Head: []string{"rank", "backend", "test", "best", "% of line rate", "verdict"}}
 	for i, r := range sorted {
-		t.Rows = append(t.Rows, []string{fmt.Sprint(i + 1), r.Backend, r.Headline(), FormatEfficiency(r.Efficiency), r.Verdict})
+		t.Rows = append(t.Rows, []string{fmt.Sprint(i + 1), r.Backend, r.Test, r.Headline(), FormatEfficiency(r.Efficiency), r.Verdict})
+	}
+	for _, r := range notRun {
+		why := r.Verdict
+		if r.Reason != "" {
+			why += ": " + r.Reason
+		}
+		best := "no result" // it ran and failed (error): not the same as never run
+		if r.Verdict == VerdictSkipped {
+			best = "not run here"
+		}
+		t.Rows = append(t.Rows, []string{"-", r.Backend, r.Test, best, "-", why})
 	}
 	return t
+}
+
+// nixlSegRe reads the memory each side of a nixlbench command used.
+var nixlSegRe = regexp.MustCompile(`--(initiator|target)_seg_type[ =]([A-Z]+)`)
+
+// nixlWorkload is what nixlbench results must share to be compared as
+// backends: the pair, the operation, each side's memory and, for KV
+// requests, their length.
+func nixlWorkload(r *Result) string {
+	k := r.Pair() + " " + r.Op
+	seg := map[string]string{"initiator": "DRAM", "target": "DRAM"} // nixlbench's defaults
+	if len(r.Commands) > 0 {
+		for _, m := range nixlSegRe.FindAllStringSubmatch(r.Commands[0], -1) {
+			seg[m[1]] = m[2]
+		}
+	}
+	k += " " + seg["initiator"] + "←" + seg["target"]
+	if r.RequestTokens > 0 {
+		k += fmt.Sprintf(", %d-token request", r.RequestTokens)
+	}
+	return k
+}
+
+// nixlNotRun groups the nixlbench results that measured nothing (skipped,
+// error) by workload, for the comparison tables.
+func nixlNotRun(rs []Result) map[string][]*Result {
+	out := map[string][]*Result{}
+	for i := range rs {
+		r := &rs[i]
+		if r.Family == parsers.FamilyNixlbench && len(r.Samples) == 0 {
+			k := nixlWorkload(r)
+			out[k] = append(out[k], r)
+		}
+	}
+	return out
 }
 
 // mergeVariants joins the legs of one pair that differ only by variant (a

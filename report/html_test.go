@@ -29,7 +29,7 @@ func TestHTMLContent(t *testing.T) {
 		"Verdicts, worst first", "All-to-all matrices", "NIXL backend comparison", "Latency percentiles",
 		"NCCL bus bandwidth", "Percent of line rate per pair", "TCP fallback", "t-tcp", "raw/fabric-a2a/",
 		"ep-3 → ep-5", "nic.firmware", "ep-alltoall — NCCL bus bandwidth versus size", "line rate 400 Gb/s",
-		"line rate 100 GB/s", "kv-transfer WRITE: backends ranked", "echarts.init",
+		"line rate 100 GB/s", "prefill-0 → decode-0 WRITE VRAM←VRAM: backends ranked", "echarts.init",
 	} {
 		if !strings.Contains(html, want) {
 			t.Errorf("HTML lacks %q", want)

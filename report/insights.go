@@ -160,8 +160,15 @@ func kvRows(b *KVBudget) [][]string {
 		if src.AtBytes > 0 {
 			bw += " @" + FormatSizeShort(src.AtBytes)
 		}
+		if src.Measured {
+			bw += " (measured)"
+		}
 		row := []string{name, bw}
 		for _, c := range src.Costs {
+			if c.Missing {
+				row = append(row, "not measured")
+				continue
+			}
 			row = append(row, fmt.Sprintf("%.2f ms (%s / %s)", c.TTFTms, units.FormatSize(c.RequestBytes), units.FormatSize(c.RankBytes)))
 		}
 		rows = append(rows, row)

@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/rdmabench/rdmabench/parsers"
+	"github.com/rdmabench/rdmabench/scenarios"
 )
 
 // ServingSetup is the scenario's serving section as the run resolved it
@@ -49,6 +50,11 @@ type KVSource struct {
 	Bps     float64 `json:"bps"`
 	// AtBytes is the block size the bandwidth was measured at.
 	AtBytes int64 `json:"atBytes,omitempty"`
+	// Measured is true for a row whose costs are nixlbench's own time for
+	// one request (args.perRequest): one READ of every descriptor of the
+	// request, as vLLM's NIXL connector posts it. Other rows are computed
+	// from a bandwidth. Bps is then the request's bytes over that time.
+	Measured bool `json:"measured,omitempty"`
 	// Costs has one entry per context length.
 	Costs []KVCost `json:"costs"`
 }
@@ -61,23 +67,20 @@ type KVCost struct {
 	RankBytes    int64 `json:"rankBytes"`
 	// TTFTms is what the transfer adds to time-to-first-token.
 	TTFTms float64 `json:"ttftMs"`
+	// Missing is set on a measured row for a context length no result
+	// measured (TTFTms is then 0 and means nothing).
+	Missing bool `json:"missing,omitempty"`
 }
 
-// kvShape is the arithmetic of a serving setup.
+// kvShape is the arithmetic of a serving setup: the one the planner drives
+// nixlbench with (scenarios.Serving.Layout).
 func kvShape(s *ServingSetup) (perToken int64, share float64, block int64) {
-	elems := int64(s.LatentDim) // MLA: one latent per token and layer
-	if s.LatentDim == 0 {
-		elems = 2 * int64(s.KVHeads) * int64(s.HeadDim) // K and V of every KV head
+	l := scenarios.Serving{Layers: s.Layers, KVHeads: s.KVHeads, HeadDim: s.HeadDim, LatentDim: s.LatentDim,
+		PrefillTP: s.PrefillTP, DecodeTP: s.DecodeTP, BlockTokens: s.BlockTokens}.Layout(s.DtypeBytes)
+	if s.LatentDim == 0 && s.KVHeads == 0 {
+		return l.BytesPerToken, math.Inf(1), l.BlockBytes // a shape without heads (a hand-edited report.json)
 	}
-	perToken = int64(s.Layers) * elems * int64(s.DtypeBytes)
-	share = 1
-	block = int64(s.BlockTokens) * int64(s.LatentDim) * int64(s.DtypeBytes)
-	if s.LatentDim == 0 {
-		share = 1 / float64(min(max(s.DecodeTP, 1), s.KVHeads))
-		heads := max(1, s.KVHeads/max(s.PrefillTP, s.DecodeTP, 1))
-		block = int64(s.BlockTokens) * int64(heads) * int64(s.HeadDim) * int64(s.DtypeBytes)
-	}
-	return perToken, share, block
+	return l.BytesPerToken, l.RankShare, l.BlockBytes
 }
 
 // BuildKVBudget costs the serving setup at the nixlbench READ bandwidth of
@@ -93,6 +96,7 @@ func BuildKVBudget(s *ServingSetup, results []Result, lineRate *LineRate) *KVBud
 		return nil
 	}
 	b := &KVBudget{BytesPerToken: perToken, RankShare: share, BlockBytes: block, Contexts: s.ContextLengths}
+	measured := measuredSources(results, s.ContextLengths, perToken, share)
 	b.Rows = nixlSources(results, block)
 	if len(b.Rows) == 0 {
 		if src, ok := bestWriteBW(results); ok {
@@ -103,6 +107,9 @@ func BuildKVBudget(s *ServingSetup, results []Result, lineRate *LineRate) *KVBud
 		b.Rows = append(b.Rows, KVSource{Source: "line rate", Bps: lineRate.Bps})
 	}
 	for i := range b.Rows {
+		if b.Rows[i].Measured {
+			continue
+		}
 		for _, n := range s.ContextLengths {
 			req := int64(n) * perToken
 			rank := int64(math.Ceil(float64(req) * share))
@@ -110,7 +117,80 @@ func BuildKVBudget(s *ServingSetup, results []Result, lineRate *LineRate) *KVBud
 				TTFTms: float64(rank) * 8 / b.Rows[i].Bps * 1000})
 		}
 	}
+	b.Rows = append(measured, b.Rows...)
 	return b
+}
+
+// measuredSources: per backend, the time nixlbench took to move one
+// request's KV (its average latency per transfer, the worst pair), per
+// context length, from the perRequest results.
+func measuredSources(results []Result, contexts []int, perToken int64, share float64) []KVSource {
+	type source struct{ backend, op string }
+	worst := map[source]map[int]float64{} // → tokens → µs
+	var order []source
+	tests := map[source]string{}
+	for i := range results {
+		r := &results[i]
+		// READ is how vLLM's connector moves it; a WRITE test (a push
+		// connector) is its own row, named so.
+		if r.RequestTokens <= 0 || r.Family != parsers.FamilyNixlbench || (r.Op != "READ" && r.Op != "WRITE") || r.Retest > 0 ||
+			(r.Verdict != VerdictPass && r.Verdict != VerdictFail) {
+			continue
+		}
+		us, ok := requestLatency(r)
+		if !ok {
+			continue
+		}
+		k := source{r.Backend, r.Op}
+		if k.backend == "" {
+			k.backend = "UCX"
+		}
+		if worst[k] == nil {
+			worst[k] = map[int]float64{}
+			order = append(order, k)
+			tests[k] = r.Test
+		}
+		worst[k][r.RequestTokens] = max(worst[k][r.RequestTokens], us)
+	}
+	sort.Slice(order, func(i, j int) bool {
+		if order[i].backend != order[j].backend {
+			return order[i].backend < order[j].backend
+		}
+		return order[i].op < order[j].op
+	})
+	var out []KVSource
+	for _, k := range order {
+		src := KVSource{Source: "nixlbench " + k.op + ", one request", Backend: k.backend, Test: tests[k], Measured: true}
+		var bytes, secs float64
+		for _, n := range contexts {
+			req := int64(n) * perToken
+			rank := int64(math.Ceil(float64(req) * share))
+			us, ok := worst[k][n]
+			src.Costs = append(src.Costs, KVCost{Tokens: n, RequestBytes: req, RankBytes: rank, TTFTms: us / 1000, Missing: !ok})
+			if ok {
+				bytes, secs = bytes+float64(rank), secs+us/1e6
+			}
+		}
+		if secs > 0 {
+			src.Bps = bytes * 8 / secs
+		}
+		out = append(out, src)
+	}
+	return out
+}
+
+// requestLatency is a perRequest result's time to move the whole request:
+// nixlbench's "Avg Lat." is per descriptor (the transfer's time divided by
+// the batch, utils.cpp printStats), so it is multiplied back by the batch,
+// the request's descriptors.
+func requestLatency(r *Result) (float64, bool) {
+	for i := range r.Samples {
+		s := &r.Samples[i]
+		if v, ok := parsers.MetricLatency.Figure(s); ok && v > 0 {
+			return v * float64(max(s.Batch, 1)), true
+		}
+	}
+	return 0, false
 }
 
 // nixlSources: per backend, the worst pair's READ bandwidth at the sample

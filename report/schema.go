@@ -131,7 +131,11 @@ type Result struct {
 	Variant string         `json:"variant,omitempty"`
 	// Backend is the transport backend (NIXL: UCX, UCCL, LIBFABRIC; UCX_TLS).
 	Backend string `json:"backend,omitempty"`
-	Op      string `json:"op,omitempty"`
+	// RequestTokens is the prompt length whose KV cache the leg moved as
+	// one request, shaped as vLLM's NIXL connector moves it (nixlbench
+	// args.perRequest); 0 for other results.
+	RequestTokens int    `json:"requestTokens,omitempty"`
+	Op            string `json:"op,omitempty"`
 
 	From  string   `json:"from,omitempty"`
 	To    string   `json:"to,omitempty"`

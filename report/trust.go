@@ -13,6 +13,7 @@ const (
 	DoomsGPU       = "gpu"       // tests that need GPU memory
 	DoomsGPUDirect = "gpudirect" // tests that move GPU memory over RDMA
 	DoomsNCCLNet   = "nccl-net"  // NCCL between nodes over EFA (needs aws-ofi-nccl)
+	DoomsTool      = "tool"      // tests that need this check of their tool's build (the check's id names it)
 )
 
 // PreflightEndpoint is every check made on one endpoint.
@@ -34,7 +35,8 @@ type PreflightCheck struct {
 	Evidence string `json:"evidence"`
 	Fix      string `json:"fix,omitempty"`
 	// Dooms is what a failure of this check skips on its endpoint
-	// (rdma, gpu, gpudirect); empty for checks that skip nothing.
+	// (rdma, gpu, gpudirect; tool: the tests whose tool needs this check,
+	// by its id); empty for checks that skip nothing.
 	Dooms string `json:"dooms,omitempty"`
 }
 

@@ -43,7 +43,7 @@ func PreflightOn(ctx context.Context, be backend.Backend, p *plan.Plan, sc *scen
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			in[i].Facts, in[i].Err = readFacts(ctx, be, ep)
+			in[i].Facts, in[i].Err = readFacts(ctx, be, ep, in[i].Want.Probes)
 		}(i, ep)
 	}
 	wg.Wait()
@@ -56,7 +56,7 @@ func PreflightOn(ctx context.Context, be backend.Backend, p *plan.Plan, sc *scen
 	return out, mtus
 }
 
-func readFacts(ctx context.Context, be backend.Backend, ep backend.Endpoint) (preflight.Facts, error) {
+func readFacts(ctx context.Context, be backend.Backend, ep backend.Endpoint, probes []tools.Probe) (preflight.Facts, error) {
 	ctx, cancel := context.WithTimeout(ctx, preflightBound)
 	defer cancel()
 	exec := func(ctx context.Context, argv []string) ([]byte, error) { return be.Exec(ctx, ep, argv) }
@@ -65,6 +65,13 @@ func readFacts(ctx context.Context, be backend.Backend, ep backend.Endpoint) (pr
 		return preflight.Facts{}, fmt.Errorf("reading preflight facts on %s: %w", ep.Name, err)
 	}
 	f := preflight.ParseFacts(string(raw))
+	if len(probes) > 0 {
+		out, err := exec(ctx, []string{"sh", "-c", preflight.ProbeScript(probes)})
+		if err != nil {
+			return f, fmt.Errorf("probing the tools on %s: %w", ep.Name, err)
+		}
+		f.Probes = preflight.ParseProbes(string(out))
+	}
 	inv, err := nic.DiscoverRemote(ctx, exec)
 	if err != nil {
 		return f, fmt.Errorf("NIC discovery on %s: %w", ep.Name, err)
@@ -91,6 +98,11 @@ func preflightWants(p *plan.Plan, sc *scenarios.Scenario, eps []backend.Endpoint
 		x.GPUDirect = x.GPUDirect || usesGPUDirect(t, rdma, gpu)
 		if rdma {
 			x.MinMemlockKiB = max(x.MinMemlockKiB, memlockNeedKiB(t, tool))
+		}
+		for _, p := range tools.ProbesOf(t, tool) {
+			if !slices.ContainsFunc(x.Probes, func(q tools.Probe) bool { return q.ID == p.ID }) {
+				x.Probes = append(x.Probes, p)
+			}
 		}
 		w[name] = x
 	}
@@ -145,14 +157,47 @@ func (r *run) preflightSkip(t *scenarios.Test, tool string, names []string) (boo
 		return false, ""
 	}
 	rdma, gpu := tools.NeedsRDMA(t, tool), tools.NeedsGPU(t, tool)
-	gd := usesGPUDirect(t, rdma, gpu)
-	ncclNet := r.cfg.Platform == scenarios.PlatformEKS && tool == scenarios.ToolNCCL && len(names) > 1
+	needs := preflight.Needs{RDMA: rdma, GPU: gpu, GPUDirect: usesGPUDirect(t, rdma, gpu),
+		NCCLNet: r.cfg.Platform == scenarios.PlatformEKS && tool == scenarios.ToolNCCL && len(names) > 1}
+	for _, p := range tools.ProbesOf(t, tool) {
+		if p.Backend == "" { // a backend's own probes doom only its legs (preflightLegSkip)
+			needs.Probes = append(needs.Probes, p.ID)
+		}
+	}
+	return r.doomedOn(needs, names)
+}
+
+// preflightLegSkip is the reason one leg of a job is doomed where the job
+// is not: a probe of its NIXL backend failed (UCCL's plugin missing skips
+// the UCCL legs of a backend comparison, not its UCX ones).
+func (r *run) preflightLegSkip(job *plan.Job, i int) (bool, string) {
+	if len(r.preflight) == 0 || i >= len(job.Legs) || job.Legs[i].Backend == "" {
+		return false, ""
+	}
+	var needs preflight.Needs
+	for _, p := range tools.ProbesOf(r.tests[job.Test], job.Tool) {
+		if p.Backend != "" && strings.EqualFold(p.Backend, job.Legs[i].Backend) {
+			needs.Probes = append(needs.Probes, p.ID)
+		}
+	}
+	if len(needs.Probes) == 0 {
+		return false, ""
+	}
+	var names []string
+	for _, pc := range job.Legs[i].Commands {
+		names = append(names, pc.Endpoint)
+	}
+	return r.doomedOn(needs, names)
+}
+
+// doomedOn is the first failed check among names' that needs dooms.
+func (r *run) doomedOn(needs preflight.Needs, names []string) (bool, string) {
 	for _, name := range names {
 		ep, ok := r.preflight[name]
 		if !ok {
 			continue
 		}
-		if c, doomed := preflight.Doomed(ep, rdma, gpu, gd, ncclNet); doomed {
+		if c, doomed := preflight.Doomed(ep, needs); doomed {
 			return true, fmt.Sprintf("preflight %s: %s on %s (fix: %s)", c.ID, c.Evidence, name, c.Fix)
 		}
 	}

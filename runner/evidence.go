@@ -14,6 +14,7 @@ import (
 	"github.com/rdmabench/rdmabench/runner/judge"
 	"github.com/rdmabench/rdmabench/runner/pathproof"
 	"github.com/rdmabench/rdmabench/runner/plan"
+	"github.com/rdmabench/rdmabench/runner/tools"
 )
 
 // legProof reads the port counters of a leg's endpoints' devices before
@@ -22,6 +23,7 @@ import (
 type legProof struct {
 	r      *run
 	eps    []string
+	env    map[string]string // the first command's environment (UCX's segment size)
 	before map[string]pathproof.Counters
 	errs   map[string]string
 }
@@ -42,7 +44,7 @@ func (r *run) newLegProof(job *plan.Job, legIdx int) *legProof {
 		}
 		eps = append(eps, pc.Endpoint)
 	}
-	return &legProof{r: r, eps: eps, errs: map[string]string{}}
+	return &legProof{r: r, eps: eps, env: job.Legs[legIdx].Commands[0].Env, errs: map[string]string{}}
 }
 
 // proofDevice is the device whose counters prove an endpoint's path: its
@@ -178,15 +180,16 @@ func (p *legProof) expect(outs []judge.Outcome, res *report.Result) pathproof.Ex
 			mtu = 4096
 		}
 		for _, s := range slices.Concat(o.M.Samples, o.M.Unmeasured) {
-			n := s.Iterations
-			if n <= 0 {
-				n = iters
-			}
+			n := tools.WireMessages(res.Tool, &o.M, &s, iters)
 			if n <= 0 || s.Bytes <= 0 {
 				return pathproof.Expect{} // the tool does not say what it moved
 			}
+			var seg int64 // UCX copying remote memory in segments, at this size
+			if tr := o.M.Transport; tr != nil && tr.Source == "ucx" && tr.CopiesAt(s.Bytes) {
+				seg = tools.UCXSegSize(p.env)
+			}
 			e.Bytes += s.Bytes * n
-			e.Packets += pathproof.PacketsFor(s.Bytes, n, mtu)
+			e.Packets += pathproof.PacketsForSegments(s.Bytes, n, mtu, seg)
 		}
 	}
 	return e

@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -172,4 +173,106 @@ func TestNixlRealH200Captures(t *testing.T) {
 	if n != 4+4+4 {
 		t.Errorf("read %d captures, want 12", n)
 	}
+}
+
+// nixlLogLine is a line UCX (UCX_PROTO_INFO tables, "[time] [host:pid]")
+// or NIXL's own log ("I1125 05:17:09.834926 …") printed between
+// nixlbench's lines: the real tool's transports say them, a TCP stand-in
+// has none to say.
+var nixlLogLine = regexp.MustCompile(`^(\[[0-9]+\.[0-9]+\] \[|[IWEF][0-9]{4} [0-9:.]+ +[0-9]+ )`)
+
+func withoutLogs(out string) string {
+	var keep []string
+	for _, l := range strings.Split(out, "\n") {
+		// The stand-in names itself on stderr; the real tool has no such line.
+		if !nixlLogLine.MatchString(l) && !strings.HasPrefix(l, "nixlbench: rdmabench stand-in") {
+			keep = append(keep, l)
+		}
+	}
+	return strings.Join(keep, "\n")
+}
+
+// TestNixlStandinLayoutMatchesRealETCD runs the stand-in as the real
+// nixlbench ran between the soft-RoCE VMs through rdmabench (ETCD runtime,
+// the run's etcd; UCX and LIBFABRIC, DRAM READ, 64 KiB to 256 KiB) and
+// checks both processes' output, numbers and the transports' own log
+// lines masked, is the real capture's line for line, and that the parser
+// reads both to the same structure.
+func TestNixlStandinLayoutMatchesRealETCD(t *testing.T) {
+	standins(t)
+	dir := "../testdata/nixl/softroce-vms-ssh/rdmabench/raw"
+	for _, backend := range []string{"UCX", "LIBFABRIC"} {
+		t.Run(backend, func(t *testing.T) {
+			glob, _ := filepath.Glob(filepath.Join(dir, "kv-"+strings.ToLower(backend)+"_*", "0-0-decode-0-initiator.out"))
+			if len(glob) != 1 {
+				t.Skipf("no real ETCD capture of %s under %s", backend, dir)
+			}
+			realI, err := os.ReadFile(glob[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			realT, err := os.ReadFile(filepath.Join(filepath.Dir(glob[0]), "0-0-prefill-0-target.out"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			srv, _ := startTestEtcd(ctx, t)
+			args := []string{"--runtime_type=ETCD", "--etcd_endpoints=" + srv.URL, "--benchmark_group=fidelity-" + backend,
+				"--backend=" + backend, "--op_type=READ", "--initiator_seg_type=DRAM", "--target_seg_type=DRAM",
+				"--start_block_size=65536", "--max_block_size=262144", "--num_iter=32", "--total_buffer_size=67108864", "--warmup_iter=4"}
+			if backend == "LIBFABRIC" {
+				args = append(args, "--enable_pt")
+			}
+			var out0, out1 lockedBuffer // read while the process writes
+			c0 := exec.CommandContext(ctx, "nixlbench", args...)
+			c0.Env = append(os.Environ(), "NIXLBENCH_STANDIN_POLL_MS=50")
+			c0.Stdout, c0.Stderr = &out0, &out0 // the capture holds both streams
+			if err := c0.Start(); err != nil {
+				t.Fatal(err)
+			}
+			deadline := time.Now().Add(30 * time.Second)
+			for !strings.Contains(out0.String(), "rank 0") && time.Now().Before(deadline) {
+				time.Sleep(20 * time.Millisecond)
+			}
+			c1 := exec.CommandContext(ctx, "nixlbench", args...)
+			c1.Env = c0.Env
+			c1.Stdout, c1.Stderr = &out1, &out1
+			if err := c1.Run(); err != nil {
+				t.Fatalf("target: %v\n%s", err, out1.String())
+			}
+			if err := c0.Wait(); err != nil {
+				t.Fatalf("initiator: %v\n%s", err, out0.String())
+			}
+			for _, side := range []struct{ name, got, want string }{
+				{"initiator", out0.String(), string(realI)}, {"target", out1.String(), string(realT)},
+			} {
+				got, want := nixlMask(withoutLogs(side.got)), nixlMask(withoutLogs(side.want))
+				if !reflect.DeepEqual(got, want) {
+					t.Errorf("%s: stand-in layout differs from the real ETCD capture:\n got:\n%s\nwant:\n%s", side.name, strings.Join(got, "\n"), strings.Join(want, "\n"))
+				}
+			}
+			if g, w := nixlShape(t, out0.String()), nixlShape(t, string(realI)); g != w {
+				t.Errorf("parsed structure differs:\n stand-in: %s\n real:     %s", g, w)
+			}
+		})
+	}
+}
+
+// lockedBuffer is a bytes.Buffer a test may read while a process writes it.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }

@@ -74,6 +74,13 @@ func (r *run) startEtcd(ctx context.Context) error {
 		return fmt.Errorf("etcd client for %s: %w", local, err)
 	}
 	r.etcd = c
+	if err := runetcd.Answers(ctx, c); err != nil {
+		fix := ""
+		if r.cfg.EtcdURL != "" {
+			fix = " (check --etcd: the URL of an etcd v3 this host can reach, e.g. http://10.0.0.5:2379)"
+		}
+		return fmt.Errorf("etcd for nixlbench at %s: %w%s", local, err, fix)
+	}
 	return nil
 }
 

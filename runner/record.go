@@ -31,7 +31,7 @@ func (r *run) newResult(job *plan.Job, legIdx int) report.Result {
 	family, metric := tools.Describe(r.tests[job.Test], job.Tool)
 	return report.Result{
 		JobID: job.ID, Leg: legIdx, Test: job.Test, Tool: job.Tool, Family: family, Metric: metric,
-		Pattern: job.Pattern, Round: job.Round, Variant: leg.Variant, Backend: leg.Backend,
+		Pattern: job.Pattern, Round: job.Round, Variant: leg.Variant, Backend: leg.Backend, RequestTokens: leg.RequestTokens,
 		From: leg.From, To: leg.To, Ranks: leg.Ranks, NRanks: leg.NRanks,
 	}
 }

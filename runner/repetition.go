@@ -37,14 +37,15 @@ func (r *run) runRep(ctx context.Context, job *plan.Job, legIdx, rep int) judge.
 		return judge.Outcome{Class: parsers.ClassToolError, Err: err.Error()}
 	}
 	l.subst = newSubstituter(r.endpoints, r.etcdURL, r.runID, outDir)
-	groups := r.etcdGroupsOf(l)
-	r.clearEtcd(groups)
+	keys := r.nixlKeysOf(l)
+	keys.clear() // what an earlier, killed run of the same group left
+	keys.watch()
 	o := l.execute(ctx, legCtx, timeout)
 	l.finish()
 	n := len(l.pendingNotes)
 	l.mpiDown()
 	o.Notes = append(o.Notes, l.pendingNotes[n:]...)
-	r.clearEtcd(groups)
+	keys.clear()
 	o.Seconds = time.Since(start).Seconds()
 	return o
 }
@@ -218,13 +219,17 @@ func (l *legRun) base() judge.Outcome {
 }
 
 // commandLine renders a side as "endpoint$ ENV=v argv…" for the report.
-func commandLine(s *side) string {
+func commandLine(s *side) string { return formatCommand(s.pc.Endpoint, s.env, s.argv) }
+
+// formatCommand is a command line as the report shows it:
+// "endpoint$ K=V … argv…", the variables sorted.
+func formatCommand(endpoint string, env map[string]string, argv []string) string {
 	var b strings.Builder
-	b.WriteString(s.pc.Endpoint + "$ ")
-	for _, k := range slices.Sorted(maps.Keys(s.env)) {
-		b.WriteString(k + "=" + s.env[k] + " ")
+	b.WriteString(endpoint + "$ ")
+	for _, k := range slices.Sorted(maps.Keys(env)) {
+		b.WriteString(k + "=" + env[k] + " ")
 	}
-	b.WriteString(strings.Join(s.argv, " "))
+	b.WriteString(strings.Join(argv, " "))
 	return b.String()
 }
 

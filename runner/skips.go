@@ -2,8 +2,10 @@ package runner
 
 import (
 	"context"
+	"strings"
 	"time"
 
+	"github.com/rdmabench/rdmabench/parsers"
 	"github.com/rdmabench/rdmabench/runner/backend"
 	"github.com/rdmabench/rdmabench/runner/plan"
 	"github.com/rdmabench/rdmabench/runner/tools"
@@ -80,10 +82,21 @@ func (r *run) recordSkips() {
 	}
 }
 
+// skippedResult is a leg that did not run: what it would have run (the
+// planned command lines, placeholders unfilled) and its test's op, so that
+// the report sets it beside the legs of the same workload that did run.
 func (r *run) skippedResult(job *plan.Job, legIdx int, why string) report.Result {
 	res := r.newResult(job, legIdx)
 	res.Verdict, res.Reason = report.VerdictSkipped, why
 	res.Started = time.Now().UTC()
+	if t := r.tests[job.Test]; t != nil && res.Family == parsers.FamilyNixlbench {
+		res.Op = strings.ToUpper(t.Args.Op)
+	}
+	if legIdx < len(job.Legs) {
+		for _, pc := range job.Legs[legIdx].Commands {
+			res.Commands = append(res.Commands, formatCommand(pc.Endpoint, pc.Env, pc.Argv))
+		}
+	}
 	return res
 }
 

@@ -33,6 +33,7 @@ var schemaEnums = map[string]func() []any{
 	"connections":         func() []any { return anySlice(Connections) },
 	"mtus":                func() []any { return anySlice(MTUs) },
 	"nixlBackends":        func() []any { return anySlice(NixlBackends) },
+	"nixlRuntimes":        func() []any { return anySlice(NixlRuntimes) },
 	"nixlOps":             func() []any { return anySlice(NixlOps) },
 	"segments":            func() []any { return anySlice(NixlSegments) },
 	"collectives":         func() []any { return anySlice(Collectives) },

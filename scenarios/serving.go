@@ -181,3 +181,67 @@ func (v *validator) serving() {
 		}
 	}
 }
+
+// KVLayout is how one request's KV cache moves from prefill to decode
+// through vLLM's NIXL connector (vllm-project/vllm,
+// vllm/distributed/kv_transfer/kv_connector/v1/nixl_connector.py at
+// 002a1057): each layer's cache is registered as regions of blocks, one
+// descriptor per block and region ([K0, V0, K1, V1, …], or one latent
+// region per layer under MLA; FlashInfer's shared K/V region still gets a
+// descriptor each); a decode rank's descriptor covers the KV heads it holds
+// (get_backend_aware_kv_block_len, add_remote_agent); and _read_blocks
+// posts one READ per request and remote rank carrying regions × blocks
+// descriptors (_get_block_descs_ids).
+type KVLayout struct {
+	// BytesPerToken is the KV cache of one token over all layers.
+	BytesPerToken int64
+	// RankShare is the fraction of a request's KV one decode rank pulls
+	// (1/min(decodeTP, kvHeads); 1 for MLA, whose latent every rank holds).
+	RankShare float64
+	// BlockBytes is one descriptor: blockTokens of one region (a layer's K
+	// or V) for the heads a rank reads.
+	BlockBytes int64
+	// Regions are the descriptors per block: K and V of every layer, or
+	// one latent per layer under MLA.
+	Regions int
+	// BlockTokens is the KV page size in tokens.
+	BlockTokens int
+	// RemoteRanks is how many prefill ranks one decode rank reads from:
+	// prefillTP/decodeTP where prefill splits the heads finer (each holds
+	// part of the decode rank's heads), else 1.
+	RemoteRanks int
+}
+
+// Layout is the KV layout of a resolved serving setup (Resolved).
+func (s Serving) Layout(dtypeBytes int) KVLayout {
+	l := KVLayout{RankShare: 1, BlockTokens: s.BlockTokens, RemoteRanks: 1}
+	if s.LatentDim > 0 {
+		l.BytesPerToken = int64(s.Layers) * int64(s.LatentDim) * int64(dtypeBytes)
+		l.BlockBytes = int64(s.BlockTokens) * int64(s.LatentDim) * int64(dtypeBytes)
+		l.Regions = s.Layers
+		return l
+	}
+	l.BytesPerToken = int64(s.Layers) * 2 * int64(s.KVHeads) * int64(s.HeadDim) * int64(dtypeBytes)
+	if s.KVHeads > 0 {
+		l.RankShare = 1 / float64(min(max(s.DecodeTP, 1), s.KVHeads))
+	}
+	heads := max(1, s.KVHeads/max(s.PrefillTP, s.DecodeTP, 1))
+	l.BlockBytes = int64(s.BlockTokens) * int64(heads) * int64(s.HeadDim) * int64(dtypeBytes)
+	l.Regions = 2 * s.Layers
+	if s.KVHeads > 0 {
+		p, d := min(max(s.PrefillTP, 1), s.KVHeads), min(max(s.DecodeTP, 1), s.KVHeads)
+		l.RemoteRanks = max(1, p/d)
+	}
+	return l
+}
+
+// Descriptors is how many descriptors a decode rank reads for a prompt of
+// tokens: regions × the blocks the prompt fills, from each remote rank it
+// reads from. vLLM posts one READ per remote rank; a pair test moves them
+// all in one, so that the bytes are the rank's whole share.
+func (l KVLayout) Descriptors(tokens int) int {
+	if l.BlockTokens <= 0 || tokens <= 0 {
+		return 0
+	}
+	return l.Regions * ((tokens + l.BlockTokens - 1) / l.BlockTokens) * max(l.RemoteRanks, 1)
+}

@@ -38,6 +38,16 @@ var Collectives = []string{"all_reduce", "all_gather", "reduce_scatter", "alltoa
 // backends are not RDMA fabric tests).
 var NixlBackends = []string{"UCX", "UCCL", "LIBFABRIC", "GPUNETIO", "Mooncake"}
 
+// NixlRuntimes are nixlbench --runtime_type values: ETCD (through the
+// run's etcd) and ASIO (two processes, a TCP socket between them).
+var NixlRuntimes = []string{NixlRuntimeETCD, NixlRuntimeASIO}
+
+// nixlbench runtimes.
+const (
+	NixlRuntimeETCD = "ETCD"
+	NixlRuntimeASIO = "ASIO"
+)
+
 // NixlOps are nixlbench --op_type values; NixlSegments its segment types.
 var (
 	NixlOps      = []string{"READ", "WRITE"}
@@ -91,7 +101,7 @@ var toolSpecs = map[string]toolSpec{
 	ToolIBReadLat:   {perftestLatArgs, latExpect, true},
 	ToolIBSendLat:   {perftestLatArgs, latExpect, true},
 	ToolRping:       {[]string{"sizes", "count", "extra"}, []string{"minPings"}, true},
-	ToolNixlbench:   {[]string{"backend", "backends", "op", "initiatorSeg", "targetSeg", "minSize", "maxSize", "maxBatch", "iterations", "transports", "extra"}, append(append([]string{}, bwExpect...), "maxLatency"), false},
+	ToolNixlbench:   {[]string{"backend", "backends", "runtime", "perRequest", "op", "initiatorSeg", "targetSeg", "minSize", "maxSize", "maxBatch", "iterations", "transports", "extra"}, append(append([]string{}, bwExpect...), "maxLatency"), false},
 	ToolNCCL:        {[]string{"collective", "minSize", "maxSize", "stepFactor", "iterations", "dataType", "extra"}, []string{"minLineRate", "minBandwidth", "minBusBW", "transport"}, false},
 	ToolUCXPerftest: {[]string{"test", "sizes", "iterations", "transports", "extra"}, append(append([]string{}, bwExpect...), "maxLatency", "maxP99Latency"), false},
 	ToolIperf3:      {[]string{"duration", "streams", "bidirectional", "extra"}, []string{"minLineRate", "minBandwidth", "lowPair"}, false},

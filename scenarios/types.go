@@ -321,6 +321,17 @@ type Args struct {
 
 	// Backend is the NIXL backend: UCX, UCCL, LIBFABRIC (nixlbench --backend).
 	Backend string `yaml:"backend,omitempty" json:"backend,omitempty" schema:"enum=nixlBackends"`
+	// Runtime is nixlbench's rendezvous (--runtime_type): ETCD (default;
+	// through the run's etcd, any number of ranks) or ASIO (two processes,
+	// the initiator listens on its data address; for builds without
+	// etcd-cpp-apiv3).
+	Runtime string `yaml:"runtime,omitempty" json:"runtime,omitempty" schema:"enum=nixlRuntimes"`
+	// PerRequest drives nixlbench with one request's KV transfer per
+	// context length of the serving section, shaped as vLLM's NIXL
+	// connector moves it: block bytes per region and descriptors per READ
+	// from the model's KV layout (scenarios.KVLayout). The report sets the
+	// measured time beside the computed one.
+	PerRequest bool `yaml:"perRequest,omitempty" json:"perRequest,omitempty"`
 	// Backends runs nixlbench once per backend, to compare them.
 	Backends []string `yaml:"backends,omitempty" json:"backends,omitempty" schema:"enum=nixlBackends"`
 	// Op is READ or WRITE (nixlbench --op_type).

@@ -123,29 +123,65 @@ func (v *validator) nixlArgs(ap string, t *Test, has func(string) bool) {
 		v.errf(ap+".backends", "list at least one: backends: [UCX, UCCL]", "backends is empty")
 	}
 	v.checkOneOf(ap+".op", a.Op, "NIXL ops", NixlOps)
+	v.checkOneOf(ap+".runtime", a.Runtime, "nixlbench runtimes", NixlRuntimes)
 	v.checkOneOf(ap+".initiatorSeg", a.InitiatorSeg, "segment types", NixlSegments)
 	v.checkOneOf(ap+".targetSeg", a.TargetSeg, "segment types", NixlSegments)
 	v.sizeRange(ap, a, has)
 	v.nixlOwnFlags(ap, a)
+	if a.PerRequest && has("perRequest") {
+		if v.s.Serving == nil {
+			v.errf(ap+".perRequest", "add a serving section (model: llama-3.1-70b, contextLengths: [8192]): its KV layout shapes the transfer",
+				"perRequest needs the scenario's serving section")
+		}
+		for _, k := range []string{"sizes", "minSize", "maxSize", "maxBatch"} {
+			if has(k) {
+				v.errf(ap+"."+k, "perRequest takes the block size and the descriptors per transfer from the serving section; remove "+k,
+					"%s and perRequest exclude each other", k)
+			}
+		}
+	}
 }
 
 // nixlOwnedFlags are the nixlbench flags rdmabench sets on every command
 // line: the run's etcd, and a group per leg whose keys it clears after the
 // leg. Another value in extra would send the tool elsewhere or leave its
 // keys behind.
-var nixlOwnedFlags = []string{"etcd_endpoints", "benchmark_group"}
+var nixlOwnedFlags = []string{"etcd_endpoints", "benchmark_group", "runtime_type", "asio_address", "asio_port"}
+
+// nixlbenchRefuses are the words nixlbench refuses anywhere in any
+// argument, not only as flags (benchmark/nixlbench/src/utils/utils.cpp,
+// parseConfig: "--fromenv is disabled for nixlbench").
+var nixlbenchRefuses = []string{"flagfile", "fromenv"} // fromenv covers tryfromenv
+
+// NixlRefusedWord is the word of nixlbenchRefuses that arg contains, or "".
+func NixlRefusedWord(arg string) string {
+	for _, w := range nixlbenchRefuses {
+		if strings.Contains(arg, w) {
+			return w
+		}
+	}
+	return ""
+}
 
 // nixlOwnFlags refuses args.extra words that set a flag rdmabench owns
 // (gflags spellings: --x=v, --x v, -x, dashes for underscores).
 func (v *validator) nixlOwnFlags(ap string, a *Args) {
 	for i, w := range a.Extra {
+		if bad := NixlRefusedWord(w); bad != "" {
+			v.errf(fmt.Sprintf("%s.extra[%d]", ap, i), "nixlbench refuses any argument containing "+bad+" (utils.cpp parseConfig: use its --config_file instead)",
+				"%q contains %q", w, bad)
+			continue
+		}
 		name, _, _ := strings.Cut(strings.TrimLeft(w, "-"), "=")
 		if name == w {
 			continue // not a flag
 		}
 		if flag := strings.ReplaceAll(name, "-", "_"); contains(nixlOwnedFlags, flag) {
-			v.errf(fmt.Sprintf("%s.extra[%d]", ap, i), "rdmabench sets --"+flag+" itself (the run's etcd, a group per leg that it cleans up); remove it from extra",
-				"--%s cannot be set in extra", flag)
+			hint := "rdmabench sets --" + flag + " itself (the run's etcd, a group per leg that it cleans up, the initiator's address); remove it from extra"
+			if flag == "runtime_type" {
+				hint = "write args.runtime: ETCD or ASIO instead"
+			}
+			v.errf(fmt.Sprintf("%s.extra[%d]", ap, i), hint, "--%s cannot be set in extra", flag)
 		}
 	}
 }

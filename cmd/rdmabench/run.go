@@ -21,6 +21,7 @@ import (
 	"github.com/rdmabench/rdmabench/runner/backend"
 	"github.com/rdmabench/rdmabench/runner/backend/local"
 	"github.com/rdmabench/rdmabench/runner/backend/ssh"
+	runetcd "github.com/rdmabench/rdmabench/runner/etcd"
 	"github.com/rdmabench/rdmabench/runner/judge"
 	"github.com/rdmabench/rdmabench/runner/plan"
 	"github.com/rdmabench/rdmabench/scenarios"
@@ -40,6 +41,7 @@ type runOptions struct {
 	ports      int    // port offset
 	html       string // "auto" (report.html in the results folder), a path, or "none"
 	junit      string // JUnit XML file, or ""
+	etcd       string // an etcd for nixlbench instead of the run's own
 	kube       kubeOptions
 
 	stdout, stderr io.Writer
@@ -84,6 +86,7 @@ interrupted.`,
 	fl.DurationVar(&o.timeout, "timeout", 0, "bound the whole run; when reached it stops as on Ctrl-C: partial report, exit 130 (0: only each leg's own bound)")
 	fl.StringVar(&o.html, "html", "auto", `HTML report: "auto" writes report.html in the results folder, "none" writes none, else a file`)
 	fl.StringVar(&o.junit, "junit", "", "also write JUnit XML to this file (for CI)")
+	fl.StringVar(&o.etcd, "etcd", "", "an etcd URL that the endpoints and this machine both reach, for nixlbench's rendezvous (default: the run's own: embedded for local endpoints, on the first host over ssh, a pod on kube)")
 	addKubeFlags(fl, &o.kube)
 	return cmd
 }
@@ -91,6 +94,11 @@ interrupted.`,
 func runRun(ctx context.Context, o *runOptions) error {
 	if o.output != "table" && o.output != "json" {
 		return usageError{fmt.Errorf("--output %q: want table or json", o.output)}
+	}
+	if o.etcd != "" {
+		if err := runetcd.CheckClientURL(o.etcd); err != nil {
+			return usageError{fmt.Errorf("--etcd: %w", err)}
+		}
 	}
 	sc, err := loadScenario(o.file)
 	if err != nil {
@@ -160,7 +168,7 @@ func execute(ctx context.Context, o *runOptions, sc *scenarios.Scenario, p *plan
 	fmt.Fprintf(o.stderr, "rdmabench: running %s (%d round(s)) on %s; results in %s\n", sc.Metadata.Name, len(p.Rounds), be.Name(), out)
 	rep, runErr := runner.Run(ctx, runner.Config{
 		Plan: p, Backend: be, Scenario: sc, ScenarioBytes: asRun, ScenarioHash: fileHash(sc.File), OutDir: out, RunID: o.runID,
-		Version: version, Progress: o.stderr, Keep: o.keep, AllowEmpty: o.allowEmpty, CleanupTimeout: cleanupBound(be), Platform: platform,
+		Version: version, Progress: o.stderr, Keep: o.keep, AllowEmpty: o.allowEmpty, CleanupTimeout: cleanupBound(be), Platform: platform, EtcdURL: o.etcd,
 		// Line rate and fingerprint are read once the endpoints exist:
 		// pods have no NIC to read before Provision.
 		Discover: func(ctx context.Context, eps []backend.Endpoint) (*report.LineRate, map[string]string) {

@@ -37,8 +37,11 @@ for a in $(bin/busybox --list); do [ -e "bin/$a" ] || ln -s busybox "bin/$a"; do
 progs="usr/bin/ib_write_bw usr/bin/ib_read_bw usr/bin/ib_send_bw usr/bin/ib_write_lat
 usr/bin/ib_read_lat usr/bin/ib_send_lat usr/bin/rping usr/bin/ucx_perftest usr/bin/ucx_info
 usr/bin/ibv_devices usr/bin/ibv_devinfo usr/bin/rdma sbin/ip usr/sbin/dropbear"
+# The C and C++ runtime (libm, libpthread, libstdc++, libgcc_s) for programs
+# copied in at run time: the real-nixlbench lane's NIXL build bundles every
+# other library it needs.
 plugins="$(cd "$root" && ls usr/lib/x86_64-linux-gnu/ucx/*.so.0 usr/lib/x86_64-linux-gnu/libibverbs/librxe-rdmav34.so)
-lib/x86_64-linux-gnu/libgcc_s.so.1"
+lib/x86_64-linux-gnu/libgcc_s.so.1 usr/lib/x86_64-linux-gnu/libstdc++.so.6 lib/x86_64-linux-gnu/libm.so.6 lib/x86_64-linux-gnu/libpthread.so.0"
 libpath=$root/lib/x86_64-linux-gnu:$root/usr/lib/x86_64-linux-gnu:$root/usr/lib/x86_64-linux-gnu/ucx
 for f in $progs $plugins; do
   mkdir -p "$(dirname "$f")"; cp -L "$root/$f" "$f"

@@ -160,6 +160,21 @@ func PacketsFor(size, iterations int64, mtu int) int64 {
 	return iterations * ((size + int64(mtu) - 1) / int64(mtu))
 }
 
+// PacketsForSegments is PacketsFor when the transport copies each message
+// in segments of seg bytes (UCX's copy-out): every segment is cut at the
+// MTU of its own, so a message takes more packets than its size needs.
+func PacketsForSegments(size, iterations int64, mtu int, seg int64) int64 {
+	if seg <= 0 || seg >= size {
+		return PacketsFor(size, iterations, mtu)
+	}
+	full, rest := size/seg, size%seg
+	per := full * PacketsFor(seg, 1, mtu)
+	if rest > 0 {
+		per += PacketsFor(rest, 1, mtu)
+	}
+	return iterations * per
+}
+
 // Verify applies the rule to every endpoint's deltas. Each endpoint's
 // device must have carried the traffic in one direction or the other
 // (max of tx and rx: a writer sends, its target receives).

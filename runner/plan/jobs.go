@@ -33,23 +33,31 @@ type variant struct {
 	name    string
 	size    int64
 	backend string
+	// batch and tokens: one request's KV transfer (args.perRequest), its
+	// descriptors per transfer and the prompt length they hold.
+	batch  int
+	tokens int
 }
 
 func (c *compiler) newTestCompiler(t *scenarios.Test, spec tools.Spec) *testCompiler {
-	tc := &testCompiler{c: c, t: t, spec: spec, variants: variants(t), reps: t.RepetitionCount(&c.s.Defaults),
+	tc := &testCompiler{c: c, t: t, spec: spec, variants: variants(t, c.s.Serving), reps: t.RepetitionCount(&c.s.Defaults),
 		env: make([]map[string]string, len(c.plan.Endpoints)), envDone: make([]bool, len(c.plan.Endpoints))}
 	tc.envForFn = tc.envFor
 	tc.strs = c.strs
 	legs := make([]time.Duration, len(tc.variants))
 	for i, v := range tc.variants {
-		legs[i] = tools.LegTimeout(t, v.size)
+		legs[i] = tools.LegTimeout(t, v.size, v.batch)
 	}
 	tc.timeout = jobTimeout(c.s, t, legs)
 	return tc
 }
 
-// variants: one per NIXL backend × size (args.backends, args.sizes).
-func variants(t *scenarios.Test) []variant {
+// variants: one per NIXL backend × size (args.backends, args.sizes), or
+// per NIXL backend × context length of the serving section (perRequest).
+func variants(t *scenarios.Test, serving *scenarios.Serving) []variant {
+	if t.Args.PerRequest && serving != nil {
+		return requestVariants(t, serving)
+	}
 	sizes := []int64{0}
 	if len(t.Args.Sizes) > 0 && !t.Args.Sweep {
 		sizes = sizes[:0]
@@ -65,6 +73,29 @@ func variants(t *scenarios.Test) []variant {
 	for _, b := range backends {
 		for _, sz := range sizes {
 			out = append(out, variant{name: variantName(b, sz), size: sz, backend: b})
+		}
+	}
+	return out
+}
+
+// requestVariants: one request's KV transfer per backend and context
+// length: blocks of the layout's block bytes, as many descriptors as the
+// connector's READ carries ("UCX/8192tok").
+func requestVariants(t *scenarios.Test, serving *scenarios.Serving) []variant {
+	s := serving.Resolved()
+	layout := s.Layout(scenarios.KVDtypeBytes(s.KVDtype))
+	backends := t.Args.Backends
+	if len(backends) == 0 {
+		backends = []string{""}
+	}
+	var out []variant
+	for _, b := range backends {
+		for _, n := range s.ContextLengths {
+			name := strconv.Itoa(n) + "tok"
+			if b != "" {
+				name = b + "/" + name
+			}
+			out = append(out, variant{name: name, size: layout.BlockBytes, backend: b, batch: layout.Descriptors(n), tokens: n})
 		}
 	}
 	return out
@@ -151,12 +182,10 @@ func (tc *testCompiler) ends(sl slot) (int, int) {
 func (tc *testCompiler) legs(job Job, ranks []int, from, to, port int) (Job, error) {
 	eps := tc.c.plan.Endpoints
 	for _, v := range tc.variants {
-		in := tools.Leg{Test: tc.t, Size: v.size, Backend: v.backend, Port: port, EnvFor: tc.envForFn, Strings: tc.strs}
-		if tc.spec.Family == parsers.FamilyNixlbench {
+		in := tools.Leg{Test: tc.t, Size: v.size, Batch: v.batch, Backend: v.backend, Port: port, EnvFor: tc.envForFn, Strings: tc.strs}
+		leg := Leg{Variant: v.name, Backend: tc.legBackend(v), RequestTokens: v.tokens}
+		if tools.NeedsEtcd(tc.t) {
 			in.Group = groupName(job.ID) + "-" + strconv.Itoa(len(job.Legs))
-		}
-		leg := Leg{Variant: v.name, Backend: tc.legBackend(v)}
-		if in.Group != "" {
 			leg.NixlGroup = tools.NixlGroup(in.Group)
 		}
 		if ranks != nil {

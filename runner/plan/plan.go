@@ -156,7 +156,7 @@ func (c *compiler) test(i int) error {
 			return posErr(c.s.File, t.Pos, "tests[%d] (%s): %v", i, t.Name, err)
 		}
 	}
-	if spec.Family == parsers.FamilyNixlbench {
+	if tools.NeedsEtcd(t) {
 		c.plan.NeedsEtcd = true
 	}
 	return nil

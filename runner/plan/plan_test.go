@@ -2,6 +2,7 @@ package plan
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -172,8 +173,8 @@ func TestLegsPerSizeAndBackend(t *testing.T) {
 	j := p.Rounds[0].Jobs[0]
 	var got []string
 	for _, l := range j.Legs {
-		got = append(got, l.Variant+"|"+l.Backend+"|"+l.Commands[0].Argv[2])
-		if want := "--benchmark_group=" + l.NixlGroup; l.Commands[0].Argv[2] != want || l.Commands[1].Argv[2] != want {
+		got = append(got, l.Variant+"|"+l.Backend+"|"+l.Commands[0].Argv[3])
+		if want := "--benchmark_group=" + l.NixlGroup; l.Commands[0].Argv[3] != want || l.Commands[1].Argv[3] != want {
 			t.Errorf("leg %s: the typed group %q is not the one on its command lines", l.Variant, l.NixlGroup)
 		}
 	}
@@ -303,5 +304,43 @@ func TestPortOffset(t *testing.T) {
 	}
 	if argv := jobs[1].Legs[0].Commands[1].Argv; strings.Join(argv, " ") != "ib_write_bw -i 1 -F --report_gbits -p 18616 ${addr:a-3}" {
 		t.Fatalf("client argv %q", argv)
+	}
+}
+
+// perRequest: one leg per backend and context length, each one request's
+// KV as vLLM's NIXL connector reads it. Llama-3.1-8B in bf16, 16-token
+// blocks, TP 1: a descriptor is 16 tokens × 8 KV heads × 128 × 2 bytes =
+// 32 KiB; a 1024-token prompt fills 64 blocks of 2 × 32 layers of regions:
+// 4096 descriptors, 128 MiB, in one READ.
+func TestPerRequestLegs(t *testing.T) {
+	s := scenario([]scenarios.Pool{pool("decode", 1), pool("prefill", 1)},
+		scenarios.Test{Name: "kv", Tool: "nixlbench", From: "decode", To: "prefill",
+			Args: scenarios.Args{PerRequest: true, Backends: []string{"UCX", "LIBFABRIC"}, Op: "READ"}})
+	s.Serving = &scenarios.Serving{Model: "llama-3.1-8b", ContextLengths: []int{1024, 8192}}
+	p, err := Compile(s, CompileOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := p.Rounds[0].Jobs[0]
+	var got []string
+	for _, l := range j.Legs {
+		argv := strings.Join(l.Commands[0].Argv, " ")
+		got = append(got, fmt.Sprintf("%s|%d", l.Variant, l.RequestTokens))
+		for _, want := range []string{"--start_block_size=32768", "--max_block_size=32768"} {
+			if !strings.Contains(argv, want) {
+				t.Errorf("%s: %s missing from %s", l.Variant, want, argv)
+			}
+		}
+		n := map[int]string{1024: "4096", 8192: "32768"}[l.RequestTokens]
+		buf := map[int]string{1024: "134217728", 8192: "1073741824"}[l.RequestTokens]
+		for _, want := range []string{"--start_batch_size=" + n, "--max_batch_size=" + n, "--total_buffer_size=" + buf, "--num_iter=16"} {
+			if !strings.Contains(argv, want) {
+				t.Errorf("%s: %s missing from %s", l.Variant, want, argv)
+			}
+		}
+	}
+	want := "UCX/1024tok|1024 UCX/8192tok|8192 LIBFABRIC/1024tok|1024 LIBFABRIC/8192tok|8192"
+	if strings.Join(got, " ") != want {
+		t.Errorf("legs %v, want %s", got, want)
 	}
 }

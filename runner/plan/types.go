@@ -68,6 +68,9 @@ type Leg struct {
 	Variant string `json:"variant,omitempty"`
 	// Backend is the transport backend of this leg (NIXL backend, UCX_TLS).
 	Backend string `json:"backend,omitempty"`
+	// RequestTokens is the prompt length whose KV this leg moves as one
+	// request (nixlbench args.perRequest); 0 otherwise.
+	RequestTokens int `json:"requestTokens,omitempty"`
 	// NixlGroup is nixlbench's --benchmark_group for this leg,
 	// "rdmabench-${run}-<job>-<leg>": unique in the run, so two legs of a
 	// round never share an etcd prefix; the runner clears the keys under

@@ -2,12 +2,14 @@ package preflight
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/rdmabench/rdmabench/nic"
 	"github.com/rdmabench/rdmabench/report"
+	"github.com/rdmabench/rdmabench/runner/tools"
 )
 
 // Check ids: stable names a reason, a script or a dashboard can rely on.
@@ -61,6 +63,9 @@ type Want struct {
 	Pod bool
 	// MinMemlockKiB is the least memlock limit the tools need (0: default).
 	MinMemlockKiB int64
+	// Probes are the checks of the tools' builds the endpoint's tests need
+	// (tools.ProbesOf), at most one per id.
+	Probes []tools.Probe
 }
 
 // Input is one endpoint's facts and wants.
@@ -106,6 +111,9 @@ func Evaluate(f Facts, w Want) []report.PreflightCheck {
 	if w.NCCLNet {
 		cs = append(cs, ncclNetPlugin(f))
 	}
+	for _, p := range w.Probes {
+		cs = append(cs, probeCheck(p, f.Probes))
+	}
 	return cs
 }
 
@@ -119,6 +127,23 @@ func ncclNetPlugin(f Facts) report.PreflightCheck {
 	return fail(NCCLNetPlugin, report.DoomsNCCLNet,
 		"no NCCL net plugin (libnccl-net*.so) in /opt/amazon/ofi-nccl, /opt/aws-ofi-nccl or the linker's path: NCCL between nodes over EFA needs aws-ofi-nccl",
 		"use an image with aws-ofi-nccl (AWS's deep learning containers carry it at /opt/amazon/ofi-nccl), or install it from github.com/aws/aws-ofi-nccl with libfabric's efa provider")
+}
+
+// probeCheck judges one probe's output; a failure dooms the tests that
+// need the probe (report.DoomsTool, by id).
+func probeCheck(p tools.Probe, outs map[string]string) report.PreflightCheck {
+	out, ran := outs[p.ID]
+	if !ran {
+		return warn(p.ID, "the probe did not run", "")
+	}
+	status, ev, fix := p.Judge(out)
+	switch status {
+	case tools.ProbePass:
+		return pass(p.ID, ev)
+	case tools.ProbeFail:
+		return fail(p.ID, report.DoomsTool, ev, fix)
+	}
+	return warn(p.ID, ev, fix)
 }
 
 // softenGPU makes a GPU failure a warning outside pods: on hosts (local,
@@ -528,15 +553,28 @@ func orDash(s string) string {
 	return s
 }
 
+// Needs is what a test needs of its endpoints, for Doomed.
+type Needs struct {
+	RDMA, GPU, GPUDirect bool
+	// NCCLNet: NCCL between nodes on EKS (aws-ofi-nccl over EFA).
+	NCCLNet bool
+	// Probes are the ids of the tool-build checks it needs.
+	Probes []string
+}
+
 // Doomed says whether a failing check on an endpoint dooms a test with
 // these needs, and names the first such check (for the skip reason).
-func Doomed(ep report.PreflightEndpoint, rdma, gpu, gpuDirect, ncclNet bool) (report.PreflightCheck, bool) {
+func Doomed(ep report.PreflightEndpoint, n Needs) (report.PreflightCheck, bool) {
 	for _, c := range ep.Checks {
 		if c.Status != report.PreflightFail {
 			continue
 		}
-		if (c.Dooms == report.DoomsRDMA && rdma) || (c.Dooms == report.DoomsGPU && gpu) || (c.Dooms == report.DoomsGPUDirect && gpuDirect) ||
-			(c.Dooms == report.DoomsNCCLNet && ncclNet) {
+		switch {
+		case c.Dooms == report.DoomsRDMA && n.RDMA,
+			c.Dooms == report.DoomsGPU && n.GPU,
+			c.Dooms == report.DoomsGPUDirect && n.GPUDirect,
+			c.Dooms == report.DoomsNCCLNet && n.NCCLNet,
+			c.Dooms == report.DoomsTool && slices.Contains(n.Probes, c.ID):
 			return c, true
 		}
 	}

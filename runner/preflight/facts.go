@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/rdmabench/rdmabench/nic"
+	"github.com/rdmabench/rdmabench/runner/tools"
 )
 
 // FactsScript prints the raw facts discovery does not read, one
@@ -69,6 +70,47 @@ type Facts struct {
 	// NCCLNet are the NCCL net plugins found (libnccl-net*.so: on AWS,
 	// aws-ofi-nccl's, which carries NCCL over EFA through libfabric).
 	NCCLNet []string
+	// Probes is each tool probe's output, by id (ProbeScript).
+	Probes map[string]string
+}
+
+// probeMarker starts each probe's section of ProbeScript's output.
+const probeMarker = "@@rdmabench-probe "
+
+// ProbeScript runs the probes one after the other, each in a subshell and
+// after a marker line with its id (ParseProbes splits the output).
+func ProbeScript(probes []tools.Probe) string {
+	var b strings.Builder
+	for _, p := range probes {
+		b.WriteString("echo '" + probeMarker + p.ID + "'\n(\n" + p.Script + "\n) 2>&1\n")
+	}
+	b.WriteString("true")
+	return b.String()
+}
+
+// ParseProbes splits ProbeScript's output by probe id.
+func ParseProbes(out string) map[string]string {
+	res := map[string]string{}
+	id := ""
+	var cur strings.Builder
+	flush := func() {
+		if id != "" {
+			res[id] = cur.String()
+		}
+		cur.Reset()
+	}
+	for _, line := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+		if next, ok := strings.CutPrefix(line, probeMarker); ok {
+			flush()
+			id = strings.TrimSpace(next)
+			continue
+		}
+		if id != "" {
+			cur.WriteString(line + "\n")
+		}
+	}
+	flush()
+	return res
 }
 
 // PCIeLink is a PCIe link's current and maximum speed and width.

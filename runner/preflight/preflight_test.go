@@ -7,6 +7,8 @@ import (
 
 	"github.com/rdmabench/rdmabench/nic"
 	"github.com/rdmabench/rdmabench/report"
+	"github.com/rdmabench/rdmabench/runner/tools"
+	"github.com/rdmabench/rdmabench/scenarios"
 )
 
 func facts(t *testing.T, file, tree string) Facts {
@@ -122,11 +124,11 @@ func TestEvaluateFailures(t *testing.T) {
 func TestEvaluateNoRDMAHost(t *testing.T) {
 	f := facts(t, "facts-no-rdma.txt", "")
 	eps := EvaluateAll([]Input{{Want: Want{Endpoint: "a-0", RDMA: true}, Facts: f}, {Want: Want{Endpoint: "b-0"}, Facts: f}})
-	c, doomed := Doomed(eps[0], true, false, false, false)
+	c, doomed := Doomed(eps[0], Needs{RDMA: true})
 	if !doomed || c.ID != RDMADevice || len(eps[1].Checks) != 0 {
 		t.Fatalf("got %+v", eps)
 	}
-	if _, doomed := Doomed(eps[0], false, true, false, false); doomed {
+	if _, doomed := Doomed(eps[0], Needs{GPU: true}); doomed {
 		t.Error("an RDMA failure dooms a GPU-only test")
 	}
 }
@@ -184,10 +186,64 @@ func TestNCCLNetPlugin(t *testing.T) {
 		t.Fatalf("%+v", cs)
 	}
 	ep := report.PreflightEndpoint{Endpoint: "a-0", Checks: cs}
-	if _, doomed := Doomed(ep, true, true, false, false); doomed {
+	if _, doomed := Doomed(ep, Needs{RDMA: true, GPU: true}); doomed {
 		t.Error("a missing NCCL net plugin dooms tests that are not NCCL between nodes")
 	}
-	if c, doomed := Doomed(ep, true, true, false, true); !doomed || c.ID != NCCLNetPlugin {
+	if c, doomed := Doomed(ep, Needs{RDMA: true, GPU: true, NCCLNet: true}); !doomed || c.ID != NCCLNetPlugin {
 		t.Error("a missing NCCL net plugin must doom NCCL between nodes on EKS")
+	}
+}
+
+// A tool probe: the nixlbench ETCD-runtime check passes, fails (and then
+// dooms only the tests that need it, by id), or cannot tell (a script
+// wrapper: a warning); the probe script's sections split by id.
+func TestToolProbes(t *testing.T) {
+	ids := func(ps []tools.Probe) string {
+		var s []string
+		for _, p := range ps {
+			s = append(s, p.ID+"/"+p.Backend)
+		}
+		return strings.Join(s, " ")
+	}
+	all := tools.ProbesOf(&scenarios.Test{Tool: "nixlbench", Args: scenarios.Args{Runtime: "ETCD"}}, "nixlbench")
+	if got, want := ids(all), "binary-nixlbench/ nixlbench-etcd/ nixl-plugin-UCX/UCX ucx-transports-rdma/UCX"; got != want {
+		t.Fatalf("probes of an ETCD nixlbench test: %s, want %s", got, want)
+	}
+	asio := tools.ProbesOf(&scenarios.Test{Tool: "nixlbench", Requires: "tcp", Args: scenarios.Args{Runtime: "ASIO", Backends: []string{"UCX", "UCCL"}, TargetSeg: "VRAM"}}, "nixlbench")
+	if got, want := ids(asio), "binary-nixlbench/ nixl-plugin-UCX/UCX ucx-transports-cuda/UCX nixl-plugin-UCCL/UCCL"; got != want {
+		t.Fatalf("an ASIO VRAM test over tcp: %s, want %s", got, want)
+	}
+	probes := all[1:2]
+	out := ParseProbes("junk before\n@@rdmabench-probe nixlbench-etcd\nnixlbench=/usr/local/bin/nixlbench\netcd=no\n@@rdmabench-probe other\nx=1\n")
+	if out["other"] != "x=1\n" || !strings.Contains(out[tools.NixlEtcdProbe], "etcd=no") {
+		t.Fatalf("ParseProbes: %q", out)
+	}
+	w := Want{Endpoint: "decode-0", Probes: probes}
+	cs := Evaluate(Facts{Probes: out}, w)
+	if len(cs) != 1 || cs[0].Status != report.PreflightFail || cs[0].Dooms != report.DoomsTool ||
+		!strings.Contains(cs[0].Evidence, "/usr/local/bin/nixlbench was built without the ETCD runtime") || !strings.Contains(cs[0].Fix, "args.runtime: ASIO") {
+		t.Fatalf("checks %+v", cs)
+	}
+	ep := report.PreflightEndpoint{Endpoint: "decode-0", Checks: cs}
+	if _, doomed := Doomed(ep, Needs{RDMA: true}); doomed {
+		t.Error("a failed nixlbench probe dooms an RDMA test that does not need it")
+	}
+	if c, doomed := Doomed(ep, Needs{Probes: []string{tools.NixlEtcdProbe}}); !doomed || c.ID != tools.NixlEtcdProbe {
+		t.Error("a failed nixlbench probe does not doom the test that needs it")
+	}
+	for raw, want := range map[string]string{
+		"nixlbench=/opt/nb\netcd=yes\n":            report.PreflightPass,
+		"nixlbench=/opt/nb\netcd=script\n":         report.PreflightWarn,
+		"nixlbench=missing\n":                      report.PreflightFail,
+		"nixlbench=/bin/true\netcd=notnixlbench\n": report.PreflightFail,
+		"nixlbench=/opt/nb\netcd=unreadable\n":     report.PreflightWarn,
+		"":                                         report.PreflightWarn,
+	} {
+		if c := Evaluate(Facts{Probes: map[string]string{tools.NixlEtcdProbe: raw}}, w); c[0].Status != want {
+			t.Errorf("%q: %s (%s), want %s", raw, c[0].Status, c[0].Evidence, want)
+		}
+	}
+	if c := Evaluate(Facts{}, w); c[0].Status != report.PreflightWarn {
+		t.Errorf("a probe that did not run: %+v", c[0])
 	}
 }

@@ -84,6 +84,9 @@ type Leg struct {
 	// Size is this leg's message size in bytes; 0 means the tool's default
 	// (or a sweep, for perftest with args.sweep).
 	Size int64
+	// Batch is the descriptors per transfer of one request's KV (nixlbench
+	// args.perRequest), with Size the bytes of each; 0 otherwise.
+	Batch int
 	// Backend is this leg's NIXL backend ("" = args.backend or UCX).
 	Backend string
 	// Port is the rendezvous port chosen by the planner (0 = tool default).

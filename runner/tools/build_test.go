@@ -147,20 +147,42 @@ func TestNixlbenchCommands(t *testing.T) {
 	test := scenarios.Test{Tool: "nixlbench", Args: scenarios.Args{Op: "read", InitiatorSeg: "VRAM", TargetSeg: "VRAM",
 		MinSize: sz("4KiB"), MaxSize: sz("64MiB"), Iterations: 1008, Transports: "rc,cuda_copy"}}
 	got := build(t, test, Leg{Backend: "UCX", Group: "kv-r0-decode-0-prefill-0-0"})
-	line := "nixlbench --etcd_endpoints=${etcd} --benchmark_group=rdmabench-${run}-kv-r0-decode-0-prefill-0-0 --backend=UCX --op_type=READ" +
+	line := "nixlbench --runtime_type=ETCD --etcd_endpoints=${etcd} --benchmark_group=rdmabench-${run}-kv-r0-decode-0-prefill-0-0 --backend=UCX --op_type=READ" +
 		" --initiator_seg_type=VRAM --target_seg_type=VRAM --start_block_size=4096 --max_block_size=67108864 --num_iter=1008"
 	check(t, got,
 		expect{endpoint: "decode-0", role: RoleInitiator, argv: line, ready: "line:rank 0, type initiator", parse: true,
-			env: map[string]string{"UCX_TLS": "rc,cuda_copy", "UCX_NET_DEVICES": "mlx5_0:1"}},
+			env: map[string]string{"UCX_TLS": "rc,cuda_copy", "UCX_NET_DEVICES": "mlx5_0:1", "UCX_PROTO_INFO": "y"}},
 		expect{endpoint: "prefill-0", role: RoleTarget, argv: line,
-			env: map[string]string{"UCX_TLS": "rc,cuda_copy", "UCX_NET_DEVICES": "mlx5_1:1"}})
+			env: map[string]string{"UCX_TLS": "rc,cuda_copy", "UCX_NET_DEVICES": "mlx5_1:1", "UCX_PROTO_INFO": "y"}})
 
 	got = build(t, scenarios.Test{Tool: "nixlbench", Args: scenarios.Args{MaxBatch: 4}}, Leg{Backend: "UCCL", Group: "g"})
-	line = "nixlbench --etcd_endpoints=${etcd} --benchmark_group=rdmabench-${run}-g --backend=UCCL --op_type=WRITE" +
+	line = "nixlbench --runtime_type=ETCD --etcd_endpoints=${etcd} --benchmark_group=rdmabench-${run}-g --backend=UCCL --op_type=WRITE" +
 		" --initiator_seg_type=DRAM --target_seg_type=DRAM --start_block_size=4096 --max_block_size=67108864 --max_batch_size=4"
 	check(t, got,
-		expect{endpoint: "decode-0", role: RoleInitiator, argv: line, ready: "line:rank 0, type initiator", parse: true},
-		expect{endpoint: "prefill-0", role: RoleTarget, argv: line})
+		expect{endpoint: "decode-0", role: RoleInitiator, argv: line, ready: "line:rank 0, type initiator", parse: true,
+			env: map[string]string{"NIXL_LOG_LEVEL": "INFO"}},
+		expect{endpoint: "prefill-0", role: RoleTarget, argv: line, env: map[string]string{"NIXL_LOG_LEVEL": "INFO"}})
+
+	// LIBFABRIC gets a progress thread (without one its target never
+	// accepts the connection over tcp).
+	got = build(t, scenarios.Test{Tool: "nixlbench"}, Leg{Backend: "LIBFABRIC", Group: "g"})
+	if argv := strings.Join(got[0].Argv, " "); !strings.Contains(argv, "--backend=LIBFABRIC") || !strings.Contains(argv, " --enable_pt") {
+		t.Errorf("LIBFABRIC argv %s: want --enable_pt", argv)
+	}
+
+	// ASIO: the initiator listens on its own data address at the job's port;
+	// no etcd, no group.
+	asio := scenarios.Test{Tool: "nixlbench", Args: scenarios.Args{Runtime: "ASIO"}}
+	if NeedsEtcd(&asio) {
+		t.Error("an ASIO test needs no etcd")
+	}
+	got = build(t, asio, Leg{Backend: "UCX", Group: "g", Port: 12346})
+	line = "nixlbench --runtime_type=ASIO --asio_address=${addr:decode-0} --asio_port=12346 --backend=UCX --op_type=WRITE" +
+		" --initiator_seg_type=DRAM --target_seg_type=DRAM --start_block_size=4096 --max_block_size=67108864"
+	check(t, got,
+		expect{endpoint: "decode-0", role: RoleInitiator, argv: line, ready: "line:rank 0, type initiator", parse: true,
+			env: map[string]string{"UCX_NET_DEVICES": "mlx5_0:1", "UCX_PROTO_INFO": "y"}},
+		expect{endpoint: "prefill-0", role: RoleTarget, argv: line, env: map[string]string{"UCX_NET_DEVICES": "mlx5_1:1", "UCX_PROTO_INFO": "y"}})
 }
 
 func TestNCCLCommands(t *testing.T) {
@@ -296,11 +318,11 @@ func TestLegTimeouts(t *testing.T) {
 		// 15 block sizes × 20 s of etcd coordination, plus transfers.
 		{scenarios.Test{Tool: "nixlbench", Args: scenarios.Args{MinSize: sz("4KiB"), MaxSize: sz("4KiB")}}, 0, 50 * time.Second},
 	} {
-		if got := LegTimeout(&tc.test, tc.size); got != tc.want {
+		if got := LegTimeout(&tc.test, tc.size, 0); got != tc.want {
 			t.Errorf("%s %+v: timeout %v, want %v", tc.test.Tool, tc.test.Args, got, tc.want)
 		}
 	}
-	long := LegTimeout(&scenarios.Test{Tool: "nixlbench"}, 0)
+	long := LegTimeout(&scenarios.Test{Tool: "nixlbench"}, 0, 0)
 	if long < 15*20*time.Second || long > 20*time.Minute {
 		t.Errorf("nixlbench default sweep timeout %v not within 5 to 20 minutes", long)
 	}

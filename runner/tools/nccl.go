@@ -63,7 +63,9 @@ const installNCCL = "use an image with nccl-tests on PATH (built with MPI=1 for 
 
 var ncclSpec = Spec{Name: scenarios.ToolNCCL, Family: parsers.FamilyNCCL, Binaries: []string{"all_reduce_perf"},
 	Parser: "nccl-tests", Metric: parsers.MetricBusBW, DefaultPort: DefaultNCCLPort, Image: ImageGPU, Install: installNCCL,
-	build: buildNCCL, work: ncclWork}
+	build: buildNCCL, work: ncclWork, probes: func(t *scenarios.Test) []Probe {
+		return []Probe{NCCLLoadsProbe(NCCLBinary(t.Args.Collective))}
+	}}
 
 // buildNCCL: one command. On one endpoint it drives all of that
 // endpoint's GPUs from one process:

@@ -1,6 +1,9 @@
 package tools
 
 import (
+	"cmp"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -23,8 +26,8 @@ const installNixl = "use an image with NIXL and nixlbench built with its ETCD ru
 const nixlStepCost = 20 * time.Second
 
 var nixlbenchSpec = Spec{Name: scenarios.ToolNixlbench, Family: parsers.FamilyNixlbench, Binaries: []string{"nixlbench"},
-	NeedsRDMA: true, Parser: "nixlbench", Metric: parsers.MetricBandwidth, Image: ImageGPU, Install: installNixl, Directional: true, SelectsTransport: true,
-	build: buildNixlbench, work: nixlWork, overSRD: nixlOverSRD}
+	NeedsRDMA: true, Parser: "nixlbench", Metric: parsers.MetricBandwidth, Image: ImageGPU, DefaultPort: DefaultNixlASIOPort, Install: installNixl, Directional: true, SelectsTransport: true,
+	build: buildNixlbench, work: nixlWork, probes: nixlProbes, messages: nixlMessages, overSRD: nixlOverSRD}
 
 // nixlOverSRD: only NIXL's LIBFABRIC backend drives EFA (libfabric's efa
 // provider); on EKS the planner makes an unwritten backend LIBFABRIC.
@@ -42,19 +45,23 @@ func nixlOverSRD(t *scenarios.Test) string {
 }
 
 // buildNixlbench: both processes get the same command (gflags syntax);
-// the role comes from the order of registration in etcd. The initiator (the
-// test's from side, decode) starts first and is ready once it prints
-// "rank 0, type initiator"; then the target starts. With the ASIO runtime
-// (args.extra: --runtime_type=ASIO, a build without etcd) the first process
-// binds --asio_address:--asio_port and so is rank 0 the same way. Rank 0 prints the table,
-// so the initiator's output is parsed.
+// the role comes from the order of registration. The initiator (the test's
+// from side, decode) starts first and is ready once it prints "rank 0, type
+// initiator"; then the target starts. With the ETCD runtime (the default)
+// the first to take etcd's lock and register is rank 0; with the ASIO
+// runtime (args.runtime: ASIO, for builds without etcd-cpp-apiv3) the first
+// binds --asio_address:--asio_port, the initiator's data address and the
+// job's port, and the second connects there. Rank 0 prints the table, so
+// the initiator's output is parsed. The runtime is always named: a build
+// without the ETCD runtime then says so instead of silently using another.
 //
-//	nixlbench --etcd_endpoints=${etcd} --benchmark_group=rdmabench-${run}-GROUP
+//	nixlbench --runtime_type=ETCD --etcd_endpoints=${etcd} --benchmark_group=rdmabench-${run}-GROUP
 //	  --backend=B --op_type=OP --initiator_seg_type=S --target_seg_type=S
 //	  --start_block_size=N --max_block_size=M [--max_batch_size=K] [--num_iter=I]
-func buildNixlbench(dst []Command, _ *Spec, leg *Leg) ([]Command, error) {
+//	nixlbench --runtime_type=ASIO --asio_address=${addr:INITIATOR} --asio_port=PORT …
+func buildNixlbench(dst []Command, spec *Spec, leg *Leg) ([]Command, error) {
 	backendName := nixlBackend(leg)
-	argv := nixlArgv(leg, backendName)
+	argv := nixlArgv(leg, backendName, portOr(leg.Port, spec.DefaultPort))
 	initiator := Command{Endpoint: leg.Client.Name, Role: RoleInitiator, Argv: argv,
 		Env: nixlEnv(leg, leg.Client, backendName), Ready: ReadyNixlRank0, Parse: true}
 	target := Command{Endpoint: leg.Server.Name, Role: RoleTarget, Argv: argv,
@@ -62,9 +69,37 @@ func buildNixlbench(dst []Command, _ *Spec, leg *Leg) ([]Command, error) {
 	return append(dst, initiator, target), nil
 }
 
+// DefaultNixlASIOPort is nixlbench's own --asio_port default; the planner
+// counts up from it for the jobs of a round (ASIO runtime only).
+const DefaultNixlASIOPort = 12345
+
+// nixlRuntime is the test's nixlbench runtime (ETCD unless it says ASIO).
+func nixlRuntime(t *scenarios.Test) string {
+	if strings.EqualFold(t.Args.Runtime, scenarios.NixlRuntimeASIO) {
+		return scenarios.NixlRuntimeASIO
+	}
+	return scenarios.NixlRuntimeETCD
+}
+
+// NeedsEtcd says whether a test rendezvous through the run's etcd:
+// nixlbench with its ETCD runtime (the default).
+func NeedsEtcd(t *scenarios.Test) bool {
+	spec, _ := Lookup(t.Tool)
+	return spec.Family == parsers.FamilyNixlbench && nixlRuntime(t) == scenarios.NixlRuntimeETCD
+}
+
 // NixlGroup is the whole nixlbench --benchmark_group of a leg's group:
 // every key the tool writes lives under xferbench/<group>/ (EtcdPrefix).
-func NixlGroup(group string) string { return "rdmabench-" + PlaceholderRun + "-" + group }
+func NixlGroup(group string) string { return "rdmabench-" + PlaceholderRun + "-" + nixlSafe(group) }
+
+// nixlSafe keeps a group name (made of test and endpoint names) clear of
+// the words nixlbench refuses in any argument ("fromenv", "flagfile").
+func nixlSafe(s string) string {
+	for scenarios.NixlRefusedWord(s) != "" {
+		s = strings.NewReplacer("fromenv", "from-env", "flagfile", "flag-file").Replace(s)
+	}
+	return s
+}
 
 // EtcdPrefix is the prefix of every key nixlbench writes for a group
 // (the run's clean-up deletes it after each leg).
@@ -80,19 +115,27 @@ func nixlBackend(leg *Leg) string {
 	return scenarios.DefaultNixlBackend
 }
 
-func nixlArgv(leg *Leg, backendName string) []string {
+func nixlArgv(leg *Leg, backendName string, port int) []string {
 	a := &leg.Test.Args
 	minB, maxB := nixlBlocks(leg)
-	argv := []string{"nixlbench",
-		"--etcd_endpoints=" + PlaceholderEtcd,
-		"--benchmark_group=" + NixlGroup(leg.Group),
-		"--backend=" + backendName,
-		"--op_type=" + upperOr(a.Op, scenarios.DefaultNixlOp),
-		"--initiator_seg_type=" + upperOr(a.InitiatorSeg, scenarios.DefaultNixlSeg),
-		"--target_seg_type=" + upperOr(a.TargetSeg, scenarios.DefaultNixlSeg),
-		"--start_block_size=" + leg.i64toa(minB),
-		"--max_block_size=" + leg.i64toa(maxB),
+	argv := []string{"nixlbench", "--runtime_type=" + nixlRuntime(leg.Test)}
+	if nixlRuntime(leg.Test) == scenarios.NixlRuntimeETCD {
+		argv = append(argv, "--etcd_endpoints="+PlaceholderEtcd, "--benchmark_group="+NixlGroup(leg.Group))
+	} else {
+		argv = append(argv, "--asio_address="+leg.addr(leg.Client.Name), "--asio_port="+leg.itoa(port))
 	}
+	if leg.Batch > 0 {
+		return nixlRequestArgv(leg, argv, backendName)
+	}
+	argv = append(argv,
+		"--backend="+backendName,
+		"--op_type="+upperOr(a.Op, scenarios.DefaultNixlOp),
+		"--initiator_seg_type="+upperOr(a.InitiatorSeg, scenarios.DefaultNixlSeg),
+		"--target_seg_type="+upperOr(a.TargetSeg, scenarios.DefaultNixlSeg),
+		"--start_block_size="+leg.i64toa(minB),
+		"--max_block_size="+leg.i64toa(maxB),
+	)
+	argv = append(argv, progressThread(a, backendName)...)
 	if a.MaxBatch > 0 {
 		argv = append(argv, "--max_batch_size="+leg.itoa(a.MaxBatch))
 	}
@@ -100,6 +143,51 @@ func nixlArgv(leg *Leg, backendName string) []string {
 		argv = append(argv, "--num_iter="+leg.itoa(a.Iterations))
 	}
 	return append(argv, a.Extra...)
+}
+
+// DefaultNixlRequestIters is how often a perRequest leg moves its request
+// when the test gives no iterations: nixlbench rounds num_iter and
+// warmup_iter up to its large-block factor (16) anyway.
+const DefaultNixlRequestIters = 16
+
+// nixlRequestArgv is one request's KV transfer: blocks of leg.Size, a batch
+// of leg.Batch descriptors (one READ of the whole request, as vLLM's NIXL
+// connector posts it), a buffer that holds exactly one request.
+func nixlRequestArgv(leg *Leg, argv []string, backendName string) []string {
+	a := &leg.Test.Args
+	block, batch := leg.i64toa(leg.Size), leg.itoa(leg.Batch)
+	iters := a.Iterations
+	if iters <= 0 {
+		iters = DefaultNixlRequestIters
+	}
+	argv = append(argv,
+		"--backend="+backendName,
+		"--op_type="+upperOr(a.Op, scenarios.DefaultNixlOp),
+		"--initiator_seg_type="+upperOr(a.InitiatorSeg, scenarios.DefaultNixlSeg),
+		"--target_seg_type="+upperOr(a.TargetSeg, scenarios.DefaultNixlSeg),
+		"--start_block_size="+block, "--max_block_size="+block,
+		"--start_batch_size="+batch, "--max_batch_size="+batch,
+		"--num_iter="+leg.itoa(iters))
+	if !slices.ContainsFunc(a.Extra, func(w string) bool { return strings.Contains(w, "warmup_iter") }) {
+		argv = append(argv, "--warmup_iter="+leg.itoa(DefaultNixlRequestIters))
+	}
+	if !slices.ContainsFunc(a.Extra, func(w string) bool { return strings.Contains(w, "total_buffer_size") }) {
+		const mib = 1 << 20
+		argv = append(argv, "--total_buffer_size="+leg.i64toa((leg.Size*int64(leg.Batch)+mib-1)/mib*mib))
+	}
+	argv = append(argv, progressThread(a, backendName)...)
+	return append(argv, a.Extra...)
+}
+
+// progressThread is --enable_pt for the LIBFABRIC backend (unless extra
+// sets it): without a progress thread its target never accepts the
+// initiator's connection over the tcp provider and the run hangs (seen
+// with NIXL 8770b655a between the soft-RoCE VMs and network namespaces).
+func progressThread(a *scenarios.Args, backendName string) []string {
+	if !strings.EqualFold(backendName, "LIBFABRIC") || slices.ContainsFunc(a.Extra, func(w string) bool { return strings.Contains(w, "enable_pt") }) {
+		return nil
+	}
+	return []string{"--enable_pt"}
 }
 
 // nixlBlocks is the block-size sweep: args.minSize…maxSize, or the leg's
@@ -118,12 +206,30 @@ func nixlBlocks(leg *Leg) (int64, int64) {
 	return minB, maxB
 }
 
-// nixlEnv selects UCX transports and device for the UCX backend only.
+// nixlEnv is what one side needs beyond the scenario's environment: for the
+// UCX backend the transports and device (UCX_TLS, UCX_NET_DEVICES) and
+// UCX_PROTO_INFO, whose protocol tables name the transport UCX really
+// chose (the report's transport comes from them); for the other backends
+// NIXL's INFO log, where the LIBFABRIC plugin names the provider it uses.
+// A variable the scenario sets itself is left to it.
 func nixlEnv(leg *Leg, ep backend.Endpoint, backendName string) map[string]string {
-	if !strings.EqualFold(backendName, "UCX") {
-		return nil
+	var env map[string]string
+	set := func(k, v string) {
+		if leg.scenarioSets(ep, k) {
+			return
+		}
+		if env == nil {
+			env = map[string]string{}
+		}
+		env[k] = v
 	}
-	return ucxEnv(leg, &leg.Test.Args, ep)
+	if strings.EqualFold(backendName, "UCX") {
+		env = ucxEnv(leg, &leg.Test.Args, ep)
+		set("UCX_PROTO_INFO", "y")
+		return env
+	}
+	set("NIXL_LOG_LEVEL", "INFO")
+	return env
 }
 
 func upperOr(s, def string) string {
@@ -150,4 +256,95 @@ func nixlWork(_ *Spec, t *scenarios.Test, size int64) time.Duration {
 	}
 	blocks := steps(minB, maxB, 2)
 	return time.Duration(blocks*batches)*nixlStepCost + transfer(bytes)
+}
+
+// NixlEtcdProbe is the preflight check that the endpoint's nixlbench has
+// its ETCD runtime. nixlbench compiles that runtime in only when
+// etcd-cpp-apiv3 was found at build time (benchmark/nixlbench/meson.build,
+// HAVE_ETCD); without it, --help still lists ETCD and every run fails with
+// "Invalid runtime: ETCD". The runtime's own messages are in the binary
+// only when it was built in, so the probe looks for one of them.
+const NixlEtcdProbe = "nixlbench-etcd"
+
+// nixlEtcdScript prints where nixlbench is and whether it carries the ETCD
+// runtime's registration message (a script wrapper cannot be told).
+const nixlEtcdScript = `p=$(command -v nixlbench) || { echo "nixlbench=missing"; exit 0; }
+echo "nixlbench=$p"
+if [ ! -r "$p" ]; then echo "etcd=unreadable"
+elif head -c 2 "$p" 2>/dev/null | grep -q '#!'; then echo "etcd=script"
+elif ! grep -aq 'NIXLBench Configuration' "$p" 2>/dev/null; then echo "etcd=notnixlbench"
+elif grep -aq 'ETCD Runtime: Registered' "$p" 2>/dev/null; then echo "etcd=yes"
+else echo "etcd=no"; fi`
+
+// nixlProbes: the ETCD runtime where the test uses it; per backend under
+// test its NIXL plugin and, for UCX, the transports the test needs (CUDA
+// for GPU memory, verbs where it requires RDMA).
+func nixlProbes(t *scenarios.Test) []Probe {
+	var probes []Probe
+	if nixlRuntime(t) == scenarios.NixlRuntimeETCD {
+		probes = append(probes, Probe{ID: NixlEtcdProbe, Script: nixlEtcdScript, Judge: judgeNixlEtcd})
+	}
+	backends := t.Args.Backends
+	if len(backends) == 0 {
+		backends = []string{cmp.Or(t.Args.Backend, scenarios.DefaultNixlBackend)}
+	}
+	vram := strings.EqualFold(t.Args.InitiatorSeg, "VRAM") || strings.EqualFold(t.Args.TargetSeg, "VRAM")
+	for _, b := range backends {
+		b = strings.ToUpper(b)
+		scoped := func(p Probe) Probe { p.Backend = b; return p }
+		probes = append(probes, scoped(NixlPluginProbe(b)))
+		if b != "UCX" {
+			continue
+		}
+		if vram {
+			probes = append(probes, scoped(UCXTransportProbe(UCXNeedsCUDA)))
+		}
+		// As NeedsRDMA says for nixlbench (not called: the table holds this).
+		if t.Requires == scenarios.RequiresRDMA || t.Requires == "" && !tcpOnly(t.Args.Transports) {
+			probes = append(probes, scoped(UCXTransportProbe(UCXNeedsRDMA)))
+		}
+	}
+	return probes
+}
+
+func judgeNixlEtcd(out string) (ProbeStatus, string, string) {
+	path := probeField(out, "nixlbench")
+	switch probeField(out, "etcd") {
+	case "yes":
+		return ProbePass, path + " has the ETCD runtime", ""
+	case "no":
+		return ProbeFail, path + " was built without the ETCD runtime (no etcd-cpp-apiv3 at build time): every run would fail with \"Invalid runtime: ETCD\"",
+			"use a nixlbench built with etcd-cpp-apiv3 (NIXL's nixlbench container has it), or set args.runtime: ASIO"
+	case "script":
+		return ProbeUnknown, path + " is a script: whether the nixlbench it runs has the ETCD runtime cannot be read", ""
+	case "unreadable":
+		return ProbeUnknown, path + " cannot be read: whether it has the ETCD runtime is unknown", ""
+	case "notnixlbench":
+		return ProbeFail, path + " is not nixlbench (it prints no NIXLBench Configuration)", installNixl
+	}
+	if path == "missing" {
+		return ProbeFail, "nixlbench is not on PATH", installNixl
+	}
+	return ProbeUnknown, "the probe printed nothing it knows: " + strings.TrimSpace(out), ""
+}
+
+// nixlLargeBlock is nixlbench's LARGE_BLOCK_SIZE: above it both its
+// iterations and its warm-up are divided by large_blk_iter_ftr.
+const nixlLargeBlock = 1 << 20
+
+// nixlMessages reads the iterations from nixlbench's configuration table
+// (num_iter, warmup_iter, large_blk_iter_ftr, as it adjusted them): each
+// iteration moves the sample's batch of blocks (nixl_worker.cpp transfer).
+func nixlMessages(m *parsers.Measurement, s *parsers.Sample) int64 {
+	iters, err1 := strconv.ParseInt(m.Info["num_iter"], 10, 64)
+	warm, err2 := strconv.ParseInt(m.Info["warmup_iter"], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0
+	}
+	if s.Bytes > nixlLargeBlock {
+		if f, err := strconv.ParseInt(m.Info["large_blk_iter_ftr"], 10, 64); err == nil && f > 0 {
+			iters, warm = iters/f, warm/f
+		}
+	}
+	return (iters + warm) * max(s.Batch, 1)
 }

@@ -18,7 +18,7 @@ const installPerftest = "install perftest (Debian/Ubuntu: apt-get install perfte
 func perftestSpec(tool string, m parsers.Metric) Spec {
 	return Spec{Name: tool, Family: parsers.FamilyPerftest, Binaries: []string{tool}, NeedsRDMA: true,
 		Parser: tool, Metric: m, DefaultPort: 18515, Image: ImageTools, Install: installPerftest,
-		build: appendPerftest, work: perftestWork, pinnedKiB: messagePinnedKiB, overSRD: perftestOverSRD}
+		build: appendPerftest, work: perftestWork, pinnedKiB: messagePinnedKiB, probes: perftestProbes(tool), overSRD: perftestOverSRD}
 }
 
 // perftestOverSRD: perftest connects RC queue pairs unless told -c SRD
@@ -144,4 +144,14 @@ func perftestWork(spec *Spec, t *scenarios.Test, size int64) time.Duration {
 		rounds = 23
 	}
 	return transfer(n*bytes) + time.Duration(iters*rounds)*perIteration
+}
+
+// perftestProbes: --use_cuda where the test moves GPU memory.
+func perftestProbes(tool string) func(t *scenarios.Test) []Probe {
+	return func(t *scenarios.Test) []Probe {
+		if t.Args.UseCUDA == nil {
+			return nil
+		}
+		return []Probe{PerftestCUDAProbe(tool)}
+	}
 }

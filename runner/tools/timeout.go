@@ -17,11 +17,19 @@ const (
 )
 
 // LegTimeout is the default bound of one leg (server start to client exit)
-// derived from the test's arguments; size is the leg's size (0 = default).
-func LegTimeout(t *scenarios.Test, size int64) time.Duration {
+// derived from the test's arguments; size is the leg's size (0 = default),
+// batch its descriptors per transfer (nixlbench perRequest; 0 = none).
+func LegTimeout(t *scenarios.Test, size int64, batch int) time.Duration {
 	spec, _ := Lookup(t.Tool)
 	var work time.Duration
-	if spec.work != nil {
+	switch {
+	case batch > 0: // one request's transfer, nixlbench's iterations of it
+		iters := t.Args.Iterations
+		if iters <= 0 {
+			iters = DefaultNixlRequestIters
+		}
+		work = nixlStepCost + transfer(float64(size)*float64(batch)*float64(2*iters))
+	case spec.work != nil:
 		work = spec.work(&spec, t, size)
 	}
 	return (StartupMargin + work).Round(time.Second)

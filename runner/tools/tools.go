@@ -16,6 +16,7 @@ package tools
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -69,6 +70,13 @@ type Spec struct {
 	work func(spec *Spec, t *scenarios.Test, size int64) time.Duration
 	// metricOf refines Metric by a test's arguments; nil keeps Metric.
 	metricOf func(t *scenarios.Test) parsers.Metric
+	// probes are the checks of the tool's build a test needs (preflight);
+	// nil when a present binary is all it takes.
+	probes func(t *scenarios.Test) []Probe
+	// messages is how many messages of a sample's size the tool put on
+	// the wire for it, warm-up included (the path proof's expectation);
+	// nil: the sample's own iterations, else the test's.
+	messages func(m *parsers.Measurement, s *parsers.Sample) int64
 	// pinnedKiB estimates the memory a test registers (memlock), for
 	// preflight; nil when the tool pins more than its messages (NCCL,
 	// NIXL: preflight's default applies).
@@ -250,6 +258,35 @@ func messagePinnedKiB(t *scenarios.Test) int64 {
 		size = max(size, s.Bytes)
 	}
 	return (2*size*int64(max(t.Args.QPs, 1)) + 4<<20) >> 10
+}
+
+// WireMessages is how many messages of s.Bytes a sample of tool put on the
+// wire, warm-up included, for the path proof: the tool's own account where
+// its output gives one, else the sample's iterations, else testIters (the
+// test's); 0 when nothing says.
+func WireMessages(tool string, m *parsers.Measurement, s *parsers.Sample, testIters int64) int64 {
+	spec, _ := Lookup(tool)
+	if spec.messages != nil {
+		if n := spec.messages(m, s); n > 0 {
+			return n
+		}
+	}
+	if s.Iterations > 0 {
+		return s.Iterations
+	}
+	return testIters
+}
+
+// UCXSegSize is the segment UCX's rc transports copy remote memory in when
+// their protocol is copy-in/copy-out (UCX_RC_VERBS_SEG_SIZE, UCX_RC_MLX5_SEG_SIZE:
+// 8 KiB + 64 by default); env may set it.
+func UCXSegSize(env map[string]string) int64 {
+	for _, k := range []string{"UCX_RC_VERBS_SEG_SIZE", "UCX_RC_MLX5_SEG_SIZE", "UCX_IB_SEG_SIZE"} {
+		if v, err := strconv.ParseInt(strings.TrimSpace(env[k]), 10, 64); err == nil && v > 0 {
+			return v
+		}
+	}
+	return 8256
 }
 
 // NeedsGPU says whether a job of tool for test t (nil when the scenario is

@@ -21,33 +21,7 @@ import (
 	"github.com/rdmabench/rdmabench/test/kubecluster/cluster"
 )
 
-// nadCRD is Multus' NetworkAttachmentDefinition CustomResourceDefinition,
-// as Multus installs it: the kube backend checks named networks against it.
-const nadCRD = `{
- "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
- "metadata": {"name": "network-attachment-definitions.k8s.cni.cncf.io"},
- "spec": {"group": "k8s.cni.cncf.io", "scope": "Namespaced",
-  "names": {"plural": "network-attachment-definitions", "singular": "network-attachment-definition", "kind": "NetworkAttachmentDefinition", "shortNames": ["net-attach-def"]},
-  "versions": [{"name": "v1", "served": true, "storage": true,
-   "schema": {"openAPIV3Schema": {"type": "object", "properties": {
-     "spec": {"type": "object", "properties": {"config": {"type": "string"}}}}}}}]}}`
-
-func installMultusAPI(ctx context.Context, c *cluster.Cluster) error {
-	rc := c.Client().Discovery().RESTClient()
-	err := rc.Post().AbsPath("/apis/apiextensions.k8s.io/v1/customresourcedefinitions").
-		SetHeader("Content-Type", "application/json").Body([]byte(nadCRD)).Do(ctx).Error()
-	if err != nil {
-		return err
-	}
-	deadline := time.Now().Add(60 * time.Second)
-	for time.Now().Before(deadline) {
-		if _, err := c.Client().Discovery().ServerResourcesForGroupVersion("k8s.cni.cncf.io/v1"); err == nil {
-			return nil
-		}
-		time.Sleep(250 * time.Millisecond)
-	}
-	return errors.New("the k8s.cni.cncf.io/v1 API never appeared")
-}
+func installMultusAPI(ctx context.Context, c *cluster.Cluster) error { return c.InstallMultusAPI(ctx) }
 
 // createNamespace makes ns (as a user would, before the run) and removes
 // it at the end of the test.
@@ -70,10 +44,7 @@ func createNAD(t *testing.T, c *cluster.Cluster, ns, name string) {
 }
 
 func createNADIn(ctx context.Context, c *cluster.Cluster, ns, name string) error {
-	body := fmt.Sprintf(`{"apiVersion":"k8s.cni.cncf.io/v1","kind":"NetworkAttachmentDefinition","metadata":{"name":%q,"namespace":%q},
-  "spec":{"config":"{\"cniVersion\":\"0.3.1\",\"type\":\"bridge\",\"ipam\":{\"type\":\"host-local\"}}"}}`, name, ns)
-	return c.Client().Discovery().RESTClient().Post().AbsPath("/apis/k8s.cni.cncf.io/v1/namespaces", ns, "network-attachment-definitions").
-		SetHeader("Content-Type", "application/json").Body([]byte(body)).Do(ctx).Error()
+	return c.CreateNAD(ctx, ns, name)
 }
 
 // result of one `rdmabench run`.

@@ -35,6 +35,15 @@ func vmShell(vm *VM) []string {
 // path proof inside the pods; then nothing is left in the API or the VMs.
 func TestKubeOnVMs(t *testing.T) {
 	needVMs(t)
+	c, log := startVMCluster(t)
+	t.Run("run", func(t *testing.T) { kubeRunOnVMs(t, c, log) })
+	t.Run("ctrl-c", func(t *testing.T) { kubeInterruptOnVMs(t, c, log) })
+}
+
+// startVMCluster starts the control plane with the two VMs as its nodes,
+// stopped when the test ends.
+func startVMCluster(t *testing.T) (*cluster.Cluster, *syncBuffer) {
+	t.Helper()
 	bins := os.Getenv("RDMABENCH_KUBE_BIN")
 	if bins == "" {
 		t.Skip("RDMABENCH_KUBE_BIN is not set: `make e2e-rdma` builds the control plane (make kube-bins) and sets it")
@@ -45,9 +54,9 @@ func TestKubeOnVMs(t *testing.T) {
 			Remote: agent.Remote{Shell: vmShell(vm), HostIP: vm.DataIP},
 			Labels: map[string]string{"rdmabench.io/soft-roce": "true"}})
 	}
-	var log syncBuffer
+	log := &syncBuffer{}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	c, err := cluster.Start(ctx, cluster.Options{BinDir: bins, RemoteNodes: remotes, Log: &log})
+	c, err := cluster.Start(ctx, cluster.Options{BinDir: bins, RemoteNodes: remotes, Log: log})
 	cancel()
 	if err != nil {
 		t.Fatalf("start the control plane with the VMs as nodes: %v\n%s", err, log.String())
@@ -58,9 +67,7 @@ func TestKubeOnVMs(t *testing.T) {
 		}
 	})
 	t.Logf("control plane up with nodes %v", c.NodeNames())
-
-	t.Run("run", func(t *testing.T) { kubeRunOnVMs(t, c, &log) })
-	t.Run("ctrl-c", func(t *testing.T) { kubeInterruptOnVMs(t, c, &log) })
+	return c, log
 }
 
 // kubeScenario writes a kube scenario placing one pod on each VM (host

@@ -5,7 +5,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -20,17 +22,36 @@ import (
 	"k8s.io/client-go/transport/spdy"
 )
 
-// Labels and port of nixlbench's etcd in the cluster.
+// Labels and ports of nixlbench's etcd in the cluster.
 const (
 	LabelRole = "rdmabench.io/role"
 	roleEtcd  = "etcd"
 	etcdPort  = 2379
+	// hostNetworkEtcdPort is the etcd's port when the run's pods use the
+	// host network (cluster.hostNetwork), as its pod then does too: on a
+	// node 2379 is often the control plane's own etcd.
+	hostNetworkEtcdPort = 12379
 )
 
+// etcdClientPort is the port the run's etcd serves nixlbench on.
+func (b *Backend) etcdClientPort() int {
+	if b.sc.Cluster.HostNetwork {
+		return hostNetworkEtcdPort
+	}
+	return etcdPort
+}
+
 // etcdScript starts the same embedded etcd as `rdmabench etcd`, listening
-// on the pod's addresses and advertising its own IP (from the downward
-// API), so nixlbench in other pods can reach it.
-const etcdScript = `exec rdmabench etcd --listen-client-urls http://0.0.0.0:2379 --advertise-client-urls "http://${POD_IP}:2379"`
+// on the pod's IP (from the downward API), where nixlbench in the other
+// pods reaches it, and on loopback, where the port-forward arrives; not on
+// every address: on the host network that would be every NIC of the node.
+// Its peer URL is a free loopback port (rdmabench etcd's default): nothing
+// else joins it.
+func etcdScript(port int) string {
+	// An IPv6 pod IP goes in brackets in a URL.
+	return fmt.Sprintf(`case "$POD_IP" in *:*) ip="[$POD_IP]" ;; *) ip="$POD_IP" ;; esac
+exec rdmabench etcd --listen-client-urls "http://$ip:%d,http://127.0.0.1:%d" --advertise-client-urls "http://$ip:%d"`, port, port, port)
+}
 
 func (b *Backend) etcdName() string { return "rdmabench-" + b.opts.RunID + "-etcd" }
 
@@ -83,19 +104,24 @@ func (b *Backend) StartEtcd(ctx context.Context) (toolURL, localURL string, err 
 	}
 	// Forward only once etcd listens: a forwarded connection the pod
 	// refuses ends client-go's port-forwarder for good.
-	if err := b.waitListening(wctx, ready, etcdPort); err != nil {
+	port := b.etcdClientPort()
+	if err := b.waitListening(wctx, ready, port); err != nil {
 		return "", "", err
 	}
-	local, err := b.portForward(pod.Name, etcdPort)
+	local, err := b.portForward(pod.Name, port)
 	if err != nil {
 		return "", "", err
 	}
 	if err := etcdAnswers(wctx, "http://"+local); err != nil {
 		return "", "", &StartupError{Pod: pod.Name, Reason: "EtcdNotServing", Msg: err.Error() + " (kubectl logs -n " + b.namespace + " " + pod.Name + ")"}
 	}
-	b.progressf("etcd for nixlbench: pod %s (%s:%d), service %s; NetworkPolicy %s admits only the run's pods to it (where the cluster's network plugin enforces NetworkPolicy: not every one does, and then any pod can reach it)",
-		pod.Name, ready.Status.PodIP, etcdPort, svc.Name, policy.Name)
-	return fmt.Sprintf("http://%s:%d", ready.Status.PodIP, etcdPort), "http://" + local, nil
+	guard := fmt.Sprintf("NetworkPolicy %s admits only the run's pods to it (where the cluster's network plugin enforces NetworkPolicy: not every one does, and then any pod can reach it)", policy.Name)
+	if b.sc.Cluster.HostNetwork {
+		// NetworkPolicy does not apply to pods on the host network.
+		guard = fmt.Sprintf("on the host network, which NetworkPolicy %s does not cover: anything that reaches the node's port %d reaches it", policy.Name, port)
+	}
+	b.progressf("etcd for nixlbench: pod %s (%s:%d), service %s; %s", pod.Name, ready.Status.PodIP, port, svc.Name, guard)
+	return "http://" + net.JoinHostPort(ready.Status.PodIP, strconv.Itoa(port)), "http://" + local, nil
 }
 
 // waitListening polls the pod's listen table through exec until port is
@@ -155,6 +181,7 @@ func (b *Backend) etcdObjects(owner *metav1.OwnerReference) (*corev1.Pod, *corev
 	labels := b.runLabels()
 	labels[LabelRole] = roleEtcd
 	grace := int64(2)
+	port := int32(b.etcdClientPort())
 	meta := metav1.ObjectMeta{Name: b.etcdName(), Namespace: b.namespace, Labels: labels}
 	if owner != nil {
 		meta.OwnerReferences = []metav1.OwnerReference{*owner}
@@ -165,14 +192,17 @@ func (b *Backend) etcdObjects(owner *metav1.OwnerReference) (*corev1.Pod, *corev
 		Spec: corev1.PodSpec{
 			Containers: []corev1.Container{{
 				Name: container, Image: b.sc.Cluster.Image, ImagePullPolicy: corev1.PullPolicy(b.sc.Cluster.ImagePullPolicy),
-				Command: []string{"sh", "-c", etcdScript},
+				Command: []string{"sh", "-c", etcdScript(int(port))},
 				Env: []corev1.EnvVar{{Name: "POD_IP", ValueFrom: &corev1.EnvVarSource{
 					FieldRef: &corev1.ObjectFieldSelector{FieldPath: "status.podIP"}}}},
-				Ports:           []corev1.ContainerPort{{Name: "client", ContainerPort: etcdPort}},
+				Ports:           []corev1.ContainerPort{{Name: "client", ContainerPort: port}},
 				SecurityContext: b.etcdSecurityContext(),
 				Resources:       etcdResources(),
 			}},
-			SecurityContext:               podSecurityContext(),
+			SecurityContext: podSecurityContext(),
+			// With the tools' pods: where they live on the host network
+			// (their RDMA NIC is the node's), the etcd they reach does too.
+			HostNetwork:                   b.sc.Cluster.HostNetwork,
 			TerminationGracePeriodSeconds: &grace,
 			NodeSelector:                  b.sc.Cluster.NodeSelector,
 			Tolerations:                   clusterTolerations(b.sc.Cluster.Tolerations),
@@ -187,7 +217,7 @@ func (b *Backend) etcdObjects(owner *metav1.OwnerReference) (*corev1.Pod, *corev
 		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Service"},
 		ObjectMeta: *meta.DeepCopy(),
 		Spec: corev1.ServiceSpec{Selector: map[string]string{LabelRun: b.opts.RunID, LabelRole: roleEtcd},
-			Ports: []corev1.ServicePort{{Name: "client", Port: etcdPort, TargetPort: intstr.FromInt32(etcdPort)}}},
+			Ports: []corev1.ServicePort{{Name: "client", Port: port, TargetPort: intstr.FromInt32(port)}}},
 	}
 	return pod, svc
 }
@@ -297,7 +327,7 @@ func (b *Backend) etcdPolicy(owner *metav1.OwnerReference) *networkingv1.Network
 	if owner != nil {
 		meta.OwnerReferences = []metav1.OwnerReference{*owner}
 	}
-	port := intstr.FromInt32(etcdPort)
+	port := intstr.FromInt32(int32(b.etcdClientPort()))
 	tcp := corev1.ProtocolTCP
 	return &networkingv1.NetworkPolicy{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "networking.k8s.io/v1", Kind: "NetworkPolicy"},

@@ -10,7 +10,7 @@ import (
 // pass shellcheck as sh.
 func TestScriptsPassShellcheck(t *testing.T) {
 	shelltest.Check(t, "CronJobScript", CronJobScript)
-	shelltest.Check(t, "etcdScript", etcdScript)
+	shelltest.Check(t, "etcdScript", etcdScript(etcdPort))
 	shelltest.Check(t, "keepAlive", keepAlive)
 	shelltest.Check(t, "hintsScript", hintsScript)
 }

@@ -42,6 +42,12 @@ type Backend struct {
 	conns map[string]*hostConn
 	procs remote.Tracker[*process]
 	disc  remote.Discovery
+	// provisioned are the endpoints as Provision returned them (StartEtcd
+	// runs the etcd on the first); listeners the etcd's local forward.
+	provisioned []backend.Endpoint
+	// pickEtcdPort replaces the etcd's drawn port (tests).
+	pickEtcdPort func() int
+	listeners    []net.Listener
 }
 
 // The contract (runner/backend) and the capabilities this backend has.
@@ -51,6 +57,7 @@ var (
 	_ backend.LineRater     = (*Backend)(nil)
 	_ backend.RDMAChecker   = (*Backend)(nil)
 	_ backend.Fingerprinter = (*Backend)(nil)
+	_ backend.EtcdHoster    = (*Backend)(nil)
 )
 
 // New returns a backend for the scenario's hosts. Nothing is dialled
@@ -106,6 +113,9 @@ func (b *Backend) Provision(ctx context.Context, eps []backend.Endpoint) ([]back
 		}
 		out[i] = ep
 	}
+	b.mu.Lock()
+	b.provisioned = out
+	b.mu.Unlock()
 	return out, nil
 }
 
@@ -154,7 +164,14 @@ func (b *Backend) conn(name string) *hostConn {
 // Cleanup kills every process still running (its whole remote group) and
 // closes the connections. It works on a fresh context after Ctrl-C.
 func (b *Backend) Cleanup(ctx context.Context) error {
-	first := b.procs.KillAll(ctx, (*process).killBound, (*process).kill)
+	first := b.procs.KillAll(ctx, (*process).killBound, (*process).kill) // the etcd too
+	b.mu.Lock()
+	lns := b.listeners
+	b.listeners = nil
+	b.mu.Unlock()
+	for _, ln := range lns {
+		_ = ln.Close()
+	}
 	b.mu.Lock()
 	conns := b.conns
 	b.conns = map[string]*hostConn{}

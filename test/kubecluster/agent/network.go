@@ -146,6 +146,9 @@ func (f *Fabric) Setup(ctx context.Context, secondaries []string) (*PodNet, erro
 	ns, host := f.allocate()
 	p := &PodNet{NetNS: ns}
 	if err := ipCmd(ctx, "netns", "add", ns); err != nil {
+		// A cancelled ctx may kill ip after it made the namespace: remove
+		// it either way (Teardown ignores one that does not exist).
+		_ = f.Teardown(context.Background(), p)
 		return nil, err
 	}
 	if err := ipCmd(ctx, "-n", ns, "link", "set", "lo", "up"); err != nil {

@@ -2,12 +2,15 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"time"
 
@@ -28,7 +31,7 @@ func (p *pod) portForward(ctx context.Context, port int32, stream io.ReadWriteCl
 		return errdefs.InvalidInputf("pod %s/%s is not running", p.spec.Namespace, p.spec.Name)
 	}
 	if p.agent.opts.Remote != nil {
-		return errdefs.InvalidInputf("pod %s/%s runs on %s, a remote machine: port-forward is not supported there", p.spec.Namespace, p.spec.Name, p.agent.opts.Name)
+		return p.remotePortForward(ctx, port, stream)
 	}
 	conn, err := dialInNetNS(pn.NetNS, fmt.Sprintf("127.0.0.1:%d", port))
 	if err != nil {
@@ -101,4 +104,34 @@ func dialInNetNS(netns, addr string) (net.Conn, error) {
 	}()
 	r := <-ch
 	return r.conn, r.err
+}
+
+// remotePortForward is portForward for a pod on a remote machine (host
+// network): the stream is the standard input and output of nc on the
+// machine, connected to the port on its loopback, as a kubelet there would
+// dial it. It ends when either side closes or the client goes away.
+func (p *pod) remotePortForward(ctx context.Context, port int32, stream io.ReadWriteCloser) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-p.ctx.Done():
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	args := append(append([]string{}, p.agent.opts.Remote.Shell...), fmt.Sprintf("exec nc 127.0.0.1 %d", port))
+	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
+	cmd.Stdin, cmd.Stdout = stream, stream
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	cmd.WaitDelay = 2 * time.Second // the stream's reader may block: do not wait on it for ever
+	err := cmd.Run()
+	var exit *exec.ExitError
+	// Only nc's own failure (nothing listening) is an error: a copy that
+	// failed is the client having gone, which ends a forward normally.
+	if errors.As(err, &exit) && ctx.Err() == nil {
+		return fmt.Errorf("port-forward to pod %s/%s port %d on %s: %v: %s", p.spec.Namespace, p.spec.Name, port, p.agent.opts.Name, err, strings.TrimSpace(stderr.String()))
+	}
+	return nil
 }

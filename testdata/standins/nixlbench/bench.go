@@ -52,7 +52,17 @@ func (b *bench) main() int {
 	b.rt = rt
 	defer rt.cleanup()
 	host, _ := os.Hostname()
-	fmt.Printf("Init nixl worker, dev all rank %d, type %s, hostname %s\n", rt.getRank(), b.role(), host)
+	if f.str("backend") == "LIBFABRIC" {
+		// nixl_worker.cpp scopes the Neuron runtime before libfabric
+		// (neuronCoreCount, which warns on stderr in SG mode) and names
+		// the core count, -1 without Neuron, and its progress threads.
+		if f.str("mode") == "SG" && os.Getenv("NEURON_RT_NUM_CORES") == "" && os.Getenv("NEURON_RT_VISIBLE_CORES") == "" {
+			fmt.Fprintln(os.Stderr, "nixlbench: SG mode — set NEURON_RT_NUM_CORES=1")
+		}
+		fmt.Printf("Init nixl worker, dev all rank %d, type %s, hostname %s, nc_count -1, post threads %d\n", rt.getRank(), b.role(), host, f.num("progress_threads"))
+	} else {
+		fmt.Printf("Init nixl worker, dev all rank %d, type %s, hostname %s\n", rt.getRank(), b.role(), host)
+	}
 	fmt.Println("Waiting for all processes to start... (expecting 2 total: 1 initiators and 1 targets)")
 	if err := rt.barrier("start_barrier"); err != nil {
 		fmt.Fprintln(os.Stderr, "Failed to synchronize at start barrier")

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
-	"go.etcd.io/etcd/client/v3/concurrency"
+	"go.etcd.io/etcd/server/v3/etcdserver/api/v3lock/v3lockpb"
 	"go.uber.org/zap"
 )
 
@@ -52,8 +52,10 @@ func opCtx() (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.Background(), 10*time.Second)
 }
 
-// setup registers this process: lock, read //size, rank key with a 30-s
-// lease kept alive, //size = rank+1, unlock.
+// setup registers this process as etcd_rt.cpp does: etcd's Lock service
+// on "<prefix>/lock" under a 10-s lease kept alive (etcd-cpp-apiv3's
+// SyncClient::lock), read //size, the rank key under a 30-s lease kept
+// alive, //size = rank+1, then unlock (revoke the lock's lease, Unlock).
 func (rt *etcdRT) setup() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -64,16 +66,26 @@ func (rt *etcdRT) setup() error {
 	if err != nil {
 		return fmt.Errorf("Failed to acquire lock: %v", err)
 	}
-	sess, err := concurrency.NewSession(rt.c, concurrency.WithLease(lease.ID), concurrency.WithContext(ctx))
+	kctx, stopLockKeepAlive := context.WithCancel(context.Background())
+	defer stopLockKeepAlive()
+	if ch, err := rt.c.KeepAlive(kctx, lease.ID); err == nil {
+		go func() {
+			for range ch {
+			}
+		}()
+	}
+	locks := v3lockpb.NewLockClient(rt.c.ActiveConnection())
+	held, err := locks.Lock(ctx, &v3lockpb.LockRequest{Name: []byte(rt.prefix + "/lock"), Lease: int64(lease.ID)})
 	if err != nil {
 		return fmt.Errorf("Failed to acquire lock: %v", err)
 	}
-	defer sess.Close()
-	mu := concurrency.NewMutex(sess, rt.prefix+"/lock")
-	if err := mu.Lock(ctx); err != nil {
-		return fmt.Errorf("Failed to acquire lock: %v", err)
-	}
-	defer mu.Unlock(context.Background())
+	defer func() { // as SyncClient::unlock: the lock's lease first, then Unlock
+		uctx, ucancel := opCtx()
+		defer ucancel()
+		stopLockKeepAlive()
+		_, _ = rt.c.Revoke(uctx, lease.ID)
+		_, _ = locks.Unlock(uctx, &v3lockpb.UnlockRequest{Key: held.Key})
+	}()
 	resp, err := rt.c.Get(ctx, rt.prefix+"/size")
 	if err != nil {
 		return err
@@ -250,15 +262,15 @@ func (rt *etcdRT) recvChar(src int) ([]byte, error) {
 	return data, err
 }
 
-// cleanup is the destructor: cancel the lease and delete "<prefix>/".
+// cleanup is the destructor (~xferBenchEtcdRT, cleanupForExit): stop
+// keeping the rank's lease alive and delete "<prefix>/" (rmdir of
+// makeKey("")). As the real tool, it does not revoke the lease: it
+// expires 30 s later, unless whoever runs the tool revokes it.
 func (rt *etcdRT) cleanup() {
 	ctx, cancel := opCtx()
 	defer cancel()
 	if rt.stop != nil {
 		rt.stop()
-	}
-	if rt.lease != 0 {
-		_, _ = rt.c.Revoke(ctx, rt.lease)
 	}
 	_, _ = rt.c.Delete(ctx, rt.prefix+"/", clientv3.WithPrefix())
 }
