@@ -35,7 +35,9 @@ func TestDRAResourceClaimsPassedThrough(t *testing.T) {
 	if _, err := cs.ResourceV1().DeviceClasses().Create(ctx, class, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = cs.ResourceV1().DeviceClasses().Delete(context.Background(), class.Name, metav1.DeleteOptions{}) })
+	t.Cleanup(func() {
+		_ = cs.ResourceV1().DeviceClasses().Delete(context.Background(), class.Name, metav1.DeleteOptions{})
+	})
 	for _, node := range c.NodeNames() {
 		slice := &resourcev1.ResourceSlice{ObjectMeta: metav1.ObjectMeta{Name: "e2e-" + node},
 			Spec: resourcev1.ResourceSliceSpec{Driver: draDriver, NodeName: &node,
@@ -44,7 +46,9 @@ func TestDRAResourceClaimsPassedThrough(t *testing.T) {
 		if _, err := cs.ResourceV1().ResourceSlices().Create(ctx, slice, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { _ = cs.ResourceV1().ResourceSlices().Delete(context.Background(), slice.Name, metav1.DeleteOptions{}) })
+		t.Cleanup(func() {
+			_ = cs.ResourceV1().ResourceSlices().Delete(context.Background(), slice.Name, metav1.DeleteOptions{})
+		})
 	}
 	createNamespace(t, c, "e2e-dra")
 	tmpl := &resourcev1.ResourceClaimTemplate{ObjectMeta: metav1.ObjectMeta{Name: "rdma-nic", Namespace: "e2e-dra"},
