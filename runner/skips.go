@@ -35,8 +35,13 @@ func (r *run) skipReason(job *plan.Job) (bool, string) {
 	}
 	if c, ok := r.cfg.Backend.(backend.RDMAChecker); ok {
 		for _, name := range jobEndpoints(job) {
-			if !c.HasRDMA(context.Background(), r.endpoint(name)) {
-				return true, "endpoint " + name + " has no RDMA device; " + job.Tool + " needs RDMA"
+			ep := r.endpoint(name)
+			if !c.HasRDMA(context.Background(), ep) {
+				why := "endpoint " + name + " has no RDMA device"
+				if ep.NoDevice != "" {
+					why += " for its data interface: " + ep.NoDevice
+				}
+				return true, why + "; " + job.Tool + " needs RDMA"
 			}
 		}
 		return false, ""

@@ -79,6 +79,15 @@ func defaultCluster(c *Cluster) {
 	if c.Capabilities == nil {
 		c.Capabilities = []string{DefaultCapability}
 	}
+	if c.CPU == "" {
+		c.CPU = DefaultCPU
+	}
+	if c.Memory == "" {
+		c.Memory = DefaultMemory
+	}
+	if c.ShmSize == "" {
+		c.ShmSize = DefaultShmSize
+	}
 }
 
 // defaultTest fills a test's defaults. The test timeout stays unset unless

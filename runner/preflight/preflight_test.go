@@ -173,6 +173,27 @@ func TestKernelAtLeastRC(t *testing.T) {
 	}
 }
 
+// On EKS, NCCL between nodes needs aws-ofi-nccl: preflight names it, and
+// its failure dooms only such NCCL tests.
+func TestNCCLNetPlugin(t *testing.T) {
+	f := ParseFacts("ncclnet=/opt/amazon/ofi-nccl/lib/libnccl-net-ofi.so\nncclnet=/opt/amazon/ofi-nccl/lib/libnccl-net-ofi.so\nkernel=6.1\n")
+	cs := Evaluate(f, Want{Endpoint: "a-0", NCCLNet: true})
+	if len(cs) != 1 || cs[0].ID != NCCLNetPlugin || cs[0].Status != report.PreflightPass || !strings.Contains(cs[0].Evidence, "libnccl-net-ofi.so") {
+		t.Fatalf("%+v", cs)
+	}
+	cs = Evaluate(ParseFacts("kernel=6.1\n"), Want{Endpoint: "a-0", NCCLNet: true})
+	if len(cs) != 1 || cs[0].Status != report.PreflightFail || cs[0].Dooms != report.DoomsNCCLNet || !strings.Contains(cs[0].Fix, "aws-ofi-nccl") {
+		t.Fatalf("%+v", cs)
+	}
+	ep := report.PreflightEndpoint{Endpoint: "a-0", Checks: cs}
+	if _, doomed := Doomed(ep, Needs{RDMA: true, GPU: true}); doomed {
+		t.Error("a missing NCCL net plugin dooms tests that are not NCCL between nodes")
+	}
+	if c, doomed := Doomed(ep, Needs{RDMA: true, GPU: true, NCCLNet: true}); !doomed || c.ID != NCCLNetPlugin {
+		t.Error("a missing NCCL net plugin must doom NCCL between nodes on EKS")
+	}
+}
+
 // A tool probe: the nixlbench ETCD-runtime check passes, fails (and then
 // dooms only the tests that need it, by id), or cannot tell (a script
 // wrapper: a warning); the probe script's sections split by id.

@@ -27,7 +27,22 @@ const nixlStepCost = 20 * time.Second
 
 var nixlbenchSpec = Spec{Name: scenarios.ToolNixlbench, Family: parsers.FamilyNixlbench, Binaries: []string{"nixlbench"},
 	NeedsRDMA: true, Parser: "nixlbench", Metric: parsers.MetricBandwidth, Image: ImageGPU, DefaultPort: DefaultNixlASIOPort, Install: installNixl, Directional: true, SelectsTransport: true,
-	build: buildNixlbench, work: nixlWork, probes: nixlProbes, messages: nixlMessages}
+	build: buildNixlbench, work: nixlWork, probes: nixlProbes, messages: nixlMessages, overSRD: nixlOverSRD}
+
+// nixlOverSRD: only NIXL's LIBFABRIC backend drives EFA (libfabric's efa
+// provider); on EKS the planner makes an unwritten backend LIBFABRIC.
+func nixlOverSRD(t *scenarios.Test) string {
+	backends := t.Args.Backends
+	if len(backends) == 0 {
+		backends = []string{t.Args.Backend}
+	}
+	for _, b := range backends {
+		if !strings.EqualFold(b, "LIBFABRIC") {
+			return "NIXL backend " + b + " does not drive EFA: use backend LIBFABRIC (libfabric's efa provider)"
+		}
+	}
+	return ""
+}
 
 // buildNixlbench: both processes get the same command (gflags syntax);
 // the role comes from the order of registration. The initiator (the test's
@@ -209,7 +224,7 @@ func nixlEnv(leg *Leg, ep backend.Endpoint, backendName string) map[string]strin
 		env[k] = v
 	}
 	if strings.EqualFold(backendName, "UCX") {
-		env = ucxEnv(&leg.Test.Args, ep)
+		env = ucxEnv(leg, &leg.Test.Args, ep)
 		set("UCX_PROTO_INFO", "y")
 		return env
 	}

@@ -25,18 +25,24 @@ type Config struct {
 	Work       string // the image directory (.work/softroce)
 	SSHPorts   [2]int // 127.0.0.1 ports forwarded to each VM's sshd
 	SocketPort int    // the QEMU socket network between the VMs
-	MemoryMiB  int
+	// RailPort is a second socket network between the VMs (10.9.1.0/24,
+	// rxe1 on each); 0: none.
+	RailPort  int
+	MemoryMiB int
 }
 
 // DefaultConfig is the layout scenarios/softroce.yaml expects.
 func DefaultConfig(work string) Config {
-	return Config{Work: work, SSHPorts: [2]int{42201, 42202}, SocketPort: 42210, MemoryMiB: 1024}
+	return Config{Work: work, SSHPorts: [2]int{42201, 42202}, SocketPort: 42210, RailPort: 42211, MemoryMiB: 1024}
 }
 
 // VM is one running QEMU.
 type VM struct {
-	Name    string
-	DataIP  string
+	Name   string
+	DataIP string
+	// RailIP is the VM's address on the second rail (rxe1's netdev),
+	// "" without one.
+	RailIP  string
 	SSHPort int
 	cmd     *exec.Cmd
 	serial  *syncBuffer
@@ -72,9 +78,14 @@ func Boot(ctx context.Context, cfg Config) (*Pair, error) {
 		}
 		p.VMs[i] = vm
 		if i == 0 {
-			if err := waitListen(ctx, cfg.SocketPort, vm); err != nil {
-				p.Stop()
-				return nil, err
+			for _, port := range []int{cfg.SocketPort, cfg.RailPort} {
+				if port == 0 {
+					continue
+				}
+				if err := waitListen(ctx, port, vm); err != nil {
+					p.Stop()
+					return nil, err
+				}
 			}
 		}
 	}
@@ -115,6 +126,15 @@ func startVM(cfg Config, i int) (*VM, error) {
 		"-device", fmt.Sprintf("virtio-net-pci,netdev=d0,mac=52:54:00:09:00:%02x,romfile=", n),
 		"-netdev", fmt.Sprintf("user,id=m0,hostfwd=tcp:127.0.0.1:%d-:22", vm.SSHPort),
 		"-device", fmt.Sprintf("virtio-net-pci,netdev=m0,mac=52:54:00:02:00:%02x,romfile=", n)}
+	if cfg.RailPort > 0 {
+		rail := "listen=127.0.0.1:" + strconv.Itoa(cfg.RailPort)
+		if i > 0 {
+			rail = "connect=127.0.0.1:" + strconv.Itoa(cfg.RailPort)
+		}
+		vm.RailIP = "10.9.1." + strconv.Itoa(n)
+		args = append(args, "-netdev", "socket,id=d1,"+rail,
+			"-device", fmt.Sprintf("virtio-net-pci,netdev=d1,mac=52:54:00:0a:00:%02x,romfile=", n))
+	}
 	vm.cmd = exec.Command("qemu-system-x86_64", args...)
 	vm.cmd.Stdout, vm.cmd.Stderr = vm.serial, vm.serial
 	vm.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}

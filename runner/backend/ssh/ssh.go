@@ -108,7 +108,7 @@ func (b *Backend) Provision(ctx context.Context, eps []backend.Endpoint) ([]back
 			return nil, err
 		}
 		ep.Address = dataAddress(h)
-		if err := b.disc.ResolveDevice(ctx, &ep); err != nil {
+		if err := b.disc.ResolveDevice(ctx, &ep, remote.DeviceHints{}); err != nil {
 			return nil, err
 		}
 		out[i] = ep
