@@ -32,9 +32,11 @@ const (
 	// the TCP listen table); the next command is retried while it fails
 	// fast, within the leg's bound.
 	ReadyRetry = "retry"
-	// ReadyNixlRank0 is the line nixlbench's first process prints once it
-	// holds rank 0 (and so is the initiator).
-	ReadyNixlRank0 = ReadyLine + "rank 0, type initiator"
+	// ReadyNixlEtcdRank0 is the line nixlbench's ETCD runtime prints once
+	// the process registered as rank 0 (and so is the initiator), whatever
+	// the backend. (The worker's "rank 0, type initiator" line is not
+	// printed by every backend: UCCL's worker never prints it.)
+	ReadyNixlEtcdRank0 = ReadyLine + "ETCD Runtime: Registered as rank 0"
 )
 
 // Placeholders builders leave in command lines where the value is known

@@ -94,10 +94,13 @@ if b=$(command -v nixlbench); then [ -x "$(dirname "$b")/ucx_info" ] && u="$(dir
 echo "ucx_info=$u"
 "$u" -d 2>/dev/null | sed -n 's/^#[[:space:]]*Transport:[[:space:]]*/tl=/p' | sort -u
 "$u" -b 2>/dev/null | sed -n 's/^#define uct_MODULES[[:space:]]*"\(.*\)"/\1/p' | tr ':' '\n' | sed -n 's/^\(..*\)/module=\1/p'
-# Where UCX loads its modules from: UCX_MODULE_DIR, else ucx/ beside libucs.
-d=${UCX_MODULE_DIR:-}
-[ -n "$d" ] || d=$(ldd "$u" 2>/dev/null | sed -n 's/.*libucs\.so[^ ]* => \([^ ]*\)\/libucs\.so.*/\1\/ucx/p' | head -n 1)
-if [ -n "$d" ]; then echo "moddir=$d"; for f in "$d"/libuct_*.so*; do [ -e "$f" ] && echo "modfile=${f##*/}"; done; fi
+# Where UCX loads its modules from: ucx/ beside libucs, and UCX_MODULE_DIR
+# as well (it adds a folder; it does not replace the first).
+for d in "$(ldd "$u" 2>/dev/null | sed -n 's/.*libucs\.so[^ ]* => \([^ ]*\)\/libucs\.so.*/\1\/ucx/p' | head -n 1)" "${UCX_MODULE_DIR:-}"; do
+  if [ -z "$d" ] || [ ! -d "$d" ]; then continue; fi
+  echo "moddir=$d"
+  for f in "$d"/libuct_*.so*; do [ -e "$f" ] && echo "modfile=${f##*/}"; done
+done
 for g in /dev/nvidia0 /dev/nvidia1; do [ -e "$g" ] && { echo "gpu=$g"; break; }; done
 for r in /sys/class/infiniband/*; do [ -e "$r" ] && { echo "rdmadev=${r##*/}"; break; }; done
 true`
@@ -145,7 +148,7 @@ func UCXTransportProbe(need string) Probe {
 				// loads modules from, and where the device is present
 				// UCX must list its transports (else the module failed
 				// to load: a missing libcuda, libibverbs …).
-				dir := probeField(out, "moddir")
+				dir := strings.Join(probeFields(out, "moddir"), " and ")
 				files := probeFields(out, "modfile")
 				if dir != "" && !slices.ContainsFunc(files, func(f string) bool { return strings.HasPrefix(f, "libuct_"+module+".so") }) {
 					return ProbeFail, fmt.Sprintf("UCX was built with its %s module but %s has no libuct_%s.so (has %s)", module, dir, module, strings.Join(files, ", ")),

@@ -46,8 +46,9 @@ func nixlOverSRD(t *scenarios.Test) string {
 
 // buildNixlbench: both processes get the same command (gflags syntax);
 // the role comes from the order of registration. The initiator (the test's
-// from side, decode) starts first and is ready once it prints "rank 0, type
-// initiator"; then the target starts. With the ETCD runtime (the default)
+// from side, decode) starts first and is ready once it registered as rank 0
+// (ETCD: "ETCD Runtime: Registered as rank 0"; ASIO: it listens on the
+// port); then the target starts. With the ETCD runtime (the default)
 // the first to take etcd's lock and register is rank 0; with the ASIO
 // runtime (args.runtime: ASIO, for builds without etcd-cpp-apiv3) the first
 // binds --asio_address:--asio_port, the initiator's data address and the
@@ -63,7 +64,12 @@ func buildNixlbench(dst []Command, spec *Spec, leg *Leg) ([]Command, error) {
 	backendName := nixlBackend(leg)
 	argv := nixlArgv(leg, backendName, portOr(leg.Port, spec.DefaultPort))
 	initiator := Command{Endpoint: leg.Client.Name, Role: RoleInitiator, Argv: argv,
-		Env: nixlEnv(leg, leg.Client, backendName), Ready: ReadyNixlRank0, Parse: true}
+		Env: nixlEnv(leg, leg.Client, backendName), Ready: ReadyNixlEtcdRank0, Parse: true}
+	if nixlRuntime(leg.Test) == scenarios.NixlRuntimeASIO {
+		// The ASIO runtime's first process binds the port before anything
+		// else (any backend): the target may connect once it listens.
+		initiator.Ready, initiator.Port = ReadyListen, portOr(leg.Port, spec.DefaultPort)
+	}
 	target := Command{Endpoint: leg.Server.Name, Role: RoleTarget, Argv: argv,
 		Env: nixlEnv(leg, leg.Server, backendName)}
 	return append(dst, initiator, target), nil

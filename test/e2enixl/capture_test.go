@@ -41,7 +41,7 @@ func recordCapture(t *testing.T, name, runDir string, raw []rawResult, keys, aft
 		if err := writeFile(base+"-target.txt", []byte(r.target)); err != nil {
 			t.Fatal(err)
 		}
-		cmds.WriteString("# " + r.test + ": the initiator first; the target once it printed \"rank 0, type initiator\"\n")
+		cmds.WriteString("# " + r.test + ": the initiator first; the target once it printed \"ETCD Runtime: Registered as rank 0\"\n")
 		for _, c := range r.commands {
 			cmds.WriteString(c + "\n")
 		}

@@ -255,7 +255,7 @@ func rawRuns(t *testing.T, rep *report.Report, etcdURL, tag string) []rawResult 
 			t.Fatal(err)
 		}
 		deadline := time.Now().Add(60 * time.Second)
-		for !strings.Contains(outs[0].String(), "rank 0, type initiator") && time.Now().Before(deadline) {
+		for !strings.Contains(outs[0].String(), "ETCD Runtime: Registered as rank 0") && time.Now().Before(deadline) {
 			time.Sleep(50 * time.Millisecond)
 		}
 		if err := procs[1].Start(); err != nil {
