@@ -59,6 +59,11 @@ type transportScan struct {
 	// ucxCopy are the sizes remote memory is copied at (copy-in/copy-out
 	// rows), by the table's op: "READ", "WRITE".
 	ucxCopy map[string][]ByteRange
+	// ucxPaths are the RMA tables by op and memory ("READ cuda<-cuda"):
+	// UCX picks a protocol per memory type, and VRAM's may differ from
+	// DRAM's (cuda_ipc, or software emulation over tcp).
+	ucxPaths   map[string]*ucxPath
+	ucxPathKey string // the open RMA table's key
 	// ofiProvider is the libfabric provider NIXL's LIBFABRIC plugin
 	// built its rails on ("Created 1 rails using provider=tcp").
 	ofiProvider string

@@ -23,27 +23,34 @@ var ucxTLKind = map[string]string{
 // row, noting which table (or log group) each is in.
 func (ts *transportScan) ucxLine(raw string) {
 	if strings.Contains(raw, " by ucp_") { // a UCX_PROTO_INFO table's title
-		ts.ucxTable = "other"
+		ts.ucxTable, ts.ucxPathKey = "other", ""
 		switch {
 		case strings.Contains(raw, "remote memory read by"):
 			ts.ucxTable = "rma-read"
 		case strings.Contains(raw, "remote memory write by"):
 			ts.ucxTable = "rma-write"
 		}
+		if strings.HasPrefix(ts.ucxTable, "rma-") {
+			ts.ucxPathKey = ucxPathKeyOf(raw)
+		}
 		return
 	}
 	if !strings.Contains(raw, "|") { // not a table row: whatever table was open has ended
-		ts.ucxTable = ""
+		ts.ucxTable, ts.ucxPathKey = "", ""
 	}
 	inRMATable := strings.HasPrefix(ts.ucxTable, "rma-")
 	if inRMATable {
+		r, desc, ok := ucxRow(raw)
 		// "copy-in", "copy-out", "multi-frag copy-in": bounce buffers.
-		if r, desc, ok := ucxRow(raw); ok && (strings.HasSuffix(desc, "copy-in") || strings.HasSuffix(desc, "copy-out")) {
+		if ok && (strings.HasSuffix(desc, "copy-in") || strings.HasSuffix(desc, "copy-out")) {
 			op := map[string]string{"rma-read": "READ", "rma-write": "WRITE"}[ts.ucxTable]
 			if ts.ucxCopy == nil {
 				ts.ucxCopy = map[string][]ByteRange{}
 			}
 			ts.ucxCopy[op] = append(ts.ucxCopy[op], r)
+		}
+		if ok && ts.ucxPathKey != "" {
+			ts.ucxPathRow(raw, desc)
 		}
 	}
 	rest := raw
@@ -91,6 +98,82 @@ func (ts *transportScan) ucxLine(raw string) {
 				ts.ucxRMADevs[kind] = append(ts.ucxRMADevs[kind], dev)
 			}
 		}
+	}
+}
+
+// ucxPath is one RMA table's protocols: the transports of its rows, and
+// whether any row is UCX's software emulation of the operation.
+type ucxPath struct {
+	tls      map[string]bool
+	devs     []string
+	emulated string // the emulating transport ("tcp"), when a row emulates
+	evidence []string
+}
+
+// ucxPathKeyOf reads an RMA table's title: "remote memory write by
+// ucp_put*(multi) from cuda/GPU0 to cuda/dev[0]" is "WRITE cuda->cuda",
+// "remote memory read by ucp_get* into host memory from host" is "READ
+// host<-host"; the local buffer first, as nixlbench's initiator sees it.
+func ucxPathKeyOf(title string) string {
+	words := strings.Fields(strings.Trim(strings.TrimSpace(title[strings.Index(title, " by ucp_"):]), "|"))
+	mem := func(after string) string {
+		for i, w := range words {
+			if w == after && i+1 < len(words) {
+				m, _, _ := strings.Cut(words[i+1], "/")
+				return m
+			}
+		}
+		return ""
+	}
+	if strings.Contains(title, "remote memory read by") {
+		return "READ " + mem("into") + "<-" + mem("from")
+	}
+	return "WRITE " + mem("from") + "->" + mem("to")
+}
+
+// UCXPathKey is the key of nixlbench's data path in UCX's tables: its op,
+// the initiator's memory, the target's ("READ cuda<-cuda").
+func UCXPathKey(op, initiatorSeg, targetSeg string) string {
+	mem := func(seg string) string {
+		if strings.EqualFold(seg, "VRAM") {
+			return "cuda"
+		}
+		return "host"
+	}
+	if strings.EqualFold(op, "READ") {
+		return "READ " + mem(initiatorSeg) + "<-" + mem(targetSeg)
+	}
+	return "WRITE " + mem(initiatorSeg) + "->" + mem(targetSeg)
+}
+
+// ucxPathRow notes a row of the open RMA table.
+func (ts *transportScan) ucxPathRow(raw, desc string) {
+	if ts.ucxPaths == nil {
+		ts.ucxPaths = map[string]*ucxPath{}
+	}
+	p := ts.ucxPaths[ts.ucxPathKey]
+	if p == nil {
+		p = &ucxPath{tls: map[string]bool{}}
+		ts.ucxPaths[ts.ucxPathKey] = p
+	}
+	cells := strings.Split(raw[strings.IndexByte(raw, '|')+1:], "|")
+	if len(cells) < 3 {
+		return
+	}
+	tl, dev, _ := strings.Cut(strings.TrimSpace(cells[2]), "/")
+	if _, known := ucxTLKind[tl]; !known {
+		return
+	}
+	line := strings.TrimSpace(strings.TrimRight(raw, "\r"))
+	if !p.tls[tl] && len(p.evidence) < 4 {
+		p.evidence = append(p.evidence, line)
+	}
+	p.tls[tl] = true
+	if dev != "" && dev != "memory" && dev != "cuda" && !contains(p.devs, dev) {
+		p.devs = append(p.devs, dev)
+	}
+	if desc == "software emulation" {
+		p.emulated = tl
 	}
 }
 
@@ -184,6 +267,7 @@ func (ts *transportScan) ucxRMAResult() *Transport {
 	// Which op's copies apply is the tool's to say (ForOp); until then,
 	// any copy row counts.
 	t.copyByOp = ts.ucxCopy
+	t.paths = ts.ucxPaths
 	for _, rs := range ts.ucxCopy {
 		t.Copy = t.Copy || len(rs) > 0
 	}
@@ -194,7 +278,8 @@ func (ts *transportScan) ucxRMAResult() *Transport {
 		}
 	}
 	if len(control) > 0 {
-		t.Detail += ", " + trJoin(control) + " (control)"
+		t.control = trJoin(control) + " (control)"
+		t.Detail += ", " + t.control
 	}
 	return t
 }
