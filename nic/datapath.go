@@ -20,7 +20,7 @@ type DataPathRequest struct {
 	PCIAddresses []string
 	From         string
 	// Interface is the data interface's netdev ("net1", "eth0"); Address
-	// its IPv4 address (the endpoint's data address).
+	// its IP address, IPv4 or IPv6 (the endpoint's data address).
 	Interface string
 	Address   string
 }
@@ -47,9 +47,10 @@ type DataPath struct {
 // port's netdev is the data interface (as /sys/class/net/IF/device/infiniband
 // says), else the device holding a GID of the data address. Then its port
 // (the data interface's, else the first ACTIVE) and, on RoCE, the RoCE v2
-// GID whose netdev is the data interface: the data address's IPv4-mapped
-// GID first, then any IPv4-mapped one, then any. The error says what was
-// looked at.
+// GID whose netdev is the data interface: the data address's own GID
+// first (IPv4-mapped, or the IPv6 address), then any IPv4-mapped one, then
+// a routable IPv6 one, then any (DataGID). The error says what was looked
+// at.
 func (inv *Inventory) DataPath(req DataPathRequest) (DataPath, error) {
 	d, from, err := inv.dataDevice(req)
 	if err != nil {
@@ -117,7 +118,7 @@ func (inv *Inventory) dataDevice(req DataPathRequest) (*Device, string, error) {
 		for i := range inv.Devices {
 			for _, p := range inv.Devices[i].Ports {
 				for _, g := range p.GIDs {
-					if g.IPv4 == req.Address {
+					if g.Holds(req.Address) {
 						return &inv.Devices[i], "GID of " + req.Address, nil
 					}
 				}
@@ -154,7 +155,7 @@ func dataPort(d *Device, iface, addr string) *Port {
 			return p
 		}
 		for _, g := range p.GIDs {
-			if iface != "" && g.Netdev == iface || addr != "" && g.IPv4 == addr {
+			if iface != "" && g.Netdev == iface || addr != "" && g.Holds(addr) {
 				return p
 			}
 		}
@@ -171,7 +172,7 @@ func dataPort(d *Device, iface, addr string) *Port {
 // gidNetdev is the netdev of the port's GID holding addr ("" if none).
 func gidNetdev(p *Port, addr string) string {
 	for _, g := range p.GIDs {
-		if addr != "" && g.IPv4 == addr {
+		if addr != "" && g.Holds(addr) {
 			return g.Netdev
 		}
 	}
@@ -180,26 +181,36 @@ func gidNetdev(p *Port, addr string) string {
 
 // DataGID is the GID index a RoCE test on port p must use for the data
 // interface iface (any netdev when ""): among its RoCE v2 GIDs, the data
-// address's IPv4-mapped one, else an IPv4-mapped one, else any; nil when
-// it has none.
+// address's own (its IPv4-mapped GID, or for an IPv6 address the GID that
+// is that address), else an IPv4-mapped one, else one of a routable IPv6
+// address, else any (a link-local fe80:: one, which reaches only the same
+// L2 segment); nil when it has none.
 func DataGID(p *Port, iface, addr string) *int {
-	var mapped, other *int
+	var mapped, routable, other *int
 	for _, g := range p.GIDs {
 		if !strings.EqualFold(g.Type, "RoCE v2") || iface != "" && g.Netdev != iface {
 			continue
 		}
 		i := g.Index
 		switch {
-		case addr != "" && g.IPv4 == addr:
+		case addr != "" && g.Holds(addr):
 			return &i
-		case g.IPv4 != "" && mapped == nil:
-			mapped = &i
+		case g.IPv4 != "":
+			if mapped == nil {
+				mapped = &i
+			}
+		case !g.linkLocal():
+			if routable == nil {
+				routable = &i
+			}
 		case other == nil:
 			other = &i
 		}
 	}
-	if mapped != nil {
-		return mapped
+	for _, g := range []*int{mapped, routable} {
+		if g != nil {
+			return g
+		}
 	}
 	return other
 }

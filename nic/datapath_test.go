@@ -114,3 +114,39 @@ func TestDataGIDPrefersTheDataAddress(t *testing.T) {
 		}
 	}
 }
+
+// TestDataPathIPv6: a data network addressed over IPv6 only. The recorded
+// soft-RoCE tree holds fd00:9:1::1 on eth2 (GID 3): the data address
+// finds its device and its own GID, not an IPv4 one of another subnet nor
+// the link-local fe80:: GID (index 0), which a routed RoCE v2 fabric
+// cannot carry; with no address, a routable GID before the link-local.
+func TestDataPathIPv6(t *testing.T) {
+	inv, err := Discover(Options{Root: tree("rxe-vm-rails"), NoGPU: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, req := range []DataPathRequest{
+		{Interface: "eth2", Address: "fd00:9:1::1"},
+		{Address: "fd00:9:1::1"},
+	} {
+		dp, err := inv.DataPath(req)
+		if err != nil || dp.Device != "rxe1" || dp.GIDIndex == nil || *dp.GIDIndex != 3 {
+			t.Errorf("%+v: %+v %v; want rxe1 GID 3 (fd00:9:1::1)", req, dp, err)
+		}
+	}
+	v6only := &Port{GIDs: []GID{
+		{Index: 0, Type: "IB/RoCE v1", Netdev: "net1", GID: "fe80:0000:0000:0000:5054:00ff:fe0a:0001"},
+		{Index: 1, Type: "RoCE v2", Netdev: "net1", GID: "fe80:0000:0000:0000:5054:00ff:fe0a:0001"},
+		{Index: 2, Type: "IB/RoCE v1", Netdev: "net1", GID: "fd00:0009:0001:0000:0000:0000:0000:0005"},
+		{Index: 3, Type: "RoCE v2", Netdev: "net1", GID: "fd00:0009:0001:0000:0000:0000:0000:0005"},
+		{Index: 4, Type: "RoCE v2", Netdev: "net1", GID: "fd00:0009:0001:0000:0000:0000:0000:0006"},
+	}}
+	for _, c := range []struct {
+		addr string
+		want int
+	}{{"fd00:9:1::5", 3}, {"fd00:9:1::6", 4}, {"", 3}, {"fd00:9:9::9", 3}} {
+		if g := DataGID(v6only, "net1", c.addr); g == nil || *g != c.want {
+			t.Errorf("IPv6-only net1, address %q: GID %v, want %d", c.addr, g, c.want)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package nic
 
 import (
 	"fmt"
+	"net/netip"
 	"path"
 	"strconv"
 	"strings"
@@ -75,4 +76,27 @@ func sortedInts(names []string) []int {
 		}
 	}
 	return out
+}
+
+// Holds reports whether the GID is the GID of addr: an IPv4 address's
+// IPv4-mapped GID (::ffff:a.b.c.d), an IPv6 address's own (RoCE v2 GIDs
+// are the netdev's IP addresses).
+func (g GID) Holds(addr string) bool {
+	a, err := netip.ParseAddr(addr)
+	if err != nil {
+		return false
+	}
+	a = a.Unmap()
+	if a.Is4() && g.IPv4 != "" {
+		return g.IPv4 == a.String()
+	}
+	ga, err := netip.ParseAddr(g.GID)
+	return err == nil && ga.Unmap() == a
+}
+
+// linkLocal: an fe80::/10 GID (from the netdev's MAC), which routers do
+// not forward: a routed RoCE v2 fabric cannot carry it.
+func (g GID) linkLocal() bool {
+	ga, err := netip.ParseAddr(g.GID)
+	return err == nil && ga.IsLinkLocalUnicast()
 }

@@ -424,7 +424,7 @@ func roceGID(p *nic.Port, w Want) report.PreflightCheck {
 	loop := addr == "" || strings.HasPrefix(addr, "127.")
 	for i := range p.GIDs {
 		g := &p.GIDs[i]
-		if g.Type == "RoCE v2" && g.IPv4 != "" && (loop || g.IPv4 == addr) {
+		if g.Type == "RoCE v2" && (loop && g.IPv4 != "" || !loop && g.Holds(addr)) {
 			v2 = g
 			break
 		}
@@ -445,7 +445,10 @@ func roceGID(p *nic.Port, w Want) report.PreflightCheck {
 		return fail(RoCEGID, report.DoomsRDMA, ev+"; GIDs: "+gidList(p),
 			"put the data address on the port's netdev (ip addr add ADDR dev "+orDash(p.Netdev)+"), or use the endpoint's address that has the GID")
 	}
-	ev := fmt.Sprintf("RoCE v2 GID %d is %s (%s)", v2.Index, v2.IPv4, v2.GID)
+	ev := fmt.Sprintf("RoCE v2 GID %d is %s (%s)", v2.Index, orDash(v2.IPv4), v2.GID)
+	if v2.IPv4 == "" {
+		ev = fmt.Sprintf("RoCE v2 GID %d is %s", v2.Index, v2.GID)
+	}
 	if w.GIDIndex == nil {
 		return pass(RoCEGID, ev+"; the tests use it")
 	}

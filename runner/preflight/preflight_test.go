@@ -247,3 +247,15 @@ func TestToolProbes(t *testing.T) {
 		t.Errorf("a probe that did not run: %+v", c[0])
 	}
 }
+
+// TestRoCEGIDOfAnIPv6DataAddress: an endpoint whose data address is IPv6
+// has a RoCE v2 GID of it (the address itself, not IPv4-mapped): preflight
+// passes it instead of dooming every RDMA test.
+func TestRoCEGIDOfAnIPv6DataAddress(t *testing.T) {
+	f := facts(t, "facts-rxe-vm.txt", "rxe-vm-rails")
+	gid := 3
+	c := byID(Evaluate(f, Want{Endpoint: "e", Device: "rxe1", GIDIndex: &gid, Address: "fd00:9:1::1", RDMA: true}))[RoCEGID]
+	if c.Status != report.PreflightPass || !strings.Contains(c.Evidence, "GID 3") {
+		t.Fatalf("got %+v, want a pass on GID 3", c)
+	}
+}

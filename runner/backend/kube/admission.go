@@ -3,6 +3,7 @@ package kube
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -239,6 +240,9 @@ func (b *Backend) admissionFix(plat string, pod *corev1.Pod, level, msg string) 
 	case strings.Contains(msg, "serviceaccount") && strings.Contains(msg, "not found"):
 		return fmt.Sprintf("kubectl create serviceaccount %s -n %s   (deploy/rbac.yaml makes rdmabench in namespace rdmabench)", sa, ns)
 	case strings.Contains(msg, "security context constraint") || plat == PlatformOpenShift && strings.Contains(msg, "forbidden"):
+		if refusals := sccRefusals(msg); len(refusals) > 0 {
+			return sccBeyondFix(ns, sa, refusals)
+		}
 		return sccFix(ns, sa)
 	case strings.Contains(msg, "violates PodSecurity"):
 		why := "the level the run's pods need"
@@ -264,4 +268,69 @@ func sccFix(ns, sa string) string {
 	}
 	return fmt.Sprintf("oc apply -f deploy/openshift/scc.yaml -f deploy/openshift/rbac.yaml && oc create rolebinding rdmabench-scc -n %s --clusterrole=%s --serviceaccount=%s:%s",
 		ns, SCCRole, ns, sa)
+}
+
+// sccRefusals are the reasons the SCC rdmabench itself gave, when the
+// pod's account may use it (OpenShift lists every SCC it tried: one the
+// account may not use says `provider "NAME": Forbidden: not usable by user
+// or serviceaccount`, one it may use says `provider NAME: ` and what it
+// refuses). None: the SCC is missing or not granted.
+func sccRefusals(msg string) []string {
+	var out []string
+	for _, clause := range strings.Split(msg, "provider ")[1:] {
+		name, why, ok := strings.Cut(clause, ": ")
+		if !ok || strings.Trim(name, `"`) != SCCName || strings.Contains(why, "not usable by user or serviceaccount") {
+			continue
+		}
+		why = strings.TrimRight(strings.TrimSpace(why), ",]")
+		if !slices.Contains(out, why) {
+			out = append(out, why)
+		}
+	}
+	return out
+}
+
+// sccCapability is the capability an SCC refuses to add.
+var sccCapability = regexp.MustCompile(`Invalid value: "([A-Z_]+)": capability may not be added`)
+
+// sccBeyondFix: the account uses the SCC rdmabench, but the pods ask for
+// more than it allows (a capability of cluster.capabilities, the host
+// network, a privileged container, a volume of the pod patch): applying
+// deploy/openshift again changes nothing, so say what to change.
+func sccBeyondFix(ns, sa string, refusals []string) string {
+	var fixes []string
+	var caps []string
+	for _, r := range refusals {
+		if m := sccCapability.FindStringSubmatch(r); m != nil && !slices.Contains(caps, m[1]) {
+			caps = append(caps, m[1])
+		}
+	}
+	if len(caps) > 0 {
+		var ops []string
+		for _, c := range caps {
+			ops = append(ops, fmt.Sprintf(`{"op":"add","path":"/allowedCapabilities/-","value":"%s"}`, c))
+		}
+		fixes = append(fixes, fmt.Sprintf("leave %s out of cluster.capabilities (or the pod patch), or let the SCC allow it: oc patch scc %s --type=json -p '[%s]'",
+			strings.Join(caps, ", "), SCCName, strings.Join(ops, ",")))
+	}
+	all := strings.Join(refusals, "; ")
+	if strings.Contains(all, "Host network") || strings.Contains(all, "Host ports") {
+		fixes = append(fixes, fmt.Sprintf("cluster.hostNetwork: true needs an SCC that allows the host network: apply a copy of deploy/openshift/scc.yaml under another name with allowHostNetwork: true and allowHostPorts: true, and grant its use to %s:%s (oc adm policy add-scc-to-user NAME -z %s -n %s), or leave cluster.hostNetwork out",
+			orDefault(ns), orDefault(sa), orDefault(sa), orDefault(ns)))
+	}
+	if strings.Contains(all, "Privileged containers") {
+		fixes = append(fixes, fmt.Sprintf("cluster.privileged: true needs OpenShift's privileged SCC: oc adm policy add-scc-to-user privileged -z %s -n %s, or leave cluster.privileged out",
+			orDefault(sa), orDefault(ns)))
+	}
+	if len(fixes) == 0 {
+		fixes = append(fixes, "remove from cluster.podPatch (or the cluster section) what SCC "+SCCName+" refuses, or widen the SCC (oc edit scc "+SCCName+")")
+	}
+	return "the pods' account may use SCC " + SCCName + ", but the pods ask for more than it allows (" + all + "): " + strings.Join(fixes, "; ")
+}
+
+func orDefault(s string) string {
+	if s == "" {
+		return "default"
+	}
+	return s
 }

@@ -123,3 +123,43 @@ func TestPodSecurityLevel(t *testing.T) {
 		}
 	}
 }
+
+// TestSCCInUseButRefusingNamesWhatToChange: the account may use SCC
+// rdmabench (OpenShift names it unquoted, with its reasons) but the pods
+// ask for more (a capability added in cluster.capabilities, the host
+// network): applying deploy/openshift again would change nothing, so the
+// fix names what to change. Messages as OpenShift's SCC admission words
+// them.
+func TestSCCInUseButRefusingNamesWhatToChange(t *testing.T) {
+	const head = `unable to validate against any security context constraint: [provider "anyuid": Forbidden: not usable by user or serviceaccount, `
+	for _, c := range []struct {
+		msg  string
+		want []string
+	}{
+		{head + `provider restricted-v2: .containers[0].capabilities.add: Invalid value: "IPC_LOCK": capability may not be added, provider restricted-v2: .containers[0].capabilities.add: Invalid value: "SYS_RESOURCE": capability may not be added, provider rdmabench: .containers[0].capabilities.add: Invalid value: "SYS_RESOURCE": capability may not be added, provider "privileged": Forbidden: not usable by user or serviceaccount]`,
+			[]string{"leave SYS_RESOURCE out of cluster.capabilities", `oc patch scc rdmabench --type=json -p '[{"op":"add","path":"/allowedCapabilities/-","value":"SYS_RESOURCE"}]'`}},
+		{head + `provider restricted-v2: .spec.securityContext.hostNetwork: Invalid value: true: Host network is not allowed to be used, provider rdmabench: .spec.securityContext.hostNetwork: Invalid value: true: Host network is not allowed to be used, provider "hostnetwork-v2": Forbidden: not usable by user or serviceaccount]`,
+			[]string{"allowHostNetwork: true", "or leave cluster.hostNetwork out"}},
+		{head + `provider "rdmabench": .containers[tools].privileged: Invalid value: true: Privileged containers are not allowed]`,
+			[]string{"oc adm policy add-scc-to-user privileged -z rdmabench -n rdmabench"}},
+	} {
+		sc := testScenario()
+		sc.Cluster.Namespace, sc.Cluster.ServiceAccount = "rdmabench", "rdmabench"
+		ae, _ := provisionRefused(t, sc, c.msg, true)
+		if strings.Contains(ae.Fix, "oc apply -f deploy/openshift/") {
+			t.Errorf("fix %q: the SCC is applied and in use already", ae.Fix)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(ae.Fix, w) {
+				t.Errorf("fix %q lacks %q", ae.Fix, w)
+			}
+		}
+	}
+	// Not granted: the SCC and its use, as before.
+	msg := head + `provider restricted-v2: .containers[0].capabilities.add: Invalid value: "IPC_LOCK": capability may not be added, provider "rdmabench": Forbidden: not usable by user or serviceaccount]`
+	sc := testScenario()
+	sc.Cluster.Namespace, sc.Cluster.ServiceAccount = "rdmabench", "rdmabench"
+	if ae, _ := provisionRefused(t, sc, msg, true); !strings.HasPrefix(ae.Fix, "oc apply -f deploy/openshift/") {
+		t.Errorf("not granted: fix %q", ae.Fix)
+	}
+}

@@ -161,3 +161,40 @@ func TestScaleUpWaitsUntilStartupTimeout(t *testing.T) {
 		t.Fatalf("no scale-up coming: %v", err)
 	}
 }
+
+// TestSandboxFailureThePodGotPastIsNoise: on a cluster without the
+// PodReadyToStartContainers condition (Kubernetes < 1.29), a pod whose
+// first sandbox failed (the CNI of a new node not ready yet) and whose
+// image is now being pulled is not failed by that old warning, however
+// long the pull takes; a failure after the pull began still counts.
+func TestSandboxFailureThePodGotPastIsNoise(t *testing.T) {
+	pod := "rdmabench-20261124-061500-ab12-prefill-0"
+	at := time.Now().Add(time.Hour)
+	var start time.Time // when the kubelet first saw the pod
+	err := provisionOne(t, func(cs *fake.Clientset) {
+		event(t, cs, pod, "FailedCreatePodSandBox", corev1.EventTypeWarning, "plugin type=\"multus\" failed (add): Multus: error waiting for pod: multus not ready", "", at)
+		event(t, cs, pod, "Pulling", corev1.EventTypeNormal, `Pulling image "tools:1"`, "", at.Add(2*time.Second))
+	}, func(p *corev1.Pod, _ int) {
+		if start.IsZero() {
+			start = time.Now()
+		}
+		if time.Since(start) > 300*time.Millisecond { // ten windows later, the image is there
+			readyStatus(p)
+			return
+		}
+		p.Status.Phase = corev1.PodPending
+		p.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: container, State: corev1.ContainerState{
+			Waiting: &corev1.ContainerStateWaiting{Reason: "ContainerCreating"}}}}
+	})
+	if err != nil {
+		t.Fatalf("a sandbox failure the pod got past failed the run: %v", err)
+	}
+	err = provisionOne(t, func(cs *fake.Clientset) {
+		event(t, cs, pod, "Pulling", corev1.EventTypeNormal, `Pulling image "tools:1"`, "", at)
+		event(t, cs, pod, "FailedMount", corev1.EventTypeWarning, `MountVolume.SetUp failed for volume "x"`, "", at.Add(2*time.Second))
+	}, func(p *corev1.Pod, _ int) { p.Status.Phase = corev1.PodPending })
+	var se *StartupError
+	if !errors.As(err, &se) || se.Reason != "FailedMount" {
+		t.Fatalf("a failure after the progress: %v", err)
+	}
+}

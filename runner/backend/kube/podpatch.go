@@ -115,6 +115,12 @@ func owned(before, after *corev1.Pod) error {
 		return &PatchError{Path: "metadata.namespace", Msg: "the namespace is cluster.namespace (or -n)", Hint: "remove it from the patch"}
 	case !slices.EqualFunc(after.OwnerReferences, before.OwnerReferences, func(a, b metav1.OwnerReference) bool { return a.UID == b.UID && a.Name == b.Name }):
 		return &PatchError{Path: "metadata.ownerReferences", Msg: "the run's ConfigMap owns every pod", Hint: "remove it from the patch"}
+	case after.Spec.HostNetwork != before.Spec.HostNetwork:
+		// The etcd's pod, its port and NetworkPolicy, the DNS policy and
+		// the network the report names follow cluster.hostNetwork: a
+		// patched pod alone on the host network would be kept from its
+		// etcd by that policy (it then comes from the node's address).
+		return &PatchError{Path: "spec.hostNetwork", Msg: "the pods' network is cluster.hostNetwork", Hint: "set cluster.hostNetwork instead: the run's etcd, its NetworkPolicy and the DNS policy follow it"}
 	}
 	for k, v := range before.Labels {
 		if after.Labels[k] != v {

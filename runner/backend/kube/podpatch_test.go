@@ -113,6 +113,11 @@ func TestPodPatchProblemsArePositioned(t *testing.T) {
 			"pods.yaml:15:15: cluster.podPatch.metadata.labels: label rdmabench.io/run is rdmabench's (use cluster.labels for labels of your own)"},
 		{"    spec:\n      containers:\n        - name: tools\n          command: [bash]\n",
 			"pods.yaml:16:9: cluster.podPatch.spec.containers: the tools container's command is rdmabench's (the tools run beside it through exec) (remove command and args of container \"tools\" from the patch)"},
+		// The etcd (its pod and NetworkPolicy) and the DNS policy follow
+		// cluster.hostNetwork: a patched pod alone on the host network
+		// would be kept from its etcd.
+		{"    spec:\n      hostNetwork: true\n",
+			"pods.yaml:15:20: cluster.podPatch.spec.hostNetwork: the pods' network is cluster.hostNetwork (set cluster.hostNetwork instead: the run's etcd, its NetworkPolicy and the DNS policy follow it)"},
 	} {
 		doc := strings.Replace(podsScenario, podsScenario[strings.Index(podsScenario, "  podPatch:\n"):strings.Index(podsScenario, "pools:")],
 			"  podPatch:\n"+c.patch, 1)

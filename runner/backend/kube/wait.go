@@ -146,7 +146,7 @@ func (b *Backend) podProblem(ctx context.Context, p *corev1.Pod, firstSeen map[s
 	// A sandbox that cannot be created (a Multus network that does not
 	// exist), a volume that cannot be mounted: once it persists.
 	for _, e := range evs[p.Name] {
-		if lingeringEvents[e.Reason] && evs.current(e, p) && b.lingered(firstSeen, p.Name+"/"+e.Reason) {
+		if lingeringEvents[e.Reason] && evs.current(e, p) && !evs.gotPast(e, p) && b.lingered(firstSeen, p.Name+"/"+e.Reason) {
 			return &StartupError{Pod: p.Name, Reason: e.Reason, Msg: e.Message}
 		}
 	}
@@ -191,6 +191,27 @@ func (podEvents) current(e corev1.Event, p *corev1.Pod) bool {
 		}
 	}
 	return true
+}
+
+// sandboxProgress are the kubelet's events of a pod whose volumes are
+// mounted and whose sandbox (network included) was made: the image pull
+// and the container's start.
+var sandboxProgress = map[string]bool{"Pulling": true, "Pulled": true, "Created": true, "Started": true}
+
+// gotPast reports whether the pod got past a sandbox or mount failure e:
+// the kubelet reported progress of the same pod since. This is what tells
+// it where the PodReadyToStartContainers condition does not (Kubernetes
+// before 1.29, OpenShift before 4.16): a CNI not yet ready on a new node
+// fails one sandbox, and the pull of a large image that follows must not
+// be judged by that failure.
+func (evs podEvents) gotPast(e corev1.Event, p *corev1.Pod) bool {
+	t := eventTime(e)
+	for _, o := range evs[p.Name] {
+		if sandboxProgress[o.Reason] && evs.current(o, p) && !eventTime(o).Before(t) {
+			return true
+		}
+	}
+	return false
 }
 
 // latest is the pod's most recent current event with reason, or nil.
