@@ -54,7 +54,7 @@ func IsGPUResource(name string) bool {
 // images known to carry its tools (README "Images per tool family").
 var imageHints = map[string]string{
 	ImageNixl:     "an image with nixlbench, NIXL and UCX: NIXL's nixlbench container (github.com/ai-dynamo/nixl benchmark/nixlbench/contrib/Dockerfile), or your serving image if it carries nixlbench",
-	ImageNCCL:     "an image with nccl-tests, NCCL, Open MPI and sshd: e.g. llm-d's rdma-tools image (github.com/llm-d/llm-d docker/Dockerfile.rdma-tools; single-process nccl-tests), or your own",
+	ImageNCCL:     "an image with nccl-tests (built with MPI=1 for ranks on several pods), NCCL, Open MPI and sshd: your serving image with nccl-tests added (README \"Images per tool family\")",
 	ImagePerftest: "an image with perftest built with CUDA: e.g. llm-d's rdma-tools image (github.com/llm-d/llm-d docker/Dockerfile.rdma-tools)",
 }
 
