@@ -38,6 +38,10 @@ type PreflightCheck struct {
 	// (rdma, gpu, gpudirect; tool: the tests whose tool needs this check,
 	// by its id); empty for checks that skip nothing.
 	Dooms string `json:"dooms,omitempty"`
+	// Container is the pod's container the check read ("": the tools
+	// container, or no pod): in a pod of several (cluster.images) each
+	// is checked where its tools run.
+	Container string `json:"container,omitempty"`
 }
 
 // PathProof is what the RDMA port counters say about one leg: the bytes

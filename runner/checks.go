@@ -31,29 +31,111 @@ func Preflight(ctx context.Context, be backend.Backend, p *plan.Plan, sc *scenar
 
 // PreflightOn is Preflight on a platform (runner.Config.Platform): on EKS
 // NCCL between nodes needs its net plugin.
+//
+// In a pod of several containers (cluster.images) the facts and the tool
+// probes are read in each container the endpoint's tests run in, since
+// each has its own files and devices; a check carries its container, and
+// a failure there names the image and the key that picks it.
 func PreflightOn(ctx context.Context, be backend.Backend, p *plan.Plan, sc *scenarios.Scenario, eps []backend.Endpoint, platform string) ([]report.PreflightEndpoint, map[string]int) {
-	wants := preflightWants(p, sc, eps, be.Name() == scenarios.BackendKube, platform)
-	in := make([]preflight.Input, len(eps))
+	units := preflightUnits(p, sc, eps, be.Name() == scenarios.BackendKube, platform)
+	in := make([]preflight.Input, len(units))
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, 16)
-	for i, ep := range eps {
-		in[i].Want = wants[ep.Name]
+	for i := range units {
+		in[i].Want = units[i].want
 		wg.Add(1)
-		go func(i int, ep backend.Endpoint) {
+		go func(i int) {
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			in[i].Facts, in[i].Err = readFacts(ctx, be, ep, in[i].Want.Probes)
-		}(i, ep)
+			in[i].Facts, in[i].Err = readFacts(ctx, be, units[i].ep, in[i].Want.Probes)
+		}(i)
 	}
 	wg.Wait()
-	out := preflight.EvaluateAll(in)
-	mtus := map[string]int{}
+	evaluated := preflight.EvaluateAll(in)
+	out := make([]report.PreflightEndpoint, len(eps))
+	at := map[string]int{}
 	for i, ep := range eps {
-		out[i].Host, out[i].Node = ep.Host, ep.Node
-		mtus[ep.Name] = preflight.ActiveMTU(in[i].Facts, ep.Device)
+		out[i] = report.PreflightEndpoint{Endpoint: ep.Name, Device: ep.Device, Host: ep.Host, Node: ep.Node}
+		at[ep.Name] = i
+	}
+	mtus := map[string]int{}
+	for i, u := range units {
+		e, got := &out[at[u.ep.Name]], evaluated[i]
+		if u.ep.Container == "" {
+			e.Device = got.Device
+			mtus[u.ep.Name] = preflight.ActiveMTU(in[i].Facts, u.ep.Device)
+		} else if got.Device != "" && u.want.Device != "" {
+			e.Device = got.Device
+		}
+		if got.Error != "" {
+			e.Error = joinErr(e.Error, u.label()+got.Error)
+		}
+		for _, c := range got.Checks {
+			e.Checks = append(e.Checks, u.locate(c))
+		}
 	}
 	return out, mtus
+}
+
+// preflightUnit is one container of an endpoint that preflight reads
+// (the endpoint itself outside pods): what its tests there need.
+type preflightUnit struct {
+	ep   backend.Endpoint // Container set: where the facts are read
+	want preflight.Want
+	// families are the image families whose tools run here, by probe id
+	// (for the fix: which key picks the image).
+	families map[string]string
+	// image of the container; "" outside pods of several containers.
+	image string
+}
+
+// label prefixes what was seen in a container of several: "image X
+// (container nixl): ".
+func (u *preflightUnit) label() string {
+	if u.image == "" {
+		return ""
+	}
+	return fmt.Sprintf("image %s (container %s): ", u.image, containerName(u.ep.Container))
+}
+
+// locate gives a check its container, and a failure the image it is
+// about and the key that names the image.
+func (u *preflightUnit) locate(c report.PreflightCheck) report.PreflightCheck {
+	c.Container = u.ep.Container
+	if c.Status == report.PreflightPass || u.image == "" {
+		return c
+	}
+	c.Evidence = u.label() + c.Evidence
+	if c.Dooms == report.DoomsTool {
+		if f := u.families[c.ID]; f != "" {
+			c.Fix = joinFix(c.Fix, fmt.Sprintf("or set cluster.images.%s (or the pool's images.%s) to an image that has it", f, f))
+		} else {
+			c.Fix = joinFix(c.Fix, "the tools image (cluster.image, make image) should have it")
+		}
+	}
+	return c
+}
+
+func containerName(c string) string {
+	if c == "" {
+		return backend.ToolsContainer
+	}
+	return c
+}
+
+func joinFix(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
+}
+
+func joinErr(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
 }
 
 func readFacts(ctx context.Context, be backend.Backend, ep backend.Endpoint, probes []tools.Probe) (preflight.Facts, error) {
@@ -80,43 +162,70 @@ func readFacts(ctx context.Context, be backend.Backend, ep backend.Endpoint, pro
 	return f, nil
 }
 
-// preflightWants says what each endpoint's tests need of it.
-func preflightWants(p *plan.Plan, sc *scenarios.Scenario, eps []backend.Endpoint, pod bool, platform string) map[string]preflight.Want {
+// preflightUnits say what each endpoint's tests need of it, per container
+// they run in: the tools container (the endpoint itself outside pods)
+// always, then each further container its tests use.
+func preflightUnits(p *plan.Plan, sc *scenarios.Scenario, eps []backend.Endpoint, pod bool, platform string) []*preflightUnit {
 	tests := testsByName(sc)
-	w := map[string]preflight.Want{}
-	for _, ep := range eps {
-		w[ep.Name] = preflight.Want{Endpoint: ep.Name, Device: ep.Device, GIDIndex: ep.GIDIndex, NoDevice: ep.NoDevice, DataDevice: ep.DataDevice, Address: ep.Address, GPUs: ep.GPUs, Pod: pod}
+	var units []*preflightUnit
+	byKey := map[string]*preflightUnit{}
+	epByName := map[string]backend.Endpoint{}
+	unit := func(ep backend.Endpoint, container string) *preflightUnit {
+		key := ep.Name + "\x00" + container
+		if u, ok := byKey[key]; ok {
+			return u
+		}
+		ep.Container = container
+		w := preflight.Want{Endpoint: ep.Name, Device: ep.Device, GIDIndex: ep.GIDIndex, NoDevice: ep.NoDevice, DataDevice: ep.DataDevice, Address: ep.Address, GPUs: ep.GPUs, Pod: pod}
+		u := &preflightUnit{ep: ep, families: map[string]string{}}
+		if c, ok := ep.Placement.ContainerNamed(container); ok { // a pod of several containers
+			u.image = c.Image
+			if !c.RDMA { // not given the RDMA device: its tests move no RDMA traffic
+				w.Device, w.NoDevice, w.DataDevice = "", "", ""
+			}
+			if !c.GPU {
+				w.GPUs = 0
+			}
+		}
+		u.want = w
+		byKey[key] = u
+		units = append(units, u)
+		return u
 	}
-	mark := func(name string, t *scenarios.Test, tool string) {
-		x, ok := w[name]
+	for _, ep := range eps {
+		epByName[ep.Name] = ep
+		unit(ep, "")
+	}
+	mark := func(name string, t *scenarios.Test, tool string, ncclNet bool) {
+		ep, ok := epByName[name]
 		if !ok {
 			return
 		}
+		family := scenarios.ImageFamily(tool)
+		u := unit(ep, ep.Placement.ContainerOf(family))
+		x := u.want
 		rdma, gpu := tools.NeedsRDMA(t, tool), tools.NeedsGPU(t, tool)
 		x.RDMA = x.RDMA || rdma
 		x.GPU = x.GPU || gpu
 		x.GPUDirect = x.GPUDirect || usesGPUDirect(t, rdma, gpu)
+		x.NCCLNet = x.NCCLNet || ncclNet
 		if rdma {
 			x.MinMemlockKiB = max(x.MinMemlockKiB, memlockNeedKiB(t, tool))
 		}
 		for _, p := range tools.ProbesOf(t, tool) {
 			if !slices.ContainsFunc(x.Probes, func(q tools.Probe) bool { return q.ID == p.ID }) {
 				x.Probes = append(x.Probes, p)
+				u.families[p.ID] = family
 			}
 		}
-		w[name] = x
+		u.want = x
 	}
 	for _, round := range p.Rounds {
 		for i := range round.Jobs {
 			job := &round.Jobs[i]
 			names := jobEndpoints(job)
 			for _, name := range names {
-				mark(name, tests[job.Test], job.Tool)
-				if needsNCCLNet(platform, job, names) {
-					x := w[name]
-					x.NCCLNet = true
-					w[name] = x
-				}
+				mark(name, tests[job.Test], job.Tool, needsNCCLNet(platform, job, names))
 			}
 		}
 	}
@@ -124,11 +233,11 @@ func preflightWants(p *plan.Plan, sc *scenarios.Scenario, eps []backend.Endpoint
 		t := tests[s.Test]
 		for _, ep := range eps {
 			if t != nil && (ep.Pool == t.From || ep.Pool == t.To) {
-				mark(ep.Name, t, s.Tool)
+				mark(ep.Name, t, s.Tool, false)
 			}
 		}
 	}
-	return w
+	return units
 }
 
 // memlockNeedKiB is what a test pins (the tool table's estimate), else
@@ -164,7 +273,7 @@ func (r *run) preflightSkip(t *scenarios.Test, tool string, names []string) (boo
 			needs.Probes = append(needs.Probes, p.ID)
 		}
 	}
-	return r.doomedOn(needs, names)
+	return r.doomedOn(needs, names, tool)
 }
 
 // preflightLegSkip is the reason one leg of a job is doomed where the job
@@ -187,16 +296,18 @@ func (r *run) preflightLegSkip(job *plan.Job, i int) (bool, string) {
 	for _, pc := range job.Legs[i].Commands {
 		names = append(names, pc.Endpoint)
 	}
-	return r.doomedOn(needs, names)
+	return r.doomedOn(needs, names, job.Tool)
 }
 
-// doomedOn is the first failed check among names' that needs dooms.
-func (r *run) doomedOn(needs preflight.Needs, names []string) (bool, string) {
+// doomedOn is the first failed check among names' that needs dooms, in
+// the container each runs tool in.
+func (r *run) doomedOn(needs preflight.Needs, names []string, tool string) (bool, string) {
 	for _, name := range names {
 		ep, ok := r.preflight[name]
 		if !ok {
 			continue
 		}
+		needs.Container = r.endpoint(name).Placement.ContainerOf(scenarios.ImageFamily(tool))
 		if c, doomed := preflight.Doomed(ep, needs); doomed {
 			return true, fmt.Sprintf("preflight %s: %s on %s (fix: %s)", c.ID, c.Evidence, name, c.Fix)
 		}

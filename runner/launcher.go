@@ -71,7 +71,7 @@ func (l *legRun) rankEndpoints(pc plan.PlannedCommand) ([]backend.Endpoint, erro
 			continue
 		}
 		seen[n] = true
-		ep, ok := l.r.endpoints[n]
+		ep, ok := l.toolEndpoint(n) // mpirun and the sshd run beside nccl-tests
 		if !ok {
 			return nil, fmt.Errorf("MPI rank on endpoint %q, which the plan does not list", n)
 		}

@@ -356,7 +356,8 @@ func (r *run) scratch(ctx context.Context, l *legRun) (string, error) {
 			continue
 		}
 		seen[pc.Endpoint] = true
-		if _, err := r.cfg.Backend.Exec(ctx, r.endpoints[pc.Endpoint], []string{"mkdir", "-p", dir}); err != nil {
+		ep, _ := l.toolEndpoint(pc.Endpoint) // the tool's container: pods' containers share no /tmp
+		if _, err := r.cfg.Backend.Exec(ctx, ep, []string{"mkdir", "-p", dir}); err != nil {
 			return "", fmt.Errorf("make scratch folder on %s: %w", pc.Endpoint, err)
 		}
 	}

@@ -41,7 +41,7 @@ const (
 
 // startSide starts pc (retrying it while it fails fast when retry is set).
 func (l *legRun) startSide(ctx context.Context, pc plan.PlannedCommand, retry bool) (*side, error) {
-	ep, ok := l.r.endpoints[pc.Endpoint]
+	ep, ok := l.toolEndpoint(pc.Endpoint)
 	if !ok {
 		return nil, fmt.Errorf("command for endpoint %q, which the plan does not list", pc.Endpoint)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/rdmabench/rdmabench/runner/backend"
 	"github.com/rdmabench/rdmabench/runner/plan"
 	"github.com/rdmabench/rdmabench/runner/tools"
+	"github.com/rdmabench/rdmabench/scenarios"
 
 	"github.com/rdmabench/rdmabench/report"
 )
@@ -110,8 +111,13 @@ func (r *run) gpuSkipReason(job *plan.Job) (bool, string) {
 		return false, ""
 	}
 	for _, name := range jobEndpoints(job) {
-		if !c.HasGPU(context.Background(), r.endpoint(name)) {
-			return true, "endpoint " + name + " has no GPU; " + job.Tool + " needs GPU memory"
+		ep := r.endpoint(name).In(scenarios.ImageFamily(job.Tool)) // the GPUs are its container's
+		if !c.HasGPU(context.Background(), ep) {
+			where := ""
+			if ep.Container != "" {
+				where = " (container " + ep.Container + ")"
+			}
+			return true, "endpoint " + name + where + " has no GPU; " + job.Tool + " needs GPU memory"
 		}
 	}
 	return false, ""

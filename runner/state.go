@@ -136,6 +136,14 @@ func (l *legRun) notef(format string, a ...any) {
 	l.pendingNotes = append(l.pendingNotes, fmt.Sprintf(format, a...))
 }
 
+// toolEndpoint is a provisioned endpoint as the leg's tool sees it: in
+// a pod, the container with the tool's image (cluster.images), where its
+// commands, scratch folders and MPI launcher run.
+func (l *legRun) toolEndpoint(name string) (backend.Endpoint, bool) {
+	ep, ok := l.r.endpoints[name]
+	return ep.In(scenarios.ImageFamily(l.job.Tool)), ok
+}
+
 // endpoint is a provisioned endpoint, or the planned one before Provision.
 func (r *run) endpoint(name string) backend.Endpoint {
 	if ep, ok := r.endpoints[name]; ok {

@@ -70,6 +70,33 @@ var UCXTests = []string{"tag_lat", "tag_bw", "tag_sync_lat", "tag_sync_bw",
 	"stream_bw", "stream_lat", "ucp_am_lat", "ucp_am_bw",
 	"am_lat", "put_lat", "add_lat", "get", "fadd", "swap", "cswap", "am_bw", "put_bw", "get_bw", "add_mr"}
 
+// Image families: the images a scenario names beside the tools image
+// (cluster.images, pools[].images), each the one its tools run in. The
+// GPU tools come from the image people already serve with; this project
+// never builds them.
+const (
+	// ImageNixl carries nixlbench, NIXL (with the plugins of the backends
+	// under test) and UCX: NIXL's nixlbench container, or a serving image
+	// that has nixlbench.
+	ImageNixl = "nixl"
+	// ImageNCCL carries nccl-tests with NCCL, and Open MPI and sshd for
+	// ranks on several pods.
+	ImageNCCL = "nccl"
+	// ImagePerftest carries perftest built with CUDA (--use_cuda); unset,
+	// perftest runs in the tools image (Debian's perftest, without CUDA).
+	ImagePerftest = "perftest"
+)
+
+// ImageFamilies lists the keys of cluster.images and pools[].images.
+var ImageFamilies = []string{ImageNixl, ImageNCCL, ImagePerftest}
+
+// ImageFamily is the image family a tool runs in ("" the tools image).
+func ImageFamily(tool string) string { return toolSpecs[tool].image }
+
+// imageRequired: the family has no fallback in the tools image (the
+// tools image has no nixlbench, no nccl-tests).
+func imageRequired(family string) bool { return family == ImageNixl || family == ImageNCCL }
+
 // Requirements a test may declare.
 const (
 	RequiresRDMA = "rdma"
@@ -84,6 +111,7 @@ type toolSpec struct {
 	args     []string // args keys it reads
 	expect   []string // expect keys it can judge
 	rdmaOnly bool     // runs only over RDMA: requires: tcp is refused
+	image    string   // its image family (ImageFamilies); "" the tools image
 }
 
 var (
@@ -94,17 +122,17 @@ var (
 )
 
 var toolSpecs = map[string]toolSpec{
-	ToolIBWriteBW:   {perftestBWArgs, bwExpect, true},
-	ToolIBReadBW:    {perftestBWArgs, bwExpect, true},
-	ToolIBSendBW:    {perftestBWArgs, bwExpect, true},
-	ToolIBWriteLat:  {perftestLatArgs, latExpect, true},
-	ToolIBReadLat:   {perftestLatArgs, latExpect, true},
-	ToolIBSendLat:   {perftestLatArgs, latExpect, true},
-	ToolRping:       {[]string{"sizes", "count", "extra"}, []string{"minPings"}, true},
-	ToolNixlbench:   {[]string{"backend", "backends", "runtime", "perRequest", "op", "initiatorSeg", "targetSeg", "minSize", "maxSize", "maxBatch", "iterations", "transports", "extra"}, append(append([]string{}, bwExpect...), "maxLatency"), false},
-	ToolNCCL:        {[]string{"collective", "minSize", "maxSize", "stepFactor", "iterations", "dataType", "extra"}, []string{"minLineRate", "minBandwidth", "minBusBW", "transport"}, false},
-	ToolUCXPerftest: {[]string{"test", "sizes", "iterations", "transports", "extra"}, append(append([]string{}, bwExpect...), "maxLatency", "maxP99Latency"), false},
-	ToolIperf3:      {[]string{"duration", "streams", "bidirectional", "extra"}, []string{"minLineRate", "minBandwidth", "lowPair"}, false},
+	ToolIBWriteBW:   {perftestBWArgs, bwExpect, true, ImagePerftest},
+	ToolIBReadBW:    {perftestBWArgs, bwExpect, true, ImagePerftest},
+	ToolIBSendBW:    {perftestBWArgs, bwExpect, true, ImagePerftest},
+	ToolIBWriteLat:  {perftestLatArgs, latExpect, true, ImagePerftest},
+	ToolIBReadLat:   {perftestLatArgs, latExpect, true, ImagePerftest},
+	ToolIBSendLat:   {perftestLatArgs, latExpect, true, ImagePerftest},
+	ToolRping:       {[]string{"sizes", "count", "extra"}, []string{"minPings"}, true, ""},
+	ToolNixlbench:   {[]string{"backend", "backends", "runtime", "perRequest", "op", "initiatorSeg", "targetSeg", "minSize", "maxSize", "maxBatch", "iterations", "transports", "extra"}, append(append([]string{}, bwExpect...), "maxLatency"), false, ImageNixl},
+	ToolNCCL:        {[]string{"collective", "minSize", "maxSize", "stepFactor", "iterations", "dataType", "extra"}, []string{"minLineRate", "minBandwidth", "minBusBW", "transport"}, false, ImageNCCL},
+	ToolUCXPerftest: {[]string{"test", "sizes", "iterations", "transports", "extra"}, append(append([]string{}, bwExpect...), "maxLatency", "maxP99Latency"), false, ""},
+	ToolIperf3:      {[]string{"duration", "streams", "bidirectional", "extra"}, []string{"minLineRate", "minBandwidth", "lowPair"}, false, ""},
 }
 
 // RDMAOnly says whether a tool runs only over RDMA (perftest, rping): a

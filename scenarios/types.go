@@ -87,7 +87,14 @@ type Metadata struct {
 // Cluster is how pods are created on Kubernetes or OpenShift.
 type Cluster struct {
 	Namespace string `yaml:"namespace,omitempty" json:"namespace,omitempty"`
-	Image     string `yaml:"image,omitempty" json:"image,omitempty"`
+	// Image is the tools image (make image): rdmabench itself, perftest,
+	// rping, ucx_perftest, iperf3, Open MPI and sshd. Every pod runs it.
+	Image string `yaml:"image,omitempty" json:"image,omitempty"`
+	// Images name the image of each GPU tool family (ImageFamilies):
+	// nixl (nixlbench with NIXL and UCX), nccl (nccl-tests, Open MPI and
+	// sshd), perftest (perftest built with CUDA). A pod runs one container
+	// per distinct image its pool's tests need, beside the tools one.
+	Images map[string]string `yaml:"images,omitempty" json:"images,omitempty"`
 	// Networks are Multus NetworkAttachmentDefinition names ("ns/name" or
 	// "name") attached as secondary networks (SR-IOV or host-device).
 	Networks []string `yaml:"networks,omitempty" json:"networks,omitempty"`
@@ -229,6 +236,8 @@ type Pool struct {
 	GPUs         int               `yaml:"gpus,omitempty" json:"gpus,omitempty"`
 	NodeSelector map[string]string `yaml:"nodeSelector,omitempty" json:"nodeSelector,omitempty"`
 	Env          map[string]string `yaml:"env,omitempty" json:"env,omitempty"`
+	// Images override the cluster's image families for this pool.
+	Images map[string]string `yaml:"images,omitempty" json:"images,omitempty"`
 	// Networks and Resources override the cluster's for this pool.
 	Networks  []string          `yaml:"networks,omitempty" json:"networks,omitempty"`
 	Resources map[string]string `yaml:"resources,omitempty" json:"resources,omitempty"`

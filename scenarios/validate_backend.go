@@ -39,7 +39,7 @@ func (v *validator) cluster() {
 		return
 	}
 	if strings.TrimSpace(c.Image) == "" {
-		v.errf("cluster.image", "name the container image that holds perftest, nixlbench, nccl-tests …, e.g. image: quay.io/you/rdmabench-tools:latest",
+		v.errf("cluster.image", "name the tools image (make image: rdmabench, perftest, rping, ucx_perftest, iperf3), e.g. image: quay.io/you/rdmabench-tools:latest; the GPU tools' images go in cluster.images",
 			"the kube backend needs cluster.image")
 	}
 	if !dnsLabel.MatchString(c.Namespace) || len(c.Namespace) > 63 {
@@ -53,6 +53,7 @@ func (v *validator) cluster() {
 			v.errf(fmt.Sprintf("cluster.capabilities[%d]", i), "capabilities are like IPC_LOCK, SYS_RESOURCE, NET_RAW", "%q is not a capability name", cp)
 		}
 	}
+	v.checkImages("cluster.images", c.Images)
 	v.checkStrings("cluster.networks", c.Networks, "a NetworkAttachmentDefinition name, \"name\" or \"namespace/name\"")
 	v.checkResources("cluster.resources", c.Resources)
 	if c.StartupTimeout.IsSet() {

@@ -72,7 +72,7 @@ func (v *validator) poolBackendFields(path string, p *Pool) {
 	b := v.s.Backend
 	if b != BackendKube {
 		for _, f := range []string{"nodeSelector", "networks", "resources", "avoidPools", "tolerations", "shareNodesWith",
-			"cpu", "memory", "shmSize", "hugepages", "resourceClaims"} {
+			"cpu", "memory", "shmSize", "hugepages", "resourceClaims", "images"} {
 			if v.written(path+"."+f, p, f) {
 				v.keyErrf(path+"."+f, "it applies to backend: kube only; remove it", "%s means nothing for the %s backend", f, b)
 			}
@@ -80,6 +80,10 @@ func (v *validator) poolBackendFields(path string, p *Pool) {
 	} else {
 		v.checkStrings(path+".networks", p.Networks, "a NetworkAttachmentDefinition name")
 		v.checkResources(path+".resources", p.Resources)
+		v.checkImages(path+".images", p.Images)
+		if v.s.Cluster != nil {
+			v.poolGPUImages(path, p)
+		}
 		v.checkTolerations(path+".tolerations", p.Tolerations)
 		if c := v.s.Cluster; c != nil {
 			v.podResources(path, p.CPU, p.Memory, p.ShmSize, p.Hugepages, c.Memory, c.ShmSize)

@@ -41,6 +41,13 @@ func TestPlanManifestsDecodeStrictly(t *testing.T) {
 		first.Spec.Containers[0].Resources.Limits.Name("rdma/roce_gdr", "") == nil {
 		t.Errorf("endpoint pod lacks its placement: %+v", first)
 	}
+	// pd-disagg's GPU tools run in the image its cluster.images names: a
+	// container of their own beside the tools one, given the GPU.
+	if cs := first.Spec.Containers; len(cs) != 2 || cs[0].Name != "tools" || cs[1].Name != "nixl-nccl" ||
+		cs[1].Image != "registry.example.com/you/serving-bench:latest" || cs[1].Resources.Limits.Name("nvidia.com/gpu", "").Value() != 1 ||
+		cs[0].Resources.Limits.Name("nvidia.com/gpu", "").Value() != 0 {
+		t.Errorf("endpoint pod containers %+v: want tools, and nixl-nccl with the GPU", cs)
+	}
 	if code, _, errs := runCLI(t, "", "plan", "../../scenarios/loopback.yaml", "-o", "manifests"); code != 2 || !strings.Contains(errs, "backend: kube") {
 		t.Errorf("a local scenario: exit %d %q; want 2 saying manifests are for kube", code, errs)
 	}

@@ -26,6 +26,15 @@ func TestEveryListMatchesTheToolTable(t *testing.T) {
 			t.Errorf("%s: scenarios.RDMAOnly = %v, the table says %v (NeedsRDMA %v, SelectsTransport %v)",
 				spec.Name, scenarios.RDMAOnly(spec.Name), want, spec.NeedsRDMA, spec.SelectsTransport)
 		}
+		// The family a scenario names the tool's image by: the GPU tools'
+		// own (nixl, nccl: not in the tools image); the tools image's, none
+		// or one it may override (perftest with CUDA).
+		switch fam := scenarios.ImageFamily(spec.Name); {
+		case spec.Image == ImageGPU && (fam != scenarios.ImageNixl && fam != scenarios.ImageNCCL):
+			t.Errorf("%s: a GPU-image tool of image family %q, want nixl or nccl", spec.Name, fam)
+		case spec.Image == ImageTools && fam != "" && fam != scenarios.ImagePerftest:
+			t.Errorf("%s: a tools-image tool of image family %q", spec.Name, fam)
+		}
 		for _, name := range append([]string{spec.Parser}, spec.Binaries...) {
 			if f, ok := parsers.FamilyOf(name); !ok || f != spec.Family {
 				t.Errorf("%s: parsers put %q in family %q (known: %v), the table in %q", spec.Name, name, f, ok, spec.Family)

@@ -98,10 +98,12 @@ func SRDReason(t *scenarios.Test, tool string) string {
 	return spec.overSRD(t)
 }
 
-// Image says which image provides a tool in a pod: the tools image this
-// project builds from Debian packages (images/tools), or the GPU image the
-// user already serves with (NIXL and nixlbench, nccl-tests), which this
-// project never builds.
+// Image says which image provides a tool in a pod by default: the tools
+// image this project builds from Debian packages (images/tools), or the
+// GPU image the user already serves with (NIXL and nixlbench, nccl-tests),
+// which this project never builds. A scenario names that image per family
+// (scenarios.ImageFamily: cluster.images), and may name one for perftest
+// too (built with CUDA); each family runs in a container of its own.
 type Image string
 
 // Images.

@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -23,6 +24,16 @@ import (
 // the CronJob test's pod reads the scenario and writes results in host
 // folders, since the test agent has no volumes.
 const hostImage = "host/rdmabench:test"
+
+// Images whose stand-ins differ (images per tool family): the tools image
+// as the project ships it, without the GPU tools' stand-ins; an image of
+// the nixl family that carries nixlbench's; one that does not. Every
+// other image carries them all.
+const (
+	cpuToolsImage = "rdmabench/tools-cpu:test"
+	nixlImage     = "example.com/nixlbench:test"
+	noNixlImage   = "example.com/serving-without-nixlbench:test"
+)
 
 var (
 	kc         *cluster.Cluster
@@ -59,6 +70,11 @@ func testMain(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
+	noGPUTools := filepath.Join(bin, "standins-no-gpu-tools")
+	if err := linkCPUStandins(standins, noGPUTools); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
 	// Pods run in the tools image (make image), so the lane proves the
 	// image's tools work; without it (go test by hand, no make image) they
 	// run on the host's file system unless RDMABENCH_TOOLS_IMAGE insists.
@@ -77,6 +93,12 @@ func testMain(m *testing.M) int {
 	// Four nodes: pd-disagg puts 2 prefill and 2 decode pods on four
 	// distinct nodes.
 	c, err := cluster.Start(ctx, cluster.Options{Nodes: 4, Log: &log, ExtraBinDir: standins, SRIOVNetworks: []string{"default/sriov-net"},
+		ExtraBin: func(image string) string {
+			if image == cpuToolsImage || image == noNixlImage {
+				return noGPUTools
+			}
+			return standins
+		},
 		RootFS: func(image string) string {
 			if image == hostImage {
 				return "" // the host's file system (the CronJob test's pod)
@@ -132,6 +154,29 @@ func buildStandins(ctx context.Context, dir string) error {
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("build stand-ins: %v\n%s", err, out)
+	}
+	return nil
+}
+
+// linkCPUStandins fills dir with the stand-ins that are not GPU tools
+// (none today: the folder is what an image without nixlbench and
+// nccl-tests carries on its PATH).
+func linkCPUStandins(all, dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	ents, err := os.ReadDir(all)
+	if err != nil {
+		return err
+	}
+	for _, e := range ents {
+		n := e.Name()
+		if n == "nixlbench" || strings.HasSuffix(n, "_perf") {
+			continue
+		}
+		if err := os.Link(filepath.Join(all, n), filepath.Join(dir, n)); err != nil {
+			return err
+		}
 	}
 	return nil
 }

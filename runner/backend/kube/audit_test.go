@@ -89,7 +89,7 @@ func TestCleanupNotHeldByAStuckKill(t *testing.T) {
 	b.killBound = 50 * time.Millisecond
 	ctx := context.Background()
 	_, _ = b.Provision(ctx, planned(t, b.sc, "prefill-0"))
-	p := b.newProcess(b.podName("prefill-0"), []string{"ib_write_bw"}, func() {})
+	p := b.newProcess(target{pod: b.podName("prefill-0")}, []string{"ib_write_bw"}, func() {})
 	b.procs.Track(p, true)
 	cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()

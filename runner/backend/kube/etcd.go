@@ -130,7 +130,7 @@ func (b *Backend) waitListening(ctx context.Context, pod *corev1.Pod, port int) 
 	want := fmt.Sprintf(":%04X", port)
 	for {
 		var out bytes.Buffer
-		code, err := b.stream(ctx, pod.Name, []string{"cat", "/proc/net/tcp", "/proc/net/tcp6"}, &out, io.Discard)
+		code, err := b.stream(ctx, target{pod: pod.Name}, []string{"cat", "/proc/net/tcp", "/proc/net/tcp6"}, &out, io.Discard)
 		if err == nil && code == 0 {
 			for _, line := range strings.Split(out.String(), "\n") {
 				f := strings.Fields(line)

@@ -23,7 +23,7 @@ import (
 // (WebSocket, falling back to SPDY on servers that predate it) and returns
 // its exit code; an error is a failure to run it at all. An API that
 // cannot be reached (a restarting apiserver) is waited for, bounded.
-func (b *Backend) stream(ctx context.Context, pod string, argv []string, stdout, stderr io.Writer) (int, error) {
+func (b *Backend) stream(ctx context.Context, pod target, argv []string, stdout, stderr io.Writer) (int, error) {
 	return b.streamStdin(ctx, pod, argv, nil, stdout, stderr)
 }
 
@@ -32,7 +32,7 @@ func (b *Backend) stream(ctx context.Context, pod string, argv []string, stdout,
 //
 // Only an attempt that printed nothing is tried again: once output came,
 // the command ran, and a second run would repeat it (and its output).
-func (b *Backend) streamStdin(ctx context.Context, pod string, argv []string, stdin []byte, stdout, stderr io.Writer) (int, error) {
+func (b *Backend) streamStdin(ctx context.Context, pod target, argv []string, stdin []byte, stdout, stderr io.Writer) (int, error) {
 	code := -1
 	out, errw := &seenWriter{w: stdout}, &seenWriter{w: stderr}
 	err := retry(ctx, func() error {
@@ -70,9 +70,9 @@ func (e streamBroke) Error() string { return "exec stream broke after output: " 
 
 func (e streamBroke) Unwrap() error { return e.err }
 
-func (b *Backend) streamOnce(ctx context.Context, pod string, argv []string, stdin []byte, stdout, stderr io.Writer) (int, error) {
-	req := b.client.CoreV1().RESTClient().Post().Resource("pods").Namespace(b.namespace).Name(pod).SubResource("exec").
-		VersionedParams(&corev1.PodExecOptions{Container: container, Command: argv, Stdin: stdin != nil, Stdout: true, Stderr: true}, scheme.ParameterCodec)
+func (b *Backend) streamOnce(ctx context.Context, pod target, argv []string, stdin []byte, stdout, stderr io.Writer) (int, error) {
+	req := b.client.CoreV1().RESTClient().Post().Resource("pods").Namespace(b.namespace).Name(pod.pod).SubResource("exec").
+		VersionedParams(&corev1.PodExecOptions{Container: pod.containerName(), Command: argv, Stdin: stdin != nil, Stdout: true, Stderr: true}, scheme.ParameterCodec)
 	ws, err := remotecommand.NewWebSocketExecutor(b.config, "GET", req.URL().String())
 	if err != nil {
 		return -1, err
@@ -102,15 +102,45 @@ func (b *Backend) streamOnce(ctx context.Context, pod string, argv []string, std
 	return -1, err
 }
 
-// podOf is the pod of a provisioned endpoint.
-func (b *Backend) podOf(ep backend.Endpoint) (string, error) {
+// target is where a command runs: a pod, and its container ("" the
+// tools container).
+type target struct {
+	pod, container string
+}
+
+func (t target) containerName() string {
+	if t.container == "" {
+		return container
+	}
+	return t.container
+}
+
+// String names the pod, and the container when it is not the tools one.
+func (t target) String() string {
+	if t.container == "" || t.container == container {
+		return t.pod
+	}
+	return t.pod + " (container " + t.container + ")"
+}
+
+// podOf is where a call on a provisioned endpoint runs: its pod, in the
+// container the caller chose (ep.Container).
+func (b *Backend) podOf(ep backend.Endpoint) (target, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	p, ok := b.pods[ep.Name]
 	if !ok {
-		return "", fmt.Errorf("kube: endpoint %s has no pod (not provisioned)", ep.Name)
+		return target{}, fmt.Errorf("kube: endpoint %s has no pod (not provisioned)", ep.Name)
 	}
-	return p.name, nil
+	return target{pod: p.name, container: ep.Container}, nil
+}
+
+// imageOf is the image of the container a call on ep runs in.
+func (b *Backend) imageOf(ep backend.Endpoint) string {
+	if c, ok := ep.Placement.ContainerNamed(ep.Container); ok {
+		return c.Image
+	}
+	return b.sc.Cluster.Image
 }
 
 // Exec runs a short command in the endpoint's pod to completion and
@@ -141,13 +171,13 @@ func (b *Backend) ExecStdin(ctx context.Context, ep backend.Endpoint, argv []str
 type process struct {
 	*remote.Group
 	b      *Backend
-	pod    string
+	pod    target
 	cancel context.CancelFunc // ends the exec stream
 	stderr *remote.PGIDFilter
 }
 
 // newProcess is a process of pod whose stream cancel ends.
-func (b *Backend) newProcess(pod string, argv []string, cancel context.CancelFunc) *process {
+func (b *Backend) newProcess(pod target, argv []string, cancel context.CancelFunc) *process {
 	p := &process{Group: remote.NewGroup(argv), b: b, pod: pod, cancel: cancel}
 	p.RunScript = func(ctx context.Context, script string) error {
 		var out bytes.Buffer
@@ -186,8 +216,8 @@ func (b *Backend) Start(ctx context.Context, ep backend.Endpoint, cmd backend.Co
 
 // checkBinary looks the program up in the pod once, so that a tool the
 // image lacks is named as such rather than as a failed run.
-func (b *Backend) checkBinary(ctx context.Context, ep backend.Endpoint, pod, bin string) error {
-	key := pod + "\x00" + bin
+func (b *Backend) checkBinary(ctx context.Context, ep backend.Endpoint, pod target, bin string) error {
+	key := pod.pod + "\x00" + pod.containerName() + "\x00" + bin
 	b.mu.Lock()
 	found, known := b.binaries[key]
 	b.mu.Unlock()
@@ -204,7 +234,7 @@ func (b *Backend) checkBinary(ctx context.Context, ep backend.Endpoint, pod, bin
 	}
 	if !found {
 		return &backend.MissingBinaryError{Binary: bin, Endpoint: ep.Name,
-			Err: fmt.Errorf("not in the image %s of pod %s", b.sc.Cluster.Image, pod)}
+			Err: fmt.Errorf("not in the image %s (container %s) of pod %s", b.imageOf(ep), pod.containerName(), pod.pod)}
 	}
 	return nil
 }

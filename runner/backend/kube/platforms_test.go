@@ -24,6 +24,7 @@ backend: kube
 cluster:
   namespace: bench
   image: tools:1
+  images: {nixl: nixl:1, nccl: nccl:1}
   serviceAccount: rdmabench
   networks: [rdma-0]
   resources: {vpc.amazonaws.com/efa: "4"}

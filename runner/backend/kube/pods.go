@@ -79,11 +79,7 @@ func (b *Backend) podFor(ep backend.Endpoint, owner *metav1.OwnerReference) (*co
 	annotations := map[string]string{}
 	maps.Copy(annotations, c.Annotations)
 	b.networkAnnotations(annotations, p.Networks)
-	res, err := resources(p)
-	if err != nil {
-		return nil, fmt.Errorf("endpoint %s: %w", ep.Name, err)
-	}
-	volumes, mounts, err := podVolumes(p)
+	ctrs, volumes, err := b.containers(ep, p)
 	if err != nil {
 		return nil, fmt.Errorf("endpoint %s: %w", ep.Name, err)
 	}
@@ -94,15 +90,7 @@ func (b *Backend) podFor(ep backend.Endpoint, owner *metav1.OwnerReference) (*co
 			Labels: labels, Annotations: annotations,
 		},
 		Spec: corev1.PodSpec{
-			Containers: []corev1.Container{{
-				Name: container, Image: c.Image,
-				ImagePullPolicy: corev1.PullPolicy(c.ImagePullPolicy),
-				Command:         []string{"sh", "-c", keepAlive},
-				Env:             envVars(ep.Env),
-				Resources:       res,
-				VolumeMounts:    mounts,
-				SecurityContext: securityContext(c, capabilitiesOf(ep, c)),
-			}},
+			Containers:                    ctrs,
 			Volumes:                       volumes,
 			ResourceClaims:                podClaims(p),
 			SecurityContext:               podSecurityContext(),
@@ -135,6 +123,40 @@ func (b *Backend) podFor(ep backend.Endpoint, owner *metav1.OwnerReference) (*co
 	return pod, nil
 }
 
+// containers are the endpoint's pod containers: the tools container
+// alone, given everything, or one per image of its pool's tests
+// (Placement.Containers), each given its share (resourcesOf) and all
+// of them the pod's /dev/shm, env and security context, each running the
+// keep-alive while the tools are started beside it through exec.
+func (b *Backend) containers(ep backend.Endpoint, p *backend.Placement) ([]corev1.Container, []corev1.Volume, error) {
+	c := b.sc.Cluster
+	specs := p.Containers
+	if len(specs) == 0 {
+		specs = []backend.Container{{Name: container, Image: c.Image, GPU: true, RDMA: true}}
+	}
+	volumes, err := podVolumes(p)
+	if err != nil {
+		return nil, nil, err
+	}
+	var out []corev1.Container
+	for _, spec := range specs {
+		res, err := resources(p, spec)
+		if err != nil {
+			return nil, nil, err
+		}
+		out = append(out, corev1.Container{
+			Name: spec.Name, Image: spec.Image,
+			ImagePullPolicy: corev1.PullPolicy(c.ImagePullPolicy),
+			Command:         []string{"sh", "-c", keepAlive},
+			Env:             envVars(ep.Env),
+			Resources:       res,
+			VolumeMounts:    volumeMounts(p, spec),
+			SecurityContext: securityContext(c, capabilitiesOf(ep, c)),
+		})
+	}
+	return out, volumes, nil
+}
+
 // antiAffinity keeps the pods of a pool, and of the pools it avoids, on
 // different topology domains (nodes by default), so traffic between them
 // crosses the fabric. Required: a placement that cannot be met fails the
@@ -156,10 +178,13 @@ func (b *Backend) antiAffinity(p *backend.Placement) *corev1.Affinity {
 	}}
 }
 
-// resources are what the tools container requests, and is limited to
-// alike (Guaranteed QoS when CPU and memory are given): CPU, memory,
-// hugepages by page size, extended resources; and the DRA claims it uses.
-func resources(p *backend.Placement) (corev1.ResourceRequirements, error) {
+// resources are what a container requests, and is limited to alike
+// (Guaranteed QoS when CPU and memory are given): CPU and memory (every
+// container), the GPU resources (the container given the GPUs), the other
+// extended resources and hugepages by page size (each container moving
+// RDMA traffic); and the DRA claims (every container: a claim may be
+// shared by the containers of a pod).
+func resources(p *backend.Placement, c backend.Container) (corev1.ResourceRequirements, error) {
 	list := corev1.ResourceList{}
 	add := func(name, q string) error {
 		v, err := resource.ParseQuantity(q)
@@ -170,6 +195,9 @@ func resources(p *backend.Placement) (corev1.ResourceRequirements, error) {
 		return nil
 	}
 	for name, q := range p.Resources {
+		if scenarios.IsGPUResource(name) && !c.GPU || !scenarios.IsGPUResource(name) && !c.RDMA {
+			continue
+		}
 		if err := add(name, q); err != nil {
 			return corev1.ResourceRequirements{}, err
 		}
@@ -182,6 +210,9 @@ func resources(p *backend.Placement) (corev1.ResourceRequirements, error) {
 		}
 	}
 	for size, q := range p.Hugepages {
+		if !c.RDMA {
+			break
+		}
 		if err := add(corev1.ResourceHugePagesPrefix+size, q); err != nil {
 			return corev1.ResourceRequirements{}, err
 		}
@@ -200,26 +231,40 @@ func resources(p *backend.Placement) (corev1.ResourceRequirements, error) {
 const ShmVolume = "dshm"
 
 // podVolumes are the memory-backed /dev/shm (sized) and one hugepages
-// volume per page size, mounted in the tools container.
-func podVolumes(p *backend.Placement) ([]corev1.Volume, []corev1.VolumeMount, error) {
+// volume per page size.
+func podVolumes(p *backend.Placement) ([]corev1.Volume, error) {
 	var vols []corev1.Volume
-	var mounts []corev1.VolumeMount
 	if p.ShmSize != "" {
 		q, err := resource.ParseQuantity(p.ShmSize)
 		if err != nil {
-			return nil, nil, fmt.Errorf("shmSize %q: %v", p.ShmSize, err)
+			return nil, fmt.Errorf("shmSize %q: %v", p.ShmSize, err)
 		}
 		vols = append(vols, corev1.Volume{Name: ShmVolume, VolumeSource: corev1.VolumeSource{
 			EmptyDir: &corev1.EmptyDirVolumeSource{Medium: corev1.StorageMediumMemory, SizeLimit: &q}}})
-		mounts = append(mounts, corev1.VolumeMount{Name: ShmVolume, MountPath: "/dev/shm"})
 	}
 	for _, size := range slices.Sorted(maps.Keys(p.Hugepages)) {
-		name := "hugepages-" + strings.ToLower(size)
-		vols = append(vols, corev1.Volume{Name: name, VolumeSource: corev1.VolumeSource{
+		vols = append(vols, corev1.Volume{Name: hugepagesVolume(size), VolumeSource: corev1.VolumeSource{
 			EmptyDir: &corev1.EmptyDirVolumeSource{Medium: corev1.StorageMedium("HugePages-" + size)}}})
-		mounts = append(mounts, corev1.VolumeMount{Name: name, MountPath: "/dev/hugepages-" + size})
 	}
-	return vols, mounts, nil
+	return vols, nil
+}
+
+func hugepagesVolume(size string) string { return "hugepages-" + strings.ToLower(size) }
+
+// volumeMounts: /dev/shm in every container (NIXL and NCCL move data
+// between processes through it, whichever container they run in); the
+// hugepages in the containers that request them.
+func volumeMounts(p *backend.Placement, c backend.Container) []corev1.VolumeMount {
+	var mounts []corev1.VolumeMount
+	if p.ShmSize != "" {
+		mounts = append(mounts, corev1.VolumeMount{Name: ShmVolume, MountPath: "/dev/shm"})
+	}
+	if c.RDMA {
+		for _, size := range slices.Sorted(maps.Keys(p.Hugepages)) {
+			mounts = append(mounts, corev1.VolumeMount{Name: hugepagesVolume(size), MountPath: "/dev/hugepages-" + size})
+		}
+	}
+	return mounts
 }
 
 // podClaims are the pod's DRA claims, as the placement names them.

@@ -60,6 +60,10 @@ type Options struct {
 	// read-only at /opt/rdmabench-test/bin in a pod with a root file
 	// system, as is on the host's (the test stand-ins; never in an image).
 	ExtraBinDir string
+	// ExtraBin, when set, picks the extra bin dir per image instead ("":
+	// none), so that images of one pod differ in the stand-ins they carry
+	// (a nixl image with nixlbench's, the tools image without).
+	ExtraBin func(image string) string
 	// BackoffBase and BackoffMax bound the crash-loop back-off; defaults
 	// 1s and 20s (a kubelet's are 10s and 5m: too slow for tests).
 	BackoffBase, BackoffMax time.Duration
@@ -272,6 +276,14 @@ func (a *Agent) Processes() []ProcessInfo {
 
 func (a *Agent) brokenImage(image string) bool {
 	return a.opts.BrokenImage != nil && a.opts.BrokenImage(image)
+}
+
+// extraBin is the folder put first on the PATH of a container of image.
+func (a *Agent) extraBin(image string) string {
+	if a.opts.ExtraBin != nil {
+		return a.opts.ExtraBin(image)
+	}
+	return a.opts.ExtraBinDir
 }
 
 func (a *Agent) rootFS(image string) string {

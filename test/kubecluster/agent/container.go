@@ -48,7 +48,7 @@ func (c *container) argv() []string {
 func (p *pod) env(c *container) []string {
 	p.mu.Lock()
 	ip := p.podIP()
-	rooted := p.root != nil
+	rooted := p.root != nil && p.root.roots[c.spec.Name] != ""
 	p.mu.Unlock()
 	vars := map[string]string{"PATH": defaultPath, "HOME": "/root", "HOSTNAME": p.spec.Name}
 	order := []string{"PATH", "HOME", "HOSTNAME"}
@@ -70,7 +70,7 @@ func (p *pod) env(c *container) []string {
 			set("NVIDIA_VISIBLE_DEVICES", ids)
 		}
 	}
-	if x := p.agent.opts.ExtraBinDir; x != "" {
+	if x := p.agent.extraBin(c.spec.Image); x != "" {
 		if rooted {
 			x = ExtraBinMount
 		}
@@ -144,7 +144,7 @@ func (p *pod) command(c *container, argv []string) *exec.Cmd {
 		args := p.wrap(c, argv)
 		cmd = exec.Command(args[0], args[1:]...)
 		cmd.Env = p.env(c)
-		if c.spec.WorkingDir != "" && !p.hasRoot() {
+		if c.spec.WorkingDir != "" && !p.hasRoot(c) {
 			cmd.Dir = c.spec.WorkingDir
 		}
 	}

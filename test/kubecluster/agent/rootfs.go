@@ -47,21 +47,29 @@ const ExtraBinMount = "/opt/rdmabench-test/bin"
 // /dev/nvidiaN device nodes in the pod's root.
 const GPUResource corev1.ResourceName = "nvidia.com/gpu"
 
-// podRoot is a pod's root file system and the process holding its mounts.
+// podRoot is a pod's root file systems, one per container whose image
+// maps to one, and the process holding their mounts.
 type podRoot struct {
-	dir    string // <pod dir>/rootfs: upper, work, root
-	root   string // the overlay's mount point (mounted only in the holder's namespace)
+	dir    string            // <pod dir>/rootfs: shm, and c/<container>/{upper,work,root}
+	roots  map[string]string // container → its overlay's mount point (mounted only in the holder's namespace)
 	holder *exec.Cmd
 }
 
 // rootSetup runs under `[ip netns exec NS] unshare -m --propagation private`,
-// with $1 lower, $2 the per-pod dir, $3 the extra bin dir ("" for none),
-// $4 the number of GPU placeholders, $5 the size of /dev/shm in bytes (""
-// for the runtime's default, unbounded here). It prints "ready" once every
-// mount is in place, then becomes the holder.
+// with $1 the per-pod dir, $2 the size of /dev/shm in bytes ("" for the
+// runtime's default, unbounded here), then four arguments per container:
+// its name, its image's root (the overlay's lower), the extra bin dir (""
+// for none) and its GPU placeholders' indexes ("0,1"; "" for none). One
+// /dev/shm (a tmpfs) is bound into every container's root, as a pod's
+// memory-backed emptyDir is mounted in each of its containers. It prints
+// "ready" once every mount is in place, then becomes the holder.
 const rootSetup = `set -e
-L=$1; D=$2; X=$3; G=$4; S=$5; R=$D/root
-mount -t overlay overlay -o "lowerdir=$L,upperdir=$D/upper,workdir=$D/work" "$R"
+D=$1; S=$2; shift 2
+mkdir -p "$D/shm"
+mount -t tmpfs -o "mode=1777,nosuid,nodev${S:+,size=$S}" tmpfs "$D/shm"
+while [ $# -ge 4 ]; do
+N=$1; L=$2; X=$3; G=$4; shift 4; C=$D/c/$N; R=$C/root
+mount -t overlay overlay -o "lowerdir=$L,upperdir=$C/upper,workdir=$C/work" "$R"
 mount -t proc proc "$R/proc"
 mount --rbind /sys "$R/sys"
 mount -t tmpfs -o mode=755,size=16m,nosuid tmpfs "$R/dev"
@@ -69,15 +77,16 @@ for d in null zero full random urandom tty; do touch "$R/dev/$d"; mount --bind "
 mkdir "$R/dev/pts" "$R/dev/shm"
 mount -t devpts -o newinstance,ptmxmode=0666,mode=0620 devpts "$R/dev/pts"
 ln -s pts/ptmx "$R/dev/ptmx"
-mount -t tmpfs -o "mode=1777,nosuid,nodev${S:+,size=$S}" tmpfs "$R/dev/shm"
+mount --bind "$D/shm" "$R/dev/shm"
 ln -s /proc/self/fd "$R/dev/fd"; ln -s /proc/self/fd/0 "$R/dev/stdin"
 ln -s /proc/self/fd/1 "$R/dev/stdout"; ln -s /proc/self/fd/2 "$R/dev/stderr"
 if [ -d /dev/infiniband ]; then mkdir "$R/dev/infiniband"; mount --rbind /dev/infiniband "$R/dev/infiniband"; fi
-i=0; while [ "$i" -lt "$G" ]; do touch "$R/dev/nvidia$i"; mount --bind /dev/null "$R/dev/nvidia$i"; i=$((i+1)); done
+for i in $(echo "$G" | tr ',' ' '); do touch "$R/dev/nvidia$i"; mount --bind /dev/null "$R/dev/nvidia$i"; done
 mount -t tmpfs -o mode=1777,nosuid,nodev tmpfs "$R/tmp"
 mount -t tmpfs -o mode=755,nosuid,nodev tmpfs "$R/run"
 mkdir -p "$R/run/sshd" "$R/run/lock"
 if [ -n "$X" ]; then mkdir -p "$R` + ExtraBinMount + `"; mount --bind -o ro "$X" "$R` + ExtraBinMount + `"; fi
+done
 echo ready
 exec sleep infinity
 `
@@ -99,16 +108,6 @@ func shmBytes(spec *corev1.Pod) string {
 		}
 	}
 	return ""
-}
-
-// podGPUs is the number of nvidia.com/gpu the pod's containers ask for
-// (limits, else requests), as a device plugin would allocate them.
-func podGPUs(spec *corev1.Pod) int {
-	n := 0
-	for _, c := range spec.Spec.Containers {
-		n += containerGPUs(c)
-	}
-	return n
 }
 
 func containerGPUs(c corev1.Container) int {
@@ -140,36 +139,40 @@ func (p *pod) gpuIndexes(c *container) string {
 	return ""
 }
 
-// setupRoot gives the pod its root when its (first) container's image maps
-// to a root file system; a pod on the host's file system gets none.
+// setupRoot gives each container whose image maps to a root file system
+// a root of its own, as a runtime gives each container its image; one
+// holder keeps all of them mounted. A pod whose images map to none runs
+// on the host's file system.
 func (p *pod) setupRoot(podDir string) error {
-	lower := ""
+	r := &podRoot{dir: filepath.Join(podDir, "rootfs"), roots: map[string]string{}}
+	var args []string
 	for _, c := range append(append([]*container{}, p.inits...), p.containers...) {
-		if l := p.agent.rootFS(c.spec.Image); l != "" {
-			lower = l
-			break
+		lower := p.agent.rootFS(c.spec.Image)
+		if lower == "" {
+			continue
 		}
-	}
-	if lower == "" {
-		return nil
-	}
-	r := &podRoot{dir: filepath.Join(podDir, "rootfs")}
-	r.root = filepath.Join(r.dir, "root")
-	for _, d := range []string{"upper/etc", "work", "root"} {
-		if err := os.MkdirAll(filepath.Join(r.dir, d), 0o755); err != nil {
+		cdir := filepath.Join(r.dir, "c", c.spec.Name)
+		for _, d := range []string{"upper/etc", "work", "root"} {
+			if err := os.MkdirAll(filepath.Join(cdir, d), 0o755); err != nil {
+				return err
+			}
+		}
+		if err := p.writeEtc(filepath.Join(cdir, "upper", "etc")); err != nil {
 			return err
 		}
+		r.roots[c.spec.Name] = filepath.Join(cdir, "root")
+		args = append(args, c.spec.Name, lower, p.agent.extraBin(c.spec.Image), p.gpuIndexes(c))
 	}
-	if err := p.writeEtc(filepath.Join(r.dir, "upper", "etc")); err != nil {
-		return err
+	if len(args) == 0 {
+		return nil
 	}
-	var args []string
+	var argv []string
 	if p.net.NetNS != "" {
-		args = []string{"ip", "netns", "exec", p.net.NetNS}
+		argv = []string{"ip", "netns", "exec", p.net.NetNS}
 	}
-	args = append(args, "unshare", "-m", "--propagation", "private", "/bin/sh", "-c", rootSetup, "sh",
-		lower, r.dir, p.agent.opts.ExtraBinDir, strconv.Itoa(podGPUs(p.spec)), shmBytes(p.spec))
-	cmd := exec.Command(args[0], args[1:]...)
+	argv = append(argv, "unshare", "-m", "--propagation", "private", "/bin/sh", "-c", rootSetup, "sh", r.dir, shmBytes(p.spec))
+	argv = append(argv, args...)
+	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
@@ -259,7 +262,11 @@ func (p *pod) wrap(c *container, argv []string) []string {
 	p.mu.Lock()
 	r := p.root
 	p.mu.Unlock()
-	if r == nil || r.holder == nil || r.holder.Process == nil {
+	root := ""
+	if r != nil {
+		root = r.roots[c.spec.Name]
+	}
+	if root == "" || r.holder == nil || r.holder.Process == nil {
 		var args []string
 		if p.net.NetNS != "" { // hostNetwork pods run in the host's
 			args = []string{"ip", "netns", "exec", p.net.NetNS}
@@ -271,8 +278,8 @@ func (p *pod) wrap(c *container, argv []string) []string {
 	if p.net.NetNS != "" {
 		args = append(args, "-n")
 	}
-	args = append(args, "--", chrootPath(), r.root)
-	args = append(args, p.restrict(c, r.root)...)
+	args = append(args, "--", chrootPath(), root)
+	args = append(args, p.restrict(c, root)...)
 	if c.spec.WorkingDir != "" {
 		args = append(args, "env", "-C", c.spec.WorkingDir)
 	}
@@ -288,11 +295,11 @@ func chrootPath() string {
 	return "/usr/sbin/chroot"
 }
 
-// hasRoot says whether the pod runs in a root file system of its own.
-func (p *pod) hasRoot() bool {
+// hasRoot says whether the container runs in a root file system of its own.
+func (p *pod) hasRoot(c *container) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.root != nil
+	return p.root != nil && p.root.roots[c.spec.Name] != ""
 }
 
 // podIP is the pod's primary address ("" before its network is up); the

@@ -64,6 +64,9 @@ type Options struct {
 	// agent.ExtraBinMount in a pod with a root file system): the test
 	// stand-ins, which the production image must not contain.
 	ExtraBinDir string
+	// ExtraBin, when set, picks the extra bin dir per image instead (the
+	// images of one pod may differ in the stand-ins they carry).
+	ExtraBin func(image string) string
 	// BackoffBase and BackoffMax bound the crash-loop back-off (defaults
 	// 1s and 20s).
 	BackoffBase, BackoffMax time.Duration

@@ -78,7 +78,7 @@ func (c *Cluster) startAgent(ctx context.Context, n nodeSpec) error {
 		Name: n.name, Client: cs, Fabric: c.fabric, TLS: tlsCfg, Port: port,
 		Capacity:    c.opts.Capacity.DeepCopy(),
 		WorkDir:     filepath.Join(c.WorkDir, "nodes", n.name),
-		BrokenImage: c.brokenImage, RootFS: c.rootFS, ExtraBinDir: c.opts.ExtraBinDir,
+		BrokenImage: c.brokenImage, RootFS: c.rootFS, ExtraBinDir: c.opts.ExtraBinDir, ExtraBin: c.opts.ExtraBin,
 		BackoffBase: c.opts.BackoffBase, BackoffMax: c.opts.BackoffMax,
 		Log: c.opts.Log, Labels: n.labels, Remote: n.remote,
 	}
