@@ -106,7 +106,7 @@ func preflightWants(p *plan.Plan, sc *scenarios.Scenario, eps []backend.Endpoint
 		}
 		w[name] = x
 	}
-	for _, round := range p.Rounds {
+	_ = p.EachRound(func(round *plan.Round) error {
 		for i := range round.Jobs {
 			job := &round.Jobs[i]
 			names := jobEndpoints(job)
@@ -119,7 +119,8 @@ func preflightWants(p *plan.Plan, sc *scenarios.Scenario, eps []backend.Endpoint
 				}
 			}
 		}
-	}
+		return nil
+	})
 	for _, s := range p.Skipped { // set aside by the planner: still say why
 		t := tests[s.Test]
 		for _, ep := range eps {

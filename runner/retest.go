@@ -79,19 +79,17 @@ type jobLeg struct {
 // legsOf finds the planned legs of test from → to (every size and backend).
 func (r *run) legsOf(test, from, to string) []jobLeg {
 	var out []jobLeg
-	for ri := range r.cfg.Plan.Rounds {
-		for ji := range r.cfg.Plan.Rounds[ri].Jobs {
-			j := &r.cfg.Plan.Rounds[ri].Jobs[ji]
-			if j.Test != test {
-				continue
-			}
+	_ = r.cfg.Plan.EachRoundOf(test, func(round *plan.Round) error {
+		for ji := range round.Jobs {
+			j := &round.Jobs[ji]
 			for li, l := range j.Legs {
 				if l.From == from && l.To == to {
 					out = append(out, jobLeg{j, li})
 				}
 			}
 		}
-	}
+		return nil
+	})
 	return out
 }
 

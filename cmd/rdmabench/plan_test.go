@@ -43,8 +43,34 @@ func writeScenario(t *testing.T, body string) string {
 	return path
 }
 
-func TestPlanTable(t *testing.T) {
+// By default plan prints the summary a person reads: the counts and the
+// estimated time, no command line.
+func TestPlanSummaryByDefault(t *testing.T) {
 	code, out, errs := runCLI(t, "", "plan", writeScenario(t, planScenario))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{
+		"Plan for cli-plan (backend local)\n",
+		"  endpoints        2 (a 1, b 1)\n",
+		"  rounds           2\n",
+		"  jobs             2\n",
+		"  legs             2\n",
+		"  estimated time   4.1s (",
+		"│ iperf3  │ iperf3       │ pairwise │ 1      │ 1    │ 1    │ 1           │ 3.0s      │",
+		"Every command line: -o table",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("summary lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "ucx_perftest ${addr") {
+		t.Errorf("the summary prints command lines:\n%s", out)
+	}
+}
+
+func TestPlanTable(t *testing.T) {
+	code, out, errs := runCLI(t, "", "plan", writeScenario(t, planScenario), "-o", "table")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
@@ -118,10 +144,10 @@ func TestPlanScenarioErrorsStartWithFile(t *testing.T) {
 	}
 }
 
-// plan -o completes its five formats.
+// plan -o completes its six formats.
 func TestPlanOutputCompletion(t *testing.T) {
 	code, out, _ := runCLI(t, "", "__complete", "plan", "x.yaml", "-o", "")
-	if code != 0 || !strings.HasPrefix(out, "table\njson\nyaml\nmanifests\ncronjob\n:4\n") {
+	if code != 0 || !strings.HasPrefix(out, "summary\ntable\njson\nyaml\nmanifests\ncronjob\n:4\n") {
 		t.Errorf("exit %d, completions %q", code, out)
 	}
 }
