@@ -104,6 +104,12 @@ func (r *run) derive(rep *report.Report) {
 	if sc := r.cfg.Scenario; sc != nil && sc.Serving != nil {
 		rep.Serving = ServingSetup(sc.Serving)
 	}
+	for _, s := range r.cfg.Plan.Samples {
+		c := report.SampleCoverage{Test: s.Test, Partners: s.Partners, Seed: s.Seed, FirstRound: s.FirstRound, Rounds: s.Rounds,
+			MatrixRounds: s.MatrixRounds, PlannedPairs: s.Pairs, MatrixPairs: s.MatrixPairs, RunsToCover: s.RunsToCover}
+		c.Covered(rep.Results)
+		rep.Samples = append(rep.Samples, c)
+	}
 	report.Derive(rep)
 }
 

@@ -13,6 +13,7 @@ type planOptions struct {
 	file   string
 	output string // summary | table | json | yaml | manifests | cronjob
 	cron   cronJobFlags
+	seed   sampleSeed
 }
 
 // newPlanCmd shows what a run would do, without touching anything: the
@@ -54,6 +55,7 @@ baseline; the Job fails when the run or the comparison does.`,
 	cmd.Flags().StringVarP(&opts.output, "output", "o", "summary", "output format: summary, table (every command), json, yaml, manifests (kube: the objects run creates) or cronjob")
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"summary", "table", "json", "yaml", "manifests", "cronjob"}, cobra.ShellCompDirectiveNoFileComp))
 	opts.cron.register(cmd)
+	opts.seed.register(cmd.Flags())
 	return cmd
 }
 
@@ -75,7 +77,7 @@ func runPlan(opts *planOptions, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	p, err := plan.Compile(s, plan.CompileOptions{Platform: scenarioPlatform(s)})
+	p, err := plan.Compile(s, plan.CompileOptions{Platform: scenarioPlatform(s), SampleSeed: opts.seed.value()})
 	if err != nil {
 		return err
 	}

@@ -2,11 +2,13 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 )
 
 const planScenario = `apiVersion: rdmabench.io/v1alpha1
@@ -149,5 +151,50 @@ func TestPlanOutputCompletion(t *testing.T) {
 	code, out, _ := runCLI(t, "", "__complete", "plan", "x.yaml", "-o", "")
 	if code != 0 || !strings.HasPrefix(out, "summary\ntable\njson\nyaml\nmanifests\ncronjob\n:4\n") {
 		t.Errorf("exit %d, completions %q", code, out)
+	}
+}
+
+const sampleScenario = `apiVersion: rdmabench.io/v1alpha1
+kind: Scenario
+metadata:
+  name: cli-sample
+backend: local
+pools:
+  - name: ep
+    replicas: 8
+tests:
+  - name: a2a
+    tool: iperf3
+    from: ep
+    pattern: all-to-all
+    sample: 2
+    args: {duration: 1s}
+`
+
+// --sample-seed picks the block of a sampled matrix; without it the seed
+// is the day number, so that each night takes the next block.
+func TestPlanSampleSeed(t *testing.T) {
+	path := writeScenario(t, sampleScenario)
+	code, out, errs := runCLI(t, "", "plan", path, "--sample-seed", "3", "-o", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var p struct {
+		Rounds  []struct{ Jobs []struct{ ID string } }
+		Samples []struct{ Seed, FirstRound, Rounds, RunsToCover int }
+	}
+	if err := json.Unmarshal([]byte(out), &p); err != nil {
+		t.Fatal(err)
+	}
+	// 8 endpoints: 7 matrix rounds; seed 3 × 2 partners → from round 6.
+	if len(p.Rounds) != 2 || len(p.Samples) != 1 || p.Samples[0].Seed != 3 || p.Samples[0].FirstRound != 6 ||
+		p.Samples[0].RunsToCover != 4 || !strings.HasPrefix(p.Rounds[0].Jobs[0].ID, "a2a/r6/") || !strings.HasPrefix(p.Rounds[1].Jobs[0].ID, "a2a/r0/") {
+		t.Fatalf("plan %+v", p)
+	}
+	before := time.Now().UTC().Unix() / 86400
+	code, out, _ = runCLI(t, "", "plan", path)
+	after := time.Now().UTC().Unix() / 86400
+	if code != 0 || (!strings.Contains(out, fmt.Sprintf("(seed %d:", before)) && !strings.Contains(out, fmt.Sprintf("(seed %d:", after))) {
+		t.Fatalf("exit %d; the default seed is not the day (%d):\n%s", code, before, out)
 	}
 }

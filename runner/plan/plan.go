@@ -36,6 +36,10 @@ type CompileOptions struct {
 	// need RC are set aside with the reason, and nixlbench takes its
 	// LIBFABRIC backend unless the scenario wrote one.
 	Platform string
+	// SampleSeed picks the rounds of sampled all-to-all tests
+	// (tests[].sample): the command line gives the day by default, so
+	// that successive nights take successive blocks of the matrix.
+	SampleSeed int64
 }
 
 // Compile turns a loaded (defaulted, validated) scenario into a plan:
@@ -154,6 +158,11 @@ func (c *compiler) test(i int) error {
 		sc = listed(collective(p))
 	} else if sc, err = schedule(t.Pattern, p); err != nil {
 		return posErr(c.s.File, t.Pos, "tests[%d] (%s): %v", i, t.Name, err)
+	}
+	if t.Sample != nil && t.Pattern == scenarios.PatternAllToAll && sc.n > 0 {
+		var info Sample
+		sc, info = sampled(sc, t.Name, *t.Sample, c.opts.SampleSeed)
+		c.plan.Samples = append(c.plan.Samples, info)
 	}
 	if sc.n == 0 {
 		c.skip(t, fmt.Sprintf("pattern %q over %s→%s forms no pair of endpoints; add replicas", patternOf(t), t.From, toPool(t)))

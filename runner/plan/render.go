@@ -53,6 +53,9 @@ func WriteJSON(w io.Writer, p *Plan) error {
 	if p.NeedsEtcd {
 		jw.field("needsEtcd", true)
 	}
+	if len(p.Samples) > 0 {
+		jw.field("samples", p.Samples)
+	}
 	bw.WriteString("\n}\n")
 	if jw.err != nil {
 		return jw.err

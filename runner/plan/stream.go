@@ -20,7 +20,7 @@ type testPlan struct {
 func (tp *testPlan) build(r int) (Round, error) {
 	tp.mu.Lock()
 	defer tp.mu.Unlock()
-	return tp.tc.round(tp.first+r, r, tp.sched.at(r))
+	return tp.tc.round(tp.first+r, tp.sched.round(r), tp.sched.at(r))
 }
 
 // NumRounds is the number of rounds of the plan, without building them.

@@ -134,6 +134,12 @@ func WriteSummary(w io.Writer, p *Plan) error {
 			return err
 		}
 	}
+	if len(p.Samples) > 0 {
+		fmt.Fprintln(w)
+		for _, s := range p.Samples {
+			fmt.Fprintln(w, SampleLine(s))
+		}
+	}
 	if p.NeedsEtcd {
 		fmt.Fprintf(w, "\nnixlbench jobs rendezvous through the run's etcd: %s.\n", etcdWhere(p.Backend))
 	}
@@ -145,6 +151,13 @@ func WriteSummary(w io.Writer, p *Plan) error {
 	}
 	_, err := fmt.Fprintln(w, "\nEvery command line: -o table; the plan as run saves it: -o json.")
 	return err
+}
+
+// SampleLine says which part of its matrix a sampled test runs.
+func SampleLine(s Sample) string {
+	return fmt.Sprintf("%s: a sample of %d partners per endpoint (seed %d: %d of the matrix's %d rounds, from round %d): %s of %s ordered pairs (%.1f%% of the matrix); %d consecutive seeds cover it",
+		s.Test, s.Partners, s.Seed, s.Rounds, s.MatrixRounds, s.FirstRound, thousands(s.Pairs), thousands(s.MatrixPairs),
+		100*float64(s.Pairs)/float64(max(s.MatrixPairs, 1)), s.RunsToCover)
 }
 
 func placementLabel(backend string) string {

@@ -27,6 +27,9 @@ type Plan struct {
 	Skipped []SkippedTest `json:"skipped,omitempty"`
 	// NeedsEtcd is true when a nixlbench job needs the embedded etcd.
 	NeedsEtcd bool `json:"needsEtcd,omitempty"`
+	// Samples are the sampled all-to-all tests: which rounds of their
+	// matrix this plan takes, and what share of it that is.
+	Samples []Sample `json:"samples,omitempty"`
 
 	tests []*testPlan // compiled tests in scenario order, their rounds built on demand
 }
