@@ -198,3 +198,15 @@ func TestPlanSampleSeed(t *testing.T) {
 		t.Fatalf("exit %d; the default seed is not the day (%d):\n%s", code, before, out)
 	}
 }
+
+// --kube-qps and --kube-burst must be positive: a usage error, before any
+// cluster is reached.
+func TestKubeRateFlags(t *testing.T) {
+	kube := writeScenario(t, strings.Replace(strings.Replace(planScenario, "backend: local", "backend: kube\ncluster:\n  image: quay.io/x/tools:1", 1), "ucx-tcp", "ucx", 1))
+	for _, args := range [][]string{{"--kube-qps", "0"}, {"--kube-burst", "0"}} {
+		code, _, errs := runCLI(t, "", append([]string{"run", kube, "--kubeconfig", filepath.Join(t.TempDir(), "none")}, args...)...)
+		if code != 2 || !strings.Contains(errs, "both must be positive (defaults 50 and 100)") {
+			t.Errorf("%v: exit %d, %s", args, code, errs)
+		}
+	}
+}
