@@ -38,9 +38,11 @@ tests:
 
 // TestSampledMatrixLocal runs a sampled all-to-all (6 endpoints, sample:
 // 2, seed 2: matrix rounds 4 and 0 of 5) with real iperf3, ep-1 → ep-2
-// throttled to 200 Mb/s: the run measures 12 of the 30 ordered pairs, the
+// throttled to 2 Mb/s: the run measures 12 of the 30 ordered pairs, the
 // report says 40% of the matrix and 3 nights to cover it, and the low-pair
-// drill-down retests and names the throttled link from the sample alone.
+// drill-down retests the throttled link from the sample alone and finds it
+// the lowest and bad. (Loopback iperf3 on a loaded machine can dip below
+// the threshold too, so other pairs may be low as well.)
 func TestSampledMatrixLocal(t *testing.T) {
 	needBinaries(t, "iperf3")
 	sc, err := scenarios.LoadBytes("sampled.yaml", []byte(sampledScenario))
@@ -61,7 +63,7 @@ func TestSampledMatrixLocal(t *testing.T) {
 				l := &p.Rounds[ri].Jobs[ji].Legs[li]
 				for ci := range l.Commands {
 					if l.From == "ep-1" && l.To == "ep-2" && l.Commands[ci].Role == tools.RoleClient {
-						l.Commands[ci].Argv = append(l.Commands[ci].Argv, "-b", "200M")
+						l.Commands[ci].Argv = append(l.Commands[ci].Argv, "-b", "2M")
 						throttled++
 					}
 				}
@@ -84,14 +86,9 @@ func TestSampledMatrixLocal(t *testing.T) {
 	if len(rep.Samples) != 1 || rep.Samples[0] != want {
 		t.Fatalf("samples %+v, want %+v", rep.Samples, want)
 	}
-	var bad []report.LowPair
-	for _, lp := range rep.LowPairs[0].Low {
-		if lp.Status == report.LowPairBad {
-			bad = append(bad, lp)
-		}
-	}
-	if len(bad) != 1 || bad[0].From != "ep-1" || bad[0].To != "ep-2" {
-		t.Fatalf("bad low pairs %+v, want ep-1 → ep-2 alone (findings %q)", bad, rep.LowPairs[0].Findings)
+	low := rep.LowPairs[0].Low
+	if len(low) == 0 || low[0].From != "ep-1" || low[0].To != "ep-2" || low[0].Status != report.LowPairBad || len(low[0].RetestBps) != 1 {
+		t.Fatalf("low pairs %+v, want ep-1 → ep-2 first, bad on its retest (findings %q)", low, rep.LowPairs[0].Findings)
 	}
 	saved, err := report.Load(filepath.Join(out, "report.json"))
 	if err != nil || len(saved.Samples) != 1 || saved.Samples[0] != want {
