@@ -123,7 +123,8 @@ fuzz-parsers:
 bench: bench-plan bench-parsers bench-runner bench-report bench-kube
 # Planning a 512-endpoint all-to-all (time, memory, allocations).
 bench-plan:
-	$(GO) test -run '^$$' -bench CompileAllToAll512 -benchmem -count 3 ./runner/plan/
+	$(GO) test -run '^$$' -bench 'Compile/' -benchmem -benchtime 3x ./runner/plan/
+	$(GO) test -run '^$$' -bench 'StreamRounds/' -benchmem -benchtime 1x -timeout 30m ./runner/plan/
 # Parse throughput: 10 MB perftest sweep capture, 100 MB NCCL_DEBUG=INFO log.
 bench-parsers:
 	$(GO) test ./parsers -run '^$$' -bench 'ParsePerftest|ParseNCCLInfoLog100MB' -benchmem

@@ -102,6 +102,9 @@ func buildSections(r *Report) []section {
 	for _, k := range slices.Sorted(maps.Keys(notRun)) { // no backend of this workload measured anything
 		nixl.Tables = append(nixl.Tables, nixlTable(k, nil, notRun[k]))
 	}
+	if len(r.Samples) > 0 {
+		mat.Tables = append(mat.Tables, samplesTable(r.Samples))
+	}
 	fillEfficiency(&eff, effResults)
 	var out []section
 	for _, s := range []section{eff, mat, bw, nixl, lat, nccl} {

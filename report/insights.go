@@ -181,6 +181,7 @@ func kvRows(b *KVBudget) [][]string {
 // the run has none.
 func WriteInsights(w io.Writer, r *Report) error {
 	var b strings.Builder
+	writeSamples(&b, r.Samples)
 	for _, wf := range WaterfallsOf(r) {
 		fmt.Fprintf(&b, "\nWaterfall %s:\n", wf.Pair)
 		writeAligned(&b, append([][]string{{"LAYER", "TEST", "BEST", "% LINE", "% OF BELOW"}}, waterfallRows(wf)...))

@@ -41,6 +41,9 @@ type Report struct {
 	LowPairs   []LowPairAnalysis `json:"lowPairs,omitempty"`
 	Serving    *ServingSetup     `json:"serving,omitempty"`
 	KVBudget   *KVBudget         `json:"kvBudget,omitempty"`
+	// Samples are the sampled all-to-all tests (tests[].sample): what
+	// share of each matrix this run measured.
+	Samples []SampleCoverage `json:"samples,omitempty"`
 	// Preflight is what was checked on each endpoint before the first test.
 	Preflight []PreflightEndpoint `json:"preflight,omitempty"`
 }

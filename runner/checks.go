@@ -220,7 +220,7 @@ func preflightUnits(p *plan.Plan, sc *scenarios.Scenario, eps []backend.Endpoint
 		}
 		u.want = x
 	}
-	for _, round := range p.Rounds {
+	_ = p.EachRound(func(round *plan.Round) error {
 		for i := range round.Jobs {
 			job := &round.Jobs[i]
 			names := jobEndpoints(job)
@@ -228,7 +228,8 @@ func preflightUnits(p *plan.Plan, sc *scenarios.Scenario, eps []backend.Endpoint
 				mark(name, tests[job.Test], job.Tool, needsNCCLNet(platform, job, names))
 			}
 		}
-	}
+		return nil
+	})
 	for _, s := range p.Skipped { // set aside by the planner: still say why
 		t := tests[s.Test]
 		for _, ep := range eps {

@@ -66,16 +66,17 @@ func (r *run) newReport() *report.Report {
 	return &report.Report{SchemaVersion: report.SchemaVersion, Run: meta}
 }
 
-// planOrder numbers jobs in plan order (skipped tests first).
+// planOrder numbers jobs in plan order (skipped tests first); only the
+// jobs that started have results to order.
 func (r *run) planOrder() map[string]int {
-	order := map[string]int{}
-	for _, s := range r.cfg.Plan.Skipped {
-		order[s.Test] = len(order)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	order := make(map[string]int, len(r.order)+len(r.cfg.Plan.Skipped))
+	for i, s := range r.cfg.Plan.Skipped {
+		order[s.Test] = i
 	}
-	for _, round := range r.cfg.Plan.Rounds {
-		for _, j := range round.Jobs {
-			order[j.ID] = len(order)
-		}
+	for id, n := range r.order { // numbered as the rounds started them
+		order[id] = n
 	}
 	return order
 }

@@ -59,6 +59,9 @@ func TestMpirunSameHostStandins(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if err := p.Hold(); err != nil {
+		t.Fatal(err)
+	}
 	argv := strings.Join(p.Rounds[0].Jobs[0].Legs[0].Commands[0].Argv, " ")
 	if !strings.Contains(argv, "mpirun --allow-run-as-root -np 2 --map-by slot -H 127.0.0.1:2 ") {
 		t.Fatalf("launcher: %s", argv)

@@ -79,12 +79,17 @@ func (d *resultsDir) writeFile(name string, data []byte) error {
 	return os.WriteFile(filepath.Join(d.dir, name), data, 0o644)
 }
 
+// writePlan streams the plan's rounds into plan.json, one at a time.
 func (d *resultsDir) writePlan(p *plan.Plan) error {
-	data, err := json.MarshalIndent(p, "", "  ")
+	f, err := os.Create(filepath.Join(d.dir, PlanFile))
 	if err != nil {
 		return err
 	}
-	return d.writeFile(PlanFile, append(data, '\n'))
+	if err := plan.WriteJSON(f, p); err != nil {
+		_ = f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // appendResult writes one results.jsonl line and syncs it to disk.

@@ -79,19 +79,17 @@ type jobLeg struct {
 // legsOf finds the planned legs of test from → to (every size and backend).
 func (r *run) legsOf(test, from, to string) []jobLeg {
 	var out []jobLeg
-	for ri := range r.cfg.Plan.Rounds {
-		for ji := range r.cfg.Plan.Rounds[ri].Jobs {
-			j := &r.cfg.Plan.Rounds[ri].Jobs[ji]
-			if j.Test != test {
-				continue
-			}
+	_ = r.cfg.Plan.EachRoundOf(test, func(round *plan.Round) error {
+		for ji := range round.Jobs {
+			j := &round.Jobs[ji]
 			for li, l := range j.Legs {
 				if l.From == from && l.To == to {
 					out = append(out, jobLeg{j, li})
 				}
 			}
 		}
-	}
+		return nil
+	})
 	return out
 }
 
@@ -105,6 +103,12 @@ func (r *run) derive(rep *report.Report) {
 	}
 	if sc := r.cfg.Scenario; sc != nil && sc.Serving != nil {
 		rep.Serving = ServingSetup(sc.Serving)
+	}
+	for _, s := range r.cfg.Plan.Samples {
+		c := report.SampleCoverage{Test: s.Test, Partners: s.Partners, Seed: s.Seed, FirstRound: s.FirstRound, Rounds: s.Rounds,
+			MatrixRounds: s.MatrixRounds, PlannedPairs: s.Pairs, MatrixPairs: s.MatrixPairs, RunsToCover: s.RunsToCover}
+		c.Covered(rep.Results)
+		rep.Samples = append(rep.Samples, c)
 	}
 	report.Derive(rep)
 }

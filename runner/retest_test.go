@@ -54,6 +54,9 @@ func TestLowPairThrottledLocal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if err := p.Hold(); err != nil {
+		t.Fatal(err)
+	}
 	throttled := 0
 	for ri := range p.Rounds {
 		for ji := range p.Rounds[ri].Jobs {

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -12,13 +13,21 @@ import (
 )
 
 // rounds runs the rounds one after the other, the jobs of a round at once.
-func (r *run) rounds(ctx context.Context) {
-	for i := range r.cfg.Plan.Rounds {
+// The plan builds each round as it is reached, so a run holds one round's
+// jobs, not the matrix's.
+func (r *run) rounds(ctx context.Context) error {
+	i := 0
+	err := r.cfg.Plan.EachRound(func(round *plan.Round) error {
 		if ctx.Err() != nil {
-			return
+			return errStopRounds
 		}
-		round := &r.cfg.Plan.Rounds[i]
 		r.progress.round(i, round)
+		i++
+		r.mu.Lock()
+		for j := range round.Jobs {
+			r.order[round.Jobs[j].ID] = len(r.cfg.Plan.Skipped) + len(r.order)
+		}
+		r.mu.Unlock()
 		var wg sync.WaitGroup
 		for j := range round.Jobs {
 			wg.Add(1)
@@ -29,7 +38,12 @@ func (r *run) rounds(ctx context.Context) {
 			}(&round.Jobs[j])
 		}
 		wg.Wait()
+		return nil
+	})
+	if errors.Is(err, errStopRounds) {
+		return nil
 	}
+	return err
 }
 
 // runJob runs the legs of a job in order; each leg's result is recorded

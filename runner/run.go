@@ -16,7 +16,7 @@ func Run(ctx context.Context, cfg Config) (*report.Report, error) {
 	if cfg.Plan == nil || cfg.Backend == nil || cfg.OutDir == "" {
 		return nil, &HarnessError{Err: errors.New("runner: Plan, Backend and OutDir are required")}
 	}
-	r := &run{cfg: cfg, runID: cfg.RunID, tests: testsByName(cfg.Scenario)}
+	r := &run{cfg: cfg, runID: cfg.RunID, tests: testsByName(cfg.Scenario), order: map[string]int{}}
 	if r.runID == "" {
 		r.runID = NewRunID(time.Now())
 	}
@@ -27,7 +27,7 @@ func Run(ctx context.Context, cfg Config) (*report.Report, error) {
 	r.dir = dir
 	defer dir.close()
 	rep := r.newReport()
-	r.progress = newProgress(cfg.Progress, len(cfg.Plan.Rounds))
+	r.progress = newProgress(cfg.Progress, cfg.Plan.NumRounds())
 	// The stages, each in a file of its own (TestExecutorFilesCallOneWay).
 	runErr := r.provision(ctx, rep) // provision.go: endpoints, discovery
 	if runErr == nil {
@@ -37,9 +37,9 @@ func Run(ctx context.Context, cfg Config) (*report.Report, error) {
 		}
 	}
 	if runErr == nil {
-		r.recordSkips()       // skips.go: what will not run, and why
-		r.rounds(ctx)         // rounds.go → repetitions.go → repetition.go
-		r.retestLowPairs(ctx) // retest.go: low pairs again, after the matrix
+		r.recordSkips()        // skips.go: what will not run, and why
+		runErr = r.rounds(ctx) // rounds.go → repetitions.go → repetition.go
+		r.retestLowPairs(ctx)  // retest.go: low pairs again, after the matrix
 	}
 	r.cleanup()                       // provision.go: undone on a fresh context
 	return r.finish(ctx, rep, runErr) // finish.go: report.json, exit error

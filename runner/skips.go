@@ -57,14 +57,17 @@ func (r *run) skipReason(job *plan.Job) (bool, string) {
 
 // anyJobRuns is false when every job will be skipped (no etcd needed).
 func (r *run) anyJobRuns() bool {
-	for _, round := range r.cfg.Plan.Rounds {
+	runs := false
+	_ = r.cfg.Plan.EachRound(func(round *plan.Round) error {
 		for i := range round.Jobs {
 			if skip, _ := r.skipReason(&round.Jobs[i]); !skip {
-				return true
+				runs = true
+				return errStopRounds
 			}
 		}
-	}
-	return false
+		return nil
+	})
+	return runs
 }
 
 // recordSkips records the tests the planner already set aside.

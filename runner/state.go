@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"sync"
@@ -101,9 +102,13 @@ type run struct {
 
 	mu       sync.Mutex
 	results  []report.Result
+	order    map[string]int    // job ID → its place in the plan, as rounds start
 	versions map[string]string // tool → version it reported
 	mpi      map[*mpi.Session]bool
 }
+
+// errStopRounds ends a walk over the plan's rounds early; never returned.
+var errStopRounds = errors.New("stop")
 
 func testsByName(sc *scenarios.Scenario) map[string]*scenarios.Test {
 	m := map[string]*scenarios.Test{}

@@ -56,6 +56,8 @@ var brokenCases = []struct {
 	{"line-rate-missing", []string{"16:20 tests[0].expect.minLineRate"}},
 	{"local-with-cluster", []string{"5:1 cluster", "9:5 pools[0].networks", "11:5 pools[1].tolerations"}},
 	{"many-errors", []string{"9:15 pools[0].replicas", "11:5 pools[1].replicaz", "14:11 tests[0].tool", "18:11 tests[1].from", "20:12 tests[1].args.qps", "20:27 tests[1].args.count", "21:11 tests[2].name", "26:21 tests[2].args.sizes[1]", "28:20 tests[2].expect.minLineRate"}},
+	// sample: at least 1, and only on an all-to-all (nccl: not at all).
+	{"sample-checks", []string{"13:13 tests[0].sample", "18:13 tests[1].sample", "22:13 tests[2].sample", "26:5 tests[3].sample"}},
 	{"merge-key", []string{"19:7 tests[0].env"}},
 	{"missing-apiversion", []string{"1:1 apiVersion"}},
 	{"nccl-checks", []string{"15:5 tests[0].pattern", "17:19 tests[0].args.collective", "18:19 tests[0].args.stepFactor"}},

@@ -11,6 +11,7 @@ var fieldDocs = map[string]string{
 	"Scenario.pools":                          "groups of endpoints with one role (prefill, decode, ep …)",
 	"Scenario.tests":                          "benchmarks between pools, run one after another",
 	"Scenario.serving":                        "the LLM serving setup (model KV shape, context lengths, TP sizes, block size): the report costs the KV transfer per request",
+	"Test.sample":                             "all-to-all: each endpoint meets this many partners per run, the partners turning with the day, so that successive nights cover the matrix",
 	"Expect.lowPair":                          "all-to-all: retest the pairs below a threshold and name the endpoint or link they share",
 	"LowPair.below":                           "threshold, a percent of `of` (80%)",
 	"LowPair.of":                              "best (the best pair of the matrix, default) or expectation (minBandwidth, or minLineRate of lineRate)",

@@ -286,6 +286,11 @@ type Test struct {
 	From    string `yaml:"from,omitempty" json:"from,omitempty" schema:"required"`
 	To      string `yaml:"to,omitempty" json:"to,omitempty"`
 	Pattern string `yaml:"pattern,omitempty" json:"pattern,omitempty" schema:"enum=patterns"`
+	// Sample (all-to-all only) runs K of the matrix's rounds per run, so
+	// that each endpoint meets K partners: which K turns with the run's
+	// sample seed (by default the day), so successive nights cover the
+	// matrix. Unset: the whole matrix.
+	Sample *int `yaml:"sample,omitempty" json:"sample,omitempty"`
 
 	Args Args `yaml:"args,omitempty" json:"args,omitempty"`
 

@@ -60,8 +60,13 @@ func (v *validator) endpoints(path string, t *Test) {
 	to := v.defaultedPoolRef(path, t)
 	if t.Tool == ToolNCCL {
 		v.ncclRanks(path, t, from, to)
+		if t.Sample != nil {
+			v.keyErrf(path+".sample", "nccl runs one job whose ranks are every endpoint of from and to; remove sample",
+				"sample means nothing for nccl")
+		}
 		return
 	}
+	v.sample(path, t)
 	if !v.checkOneOf(path+".pattern", t.Pattern, "patterns", Patterns) || from == nil || to == nil {
 		return
 	}
@@ -71,6 +76,26 @@ func (v *validator) endpoints(path string, t *Test) {
 			msg += " (pairwise is the default pattern)"
 		}
 		v.errf(p, hint, "%s", msg)
+	}
+}
+
+// sample checks tests[i].sample: a count of partners, on an all-to-all.
+func (v *validator) sample(path string, t *Test) {
+	if t.Sample == nil {
+		return
+	}
+	p := path + ".sample"
+	if *t.Sample < 1 {
+		v.errf(p, "write the partners each endpoint meets per run, 1 or more, such as sample: 8; remove sample to run the whole matrix",
+			"sample must be at least 1, not %d", *t.Sample)
+	}
+	if t.Pattern != PatternAllToAll {
+		pattern := t.Pattern
+		if pattern == "" {
+			pattern = PatternPairwise
+		}
+		v.errf(p, "set pattern: all-to-all, or remove sample: a "+pattern+" test already runs each pair it has once",
+			"sample picks pairs of an all-to-all matrix, not of %s", pattern)
 	}
 }
 

@@ -50,7 +50,7 @@ func runClean(ctx context.Context, o *cleanOptions) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, o.timeout)
 	defer cancel()
-	_, client, err := kube.Connect(kube.ConnectOptions{Kubeconfig: o.kube.kubeconfig, Context: o.kube.context})
+	_, client, err := o.kube.connect()
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,8 @@ import (
 	"io"
 
 	"github.com/spf13/pflag"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 
 	"github.com/rdmabench/rdmabench/runner/backend"
 	"github.com/rdmabench/rdmabench/runner/backend/kube"
@@ -17,16 +19,29 @@ type kubeOptions struct {
 	kubeconfig string
 	context    string
 	namespace  string
+	qps        float32
+	burst      int
 }
 
 func addKubeFlags(fl *pflag.FlagSet, o *kubeOptions) {
 	fl.StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig file (kube backend; default $KUBECONFIG, ~/.kube/config, or in-cluster config)")
 	fl.StringVar(&o.context, "context", "", "kubeconfig context (kube backend; default the current one)")
 	fl.StringVarP(&o.namespace, "namespace", "n", "", "namespace of the pods (kube backend; overrides cluster.namespace)")
+	fl.Float32Var(&o.qps, "kube-qps", kube.DefaultQPS, "requests per second to the Kubernetes API (kube backend): pod creations and execs spend it")
+	fl.IntVar(&o.burst, "kube-burst", kube.DefaultBurst, "requests allowed in a burst above --kube-qps (kube backend)")
+}
+
+// connect is kube.Connect with the command line's cluster and rate;
+// a rate that cannot work is a usage error (exit 2).
+func (o kubeOptions) connect() (*rest.Config, kubernetes.Interface, error) {
+	if o.qps <= 0 || o.burst < 1 {
+		return nil, nil, usageError{fmt.Errorf("--kube-qps %g --kube-burst %d: both must be positive (defaults %d and %d)", o.qps, o.burst, kube.DefaultQPS, kube.DefaultBurst)}
+	}
+	return kube.Connect(kube.ConnectOptions{Kubeconfig: o.kubeconfig, Context: o.context, QPS: o.qps, Burst: o.burst})
 }
 
 func newKubeBackend(sc *scenarios.Scenario, runID string, ko kubeOptions, progress io.Writer) (backend.Backend, error) {
-	cfg, client, err := kube.Connect(kube.ConnectOptions{Kubeconfig: ko.kubeconfig, Context: ko.context})
+	cfg, client, err := ko.connect()
 	if err != nil {
 		return nil, err
 	}

@@ -11,8 +11,9 @@ import (
 // planOptions are the flags of `rdmabench plan`.
 type planOptions struct {
 	file   string
-	output string // table | json | yaml | cronjob
+	output string // summary | table | json | yaml | manifests | cronjob
 	cron   cronJobFlags
+	seed   sampleSeed
 }
 
 // newPlanCmd shows what a run would do, without touching anything: the
@@ -22,10 +23,18 @@ func newPlanCmd(stdout io.Writer) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "plan FILE",
 		Short: "Show the endpoints, rounds and exact command lines a scenario will run",
-		Long: `plan compiles a scenario into the plan a run would execute and prints it:
-the endpoints (pods or processes), the rounds of jobs (jobs of a round run at
-the same time), and for every leg the exact commands with their environment,
-port and readiness signal. Nothing is started. Placeholders such as
+		Long: `plan compiles a scenario into the plan a run would execute and prints it.
+Nothing is started.
+
+By default it prints a summary: the endpoints and how they share nodes, the
+rounds, jobs and legs (per test and in all) and the estimated time, from the
+tests' own durations and the harness's measured overhead per leg.
+
+-o table prints every leg's exact commands with their environment, port and
+readiness signal, round by round (jobs of a round run at the same time);
+-o json the plan as a run saves it in plan.json. Both stream: the rounds are
+built as they are written, so an all-to-all over thousands of endpoints
+prints without holding its millions of legs. Placeholders such as
 ${addr:NAME}, ${etcd}, ${run} and ${out} are filled in at run time.
 
 -o cronjob prints instead what runs the scenario on a schedule in the
@@ -34,6 +43,7 @@ RoleBinding, a PersistentVolumeClaim for the results, a ConfigMap holding the
 scenario and a CronJob whose Job runs it and compares it with the automatic
 baseline; the Job fails when the run or the comparison does.`,
 		Example: `  rdmabench plan scenarios/pd-disagg.yaml
+  rdmabench plan scenarios/pd-disagg.yaml -o table
   rdmabench plan scenarios/wideep.yaml -o json
   rdmabench plan scenarios/pd-disagg.yaml -o cronjob --image registry.example.com/rdmabench:v1 | kubectl apply -f -`,
 		Args: cobra.ExactArgs(1),
@@ -42,9 +52,10 @@ baseline; the Job fails when the run or the comparison does.`,
 			return runPlan(opts, stdout)
 		},
 	}
-	cmd.Flags().StringVarP(&opts.output, "output", "o", "table", "output format: table, json, yaml, manifests (kube: the objects run creates) or cronjob")
-	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"table", "json", "yaml", "manifests", "cronjob"}, cobra.ShellCompDirectiveNoFileComp))
+	cmd.Flags().StringVarP(&opts.output, "output", "o", "summary", "output format: summary, table (every command), json, yaml, manifests (kube: the objects run creates) or cronjob")
+	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"summary", "table", "json", "yaml", "manifests", "cronjob"}, cobra.ShellCompDirectiveNoFileComp))
 	opts.cron.register(cmd)
+	opts.seed.register(cmd.Flags())
 	return cmd
 }
 
@@ -66,7 +77,7 @@ func runPlan(opts *planOptions, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	p, err := plan.Compile(s, plan.CompileOptions{Platform: scenarioPlatform(s)})
+	p, err := plan.Compile(s, plan.CompileOptions{Platform: scenarioPlatform(s), SampleSeed: opts.seed.value()})
 	if err != nil {
 		return err
 	}
@@ -75,12 +86,14 @@ func runPlan(opts *planOptions, stdout io.Writer) error {
 
 func planWriter(format string) (func(io.Writer, *plan.Plan) error, error) {
 	switch format {
-	case "table", "":
+	case "summary", "":
+		return plan.WriteSummary, nil
+	case "table":
 		return plan.WriteTable, nil
 	case "json":
 		return plan.WriteJSON, nil
 	case "yaml":
 		return plan.WriteYAML, nil
 	}
-	return nil, usageError{fmt.Errorf("unknown output format %q: use table, json, yaml, manifests or cronjob", format)}
+	return nil, usageError{fmt.Errorf("unknown output format %q: use summary, table, json, yaml, manifests or cronjob", format)}
 }

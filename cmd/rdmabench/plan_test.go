@@ -2,11 +2,13 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 )
 
 const planScenario = `apiVersion: rdmabench.io/v1alpha1
@@ -43,8 +45,34 @@ func writeScenario(t *testing.T, body string) string {
 	return path
 }
 
-func TestPlanTable(t *testing.T) {
+// By default plan prints the summary a person reads: the counts and the
+// estimated time, no command line.
+func TestPlanSummaryByDefault(t *testing.T) {
 	code, out, errs := runCLI(t, "", "plan", writeScenario(t, planScenario))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{
+		"Plan for cli-plan (backend local)\n",
+		"  endpoints        2 (a 1, b 1)\n",
+		"  rounds           2\n",
+		"  jobs             2\n",
+		"  legs             2\n",
+		"  estimated time   4.1s (",
+		"│ iperf3  │ iperf3       │ pairwise │ 1      │ 1    │ 1    │ 1           │ 3.0s      │",
+		"Every command line: -o table",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("summary lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "ucx_perftest ${addr") {
+		t.Errorf("the summary prints command lines:\n%s", out)
+	}
+}
+
+func TestPlanTable(t *testing.T) {
+	code, out, errs := runCLI(t, "", "plan", writeScenario(t, planScenario), "-o", "table")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
@@ -118,10 +146,67 @@ func TestPlanScenarioErrorsStartWithFile(t *testing.T) {
 	}
 }
 
-// plan -o completes its five formats.
+// plan -o completes its six formats.
 func TestPlanOutputCompletion(t *testing.T) {
 	code, out, _ := runCLI(t, "", "__complete", "plan", "x.yaml", "-o", "")
-	if code != 0 || !strings.HasPrefix(out, "table\njson\nyaml\nmanifests\ncronjob\n:4\n") {
+	if code != 0 || !strings.HasPrefix(out, "summary\ntable\njson\nyaml\nmanifests\ncronjob\n:4\n") {
 		t.Errorf("exit %d, completions %q", code, out)
+	}
+}
+
+const sampleScenario = `apiVersion: rdmabench.io/v1alpha1
+kind: Scenario
+metadata:
+  name: cli-sample
+backend: local
+pools:
+  - name: ep
+    replicas: 8
+tests:
+  - name: a2a
+    tool: iperf3
+    from: ep
+    pattern: all-to-all
+    sample: 2
+    args: {duration: 1s}
+`
+
+// --sample-seed picks the block of a sampled matrix; without it the seed
+// is the day number, so that each night takes the next block.
+func TestPlanSampleSeed(t *testing.T) {
+	path := writeScenario(t, sampleScenario)
+	code, out, errs := runCLI(t, "", "plan", path, "--sample-seed", "3", "-o", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var p struct {
+		Rounds  []struct{ Jobs []struct{ ID string } }
+		Samples []struct{ Seed, FirstRound, Rounds, RunsToCover int }
+	}
+	if err := json.Unmarshal([]byte(out), &p); err != nil {
+		t.Fatal(err)
+	}
+	// 8 endpoints: 7 matrix rounds; seed 3 × 2 partners → from round 6.
+	if len(p.Rounds) != 2 || len(p.Samples) != 1 || p.Samples[0].Seed != 3 || p.Samples[0].FirstRound != 6 ||
+		p.Samples[0].RunsToCover != 4 || !strings.HasPrefix(p.Rounds[0].Jobs[0].ID, "a2a/r6/") || !strings.HasPrefix(p.Rounds[1].Jobs[0].ID, "a2a/r0/") {
+		t.Fatalf("plan %+v", p)
+	}
+	before := time.Now().UTC().Unix() / 86400
+	code, out, _ = runCLI(t, "", "plan", path)
+	after := time.Now().UTC().Unix() / 86400
+	if code != 0 || (!strings.Contains(out, fmt.Sprintf("(seed %d:", before)) && !strings.Contains(out, fmt.Sprintf("(seed %d:", after))) {
+		t.Fatalf("exit %d; the default seed is not the day (%d):\n%s", code, before, out)
+	}
+}
+
+// --kube-qps and --kube-burst must be positive: a usage error, before any
+// cluster is reached.
+func TestKubeRateFlags(t *testing.T) {
+	kube := writeScenario(t, strings.Replace(strings.Replace(planScenario, "backend: local", "backend: kube\ncluster:\n  image: quay.io/x/tools:1", 1), "ucx-tcp", "ucx", 1))
+	for _, args := range [][]string{{"--kube-qps", "0"}, {"--kube-burst", "0"}} {
+		code, _, errs := runCLI(t, "", append([]string{"run", kube, "--kubeconfig", filepath.Join(t.TempDir(), "none")}, args...)...)
+		if code != 2 || !strings.Contains(errs, "both must be positive (defaults 50 and 100)") {
+			t.Errorf("%v: exit %d, %s", args, code, errs)
+		}
 	}
 }

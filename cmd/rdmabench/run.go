@@ -34,6 +34,7 @@ type runOptions struct {
 	runID  string
 	output string // table or json
 	dryRun bool
+	seed   sampleSeed
 	keep   bool
 	// allowEmpty accepts a run that measured nothing (exit 0, not 5).
 	allowEmpty bool
@@ -87,6 +88,7 @@ interrupted.`,
 	fl.StringVar(&o.html, "html", "auto", `HTML report: "auto" writes report.html in the results folder, "none" writes none, else a file`)
 	fl.StringVar(&o.junit, "junit", "", "also write JUnit XML to this file (for CI)")
 	fl.StringVar(&o.etcd, "etcd", "", "an etcd URL that the endpoints and this machine both reach, for nixlbench's rendezvous (default: the run's own: embedded for local endpoints, on the first host over ssh, a pod on kube)")
+	o.seed.register(fl)
 	addKubeFlags(fl, &o.kube)
 	return cmd
 }
@@ -114,7 +116,7 @@ func runRun(ctx context.Context, o *runOptions) error {
 		// A dry run plans without a cluster: every test is planned, as
 		// the pods' devices are known only once they run.
 		p, err := o.plan(sc, plan.CompileOptions{HasRDMA: func(backend.Endpoint) bool { return true }, PortOffset: o.ports,
-			Platform: scenarioPlatform(sc)})
+			Platform: scenarioPlatform(sc), SampleSeed: o.seed.value()})
 		if err != nil {
 			return err
 		}
@@ -124,7 +126,7 @@ func runRun(ctx context.Context, o *runOptions) error {
 	if err != nil {
 		return err
 	}
-	opts := plan.CompileOptions{HasRDMA: runner.BackendHasRDMA(ctx, be), PortOffset: o.ports}
+	opts := plan.CompileOptions{HasRDMA: runner.BackendHasRDMA(ctx, be), PortOffset: o.ports, SampleSeed: o.seed.value()}
 	if opts.Platform, err = backendPlatform(ctx, be); err != nil {
 		return err
 	}

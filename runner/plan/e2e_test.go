@@ -34,7 +34,7 @@ func TestPlannedCommandsRunForReal(t *testing.T) {
 			Args: scenarios.Args{Transports: "tcp", Test: "tag_lat", Iterations: 500}},
 		scenarios.Test{Name: "iperf3", Tool: "iperf3", From: "a", To: "b", Args: scenarios.Args{Duration: dur("1s")}},
 	)
-	p, err := Compile(s, CompileOptions{PortOffset: freeOffset(t)})
+	p, err := compileHeld(s, CompileOptions{PortOffset: freeOffset(t)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,7 +24,7 @@ func FuzzCompile(f *testing.F) {
 		if samePool {
 			test.To = "a"
 		}
-		p, err := Compile(scenario(pools, test), CompileOptions{})
+		p, err := compileHeld(scenario(pools, test), CompileOptions{})
 		if err != nil {
 			t.Fatalf("compile: %v", err)
 		}

@@ -87,15 +87,19 @@ func TestGoldenHandBuiltPlans(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var js, table bytes.Buffer
+			var js, table, summary bytes.Buffer
 			if err := WriteJSON(&js, p); err != nil {
 				t.Fatal(err)
 			}
 			if err := WriteTable(&table, p); err != nil {
 				t.Fatal(err)
 			}
+			if err := WriteSummary(&summary, p); err != nil {
+				t.Fatal(err)
+			}
 			golden(t, "plans/"+name+".json", js.Bytes())
 			golden(t, "plans/"+name+".txt", table.Bytes())
+			golden(t, "plans/"+name+".summary.txt", summary.Bytes())
 		})
 	}
 }

@@ -36,3 +36,14 @@ func scenario(pools []scenarios.Pool, tests ...scenarios.Test) *scenarios.Scenar
 		Tests:    tests,
 	}
 }
+
+// compileHeld compiles and then builds every round into Rounds, for tests
+// that look at the rounds as a slice (the streamed plan is checked against
+// the goldens, which predate streaming, byte for byte).
+func compileHeld(s *scenarios.Scenario, opts CompileOptions) (*Plan, error) {
+	p, err := Compile(s, opts)
+	if err != nil {
+		return nil, err
+	}
+	return p, p.Hold()
+}

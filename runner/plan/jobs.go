@@ -1,7 +1,6 @@
 package plan
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -112,28 +111,18 @@ func variantName(b string, size int64) string {
 	return strings.Join(parts, "/")
 }
 
-// round appends the r-th round of this test to the plan.
-func (tc *testCompiler) round(r int, slots []slot) error {
-	plan := tc.c.plan
-	rd := Round{Index: len(plan.Rounds), Test: tc.t.Name, Jobs: make([]Job, 0, len(slots))}
+// round builds the r-th round of this test; global is its index in the plan.
+func (tc *testCompiler) round(global, r int, slots []slot) (Round, error) {
+	rd := Round{Index: global, Test: tc.t.Name, Jobs: make([]Job, 0, len(slots))}
 	for j, sl := range slots {
 		job, err := tc.job(rd.Index, r, j, sl)
 		if err != nil {
-			return err
+			return rd, err
 		}
 		rd.Jobs = append(rd.Jobs, job)
-		if tc.c.legs += len(job.Legs); tc.c.legs > maxPlanLegs {
-			return fmt.Errorf("the plan would have more than %d legs (a 512-endpoint all-to-all of one size has 261,632), too many to hold or to run (lower replicas or the number of sizes or backends, or split the scenario)", maxPlanLegs)
-		}
 	}
-	plan.Rounds = append(plan.Rounds, rd)
-	return nil
+	return rd, nil
 }
-
-// maxPlanLegs bounds a plan (about 0.9 KB of memory per leg): a typo such
-// as replicas: 4096 under an all-to-all would otherwise plan 16 million
-// legs and exhaust the machine before anything runs.
-var maxPlanLegs = 1_000_000
 
 // job builds one job; j is its place in the round, which picks its port
 // (distinct for every job of a round, as they may share a host).

@@ -36,6 +36,10 @@ type CompileOptions struct {
 	// need RC are set aside with the reason, and nixlbench takes its
 	// LIBFABRIC backend unless the scenario wrote one.
 	Platform string
+	// SampleSeed picks the rounds of sampled all-to-all tests
+	// (tests[].sample): the command line gives the day by default, so
+	// that successive nights take successive blocks of the matrix.
+	SampleSeed int64
 }
 
 // Compile turns a loaded (defaulted, validated) scenario into a plan:
@@ -61,16 +65,25 @@ func Compile(s *scenarios.Scenario, opts CompileOptions) (*Plan, error) {
 			return nil, err
 		}
 	}
-	c.launcherCapabilities()
+	if err := c.launcherCapabilities(); err != nil {
+		return nil, err
+	}
 	return c.plan, nil
 }
 
 // launcherCapabilities gives the pools that host ranks of an MPI launch
 // over ssh what the per-run sshd needs (tools.SSHDCapabilities), on top of
 // the cluster's capabilities; other pools do without.
-func (c *compiler) launcherCapabilities() {
+func (c *compiler) launcherCapabilities() error {
 	need := map[string]bool{}
-	for _, r := range c.plan.Rounds {
+	for _, tp := range c.plan.tests {
+		if tp.sched.n != 1 {
+			continue // an MPI launch is a collective: one round of one job
+		}
+		r, err := tp.build(0)
+		if err != nil {
+			return err
+		}
 		for _, j := range r.Jobs {
 			for _, l := range j.Legs {
 				for _, pc := range l.Commands {
@@ -99,6 +112,7 @@ func (c *compiler) launcherCapabilities() {
 			}
 		}
 	}
+	return nil
 }
 
 // platformTest is test i as the platform runs it: on EKS nixlbench drives
@@ -123,7 +137,6 @@ type compiler struct {
 	poolIdx map[string][]int
 	byName  map[string]int
 	strs    *tools.Strings
-	legs    int // legs planned so far, bounded by maxPlanLegs
 }
 
 func (c *compiler) test(i int) error {
@@ -140,22 +153,29 @@ func (c *compiler) test(i int) error {
 		c.skip(t, reason)
 		return nil
 	}
-	var rounds [][]slot
+	var sc sched
 	if spec.Family == parsers.FamilyNCCL {
-		rounds = collective(p)
-	} else if rounds, err = schedule(t.Pattern, p); err != nil {
+		sc = listed(collective(p))
+	} else if sc, err = schedule(t.Pattern, p); err != nil {
 		return posErr(c.s.File, t.Pos, "tests[%d] (%s): %v", i, t.Name, err)
 	}
-	if len(rounds) == 0 {
+	if t.Sample != nil && t.Pattern == scenarios.PatternAllToAll && sc.n > 0 {
+		var info Sample
+		sc, info = sampled(sc, t.Name, *t.Sample, c.opts.SampleSeed)
+		c.plan.Samples = append(c.plan.Samples, info)
+	}
+	if sc.n == 0 {
 		c.skip(t, fmt.Sprintf("pattern %q over %s→%s forms no pair of endpoints; add replicas", patternOf(t), t.From, toPool(t)))
 		return nil
 	}
-	tc := c.newTestCompiler(t, spec)
-	for r, round := range rounds {
-		if err := tc.round(r, round); err != nil {
-			return posErr(c.s.File, t.Pos, "tests[%d] (%s): %v", i, t.Name, err)
-		}
+	tp := &testPlan{tc: c.newTestCompiler(t, spec), sched: sc, first: c.plan.NumRounds(), index: i}
+	// The first round is built now: a test whose commands cannot be made
+	// fails here, at its position, before anything runs (every round of a
+	// test builds its commands the same way).
+	if _, err := tp.build(0); err != nil {
+		return posErr(c.s.File, t.Pos, "tests[%d] (%s): %v", i, t.Name, err)
 	}
+	c.plan.tests = append(c.plan.tests, tp)
 	if tools.NeedsEtcd(t) {
 		c.plan.NeedsEtcd = true
 	}

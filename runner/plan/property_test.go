@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"runtime"
 	"testing"
 
 	"github.com/rdmabench/rdmabench/scenarios"
@@ -21,7 +22,7 @@ func sizesUnderTest() []int {
 
 func compileOne(t *testing.T, pools []scenarios.Pool, test scenarios.Test) *Plan {
 	t.Helper()
-	p, err := Compile(scenario(pools, test), CompileOptions{})
+	p, err := compileHeld(scenario(pools, test), CompileOptions{})
 	if err != nil {
 		t.Fatalf("compile: %v", err)
 	}
@@ -233,7 +234,7 @@ func TestCompileIsDeterministic(t *testing.T) {
 				scenarios.Test{Name: "d", Tool: "ib_read_lat", From: "decode", Pattern: "ring"},
 			)
 			s.Defaults.Env = map[string]string{"B": "2", "A": "1", "C": "3"}
-			p, err := Compile(s, CompileOptions{})
+			p, err := compileHeld(s, CompileOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -266,5 +267,76 @@ func TestJobIDsUniqueAndReadable(t *testing.T) {
 	}
 	if got := p.Rounds[2].Jobs[0].ID; got != "a2a/r2/ep-0->ep-2" {
 		t.Fatalf("job id %q", got)
+	}
+}
+
+// The counts a schedule gives without building its rounds (what the
+// summary prints) are the counts of the rounds it builds, for every
+// pattern, pool sizes even and odd, one pool and two, directional or not.
+func TestScheduleCountsMatchRounds(t *testing.T) {
+	patterns := []string{"", scenarios.PatternPairwise, scenarios.PatternAllToAll, scenarios.PatternRing,
+		scenarios.PatternOneToMany, scenarios.PatternManyToOne}
+	for _, pattern := range patterns {
+		for n := 0; n <= 9; n++ {
+			for _, m := range []int{-1, 0, 1, 3, 8} { // -1: within one pool
+				for _, directional := range []bool{false, true} {
+					from := seq(0, n)
+					p := pairing{from: from, to: from, samePool: true, directional: directional}
+					if m >= 0 {
+						p = pairing{from: from, to: seq(n, m), directional: directional}
+					}
+					sc, err := schedule(pattern, p)
+					if err != nil {
+						t.Fatal(err)
+					}
+					var jobs, edges, perJob int
+					for r := 0; r < sc.n; r++ {
+						round := sc.at(r)
+						if len(round) == 0 {
+							t.Fatalf("%q n=%d m=%d: round %d is empty", pattern, n, m, r)
+						}
+						jobs += len(round)
+						for _, sl := range round {
+							edges += len(sl.edges)
+							perJob = max(perJob, len(sl.edges))
+						}
+					}
+					if sc.jobs != jobs || sc.edges != edges || (sc.n > 0 && sc.perJob != perJob) {
+						t.Fatalf("%q n=%d m=%d directional=%v: counted %d jobs %d edges %d per job, built %d, %d, %d",
+							pattern, n, m, directional, sc.jobs, sc.edges, sc.perJob, jobs, edges, perJob)
+					}
+				}
+			}
+		}
+	}
+}
+
+func seq(from, n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = from + i
+	}
+	return out
+}
+
+// Compiling a 4,096-endpoint all-to-all (16.8 million legs) holds its
+// endpoints and one round, not its legs: the counts are exact and the
+// compile allocates a few MB where the legs would take gigabytes. (Bytes
+// allocated, not time: a property of the design, not of the machine.)
+func TestCompileHoldsEndpointsNotLegs(t *testing.T) {
+	const n = 4096
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	p, err := Compile(allToAll(n), CompileOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tot := p.Totals()
+	runtime.ReadMemStats(&after)
+	if tot.Rounds != n-1 || tot.Jobs != n*(n-1)/2 || tot.Legs != n*(n-1) {
+		t.Fatalf("totals %+v, want %d rounds, %d jobs, %d legs", tot, n-1, n*(n-1)/2, n*(n-1))
+	}
+	if got := after.TotalAlloc - before.TotalAlloc; got > 64<<20 {
+		t.Fatalf("compiling %d endpoints allocated %d MB; the plan should hold endpoints, not legs", n, got>>20)
 	}
 }

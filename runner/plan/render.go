@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
@@ -16,12 +18,86 @@ import (
 )
 
 // WriteJSON writes the plan as indented JSON (the same document a run
-// saves), with "->" left readable in job IDs.
+// saves), with "->" left readable in job IDs. Rounds are written as they
+// are built, one at a time: a plan of millions of legs streams.
 func WriteJSON(w io.Writer, p *Plan) error {
-	enc := json.NewEncoder(w)
+	bw := bufio.NewWriterSize(w, 64<<10)
+	jw := &jsonFields{w: bw}
+	bw.WriteString("{\n")
+	jw.field("scenario", p.Scenario)
+	jw.field("backend", p.Backend)
+	jw.field("endpoints", p.Endpoints)
+	jw.sep()
+	bw.WriteString(`  "rounds": `)
+	if p.NumRounds() == 0 {
+		bw.WriteString("null")
+	} else {
+		bw.WriteString("[")
+		first := true
+		err := p.EachRound(func(r *Round) error {
+			if !first {
+				bw.WriteString(",")
+			}
+			first = false
+			bw.WriteString("\n    ")
+			return jw.value(r, "    ")
+		})
+		if err != nil {
+			return err
+		}
+		bw.WriteString("\n  ]")
+	}
+	if len(p.Skipped) > 0 {
+		jw.field("skipped", p.Skipped)
+	}
+	if p.NeedsEtcd {
+		jw.field("needsEtcd", true)
+	}
+	if len(p.Samples) > 0 {
+		jw.field("samples", p.Samples)
+	}
+	bw.WriteString("\n}\n")
+	if jw.err != nil {
+		return jw.err
+	}
+	return bw.Flush()
+}
+
+// jsonFields writes the members of WriteJSON's top-level object as
+// encoding/json's indented form would, remembering the first error.
+type jsonFields struct {
+	w   *bufio.Writer
+	n   int
+	err error
+	buf bytes.Buffer
+}
+
+func (j *jsonFields) sep() {
+	if j.n > 0 {
+		j.w.WriteString(",\n")
+	}
+	j.n++
+}
+
+func (j *jsonFields) field(name string, v any) {
+	j.sep()
+	j.w.WriteString(`  "` + name + `": `)
+	if err := j.value(v, "  "); err != nil && j.err == nil {
+		j.err = err
+	}
+}
+
+// value writes v indented at prefix, HTML left unescaped.
+func (j *jsonFields) value(v any, prefix string) error {
+	j.buf.Reset()
+	enc := json.NewEncoder(&j.buf)
 	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	return enc.Encode(p)
+	enc.SetIndent(prefix, "  ")
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := j.w.Write(bytes.TrimSuffix(j.buf.Bytes(), []byte("\n")))
+	return err
 }
 
 // WriteYAML writes the plan as YAML with the JSON field names and
@@ -55,31 +131,41 @@ func blockStyle(n *yaml.Node) {
 
 // WriteTable writes the plan for people: the endpoints, then every
 // command of every round in start order with its environment, readiness
-// and the job's timeout, then the skipped tests.
+// and the job's timeout, then the skipped tests. The commands stream: the
+// rounds are built twice, once to size the columns and once to write them,
+// so a plan of millions of legs never sits in memory.
 func WriteTable(w io.Writer, p *Plan) error {
-	fmt.Fprintf(w, "Plan for %s (backend %s): %d endpoints, %d rounds, %d jobs\n\n",
-		p.Scenario, p.Backend, len(p.Endpoints), len(p.Rounds), countJobs(p))
-	if err := endpointTable(w, p); err != nil {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	fmt.Fprintf(bw, "Plan for %s (backend %s): %d endpoints, %d rounds, %d jobs\n\n",
+		p.Scenario, p.Backend, len(p.Endpoints), p.NumRounds(), p.Totals().Jobs)
+	if err := endpointTable(bw, p); err != nil {
 		return err
 	}
-	if len(p.Rounds) > 0 {
-		fmt.Fprintln(w)
-		if err := commandTable(w, p); err != nil {
+	if p.NumRounds() > 0 {
+		fmt.Fprintln(bw)
+		if err := commandTable(bw, p); err != nil {
 			return err
 		}
 	}
 	if p.NeedsEtcd {
-		where := map[string]string{"local": "embedded in rdmabench", "ssh": "started on the first host", "kube": "a pod of the run"}[p.Backend]
-		if where == "" {
-			where = "started by the backend"
-		}
-		fmt.Fprintf(w, "\nnixlbench jobs rendezvous through the run's etcd (${etcd}): %s, or the one run --etcd names.\n", where)
+		fmt.Fprintf(bw, "\nnixlbench jobs rendezvous through the run's etcd (${etcd}): %s.\n", etcdWhere(p.Backend))
 	}
 	if len(p.Skipped) > 0 {
-		fmt.Fprintln(w)
-		return skippedTable(w, p)
+		fmt.Fprintln(bw)
+		if err := skippedTable(bw, p); err != nil {
+			return err
+		}
 	}
-	return nil
+	return bw.Flush()
+}
+
+// etcdWhere says where a backend's run finds the etcd nixlbench meets at.
+func etcdWhere(backend string) string {
+	where := map[string]string{"local": "embedded in rdmabench", "ssh": "started on the first host", "kube": "a pod of the run"}[backend]
+	if where == "" {
+		where = "started by the backend"
+	}
+	return where + ", or the one run --etcd names"
 }
 
 func newTable(w io.Writer, header ...any) *tablewriter.Table {
@@ -107,26 +193,101 @@ func endpointTable(w io.Writer, p *Plan) error {
 	return t.Render()
 }
 
+var commandHeader = []string{"ROUND", "JOB", "LEG", "TIMEOUT", "ENDPOINT", "ROLE", "READY", "COMMAND"}
+
 func commandTable(w io.Writer, p *Plan) error {
-	t := newTable(w, "ROUND", "JOB", "LEG", "TIMEOUT", "ENDPOINT", "ROLE", "READY", "COMMAND")
-	for _, r := range p.Rounds {
+	widths := make([]int, len(commandHeader))
+	measure := func(row []string) error {
+		for i, c := range row {
+			widths[i] = max(widths[i], utf8.RuneCountInString(c))
+		}
+		return nil
+	}
+	if err := measure(commandHeader); err != nil {
+		return err
+	}
+	if err := commandRows(p, measure); err != nil {
+		return err
+	}
+	b := box{w: w, widths: widths}
+	b.rule("┌", "┬", "┐")
+	b.row(commandHeader)
+	b.rule("├", "┼", "┤")
+	if err := commandRows(p, func(row []string) error { b.row(row); return b.err }); err != nil {
+		return err
+	}
+	b.rule("└", "┴", "┘")
+	return b.err
+}
+
+// commandRows calls fn with one row per command of every leg, in plan
+// order; the row is reused between calls.
+func commandRows(p *Plan, fn func([]string) error) error {
+	row := make([]string, len(commandHeader))
+	return p.EachRound(func(r *Round) error {
+		idx := strconv.Itoa(r.Index)
 		for _, j := range r.Jobs {
+			timeout := strconv.FormatFloat(j.TimeoutSec, 'f', -1, 64) + "s"
 			for li, l := range j.Legs {
+				leg := strconv.Itoa(li)
+				if l.Variant != "" {
+					leg += " " + l.Variant
+				}
 				for _, c := range l.Commands {
-					leg := strconv.Itoa(li)
-					if l.Variant != "" {
-						leg += " " + l.Variant
-					}
-					row := []any{strconv.Itoa(r.Index), j.ID, leg, strconv.FormatFloat(j.TimeoutSec, 'f', -1, 64) + "s",
-						c.Endpoint, role(c), ready(c), commandLine(c)}
-					if err := t.Append(row...); err != nil {
+					row[0], row[1], row[2], row[3] = idx, j.ID, leg, timeout
+					row[4], row[5], row[6], row[7] = c.Endpoint, role(c), ready(c), commandLine(c)
+					if err := fn(row); err != nil {
 						return err
 					}
 				}
 			}
 		}
+		return nil
+	})
+}
+
+// box writes a table in the same box-drawing form as the other tables,
+// with the column widths known in advance, so rows go out as they come.
+type box struct {
+	w      io.Writer
+	widths []int
+	err    error
+	line   []byte
+}
+
+func (b *box) rule(left, mid, right string) {
+	b.line = append(b.line[:0], left...)
+	for i, w := range b.widths {
+		if i > 0 {
+			b.line = append(b.line, mid...)
+		}
+		for k := 0; k < w+2; k++ {
+			b.line = append(b.line, "─"...)
+		}
 	}
-	return t.Render()
+	b.line = append(b.line, right...)
+	b.flush()
+}
+
+func (b *box) row(cells []string) {
+	b.line = append(b.line[:0], "│"...)
+	for i, c := range cells {
+		b.line = append(b.line, ' ')
+		b.line = append(b.line, c...)
+		for k := utf8.RuneCountInString(c); k < b.widths[i]+1; k++ {
+			b.line = append(b.line, ' ')
+		}
+		b.line = append(b.line, "│"...)
+	}
+	b.flush()
+}
+
+func (b *box) flush() {
+	if b.err != nil {
+		return
+	}
+	b.line = append(b.line, '\n')
+	_, b.err = b.w.Write(b.line)
 }
 
 func skippedTable(w io.Writer, p *Plan) error {
@@ -137,14 +298,6 @@ func skippedTable(w io.Writer, p *Plan) error {
 		}
 	}
 	return t.Render()
-}
-
-func countJobs(p *Plan) int {
-	n := 0
-	for _, r := range p.Rounds {
-		n += len(r.Jobs)
-	}
-	return n
 }
 
 func role(c PlannedCommand) string {

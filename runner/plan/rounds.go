@@ -30,24 +30,25 @@ type pairing struct {
 // schedule turns a pattern into rounds of slots such that no endpoint is in
 // two slots of one round, except where the pattern is a fan-in or fan-out
 // (many-to-one, one-to-many), whose point is that one endpoint serves many
-// at once.
-func schedule(pattern string, p pairing) ([][]slot, error) {
+// at once. The patterns whose rounds grow with the square of the endpoints
+// (all-to-all, the fans) are generated one round at a time.
+func schedule(pattern string, p pairing) (sched, error) {
 	switch pattern {
 	case "", scenarios.PatternPairwise:
-		return pairwise(p), nil
+		return listed(pairwise(p)), nil
 	case scenarios.PatternAllToAll:
 		if p.samePool {
-			return circle(p.from), nil
+			return circleSched(p.from), nil
 		}
-		return bipartite(p), nil
+		return bipartiteSched(p), nil
 	case scenarios.PatternRing:
-		return ring(ringMembers(p)), nil
+		return listed(ring(ringMembers(p))), nil
 	case scenarios.PatternOneToMany:
-		return fan(p, false), nil
+		return fanSched(p, false), nil
 	case scenarios.PatternManyToOne:
-		return fan(p, true), nil
+		return fanSched(p, true), nil
 	}
-	return nil, fmt.Errorf("unknown pattern %q (use pairwise, all-to-all, ring, one-to-many or many-to-one)", pattern)
+	return sched{}, fmt.Errorf("unknown pattern %q (use pairwise, all-to-all, ring, one-to-many or many-to-one)", pattern)
 }
 
 // pairwise: from[i] → to[i] in one round. Within one pool: 0→1, 2→3, …
@@ -74,39 +75,42 @@ func one(from, to int) slot { return slot{edges: []edge{{from, to}}} }
 // both is a job over the pair {a, b}: a→b, then b→a.
 func both(a, b int) slot { return slot{edges: []edge{{a, b}, {b, a}}} }
 
-// circle schedules a round-robin tournament over one pool with the circle
-// method: N−1 rounds for even N, N rounds for odd N (a phantom endpoint
-// makes N even; whoever meets it sits the round out). Every unordered pair
-// meets exactly once, and its job runs both directions, so every ordered
-// pair appears exactly once.
-func circle(eps []int) [][]slot {
+// circleSched schedules a round-robin tournament over one pool with the
+// circle method: N−1 rounds for even N, N rounds for odd N (a phantom
+// endpoint makes N even; whoever meets it sits the round out). Every
+// unordered pair meets exactly once, and its job runs both directions, so
+// every ordered pair appears exactly once. Round r is computed on its own.
+func circleSched(eps []int) sched {
 	n := len(eps)
 	if n < 2 {
-		return nil
+		return sched{}
 	}
 	m := n + n%2 // with a phantom for odd n
-	pos := make([]int, m)
-	rounds := make([][]slot, 0, m-1)
-	for r := 0; r < m-1; r++ {
-		pos[0] = 0
-		for i := 1; i < m; i++ {
-			pos[i] = (i-1+r)%(m-1) + 1
+	return sched{n: m - 1, jobs: n * (n - 1) / 2, edges: n * (n - 1), perJob: 2,
+		at: func(r int) []slot { return circleRound(eps, m, r) }}
+}
+
+func circleRound(eps []int, m, r int) []slot {
+	n := len(eps)
+	at := func(i int) int { // the endpoint at position i in round r
+		if i == 0 {
+			return 0
 		}
-		round := make([]slot, 0, m/2)
-		for i := 0; i < m/2; i++ {
-			a, b := pos[i], pos[m-1-i]
-			if a >= n || b >= n {
-				continue // the phantom's partner is idle
-			}
-			if a > b {
-				a, b = b, a
-			}
-			round = append(round, both(eps[a], eps[b]))
-		}
-		sortSlots(round)
-		rounds = append(rounds, round)
+		return (i-1+r)%(m-1) + 1
 	}
-	return rounds
+	round := make([]slot, 0, m/2)
+	for i := 0; i < m/2; i++ {
+		a, b := at(i), at(m-1-i)
+		if a >= n || b >= n {
+			continue // the phantom's partner is idle
+		}
+		if a > b {
+			a, b = b, a
+		}
+		round = append(round, both(eps[a], eps[b]))
+	}
+	sortSlots(round)
+	return round
 }
 
 // sortSlots orders a round's jobs by their first endpoint (stable output).
@@ -114,22 +118,26 @@ func sortSlots(round []slot) {
 	slices.SortFunc(round, func(x, y slot) int { return cmp.Compare(x.edges[0].from, y.edges[0].from) })
 }
 
-// bipartite schedules from×to across two pools in max(|from|, |to|) rounds
-// (a Latin square): in round r, the i-th endpoint of the smaller pool meets
-// the (i+r)-th of the larger. Each job runs from→to, then to→from (unless
-// the tool is directional), so every ordered pair across the pools appears
-// exactly once.
-func bipartite(p pairing) [][]slot {
+// bipartiteSched schedules from×to across two pools in max(|from|, |to|)
+// rounds (a Latin square): in round r, the i-th endpoint of the smaller
+// pool meets the (i+r)-th of the larger. Each job runs from→to, then
+// to→from (unless the tool is directional), so every ordered pair across
+// the pools appears exactly once.
+func bipartiteSched(p pairing) sched {
 	small, large := p.from, p.to
 	swapped := len(small) > len(large)
 	if swapped {
 		small, large = large, small
 	}
 	if len(small) == 0 {
-		return nil
+		return sched{}
 	}
-	rounds := make([][]slot, 0, len(large))
-	for r := range large {
+	per := 2
+	if p.directional {
+		per = 1
+	}
+	jobs := len(small) * len(large)
+	return sched{n: len(large), jobs: jobs, edges: jobs * per, perJob: per, at: func(r int) []slot {
 		round := make([]slot, 0, len(small))
 		for i, s := range small {
 			l := large[(i+r)%len(large)]
@@ -143,9 +151,8 @@ func bipartite(p pairing) [][]slot {
 				round = append(round, both(f, t))
 			}
 		}
-		rounds = append(rounds, round)
-	}
-	return rounds
+		return round
+	}}
 }
 
 // ringMembers is the ring's order: one pool, or the from pool followed by
@@ -177,17 +184,34 @@ func ring(eps []int) [][]slot {
 	return rounds
 }
 
-// fan schedules one-to-many (each from endpoint serves every to endpoint
-// at once, one round per from endpoint) or many-to-one (every from endpoint
-// at once towards one to endpoint, one round per to endpoint).
-func fan(p pairing, in bool) [][]slot {
+// fanSched schedules one-to-many (each from endpoint serves every to
+// endpoint at once, one round per from endpoint) or many-to-one (every from
+// endpoint at once towards one to endpoint, one round per to endpoint). A
+// hub whose only spoke is itself has no round.
+func fanSched(p pairing, in bool) sched {
 	hubs, spokes := p.from, p.to
 	if in {
 		hubs, spokes = p.to, p.from
 	}
-	var rounds [][]slot
+	isSpoke := map[int]bool{}
+	for _, s := range spokes {
+		isSpoke[s] = true
+	}
+	var live []int // hubs with at least one spoke but themselves
+	jobs := 0
 	for _, h := range hubs {
-		var round []slot
+		k := len(spokes)
+		if isSpoke[h] {
+			k--
+		}
+		if k > 0 {
+			live = append(live, h)
+			jobs += k
+		}
+	}
+	return sched{n: len(live), jobs: jobs, edges: jobs, perJob: 1, at: func(r int) []slot {
+		h := live[r]
+		round := make([]slot, 0, len(spokes))
 		for _, s := range spokes {
 			if s == h {
 				continue
@@ -198,11 +222,8 @@ func fan(p pairing, in bool) [][]slot {
 				round = append(round, one(h, s))
 			}
 		}
-		if len(round) > 0 {
-			rounds = append(rounds, round)
-		}
-	}
-	return rounds
+		return round
+	}}
 }
 
 // collective is the one job of a multi-rank tool: every endpoint of from

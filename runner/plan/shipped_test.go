@@ -25,18 +25,22 @@ func TestGoldenShippedPlans(t *testing.T) {
 			if err != nil {
 				t.Fatalf("compile: %v", err)
 			}
-			if len(p.Rounds) == 0 {
+			if p.NumRounds() == 0 {
 				t.Fatalf("%s plans no rounds (skipped: %+v)", sc.Name, p.Skipped)
 			}
-			var js, table bytes.Buffer
+			var js, table, summary bytes.Buffer
 			if err := WriteJSON(&js, p); err != nil {
 				t.Fatal(err)
 			}
 			if err := WriteTable(&table, p); err != nil {
 				t.Fatal(err)
 			}
+			if err := WriteSummary(&summary, p); err != nil {
+				t.Fatal(err)
+			}
 			golden(t, "plans/shipped-"+sc.Name+".json", js.Bytes())
 			golden(t, "plans/shipped-"+sc.Name+".txt", table.Bytes())
+			golden(t, "plans/shipped-"+sc.Name+".summary.txt", summary.Bytes())
 		})
 	}
 }
@@ -52,7 +56,7 @@ func TestShippedLoopbackWithoutRDMA(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := Compile(s, CompileOptions{HasRDMA: func(backend.Endpoint) bool { return false }})
+	p, err := compileHeld(s, CompileOptions{HasRDMA: func(backend.Endpoint) bool { return false }})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,16 +10,28 @@ import (
 )
 
 // Plan is everything a run will do, compiled before anything is touched.
+//
+// A compiled plan holds its endpoints and, per test, a schedule: its rounds
+// are built one at a time as they are asked for (EachRound), so its memory
+// grows with the endpoints, not with the legs (an all-to-all over N
+// endpoints has N(N−1) of them). Rounds holds the rounds of a plan built by
+// hand or read back from plan.json; they come before the compiled ones.
+// Its JSON (WriteJSON, MarshalJSON) lists every round under "rounds".
 type Plan struct {
 	Scenario  string             `json:"scenario"`
 	Backend   string             `json:"backend"`
 	Endpoints []backend.Endpoint `json:"endpoints"`
-	Rounds    []Round            `json:"rounds"`
+	Rounds    []Round            `json:"-"`
 	// Skipped lists tests that will not run here, with the reason
 	// (e.g. an RDMA-only test on a host without RDMA devices).
 	Skipped []SkippedTest `json:"skipped,omitempty"`
 	// NeedsEtcd is true when a nixlbench job needs the embedded etcd.
 	NeedsEtcd bool `json:"needsEtcd,omitempty"`
+	// Samples are the sampled all-to-all tests: which rounds of their
+	// matrix this plan takes, and what share of it that is.
+	Samples []Sample `json:"samples,omitempty"`
+
+	tests []*testPlan // compiled tests in scenario order, their rounds built on demand
 }
 
 // SkippedTest is a test the planner or the runner will not run.

@@ -20,19 +20,26 @@ const (
 // derived from the test's arguments; size is the leg's size (0 = default),
 // batch its descriptors per transfer (nixlbench perRequest; 0 = none).
 func LegTimeout(t *scenarios.Test, size int64, batch int) time.Duration {
+	return (StartupMargin + LegWork(t, size, batch)).Round(time.Second)
+}
+
+// LegWork is the time the tool itself needs for one leg: the test's
+// duration where it has one, else its iterations at the pessimistic floor
+// rate; LegTimeout adds the start-up margin, the plan's estimate the
+// harness's measured overhead.
+func LegWork(t *scenarios.Test, size int64, batch int) time.Duration {
 	spec, _ := Lookup(t.Tool)
-	var work time.Duration
 	switch {
 	case batch > 0: // one request's transfer, nixlbench's iterations of it
 		iters := t.Args.Iterations
 		if iters <= 0 {
 			iters = DefaultNixlRequestIters
 		}
-		work = nixlStepCost + transfer(float64(size)*float64(batch)*float64(2*iters))
+		return nixlStepCost + transfer(float64(size)*float64(batch)*float64(2*iters))
 	case spec.work != nil:
-		work = spec.work(&spec, t, size)
+		return spec.work(&spec, t, size)
 	}
-	return (StartupMargin + work).Round(time.Second)
+	return 0
 }
 
 func transfer(bytes float64) time.Duration {

@@ -156,6 +156,15 @@ func (b *Backend) ExecStdin(ctx context.Context, ep backend.Endpoint, argv []str
 	if err != nil {
 		return nil, err
 	}
+	// A slot, waited for no longer than the caller waits: a round's many
+	// short commands queue here instead of at the apiserver, and one that
+	// hangs holds one slot until its own bound, not the round.
+	select {
+	case b.execSlots <- struct{}{}:
+		defer func() { <-b.execSlots }()
+	case <-ctx.Done():
+		return nil, fmt.Errorf("kube: exec in pod %s: %s: waiting for one of %d exec slots: %w", pod, remote.Join(argv), cap(b.execSlots), context.Cause(ctx))
+	}
 	var out, errb bytes.Buffer
 	code, err := b.streamStdin(ctx, pod, argv, stdin, &out, &errb)
 	if err != nil {

@@ -63,7 +63,21 @@ type Options struct {
 	PollInterval       time.Duration
 	// DeleteTimeout bounds waiting for the pods to be gone (default 60 s).
 	DeleteTimeout time.Duration
+	// CreateParallelism bounds the pod creations in flight (default
+	// DefaultCreateParallelism); ExecParallelism the short commands
+	// (readiness, discovery, listen tables, kills) in flight, tools' own
+	// streams aside (default DefaultExecParallelism).
+	CreateParallelism int
+	ExecParallelism   int
 }
+
+// Bounds on what the backend has in flight at once: enough to keep a
+// 256-pod run busy, few enough that a slow apiserver sees a queue of
+// this backend's own, not hundreds of connections.
+const (
+	DefaultCreateParallelism = 16
+	DefaultExecParallelism   = 32
+)
 
 // DefaultFailFastWindow is how long a pod may stay unschedulable, or keep
 // failing to get its sandbox, before the run gives up, when the scenario
@@ -81,6 +95,8 @@ type Backend struct {
 	namespace string
 
 	disc remote.Discovery
+	// execSlots bounds the short commands in flight (ExecStdin).
+	execSlots chan struct{}
 
 	mu           sync.Mutex
 	procs        remote.Tracker[*process]
@@ -139,12 +155,18 @@ func New(sc *scenarios.Scenario, opts Options) (*Backend, error) {
 	if opts.DeleteTimeout <= 0 {
 		opts.DeleteTimeout = 60 * time.Second
 	}
+	if opts.CreateParallelism <= 0 {
+		opts.CreateParallelism = DefaultCreateParallelism
+	}
+	if opts.ExecParallelism <= 0 {
+		opts.ExecParallelism = DefaultExecParallelism
+	}
 	ns := sc.Cluster.Namespace
 	if opts.Namespace != "" {
 		ns = opts.Namespace
 	}
 	b := &Backend{opts: opts, client: opts.Client, config: opts.Config, sc: sc, namespace: ns,
-		pods: map[string]podInfo{}, binaries: map[string]bool{}}
+		pods: map[string]podInfo{}, binaries: map[string]bool{}, execSlots: make(chan struct{}, opts.ExecParallelism)}
 	b.killBound = 3*opts.KillGrace + 10*time.Second
 	b.disc = remote.Discovery{Exec: b.Exec, Key: func(ep backend.Endpoint) string { return "pod " + b.podName(ep.Name) }, Prefix: "kube"}
 	return b, nil

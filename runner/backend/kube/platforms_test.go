@@ -54,6 +54,9 @@ func TestManifestsPerPlatform(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			if err := p.Hold(); err != nil {
+				t.Fatal(err)
+			}
 			objs, err := Manifests(sc, p.Endpoints, ManifestOptions{RunID: "20261124-061500-ab12", Etcd: p.NeedsEtcd, Platform: platform})
 			if err != nil {
 				t.Fatal(err)

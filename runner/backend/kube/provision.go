@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -73,19 +74,8 @@ func (b *Backend) Provision(ctx context.Context, eps []backend.Endpoint) ([]back
 	if err != nil {
 		return nil, err
 	}
-	for i, ep := range eps {
-		pod := pods[i]
-		pod.OwnerReferences = []metav1.OwnerReference{*owner}
-		err = retry(ctx, func() error {
-			_, err := b.client.CoreV1().Pods(b.namespace).Create(ctx, pod, metav1.CreateOptions{})
-			return err
-		})
-		if err != nil {
-			return nil, createError(pod.Name, err)
-		}
-		b.mu.Lock()
-		b.pods[ep.Name] = podInfo{name: pod.Name}
-		b.mu.Unlock()
+	if err := b.createPods(ctx, eps, pods, owner); err != nil {
+		return nil, err
 	}
 	timeout := DefaultStartupTimeout
 	if d := b.sc.Cluster.StartupTimeout.Value; d > 0 {
@@ -123,6 +113,49 @@ func (b *Backend) Provision(ctx context.Context, eps []backend.Endpoint) ([]back
 		out[i] = ep
 	}
 	return out, nil
+}
+
+// createPods creates the pods, CreateParallelism at a time; the first
+// failure stops the creations not yet started and is returned (the
+// caller's Cleanup removes the pods that exist, by label).
+func (b *Backend) createPods(ctx context.Context, eps []backend.Endpoint, pods []*corev1.Pod, owner *metav1.OwnerReference) error {
+	cctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	slots := make(chan struct{}, b.opts.CreateParallelism)
+	var wg sync.WaitGroup
+	var once sync.Once
+	var first error
+	for i, ep := range eps {
+		select {
+		case slots <- struct{}{}:
+		case <-cctx.Done():
+		}
+		if cctx.Err() != nil {
+			break
+		}
+		pod := pods[i]
+		pod.OwnerReferences = []metav1.OwnerReference{*owner}
+		b.mu.Lock()
+		b.pods[ep.Name] = podInfo{name: pod.Name}
+		b.mu.Unlock()
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-slots }()
+			err := retry(cctx, func() error {
+				_, err := b.client.CoreV1().Pods(b.namespace).Create(cctx, pod, metav1.CreateOptions{})
+				return err
+			})
+			if err != nil {
+				once.Do(func() { first = createError(pod.Name, err); cancel() })
+			}
+		}()
+	}
+	wg.Wait()
+	if first != nil {
+		return first
+	}
+	return ctx.Err()
 }
 
 // place fills an endpoint from its ready pod: node, pod, data address;
