@@ -405,4 +405,3 @@ func waitClean(t *testing.T, what string, bound time.Duration, list func(context
 		time.Sleep(time.Second)
 	}
 }
-

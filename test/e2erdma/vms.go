@@ -58,8 +58,8 @@ type VM struct {
 	NodeDisk bool
 	tmp      string // QEMU's TMPDIR (the node disk's snapshot file)
 	cmd      *exec.Cmd
-	serial  *syncBuffer
-	exited  chan struct{}
+	serial   *syncBuffer
+	exited   chan struct{}
 }
 
 // Pair is the two VMs: vm1 (10.9.0.1, the socket listener) and vm2.
