@@ -1,7 +1,7 @@
 #!/bin/sh
 # node-images.sh TOOLS_OCI OUT: the images the VM nodes' containerd imports
 # (no registry), as one OCI archive OUT made from the tools image's
-# archive (make image) with umoci:
+# archive (make image) with umoci, its layers stored uncompressed:
 #   lane      the tools image as built (also the pods' sandbox image: its
 #             command is `sleep infinity`, and registry.k8s.io/pause cannot
 #             be pulled here)
@@ -24,6 +24,9 @@ umoci raw add-layer --image "$tmp/layout:lane" --tag no-rping \
   --history.created_by "rdmabench images/softroce/node-images.sh: remove rping" "$tmp/wh.tar"
 [ "$tag" = lane ] || umoci rm --image "$tmp/layout:$tag"
 umoci gc --layout "$tmp/layout"
+# Uncompressed layers: containerd unpacks them under CPU emulation in the
+# VMs, where gunzip costs most of the import (ocigunzip says more).
+(cd "$(dirname "$0")/../.." && ${GO:-go} run ./images/ocigunzip "$tmp/layout")
 tar -C "$tmp/layout" -cf "$out.tmp" .
 mv "$out.tmp" "$out"
 echo "node-images.sh: $out ($(du -h "$out" | cut -f1)): $(umoci ls --layout "$tmp/layout" | tr '\n' ' ')" >&2

@@ -2,6 +2,7 @@ package e2erdma
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -43,6 +44,8 @@ func TestKubeOnVMNodes(t *testing.T) {
 	t.Run("image-lacks-rping", func(t *testing.T) { nodesImageLacksTool(t, c) })
 	t.Run("rdma-exhausted", func(t *testing.T) { nodesExhausted(t, c) })
 	t.Run("ctrl-c", func(t *testing.T) { nodesInterrupt(t, c) })
+	// Every run above is gone from containerd too, sandboxes included.
+	assertNodesClean(t, c, true)
 }
 
 // startNodeCluster starts the control plane with the VMs as joining
@@ -140,7 +143,30 @@ func runOnNodes(t *testing.T, c *cluster.Cluster, scenario string) (int, string,
 	if err != nil {
 		return code, stderr, nil
 	}
+	logErroredOutputs(t, out, rep)
 	return code, stderr, rep
+}
+
+// logErroredOutputs logs the tail of each raw tool output of a result
+// that errored: the run folder is a temporary one, gone after the test.
+func logErroredOutputs(t *testing.T, out string, rep *report.Report) {
+	t.Helper()
+	for _, r := range rep.Results {
+		if r.Verdict != report.VerdictError {
+			continue
+		}
+		_ = filepath.WalkDir(out, func(path string, d os.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(path, ".out") || !strings.Contains(path, r.Test) {
+				return nil
+			}
+			b, _ := os.ReadFile(path)
+			if len(b) > 3000 {
+				b = b[len(b)-3000:]
+			}
+			t.Logf("%s (errored): %s:\n%s", r.Test, strings.TrimPrefix(path, out+"/"), b)
+			return nil
+		})
+	}
 }
 
 const (
@@ -232,7 +258,7 @@ func nodesRun(t *testing.T, c *cluster.Cluster) {
 		}
 		t.Logf("%s on %s: %s; %s; %s", ep.Endpoint, ep.Node, dev.Evidence, mem.Evidence, ipc.Evidence)
 	}
-	assertNodesClean(t, c)
+	assertNodesClean(t, c, false)
 }
 
 // nodesNoIPCLock: the same pods without IPC_LOCK, under containerd's 8 MiB
@@ -257,7 +283,7 @@ func nodesNoIPCLock(t *testing.T, c *cluster.Cluster) {
 		t.Errorf("verdict %s reason %q; want skipped by preflight memlock", r.Verdict, r.Reason)
 	}
 	t.Logf("no IPC_LOCK: %s", r.Reason)
-	assertNodesClean(t, c)
+	assertNodesClean(t, c, false)
 }
 
 // nodesImageLacksTool: pods from an image without rping (the lane's
@@ -286,22 +312,28 @@ func nodesImageLacksTool(t *testing.T, c *cluster.Cluster) {
 			}
 		}
 	}
-	t.Logf("stderr mentions rping %d times", strings.Count(stderr, "rping not found"))
-	assertNodesClean(t, c)
+	// Looked up once per pod: the first rping test's server is server-0,
+	// the second's is client-0; each names its pod once.
+	for _, ep := range []string{"server-0", "client-0"} {
+		if n := strings.Count(stderr, "rping not found in PATH on endpoint "+ep); n != 1 {
+			t.Errorf("rping named %d times for %s on stderr; want once", n, ep)
+		}
+	}
+	assertNodesClean(t, c, false)
 }
 
-// nodesExhausted: more pods asking for rdma/rxe than the device plugin
-// advertises (2 per VM, 4 in all, for 5 pods): the run fails at once with
-// the scheduler's FailedScheduling message naming the resource, exit 3,
-// and nothing is left.
+// nodesExhausted: three pods each asking for both units of rdma/rxe a VM
+// has (the device plugin advertises 2 per VM): the third finds none left
+// on either VM, and the run fails at once with the scheduler's
+// FailedScheduling message naming the resource, exit 3, nothing left.
 func nodesExhausted(t *testing.T, c *cluster.Cluster) {
-	pools := "  - name: greedy\n    replicas: 5\n"
-	tests := "  - name: rping-all\n    tool: rping\n    from: greedy\n    pattern: ring\n    args:\n      count: 1\n"
-	code, stderr, _ := runOnNodes(t, c, nodeScenario(t, toolsImage, "", pools, tests))
+	both := fmt.Sprintf("    resources:\n      %s: \"%d\"\n", RDMAResource, RDMAShares)
+	pools := "  - name: server\n" + both + "  - name: client\n    avoidPools: [server]\n" + both + "  - name: extra\n" + both
+	code, stderr, _ := runOnNodes(t, c, nodeScenario(t, toolsImage, "", pools, rpingTest))
 	if code != 3 || !strings.Contains(stderr, "FailedScheduling") || !strings.Contains(stderr, "Insufficient "+RDMAResource) {
 		t.Errorf("exit %d; want 3 with FailedScheduling naming Insufficient %s", code, RDMAResource)
 	}
-	assertNodesClean(t, c)
+	assertNodesClean(t, c, false)
 }
 
 // nodesInterrupt: Ctrl-C while ib_write_bw runs in the containers: exit
@@ -321,7 +353,7 @@ func nodesInterrupt(t *testing.T, c *cluster.Cluster) {
 	if _, err := report.Load(filepath.Join(out, "report.json")); err != nil {
 		t.Errorf("report.json after Ctrl-C: %v", err)
 	}
-	assertNodesClean(t, c)
+	assertNodesClean(t, c, false)
 }
 
 // waitInVM waits until a process whose command line holds name runs in
@@ -344,11 +376,12 @@ func waitInVM(t *testing.T, vm *VM, name string, bound time.Duration) {
 }
 
 // assertNodesClean: no pod of a run in the API, then, in both VMs'
-// containerd (ctr), no task (process) and no container: a deleted pod's
-// processes are killed at once, its stopped containers and sandbox are
-// removed by the kubelet's container garbage collection, which runs once
-// a minute, so that wait is bounded at 100 s. The times are logged.
-func assertNodesClean(t *testing.T, c *cluster.Cluster) {
+// containerd (ctr), no task (process) and, with containers, no container:
+// a deleted pod's processes are killed at once, its stopped containers
+// and sandbox are removed by the kubelet's container garbage collection,
+// which runs once a minute, so that wait is bounded at 100 s (and made
+// once, after the last run). The times are logged.
+func assertNodesClean(t *testing.T, c *cluster.Cluster, containers bool) {
 	t.Helper()
 	begin := time.Now()
 	waitClean(t, "pods in the API", 60*time.Second, func(ctx context.Context) ([]string, error) {
@@ -382,6 +415,10 @@ func assertNodesClean(t *testing.T, c *cluster.Cluster) {
 	}
 	waitClean(t, "tasks in containerd", 30*time.Second, runtime("task"))
 	tasksGone := time.Since(begin)
+	if !containers {
+		t.Logf("clean: pods gone from the API after %.1fs, tasks from containerd after %.1fs", apiGone.Seconds(), tasksGone.Seconds())
+		return
+	}
 	waitClean(t, "containers in containerd", 100*time.Second, runtime("container"))
 	t.Logf("clean: pods gone from the API after %.1fs, tasks from containerd after %.1fs, containers and sandboxes after %.1fs",
 		apiGone.Seconds(), tasksGone.Seconds(), time.Since(begin).Seconds())
