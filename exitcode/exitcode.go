@@ -16,6 +16,10 @@ const (
 	Harness = 3
 	// NoBaseline: compare --baseline auto found no run that qualifies.
 	NoBaseline = 4
+	// NothingMeasured: the run finished without measuring anything (every
+	// test skipped, or none planned): a nightly job that measured nothing
+	// must not look green. `run --allow-empty` accepts it (exit 0).
+	NothingMeasured = 5
 	// Interrupted: Ctrl-C or SIGTERM (the shell's code for SIGINT); every
 	// finished result is kept.
 	Interrupted = 130
@@ -34,5 +38,6 @@ var Table = []Meaning{
 	{Usage, "usage or scenario error (every error names FILE:LINE:COL)"},
 	{Harness, "the harness or the infrastructure failed"},
 	{NoBaseline, "`compare --baseline auto` found no run that qualifies as a baseline (see [Nightly regression](#nightly-regression))"},
+	{NothingMeasured, "the run measured nothing: every test was skipped (each with its reason in the report and the JUnit file) or none was planned; `run --allow-empty` accepts that with 0"},
 	{Interrupted, "interrupted (Ctrl-C); everything measured so far is kept"},
 }

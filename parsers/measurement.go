@@ -3,6 +3,12 @@
 // return values, and know nothing of pods, processes or scenarios.
 package parsers
 
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
 // ErrorClass says why a run produced no usable measurement. A failed run is
 // never reported as zeros; it carries one of these classes instead.
 type ErrorClass string
@@ -147,8 +153,102 @@ type Transport struct {
 	// carries it in segments of the transport's size (UCX rc_verbs: 8256
 	// bytes), not in whole messages cut at the MTU.
 	Copy bool `json:"copy,omitempty"`
+	// CopyRanges are the message sizes the copy applies to (UCX picks its
+	// protocol by size: copy-in below 478 B and zero-copy above, say);
+	// none with Copy set means every size.
+	CopyRanges []ByteRange `json:"copyRanges,omitempty"`
 	// Evidence holds the lines the verdict rests on (a few, not all).
 	Evidence []string `json:"evidence,omitempty"`
+
+	// Note says what a person should know of the path beyond its kind:
+	// "UCX emulates READ … in software over tcp".
+	Note string `json:"note,omitempty"`
+
+	copyByOp map[string][]ByteRange // UCX's copy rows per op, until ForOp
+	paths    map[string]*ucxPath    // UCX's RMA tables by op and memory, until ForPath
+	control  string                 // UCX's other transports: "tcp (control)"
+}
+
+// ByteRange is a span of message sizes, both ends included; To -1 is no
+// upper end.
+type ByteRange struct {
+	From int64 `json:"from"`
+	To   int64 `json:"to"`
+}
+
+// ForOp keeps the copies of the tool's op ("READ", "WRITE") only: a
+// write's copy-in of small messages says nothing of how a read moves.
+func (t *Transport) ForOp(op string) {
+	if t == nil || t.copyByOp == nil {
+		return
+	}
+	t.CopyRanges = t.copyByOp[op]
+	t.Copy = len(t.CopyRanges) > 0
+}
+
+// ForPath narrows the verdict to the tool's own data path (UCXPathKey:
+// op and memory of each side) where UCX's tables show it: a VRAM WRITE
+// over cuda_ipc is not judged by the tcp row of a host-memory read. A
+// path UCX emulates in software is said so in Note.
+func (t *Transport) ForPath(key string) {
+	if t == nil {
+		return
+	}
+	op, _, _ := strings.Cut(key, " ")
+	t.ForOp(op)
+	p := t.paths[key]
+	if p == nil || len(p.tls) == 0 {
+		return
+	}
+	t.Kind, t.Devices = TransportUnknown, nil
+	for _, k := range []string{TransportRDMA, TransportTCP, TransportShm} {
+		for tl := range p.tls {
+			if ucxTLKind[tl] == k {
+				t.Kind = k
+			}
+		}
+		if t.Kind != TransportUnknown {
+			break
+		}
+	}
+	if t.Kind != TransportShm {
+		t.Devices = p.devs
+	}
+	t.Detail = trJoin(p.tls) + " (" + key + ")"
+	if t.control != "" {
+		t.Detail += ", " + t.control
+	}
+	if p.emulated != "" {
+		t.Detail = "software emulation over " + p.emulated + " (" + key + ")"
+		t.Note = fmt.Sprintf("UCX has no zero-copy protocol for %s here and emulates it in software over %s", key, p.emulated)
+		if strings.Contains(key, "cuda<-cuda") {
+			t.Note += " (cuda_ipc offers no get_zcopy where GPU 0 has no NVLink: UCX_CUDA_IPC_ENABLE_GET_ZCOPY=y turns it on)"
+		}
+	}
+	// The path's own rows first, then the rest, each line once.
+	evidence := append([]string(nil), p.evidence...)
+	for _, e := range t.Evidence {
+		if len(evidence) < 8 && !slices.Contains(evidence, e) {
+			evidence = append(evidence, e)
+		}
+	}
+	t.Evidence = evidence
+}
+
+// CopiesAt says whether a message of size bytes goes through the copy.
+func (t *Transport) CopiesAt(size int64) bool {
+	if t == nil || !t.Copy {
+		return false
+	}
+	if len(t.CopyRanges) == 0 {
+		return true
+	}
+	for _, r := range t.CopyRanges {
+		if size >= r.From && (r.To < 0 || size <= r.To) {
+			return true
+		}
+	}
+	return false
 }
 
 // F returns a pointer to v; samples use pointers so that "absent" differs from 0.

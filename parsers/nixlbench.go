@@ -35,6 +35,7 @@ type nixlRun struct {
 	cols   []string // table header columns
 	config bool
 	target bool // only a target rank's start-up lines were seen
+	noRDMA bool // UCCL said it found no RDMA device
 }
 
 func (p *nixlParser) run() *nixlRun {

@@ -39,6 +39,9 @@ var nixlSignatures = []nixlSignature{
 	{"unknown command line flag", ClassUsageError},
 	{"is disabled for nixlbench", ClassUsageError},
 	{"VRAM not supported without", ClassNoDevice},
+	// NCCL under UCCL's tcp transport: two ranks on one GPU.
+	{"Duplicate GPU detected", ClassUsageError},
+	{"ncclCommInitPeer failed", ClassUsageError},
 	{"Transfer failed", ClassToolError},
 	{"NIXL_ERR_", ClassToolError},
 	{"Segmentation fault", ClassToolError},
@@ -93,6 +96,10 @@ func (p *nixlParser) otherLine(raw, line string) {
 		if i := strings.Index(line, "hostname "); i >= 0 && r.m.Side == "initiator" {
 			ncclSetInfo(&r.m, "hostname", strings.TrimSpace(line[i+len("hostname "):]))
 		}
+	case strings.HasPrefix(line, "RdmaDeviceManager: Found 0 RDMA device"):
+		// UCCL's RDMA transport with no device: it crashes without a word
+		// more, so the run's error says it (close).
+		p.run().noRDMA = true
 	case strings.HasPrefix(line, "ETCD Runtime: Registered as rank "):
 		f := strings.Fields(line)
 		if n, err := strconv.Atoi(f[len(f)-1]); err == nil && n > 0 {
@@ -131,6 +138,8 @@ func (r *nixlRun) close() {
 		r.failWith(ClassNoResults, "nixlbench: only a target rank's output; targets print no results (parse the initiator, rank 0)", true)
 	case n == 0 && (r.config || r.cols != nil):
 		r.failWith(ClassTruncated, "nixlbench: output ends before any result row", true)
+	case n == 0 && r.noRDMA:
+		r.failWith(ClassNoDevice, "nixlbench: no result table after UCCL found no RDMA device (RdmaDeviceManager: Found 0 RDMA device(s)); on a host without one UCCL needs UCCL_P2P_TRANSPORT=tcp", true)
 	case n == 0:
 		r.failWith(ClassNoResults, "nixlbench: no result table", true)
 	case want > 0 && n < want:
@@ -154,7 +163,11 @@ func (p *nixlParser) finish() []Measurement {
 	out := make([]Measurement, 0, len(p.runs))
 	for _, r := range p.runs {
 		r.close()
-		r.m.Transport = t
+		if t != nil {
+			own := *t // each run's op and memory pick its path
+			own.ForPath(UCXPathKey(r.m.Op, r.m.Info["initiator_seg_type"], r.m.Info["target_seg_type"]))
+			r.m.Transport = &own
+		}
 		out = append(out, r.m)
 	}
 	return out

@@ -55,8 +55,15 @@ type transportScan struct {
 	// messages, tags and keep-alive: control.
 	ucxRMA     map[string]bool
 	ucxRMADevs map[string][]string
-	ucxTable   string // the UCX_PROTO_INFO table being read: "rma", "other" or ""
-	ucxRMACopy bool   // a remote-memory row's protocol is copy-in/copy-out
+	ucxTable   string // the UCX_PROTO_INFO table being read: "rma-read", "rma-write", "other" or ""
+	// ucxCopy are the sizes remote memory is copied at (copy-in/copy-out
+	// rows), by the table's op: "READ", "WRITE".
+	ucxCopy map[string][]ByteRange
+	// ucxPaths are the RMA tables by op and memory ("READ cuda<-cuda"):
+	// UCX picks a protocol per memory type, and VRAM's may differ from
+	// DRAM's (cuda_ipc, or software emulation over tcp).
+	ucxPaths   map[string]*ucxPath
+	ucxPathKey string // the open RMA table's key
 	// ofiProvider is the libfabric provider NIXL's LIBFABRIC plugin
 	// built its rails on ("Created 1 rails using provider=tcp").
 	ofiProvider string

@@ -1,6 +1,9 @@
 package parsers
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
 
 // ucxTLKind maps UCX transport names, as UCX_PROTO_INFO tables and UCX logs
 // print them ("rc_mlx5/mlx5_0:1", "tcp/eth0", "sysv/memory"), to a kind.
@@ -20,11 +23,35 @@ var ucxTLKind = map[string]string{
 // row, noting which table (or log group) each is in.
 func (ts *transportScan) ucxLine(raw string) {
 	if strings.Contains(raw, " by ucp_") { // a UCX_PROTO_INFO table's title
-		ts.ucxTable = "other"
-		if strings.Contains(raw, "remote memory read by") || strings.Contains(raw, "remote memory write by") {
-			ts.ucxTable = "rma"
+		ts.ucxTable, ts.ucxPathKey = "other", ""
+		switch {
+		case strings.Contains(raw, "remote memory read by"):
+			ts.ucxTable = "rma-read"
+		case strings.Contains(raw, "remote memory write by"):
+			ts.ucxTable = "rma-write"
+		}
+		if strings.HasPrefix(ts.ucxTable, "rma-") {
+			ts.ucxPathKey = ucxPathKeyOf(raw)
 		}
 		return
+	}
+	if !strings.Contains(raw, "|") { // not a table row: whatever table was open has ended
+		ts.ucxTable, ts.ucxPathKey = "", ""
+	}
+	inRMATable := strings.HasPrefix(ts.ucxTable, "rma-")
+	if inRMATable {
+		r, desc, ok := ucxRow(raw)
+		// "copy-in", "copy-out", "multi-frag copy-in": bounce buffers.
+		if ok && (strings.HasSuffix(desc, "copy-in") || strings.HasSuffix(desc, "copy-out")) {
+			op := map[string]string{"rma-read": "READ", "rma-write": "WRITE"}[ts.ucxTable]
+			if ts.ucxCopy == nil {
+				ts.ucxCopy = map[string][]ByteRange{}
+			}
+			ts.ucxCopy[op] = append(ts.ucxCopy[op], r)
+		}
+		if ok && ts.ucxPathKey != "" {
+			ts.ucxPathRow(raw, desc)
+		}
 	}
 	rest := raw
 	for len(rest) > 0 {
@@ -52,10 +79,7 @@ func (ts *transportScan) ucxLine(raw string) {
 		}
 		ts.ucxDevice(kind, tl, rest)
 		before := raw[:len(raw)-len(rest)-1-len(tl)]
-		if ts.ucxTable == "rma" && (strings.Contains(raw, "| copy-out") || strings.Contains(raw, "| copy-in")) {
-			ts.ucxRMACopy = true
-		}
-		if ts.ucxTable == "rma" || strings.HasSuffix(before, "rma(") || strings.HasSuffix(before, "rma_bw(") {
+		if inRMATable || strings.HasSuffix(before, "rma(") || strings.HasSuffix(before, "rma_bw(") {
 			if ts.ucxRMA == nil {
 				ts.ucxRMA = map[string]bool{}
 			}
@@ -74,6 +98,82 @@ func (ts *transportScan) ucxLine(raw string) {
 				ts.ucxRMADevs[kind] = append(ts.ucxRMADevs[kind], dev)
 			}
 		}
+	}
+}
+
+// ucxPath is one RMA table's protocols: the transports of its rows, and
+// whether any row is UCX's software emulation of the operation.
+type ucxPath struct {
+	tls      map[string]bool
+	devs     []string
+	emulated string // the emulating transport ("tcp"), when a row emulates
+	evidence []string
+}
+
+// ucxPathKeyOf reads an RMA table's title: "remote memory write by
+// ucp_put*(multi) from cuda/GPU0 to cuda/dev[0]" is "WRITE cuda->cuda",
+// "remote memory read by ucp_get* into host memory from host" is "READ
+// host<-host"; the local buffer first, as nixlbench's initiator sees it.
+func ucxPathKeyOf(title string) string {
+	words := strings.Fields(strings.Trim(strings.TrimSpace(title[strings.Index(title, " by ucp_"):]), "|"))
+	mem := func(after string) string {
+		for i, w := range words {
+			if w == after && i+1 < len(words) {
+				m, _, _ := strings.Cut(words[i+1], "/")
+				return m
+			}
+		}
+		return ""
+	}
+	if strings.Contains(title, "remote memory read by") {
+		return "READ " + mem("into") + "<-" + mem("from")
+	}
+	return "WRITE " + mem("from") + "->" + mem("to")
+}
+
+// UCXPathKey is the key of nixlbench's data path in UCX's tables: its op,
+// the initiator's memory, the target's ("READ cuda<-cuda").
+func UCXPathKey(op, initiatorSeg, targetSeg string) string {
+	mem := func(seg string) string {
+		if strings.EqualFold(seg, "VRAM") {
+			return "cuda"
+		}
+		return "host"
+	}
+	if strings.EqualFold(op, "READ") {
+		return "READ " + mem(initiatorSeg) + "<-" + mem(targetSeg)
+	}
+	return "WRITE " + mem(initiatorSeg) + "->" + mem(targetSeg)
+}
+
+// ucxPathRow notes a row of the open RMA table.
+func (ts *transportScan) ucxPathRow(raw, desc string) {
+	if ts.ucxPaths == nil {
+		ts.ucxPaths = map[string]*ucxPath{}
+	}
+	p := ts.ucxPaths[ts.ucxPathKey]
+	if p == nil {
+		p = &ucxPath{tls: map[string]bool{}}
+		ts.ucxPaths[ts.ucxPathKey] = p
+	}
+	cells := strings.Split(raw[strings.IndexByte(raw, '|')+1:], "|")
+	if len(cells) < 3 {
+		return
+	}
+	tl, dev, _ := strings.Cut(strings.TrimSpace(cells[2]), "/")
+	if _, known := ucxTLKind[tl]; !known {
+		return
+	}
+	line := strings.TrimSpace(strings.TrimRight(raw, "\r"))
+	if !p.tls[tl] && len(p.evidence) < 4 {
+		p.evidence = append(p.evidence, line)
+	}
+	p.tls[tl] = true
+	if dev != "" && dev != "memory" && dev != "cuda" && !contains(p.devs, dev) {
+		p.devs = append(p.devs, dev)
+	}
+	if desc == "software emulation" {
+		p.emulated = tl
 	}
 }
 
@@ -164,7 +264,13 @@ func (ts *transportScan) ucxRMAResult() *Transport {
 		}
 	}
 	t.Detail = trJoin(ts.ucxRMA) + " (data)"
-	t.Copy = ts.ucxRMACopy
+	// Which op's copies apply is the tool's to say (ForOp); until then,
+	// any copy row counts.
+	t.copyByOp = ts.ucxCopy
+	t.paths = ts.ucxPaths
+	for _, rs := range ts.ucxCopy {
+		t.Copy = t.Copy || len(rs) > 0
+	}
 	control := map[string]bool{}
 	for tl := range ts.ucxTLs {
 		if !ts.ucxRMA[tl] {
@@ -172,7 +278,43 @@ func (ts *transportScan) ucxRMAResult() *Transport {
 		}
 	}
 	if len(control) > 0 {
-		t.Detail += ", " + trJoin(control) + " (control)"
+		t.control = trJoin(control) + " (control)"
+		t.Detail += ", " + t.control
 	}
 	return t
+}
+
+// ucxRow reads a UCX_PROTO_INFO row's size range and description:
+// "| 81..477 | copy-in | rc_verbs/rxe0:1 |", "| 0..inf | …", "| 33 | …"
+// (one size). Titles and the header row are not rows.
+func ucxRow(raw string) (ByteRange, string, bool) {
+	i := strings.IndexByte(raw, '|')
+	if i < 0 {
+		return ByteRange{}, "", false
+	}
+	cells := strings.Split(raw[i+1:], "|")
+	if len(cells) < 3 {
+		return ByteRange{}, "", false
+	}
+	r, ok := ucxRange(strings.TrimSpace(cells[0]))
+	return r, strings.TrimSpace(cells[1]), ok
+}
+
+// ucxRange reads "81..477", "0..inf" or "33".
+func ucxRange(cell string) (ByteRange, bool) {
+	lo, hi, found := strings.Cut(cell, "..")
+	if !found {
+		hi = lo
+	}
+	from, err := strconv.ParseInt(lo, 10, 64)
+	if err != nil {
+		return ByteRange{}, false
+	}
+	to := int64(-1)
+	if hi != "inf" {
+		if to, err = strconv.ParseInt(hi, 10, 64); err != nil {
+			return ByteRange{}, false
+		}
+	}
+	return ByteRange{From: from, To: to}, true
 }

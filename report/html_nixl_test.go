@@ -18,11 +18,14 @@ func TestNixlComparisonAcrossTests(t *testing.T) {
 	if err != nil {
 		t.Skipf("no capture: %v", err)
 	}
-	uccl := r.Results[0]
-	uccl.Test, uccl.Backend, uccl.Samples, uccl.BestBps, uccl.Transport = "kv-uccl", "UCCL", nil, 0, nil
-	uccl.Verdict, uccl.Reason = VerdictSkipped, "nixlbench has no UCCL plugin"
-	uccl.Commands = []string{strings.ReplaceAll(uccl.Commands[0], "--backend=UCX", "--backend=UCCL")}
-	r.Results = append(r.Results, uccl)
+	// As the runner records a skipped leg: the test's op and the planned
+	// command lines, placeholders unfilled; no figures.
+	uccl := Result{Test: "kv-uccl", Tool: "nixlbench", Family: parsers.FamilyNixlbench, Backend: "UCCL", Op: "READ",
+		From: "decode-0", To: "prefill-0", Verdict: VerdictSkipped, Reason: "nixlbench has no UCCL plugin",
+		Commands: []string{"decode-0$ nixlbench --etcd_endpoints=${etcd} --backend=UCCL --op_type=READ --initiator_seg_type=DRAM --target_seg_type=DRAM"}}
+	failed := uccl
+	failed.Test, failed.Backend, failed.Verdict, failed.Reason = "kv-gpunetio", "GPUNETIO", VerdictError, "timed out"
+	r.Results = append(r.Results, uccl, failed)
 
 	var nixl *section
 	for _, s := range buildSections(r) {
@@ -53,6 +56,7 @@ func TestNixlComparisonAcrossTests(t *testing.T) {
 		"1 | LIBFABRIC | kv-libfabric | 99.68 Mb/s @256KiB | 4.0% | pass",
 		"2 | UCX | kv-ucx | 50.66 Mb/s @256KiB | 2.0% | pass",
 		"- | UCCL | kv-uccl | not run here | - | skipped: nixlbench has no UCCL plugin",
+		"- | GPUNETIO | kv-gpunetio | no result | - | error: timed out",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("ranking:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

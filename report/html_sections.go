@@ -137,7 +137,11 @@ func nixlTable(title string, rs, notRun []*Result) htmlTable {
 		if r.Reason != "" {
 			why += ": " + r.Reason
 		}
-		t.Rows = append(t.Rows, []string{"-", r.Backend, r.Test, "not run here", "-", why})
+		best := "no result" // it ran and failed (error): not the same as never run
+		if r.Verdict == VerdictSkipped {
+			best = "not run here"
+		}
+		t.Rows = append(t.Rows, []string{"-", r.Backend, r.Test, best, "-", why})
 	}
 	return t
 }

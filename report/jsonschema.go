@@ -15,7 +15,7 @@ const JSONSchemaID = "https://rdmabench.io/schemas/report/v2.json"
 var enums = map[string][]string{
 	"Result.verdict":        {VerdictPass, VerdictFail, VerdictError, VerdictSkipped, VerdictInvalid},
 	"PreflightCheck.status": {PreflightPass, PreflightWarn, PreflightFail},
-	"PreflightCheck.dooms":  {DoomsRDMA, DoomsGPU, DoomsGPUDirect, DoomsTool},
+	"PreflightCheck.dooms":  {DoomsRDMA, DoomsGPU, DoomsGPUDirect, DoomsNCCLNet, DoomsTool},
 	"LineRate.source":       {LineRateDeclared, LineRateNIC, LineRateNone},
 	"Transport.kind":        {"rdma", "tcp", "shm", "p2p", "none", "unknown"},
 }

@@ -125,12 +125,15 @@ func BuildKVBudget(s *ServingSetup, results []Result, lineRate *LineRate) *KVBud
 // request's KV (its average latency per transfer, the worst pair), per
 // context length, from the perRequest results.
 func measuredSources(results []Result, contexts []int, perToken int64, share float64) []KVSource {
-	worst := map[string]map[int]float64{} // backend → tokens → µs
-	var order []string
-	tests := map[string]string{}
+	type source struct{ backend, op string }
+	worst := map[source]map[int]float64{} // → tokens → µs
+	var order []source
+	tests := map[source]string{}
 	for i := range results {
 		r := &results[i]
-		if r.RequestTokens <= 0 || r.Family != parsers.FamilyNixlbench || r.Op != "READ" || r.Retest > 0 ||
+		// READ is how vLLM's connector moves it; a WRITE test (a push
+		// connector) is its own row, named so.
+		if r.RequestTokens <= 0 || r.Family != parsers.FamilyNixlbench || (r.Op != "READ" && r.Op != "WRITE") || r.Retest > 0 ||
 			(r.Verdict != VerdictPass && r.Verdict != VerdictFail) {
 			continue
 		}
@@ -138,26 +141,31 @@ func measuredSources(results []Result, contexts []int, perToken int64, share flo
 		if !ok {
 			continue
 		}
-		be := r.Backend
-		if be == "" {
-			be = "UCX"
+		k := source{r.Backend, r.Op}
+		if k.backend == "" {
+			k.backend = "UCX"
 		}
-		if worst[be] == nil {
-			worst[be] = map[int]float64{}
-			order = append(order, be)
-			tests[be] = r.Test
+		if worst[k] == nil {
+			worst[k] = map[int]float64{}
+			order = append(order, k)
+			tests[k] = r.Test
 		}
-		worst[be][r.RequestTokens] = max(worst[be][r.RequestTokens], us)
+		worst[k][r.RequestTokens] = max(worst[k][r.RequestTokens], us)
 	}
-	sort.Strings(order)
+	sort.Slice(order, func(i, j int) bool {
+		if order[i].backend != order[j].backend {
+			return order[i].backend < order[j].backend
+		}
+		return order[i].op < order[j].op
+	})
 	var out []KVSource
-	for _, be := range order {
-		src := KVSource{Source: "nixlbench READ, one request", Backend: be, Test: tests[be], Measured: true}
+	for _, k := range order {
+		src := KVSource{Source: "nixlbench " + k.op + ", one request", Backend: k.backend, Test: tests[k], Measured: true}
 		var bytes, secs float64
 		for _, n := range contexts {
 			req := int64(n) * perToken
 			rank := int64(math.Ceil(float64(req) * share))
-			us, ok := worst[be][n]
+			us, ok := worst[k][n]
 			src.Costs = append(src.Costs, KVCost{Tokens: n, RequestBytes: req, RankBytes: rank, TTFTms: us / 1000, Missing: !ok})
 			if ok {
 				bytes, secs = bytes+float64(rank), secs+us/1e6
@@ -171,12 +179,15 @@ func measuredSources(results []Result, contexts []int, perToken int64, share flo
 	return out
 }
 
-// requestLatency is a perRequest result's time per transfer: its one
-// sample's average latency (the transfer of every descriptor).
+// requestLatency is a perRequest result's time to move the whole request:
+// nixlbench's "Avg Lat." is per descriptor (the transfer's time divided by
+// the batch, utils.cpp printStats), so it is multiplied back by the batch,
+// the request's descriptors.
 func requestLatency(r *Result) (float64, bool) {
 	for i := range r.Samples {
-		if v, ok := parsers.MetricLatency.Figure(&r.Samples[i]); ok && v > 0 {
-			return v, true
+		s := &r.Samples[i]
+		if v, ok := parsers.MetricLatency.Figure(s); ok && v > 0 {
+			return v * float64(max(s.Batch, 1)), true
 		}
 	}
 	return 0, false

@@ -85,6 +85,15 @@ type EndpointInfo struct {
 	// when the pod has no secondary network (kube backend).
 	Network   string `json:"network,omitempty"`
 	Interface string `json:"interface,omitempty"`
+	// Port and GIDIndex are the RDMA port and GID the tools were given;
+	// DeviceFrom how the device was chosen ("network-status device-info:
+	// rdma-device mlx5_3", "netdev net1", "GID of 10.9.1.1", "scenario");
+	// DataDevice the data interface's own device where the scenario named
+	// another.
+	Port       int    `json:"port,omitempty"`
+	GIDIndex   *int   `json:"gidIndex,omitempty"`
+	DeviceFrom string `json:"deviceFrom,omitempty"`
+	DataDevice string `json:"dataDevice,omitempty"`
 }
 
 // Line rate sources.
@@ -176,6 +185,10 @@ type Result struct {
 	// Path is the proof of the path: the RDMA port counters of each
 	// endpoint's device, read before and after the leg.
 	Path *PathProof `json:"path,omitempty"`
+	// SameMachine is the node (or ssh host) every side of the leg ran on:
+	// the traffic did not cross the fabric, so the figure is not a
+	// fabric figure. Empty when the sides ran apart (or it is unknown).
+	SameMachine string `json:"sameMachine,omitempty"`
 }
 
 // ResultEndpoint is one side of a result: its role and where it ran.

@@ -12,6 +12,7 @@ const (
 	DoomsRDMA      = "rdma"      // tests that need RDMA
 	DoomsGPU       = "gpu"       // tests that need GPU memory
 	DoomsGPUDirect = "gpudirect" // tests that move GPU memory over RDMA
+	DoomsNCCLNet   = "nccl-net"  // NCCL between nodes over EFA (needs aws-ofi-nccl)
 	DoomsTool      = "tool"      // tests that need this check of their tool's build (the check's id names it)
 )
 

@@ -26,7 +26,13 @@ const preflightBound = 30 * time.Second
 // An endpoint whose facts cannot be read gets an Error and dooms nothing.
 // It also returns each endpoint's active RDMA MTU (0: unknown).
 func Preflight(ctx context.Context, be backend.Backend, p *plan.Plan, sc *scenarios.Scenario, eps []backend.Endpoint) ([]report.PreflightEndpoint, map[string]int) {
-	wants := preflightWants(p, sc, eps, be.Name() == scenarios.BackendKube)
+	return PreflightOn(ctx, be, p, sc, eps, "")
+}
+
+// PreflightOn is Preflight on a platform (runner.Config.Platform): on EKS
+// NCCL between nodes needs its net plugin.
+func PreflightOn(ctx context.Context, be backend.Backend, p *plan.Plan, sc *scenarios.Scenario, eps []backend.Endpoint, platform string) ([]report.PreflightEndpoint, map[string]int) {
+	wants := preflightWants(p, sc, eps, be.Name() == scenarios.BackendKube, platform)
 	in := make([]preflight.Input, len(eps))
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, 16)
@@ -75,11 +81,11 @@ func readFacts(ctx context.Context, be backend.Backend, ep backend.Endpoint, pro
 }
 
 // preflightWants says what each endpoint's tests need of it.
-func preflightWants(p *plan.Plan, sc *scenarios.Scenario, eps []backend.Endpoint, pod bool) map[string]preflight.Want {
+func preflightWants(p *plan.Plan, sc *scenarios.Scenario, eps []backend.Endpoint, pod bool, platform string) map[string]preflight.Want {
 	tests := testsByName(sc)
 	w := map[string]preflight.Want{}
 	for _, ep := range eps {
-		w[ep.Name] = preflight.Want{Endpoint: ep.Name, Device: ep.Device, GIDIndex: ep.GIDIndex, Address: ep.Address, GPUs: ep.GPUs, Pod: pod}
+		w[ep.Name] = preflight.Want{Endpoint: ep.Name, Device: ep.Device, GIDIndex: ep.GIDIndex, NoDevice: ep.NoDevice, DataDevice: ep.DataDevice, Address: ep.Address, GPUs: ep.GPUs, Pod: pod}
 	}
 	mark := func(name string, t *scenarios.Test, tool string) {
 		x, ok := w[name]
@@ -103,8 +109,14 @@ func preflightWants(p *plan.Plan, sc *scenarios.Scenario, eps []backend.Endpoint
 	for _, round := range p.Rounds {
 		for i := range round.Jobs {
 			job := &round.Jobs[i]
-			for _, name := range jobEndpoints(job) {
+			names := jobEndpoints(job)
+			for _, name := range names {
 				mark(name, tests[job.Test], job.Tool)
+				if needsNCCLNet(platform, job, names) {
+					x := w[name]
+					x.NCCLNet = true
+					w[name] = x
+				}
 			}
 		}
 	}
@@ -145,10 +157,41 @@ func (r *run) preflightSkip(t *scenarios.Test, tool string, names []string) (boo
 		return false, ""
 	}
 	rdma, gpu := tools.NeedsRDMA(t, tool), tools.NeedsGPU(t, tool)
-	needs := preflight.Needs{RDMA: rdma, GPU: gpu, GPUDirect: usesGPUDirect(t, rdma, gpu)}
+	needs := preflight.Needs{RDMA: rdma, GPU: gpu, GPUDirect: usesGPUDirect(t, rdma, gpu),
+		NCCLNet: r.cfg.Platform == scenarios.PlatformEKS && tool == scenarios.ToolNCCL && len(names) > 1}
 	for _, p := range tools.ProbesOf(t, tool) {
-		needs.Probes = append(needs.Probes, p.ID)
+		if p.Backend == "" { // a backend's own probes doom only its legs (preflightLegSkip)
+			needs.Probes = append(needs.Probes, p.ID)
+		}
 	}
+	return r.doomedOn(needs, names)
+}
+
+// preflightLegSkip is the reason one leg of a job is doomed where the job
+// is not: a probe of its NIXL backend failed (UCCL's plugin missing skips
+// the UCCL legs of a backend comparison, not its UCX ones).
+func (r *run) preflightLegSkip(job *plan.Job, i int) (bool, string) {
+	if len(r.preflight) == 0 || i >= len(job.Legs) || job.Legs[i].Backend == "" {
+		return false, ""
+	}
+	var needs preflight.Needs
+	for _, p := range tools.ProbesOf(r.tests[job.Test], job.Tool) {
+		if p.Backend != "" && strings.EqualFold(p.Backend, job.Legs[i].Backend) {
+			needs.Probes = append(needs.Probes, p.ID)
+		}
+	}
+	if len(needs.Probes) == 0 {
+		return false, ""
+	}
+	var names []string
+	for _, pc := range job.Legs[i].Commands {
+		names = append(names, pc.Endpoint)
+	}
+	return r.doomedOn(needs, names)
+}
+
+// doomedOn is the first failed check among names' that needs dooms.
+func (r *run) doomedOn(needs preflight.Needs, names []string) (bool, string) {
 	for _, name := range names {
 		ep, ok := r.preflight[name]
 		if !ok {
@@ -167,7 +210,7 @@ func (r *run) runPreflight(ctx context.Context, rep *report.Report) {
 	if r.cfg.NoPreflight {
 		return
 	}
-	rep.Preflight, r.mtus = Preflight(ctx, r.cfg.Backend, r.cfg.Plan, r.cfg.Scenario, r.provisioned)
+	rep.Preflight, r.mtus = PreflightOn(ctx, r.cfg.Backend, r.cfg.Plan, r.cfg.Scenario, r.provisioned, r.cfg.Platform)
 	r.preflight = map[string]report.PreflightEndpoint{}
 	for _, ep := range rep.Preflight {
 		r.preflight[ep.Endpoint] = ep
@@ -208,4 +251,10 @@ func jobEndpoints(job *plan.Job) []string {
 		}
 	}
 	return names
+}
+
+// needsNCCLNet: an NCCL job between endpoints on EKS, where EFA carries it
+// only through the aws-ofi-nccl net plugin.
+func needsNCCLNet(platform string, job *plan.Job, names []string) bool {
+	return platform == scenarios.PlatformEKS && job.Tool == scenarios.ToolNCCL && len(names) > 1
 }

@@ -56,3 +56,18 @@ func (e *InterruptedError) Unwrap() error { return e.Cause }
 
 // ExitCode is 130, the shell's code for SIGINT.
 func (e *InterruptedError) ExitCode() int { return exitcode.Interrupted }
+
+// EmptyRunError means the run ended cleanly but measured nothing: every
+// test was skipped (no RDMA device, no GPU, a failed preflight) or none
+// was planned. A green exit would hide that from a nightly job: exit code
+// 5, unless Config.AllowEmpty.
+type EmptyRunError struct{ Skipped int }
+
+// Error says what happened and how to accept it.
+func (e *EmptyRunError) Error() string {
+	return fmt.Sprintf("nothing was measured: %d result(s), all skipped (the reasons are in the summary and report.json); "+
+		"exit %d so that a run with no data does not pass (--allow-empty accepts it)", e.Skipped, exitcode.NothingMeasured)
+}
+
+// ExitCode is 5.
+func (e *EmptyRunError) ExitCode() int { return exitcode.NothingMeasured }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/rdmabench/rdmabench/parsers"
 	"github.com/rdmabench/rdmabench/report"
+	"github.com/rdmabench/rdmabench/runner/backend"
 	"github.com/rdmabench/rdmabench/runner/judge"
 	"github.com/rdmabench/rdmabench/runner/pathproof"
 	"github.com/rdmabench/rdmabench/runner/plan"
@@ -28,7 +29,7 @@ type legProof struct {
 }
 
 // newLegProof is nil when the leg is not proved: proof off, a test that
-// does not require RDMA, or an endpoint without a named device.
+// does not require RDMA, or an endpoint without a known device.
 func (r *run) newLegProof(job *plan.Job, legIdx int) *legProof {
 	if r.cfg.NoPathProof || r.requires(job.Test, job.Tool) != "rdma" {
 		return nil
@@ -38,7 +39,7 @@ func (r *run) newLegProof(job *plan.Job, legIdx int) *legProof {
 		if slices.Contains(eps, pc.Endpoint) {
 			continue
 		}
-		if d := r.endpoints[pc.Endpoint].Device; d == "" || d == "auto" {
+		if d := proofDevice(r.endpoints[pc.Endpoint]); d == "" || d == "auto" {
 			return nil
 		}
 		eps = append(eps, pc.Endpoint)
@@ -46,20 +47,32 @@ func (r *run) newLegProof(job *plan.Job, legIdx int) *legProof {
 	return &legProof{r: r, eps: eps, env: job.Legs[legIdx].Commands[0].Env, errs: map[string]string{}}
 }
 
+// proofDevice is the device whose counters prove an endpoint's path: its
+// data interface's (when the scenario named another device, traffic that
+// took that device's network did not cross the data network), else the
+// device its tools were given.
+func proofDevice(ep backend.Endpoint) string {
+	if ep.DataDevice != "" {
+		return ep.DataDevice
+	}
+	return ep.Device
+}
+
 // read reads every endpoint's counters, one short command each.
 func (p *legProof) read(ctx context.Context) map[string]pathproof.Counters {
 	out := map[string]pathproof.Counters{}
 	for _, name := range p.eps {
 		ep := p.r.endpoints[name]
+		dev := proofDevice(ep)
 		cctx, cancel := context.WithTimeout(ctx, 15*time.Second)
-		raw, err := p.r.cfg.Backend.Exec(cctx, ep, []string{"sh", "-c", pathproof.Script(ep.Device)})
+		raw, err := p.r.cfg.Backend.Exec(cctx, ep, []string{"sh", "-c", pathproof.Script(dev)})
 		cancel()
 		var c pathproof.Counters
 		if err == nil {
 			c, err = pathproof.Parse(string(raw))
 		}
 		if err != nil {
-			p.errs[name] = fmt.Sprintf("reading %s counters: %v", ep.Device, err)
+			p.errs[name] = fmt.Sprintf("reading %s counters: %v", dev, err)
 			continue
 		}
 		out[name] = c
@@ -86,7 +99,7 @@ func (p *legProof) finish(ctx context.Context, res *report.Result, outs, discard
 	after := p.read(ctx)
 	var deltas []report.PathCounters
 	for _, name := range p.eps {
-		dev := p.r.endpoints[name].Device
+		dev := proofDevice(p.r.endpoints[name])
 		b, okb := p.before[name]
 		a, oka := after[name]
 		if e := p.errs[name]; e != "" || !okb || !oka {
@@ -96,11 +109,46 @@ func (p *legProof) finish(ctx context.Context, res *report.Result, outs, discard
 		deltas = append(deltas, pathproof.Delta(name, dev, b, a))
 	}
 	proof := pathproof.Verify(deltas, p.expect(append(slices.Clip(outs), discarded...), res))
+	if note := p.dataDeviceNote(); note != "" && proof.Invalid {
+		proof.Detail += "; " + note
+	}
 	res.Path = &proof
 	if proof.Invalid && (res.Verdict == report.VerdictPass || res.Verdict == report.VerdictFail) {
 		res.Verdict = report.VerdictInvalid
 		res.Reason = judge.JoinReason("path not proved: "+proof.Detail, res.Reason)
 	}
+}
+
+// dataDeviceNote says which endpoints were told another device than their
+// data interface's.
+func (p *legProof) dataDeviceNote() string {
+	var out []string
+	for _, name := range p.eps {
+		if ep := p.r.endpoints[name]; ep.DataDevice != "" {
+			out = append(out, fmt.Sprintf("%s's data interface %s is on %s, the scenario named %s", name, orText(ep.Interface, "-"), ep.DataDevice, ep.Device))
+		}
+	}
+	return strings.Join(out, "; ")
+}
+
+// unproved keeps a `transport: rdma` expectation from passing without a
+// verified path: the counters of the data interface's device must agree
+// with what the tool says it moved. A test that asks for RDMA by its
+// expectation must not pass on the tool's word alone.
+func (r *run) unproved(res *report.Result) {
+	t := r.tests[res.Test]
+	if t == nil || t.Expect.Transport != "rdma" || res.Verdict != report.VerdictPass || res.Path != nil && res.Path.Verified {
+		return
+	}
+	why := "its path was not proved (no RDMA device known to read the counters of)"
+	switch {
+	case r.cfg.NoPathProof:
+		why = "the path proof is off"
+	case res.Path != nil:
+		why = "the path was not proved: " + res.Path.Detail
+	}
+	res.Verdict = report.VerdictInvalid
+	res.Reason = judge.JoinReason("transport: rdma expected, but "+why, res.Reason)
 }
 
 func orText(s, alt string) string {
@@ -131,14 +179,14 @@ func (p *legProof) expect(outs []judge.Outcome, res *report.Result) pathproof.Ex
 		if mtu == 0 {
 			mtu = 4096
 		}
-		var seg int64 // UCX copying remote memory in segments
-		if tr := o.M.Transport; tr != nil && tr.Copy && tr.Source == "ucx" {
-			seg = tools.UCXSegSize(p.env)
-		}
 		for _, s := range slices.Concat(o.M.Samples, o.M.Unmeasured) {
 			n := tools.WireMessages(res.Tool, &o.M, &s, iters)
 			if n <= 0 || s.Bytes <= 0 {
 				return pathproof.Expect{} // the tool does not say what it moved
+			}
+			var seg int64 // UCX copying remote memory in segments, at this size
+			if tr := o.M.Transport; tr != nil && tr.Source == "ucx" && tr.CopiesAt(s.Bytes) {
+				seg = tools.UCXSegSize(p.env)
 			}
 			e.Bytes += s.Bytes * n
 			e.Packets += pathproof.PacketsForSegments(s.Bytes, n, mtu, seg)

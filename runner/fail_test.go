@@ -278,3 +278,21 @@ func TestRunTimeLimitSaysWhy(t *testing.T) {
 	}
 	assertGone(t, srv)
 }
+
+// A run whose every test was skipped measured nothing: it must not pass
+// (exit 5, the skips in the report), unless AllowEmpty.
+func TestEmptyRunIsNotAPass(t *testing.T) {
+	p := &plan.Plan{Scenario: "empty", Backend: "local", Endpoints: endpoints("client-0", "server-0"),
+		Skipped: []plan.SkippedTest{{Test: "wbw", Tool: "ib_write_bw", Reason: "no RDMA device"}}}
+	rep, err := Run(context.Background(), Config{Plan: p, Backend: local.New(), OutDir: t.TempDir(), Parse: testParse(0)})
+	var empty *EmptyRunError
+	if !errors.As(err, &empty) || exitCode(err) != 5 {
+		t.Fatalf("err %v (exit %d), want an EmptyRunError, exit 5", err, exitCode(err))
+	}
+	if rep.Summary.Skipped != 1 || !strings.Contains(err.Error(), "--allow-empty") {
+		t.Errorf("summary %+v, error %q", rep.Summary, err)
+	}
+	if _, err := Run(context.Background(), Config{Plan: p, Backend: local.New(), OutDir: t.TempDir(), Parse: testParse(0), AllowEmpty: true}); err != nil {
+		t.Fatalf("AllowEmpty: %v", err)
+	}
+}

@@ -44,6 +44,8 @@ func (r *run) finish(ctx context.Context, rep *report.Report, runErr error) (*re
 		return rep, &HarnessError{Errors: rep.Summary.Error}
 	case rep.Summary.Fail+rep.Summary.Invalid > 0:
 		return rep, &ShortfallError{Failed: rep.Summary.Fail + rep.Summary.Invalid}
+	case rep.Summary.Pass == 0 && !r.cfg.AllowEmpty:
+		return rep, &EmptyRunError{Skipped: rep.Summary.Skipped}
 	}
 	return rep, nil
 }

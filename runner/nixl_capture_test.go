@@ -3,6 +3,7 @@ package runner
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/rdmabench/rdmabench/report"
@@ -104,8 +105,14 @@ func TestNixlCapturesReparse(t *testing.T) {
 						t.Errorf("size %d: %d B at %v b/s; the report: %d B at %v b/s", i, s.Bytes, *s.BWAvgBps, r.Samples[i].Bytes, *r.Samples[i].BWAvgBps)
 					}
 				}
-				if m.Transport == nil || r.Transport == nil || m.Transport.Kind != r.Transport.Kind || m.Transport.Detail != r.Transport.Detail {
+				// The kind and devices are the report's; the detail now
+				// names the op's own path in UCX's tables (parsers.UCXPathKey).
+				if m.Transport == nil || r.Transport == nil || m.Transport.Kind != r.Transport.Kind ||
+					strings.Join(m.Transport.Devices, ",") != strings.Join(r.Transport.Devices, ",") {
 					t.Errorf("transport %+v; the report: %+v", m.Transport, r.Transport)
+				}
+				if r.Transport.Source == "ucx" && !strings.Contains(m.Transport.Detail, "("+r.Op+" host") {
+					t.Errorf("transport detail %q does not name the %s path", m.Transport.Detail, r.Op)
 				}
 			})
 		}

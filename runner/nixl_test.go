@@ -3,8 +3,10 @@ package runner
 import (
 	"context"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -17,6 +19,7 @@ import (
 	runetcd "github.com/rdmabench/rdmabench/runner/etcd"
 	"github.com/rdmabench/rdmabench/runner/plan"
 	"github.com/rdmabench/rdmabench/runner/tools"
+	"github.com/rdmabench/rdmabench/scenarios"
 )
 
 // nixlPlan is a two-rank nixlbench job: the initiator starts first and
@@ -215,5 +218,44 @@ func TestNixlbenchInterruptedLeavesNoKeys(t *testing.T) {
 	}
 	for _, l := range leases.Leases {
 		t.Errorf("lease %x left after the interrupted run", l.ID)
+	}
+}
+
+// TestNixlbenchUnreachableEtcd: an --etcd nothing answers at ends the run
+// at its start, bounded, with the address and the fix, before any tool
+// runs; it never hangs a leg.
+func TestNixlbenchUnreachableEtcd(t *testing.T) {
+	standins(t)
+	old := runetcd.AnswerBound
+	runetcd.AnswerBound = time.Second
+	t.Cleanup(func() { runetcd.AnswerBound = old })
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := "http://" + ln.Addr().String()
+	ln.Close() // nothing listens there now
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	_, err = Run(ctx, Config{Plan: nixlPlan("line:Registered as rank 0", 1), Backend: local.New(), OutDir: t.TempDir(),
+		RunID: "unreachable", EtcdURL: url, Parse: nixlParse})
+	if err == nil || !strings.Contains(err.Error(), url) || !strings.Contains(err.Error(), "check --etcd") {
+		t.Fatalf("error %v; want the address and the fix", err)
+	}
+	if ctx.Err() != nil {
+		t.Fatal("the run outlived its bound")
+	}
+}
+
+// A skipped nixlbench leg carries its test's op and the command lines it
+// would have run, so that the report sets it beside the backends of the
+// same workload that did run.
+func TestSkippedNixlLegSaysWhatItWouldHaveRun(t *testing.T) {
+	r := &run{tests: map[string]*scenarios.Test{"kv": {Name: "kv", Tool: "nixlbench", Args: scenarios.Args{Op: "READ"}}}}
+	job := nixlPlan("line:Registered as rank 0", 1).Rounds[0].Jobs[0]
+	res := r.skippedResult(&job, 0, "nixlbench lacks the ETCD runtime")
+	if res.Op != "READ" || res.Verdict != report.VerdictSkipped || len(res.Commands) != 2 ||
+		!strings.HasPrefix(res.Commands[0], "decode-0$ NIXLBENCH_STANDIN_POLL_MS=50 nixlbench --etcd_endpoints=${etcd}") {
+		t.Errorf("skipped result: op %q verdict %q commands %q", res.Op, res.Verdict, res.Commands)
 	}
 }

@@ -48,9 +48,11 @@ func (k *nixlKeys) watch() {
 	}
 	ctx, stop := context.WithCancel(context.Background())
 	k.stop, k.done = stop, make(chan struct{})
-	ch := k.c.Watch(clientv3.WithRequireLeader(ctx), k.prefix, clientv3.WithPrefix(), clientv3.WithFilterDelete())
 	go func() {
 		defer close(k.done)
+		// Watch itself waits for the stream to open: on this goroutine,
+		// an etcd that went away holds up nothing but the watch.
+		ch := k.c.Watch(clientv3.WithRequireLeader(ctx), k.prefix, clientv3.WithPrefix(), clientv3.WithFilterDelete())
 		for resp := range ch {
 			for _, ev := range resp.Events {
 				if l := clientv3.LeaseID(ev.Kv.Lease); l != 0 {
@@ -84,7 +86,10 @@ func (k *nixlKeys) clear() {
 	defer cancel()
 	if k.stop != nil {
 		k.stop()
-		<-k.done
+		select {
+		case <-k.done:
+		case <-ctx.Done():
+		}
 	}
 	k.mu.Lock()
 	leases := k.leases

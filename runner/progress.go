@@ -124,7 +124,14 @@ func (p *progress) done(rep *report.Report) {
 			state += " (" + rep.Run.Error + ")"
 		}
 	}
-	p.printf("%s: %d result(s): %d pass, %d fail, %d error, %d skipped", state, s.Total, s.Pass, s.Fail, s.Error, s.Skipped)
+	invalid := ""
+	if s.Invalid > 0 {
+		invalid = fmt.Sprintf(", %d invalid", s.Invalid)
+	}
+	p.printf("%s: %d result(s): %d pass, %d fail%s, %d error, %d skipped", state, s.Total, s.Pass, s.Fail, invalid, s.Error, s.Skipped)
+	if !rep.Run.Interrupted && s.Pass+s.Fail+s.Invalid+s.Error == 0 {
+		p.printf("nothing was measured: every test was skipped, each with its reason above")
+	}
 }
 
 // headline is the result's main figure in words.

@@ -32,12 +32,14 @@ func (r *run) provision(ctx context.Context, rep *report.Report) error {
 		r.cfg.LineRate, r.cfg.Fingerprint = r.cfg.Discover(ctx, eps)
 		rep.Run.LineRate, rep.Run.Fingerprint = r.cfg.LineRate, r.cfg.Fingerprint
 	}
+	r.endpointRates(ctx, eps)
 	r.provisioned = eps
 	r.endpoints = map[string]backend.Endpoint{}
 	for _, ep := range eps {
 		r.endpoints[ep.Name] = ep
 		rep.Endpoints = append(rep.Endpoints, report.EndpointInfo{Name: ep.Name, Pool: ep.Pool, Host: ep.Host, Node: ep.Node, Pod: ep.Pod,
-			Device: ep.Device, Address: ep.Address, Network: ep.Network, Interface: ep.Interface})
+			Device: ep.Device, Address: ep.Address, Network: ep.Network, Interface: ep.Interface,
+			Port: ep.Port, GIDIndex: ep.GIDIndex, DeviceFrom: ep.DeviceFrom, DataDevice: ep.DataDevice})
 		if ep.Host != "" && !slices.Contains(rep.Run.Hosts, ep.Host) {
 			rep.Run.Hosts = append(rep.Run.Hosts, ep.Host)
 		}
@@ -72,6 +74,13 @@ func (r *run) startEtcd(ctx context.Context) error {
 		return fmt.Errorf("etcd client for %s: %w", local, err)
 	}
 	r.etcd = c
+	if err := runetcd.Answers(ctx, c); err != nil {
+		fix := ""
+		if r.cfg.EtcdURL != "" {
+			fix = " (check --etcd: the URL of an etcd v3 this host can reach, e.g. http://10.0.0.5:2379)"
+		}
+		return fmt.Errorf("etcd for nixlbench at %s: %w%s", local, err, fix)
+	}
 	return nil
 }
 
@@ -100,5 +109,21 @@ func (r *run) cleanup() {
 	}
 	if r.etcdSrv != nil {
 		_ = r.etcdSrv.Close()
+	}
+}
+
+// endpointRates reads each endpoint's own line rate (its device's port, as
+// its backend sees it) for `lineRate: auto`, so that a pair is held to the
+// lower of its two ends rather than to the first endpoint's NIC.
+func (r *run) endpointRates(ctx context.Context, eps []backend.Endpoint) {
+	lr, ok := r.cfg.Backend.(backend.LineRater)
+	if !ok || r.cfg.LineRate == nil || r.cfg.LineRate.Source != report.LineRateNIC {
+		return
+	}
+	r.rates = map[string]report.LineRate{}
+	for _, ep := range eps {
+		if bps, detail, ok := lr.LineRate(ctx, ep); ok && bps > 0 {
+			r.rates[ep.Name] = report.LineRate{Bps: bps, Source: report.LineRateNIC, Detail: detail}
+		}
 	}
 }

@@ -35,3 +35,32 @@ func (r *run) newResult(job *plan.Job, legIdx int) report.Result {
 		From: leg.From, To: leg.To, Ranks: leg.Ranks, NRanks: leg.NRanks,
 	}
 }
+
+// noteSharedMachine marks a result whose endpoints all ran on one machine
+// (a node, an ssh host): its traffic did not cross the fabric, so it is
+// not a fabric figure, whatever it measured. Pools that test each other
+// are kept apart by anti-affinity unless the scenario lets them share
+// (shareNodesWith), or the topology key is coarser than a node.
+func (r *run) noteSharedMachine(res *report.Result) {
+	names := res.Ranks
+	if len(names) == 0 {
+		names = []string{res.From, res.To}
+	}
+	machine := ""
+	for _, name := range names {
+		ep := r.endpoint(name)
+		m := ep.Node
+		if m == "" {
+			m = ep.Host
+		}
+		if m == "" || machine != "" && m != machine {
+			return
+		}
+		machine = m
+	}
+	if len(names) < 2 || machine == "" {
+		return
+	}
+	res.SameMachine = machine
+	res.Reason = judge.JoinReason(res.Reason, "every side ran on "+machine+": the traffic did not cross the fabric, not a fabric figure")
+}

@@ -219,13 +219,17 @@ func (l *legRun) base() judge.Outcome {
 }
 
 // commandLine renders a side as "endpoint$ ENV=v argv…" for the report.
-func commandLine(s *side) string {
+func commandLine(s *side) string { return formatCommand(s.pc.Endpoint, s.env, s.argv) }
+
+// formatCommand is a command line as the report shows it:
+// "endpoint$ K=V … argv…", the variables sorted.
+func formatCommand(endpoint string, env map[string]string, argv []string) string {
 	var b strings.Builder
-	b.WriteString(s.pc.Endpoint + "$ ")
-	for _, k := range slices.Sorted(maps.Keys(s.env)) {
-		b.WriteString(k + "=" + s.env[k] + " ")
+	b.WriteString(endpoint + "$ ")
+	for _, k := range slices.Sorted(maps.Keys(env)) {
+		b.WriteString(k + "=" + env[k] + " ")
 	}
-	b.WriteString(strings.Join(s.argv, " "))
+	b.WriteString(strings.Join(argv, " "))
 	return b.String()
 }
 

@@ -3,6 +3,8 @@ package runner
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/rdmabench/rdmabench/parsers"
@@ -34,8 +36,10 @@ func (r *run) runLeg(ctx context.Context, job *plan.Job, legIdx int) (report.Res
 		}
 		outs = append(outs, o)
 	}
-	judge.Fill(&res, r.tests[job.Test], r.cfg.LineRate, outs)
+	judge.Fill(&res, r.tests[job.Test], r.legLineRate(res), outs)
 	proof.finish(ctx, &res, outs, discarded)
+	r.unproved(&res)
+	r.noteSharedMachine(&res)
 	r.noteVersion(job.Tool, outs)
 	return res, true
 }
@@ -85,4 +89,34 @@ func (r *run) noteVersion(tool string, outs []judge.Outcome) {
 			return
 		}
 	}
+}
+
+// legLineRate is the line rate a result is held to: with `lineRate: auto`
+// the lower of its endpoints' own (a pair is as fast as its slower end),
+// else the run's.
+func (r *run) legLineRate(res report.Result) *report.LineRate {
+	names := res.Ranks
+	if len(names) == 0 {
+		names = []string{res.From, res.To}
+	}
+	var low *report.LineRate
+	var parts []string
+	for _, n := range slices.Compact(slices.Sorted(slices.Values(names))) {
+		lr, ok := r.rates[n]
+		if !ok {
+			return r.cfg.LineRate // one end unread: the run's
+		}
+		parts = append(parts, n+" "+lr.Detail)
+		if low == nil || lr.Bps < low.Bps {
+			c := lr
+			low = &c
+		}
+	}
+	if low == nil {
+		return r.cfg.LineRate
+	}
+	if len(parts) > 1 {
+		low.Detail = "the lower of " + strings.Join(parts, " and ")
+	}
+	return low
 }

@@ -82,17 +82,20 @@ func TestLowPairThrottledLocal(t *testing.T) {
 	if err != nil {
 		t.Fatalf("run: %v", err)
 	}
-	retests := 0
+	// A starved loopback pair on a loaded machine may dip below the
+	// threshold too: it is retested as well, recovers, and is called
+	// noise; only the throttled pair must stay low.
+	retests, throttledRetests := 0, 0
 	for _, r := range rep.Results {
 		if r.Retest > 0 {
 			retests++
-			if r.From != "ep-1" || r.To != "ep-2" {
-				t.Errorf("retested %s → %s", r.From, r.To)
+			if r.From == "ep-1" && r.To == "ep-2" {
+				throttledRetests++
 			}
 		}
 	}
-	if len(rep.Results) != 12+2 || retests != 2 {
-		t.Fatalf("%d results, %d retests; want 12 + 2", len(rep.Results), retests)
+	if len(rep.Results) != 12+retests || throttledRetests != 2 {
+		t.Fatalf("%d results, %d retests (%d of ep-1 → ep-2); want 12 + retests, 2 of them the throttled pair's", len(rep.Results), retests, throttledRetests)
 	}
 	if len(rep.LowPairs) != 1 {
 		t.Fatalf("low-pair analyses: %+v", rep.LowPairs)
@@ -105,11 +108,17 @@ func TestLowPairThrottledLocal(t *testing.T) {
 		t.Logf("low pair %s → %s: %s, retests %v: %s", lp.From, lp.To, units.FormatRate(lp.Bps), lp.RetestBps, lp.Status)
 	}
 	t.Logf("best pair %s, threshold %s", units.FormatRate(a.ReferenceBps), units.FormatRate(a.ThresholdBps))
-	if len(a.Low) != 1 || a.Low[0].From != "ep-1" || a.Low[0].To != "ep-2" || a.Low[0].Status != report.LowPairBad {
-		t.Fatalf("low pairs %+v", a.Low)
+	var bad []report.LowPair
+	for _, lp := range a.Low {
+		if lp.Status == report.LowPairBad {
+			bad = append(bad, lp)
+		}
 	}
-	if a.Low[0].Bps > 250e6 || a.Low[0].Bps < 100e6 {
-		t.Errorf("throttled pair measured %s, want about 200 Mb/s", units.FormatRate(a.Low[0].Bps))
+	if len(bad) != 1 || bad[0].From != "ep-1" || bad[0].To != "ep-2" {
+		t.Fatalf("low pairs confirmed bad %+v; want ep-1 → ep-2 alone", bad)
+	}
+	if bad[0].Bps > 250e6 || bad[0].Bps < 100e6 {
+		t.Errorf("throttled pair measured %s, want about 200 Mb/s", units.FormatRate(bad[0].Bps))
 	}
 	if len(a.Suspects) != 1 || a.Suspects[0].Kind != "link" || !strings.Contains(a.Findings[0], "ep-1 ↔ ep-2") {
 		t.Errorf("suspects %+v findings %q", a.Suspects, a.Findings)

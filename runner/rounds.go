@@ -42,6 +42,10 @@ func (r *run) runJob(ctx context.Context, job *plan.Job) {
 		return
 	}
 	for i := range job.Legs {
+		if skip, why := r.preflightLegSkip(job, i); skip {
+			r.record(r.skippedResult(job, i, why))
+			continue
+		}
 		res, ok := r.runLeg(ctx, job, i)
 		if !ok {
 			return // interrupted: an unfinished leg is not a result

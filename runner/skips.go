@@ -2,8 +2,10 @@ package runner
 
 import (
 	"context"
+	"strings"
 	"time"
 
+	"github.com/rdmabench/rdmabench/parsers"
 	"github.com/rdmabench/rdmabench/runner/backend"
 	"github.com/rdmabench/rdmabench/runner/plan"
 	"github.com/rdmabench/rdmabench/runner/tools"
@@ -33,8 +35,13 @@ func (r *run) skipReason(job *plan.Job) (bool, string) {
 	}
 	if c, ok := r.cfg.Backend.(backend.RDMAChecker); ok {
 		for _, name := range jobEndpoints(job) {
-			if !c.HasRDMA(context.Background(), r.endpoint(name)) {
-				return true, "endpoint " + name + " has no RDMA device; " + job.Tool + " needs RDMA"
+			ep := r.endpoint(name)
+			if !c.HasRDMA(context.Background(), ep) {
+				why := "endpoint " + name + " has no RDMA device"
+				if ep.NoDevice != "" {
+					why += " for its data interface: " + ep.NoDevice
+				}
+				return true, why + "; " + job.Tool + " needs RDMA"
 			}
 		}
 		return false, ""
@@ -75,10 +82,21 @@ func (r *run) recordSkips() {
 	}
 }
 
+// skippedResult is a leg that did not run: what it would have run (the
+// planned command lines, placeholders unfilled) and its test's op, so that
+// the report sets it beside the legs of the same workload that did run.
 func (r *run) skippedResult(job *plan.Job, legIdx int, why string) report.Result {
 	res := r.newResult(job, legIdx)
 	res.Verdict, res.Reason = report.VerdictSkipped, why
 	res.Started = time.Now().UTC()
+	if t := r.tests[job.Test]; t != nil && res.Family == parsers.FamilyNixlbench {
+		res.Op = strings.ToUpper(t.Args.Op)
+	}
+	if legIdx < len(job.Legs) {
+		for _, pc := range job.Legs[legIdx].Commands {
+			res.Commands = append(res.Commands, formatCommand(pc.Endpoint, pc.Env, pc.Argv))
+		}
+	}
 	return res
 }
 

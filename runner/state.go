@@ -62,6 +62,12 @@ type Config struct {
 	NoPreflight bool
 	// NoPathProof skips reading the RDMA port counters around each leg.
 	NoPathProof bool
+	// AllowEmpty lets a run that measured nothing (every test skipped)
+	// end without error; by default it is an EmptyRunError (exit 5).
+	AllowEmpty bool
+	// Platform is the Kubernetes platform (kube backend); on eks NCCL
+	// between nodes needs aws-ofi-nccl, which preflight checks.
+	Platform string
 }
 
 // ParseFunc reads one tool's raw output into a measurement. Parsers are
@@ -90,6 +96,8 @@ type run struct {
 	preflight map[string]report.PreflightEndpoint
 	// mtus is each endpoint's active RDMA MTU, read by preflight.
 	mtus map[string]int
+	// rates is each endpoint's own line rate (lineRate: auto), by name.
+	rates map[string]report.LineRate
 
 	mu       sync.Mutex
 	results  []report.Result

@@ -2,6 +2,8 @@ package runner
 
 import (
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/rdmabench/rdmabench/runner/backend"
@@ -9,43 +11,143 @@ import (
 	"github.com/rdmabench/rdmabench/runner/tools"
 )
 
-// substituter fills the placeholders of one leg repetition.
+// substituter fills the placeholders of one leg repetition: the run's
+// (etcd, run id, scratch folder) and each endpoint's (data address; RDMA
+// device, port and GID index where they were chosen at run time).
 type substituter struct {
 	r *strings.Replacer
+	// unknown are placeholders whose value is not known here (a GID on
+	// InfiniBand, a device no endpoint resolved): a value holding one is
+	// left out of the command, with its flag or variable.
+	unknown []string
+	eps     map[string]backend.Endpoint
 }
 
 func newSubstituter(eps map[string]backend.Endpoint, etcdURL, runID, out string) substituter {
+	s := substituter{eps: eps}
 	pairs := []string{tools.PlaceholderRun, runID, tools.PlaceholderOut, out}
 	if etcdURL != "" {
 		pairs = append(pairs, tools.PlaceholderEtcd, etcdURL)
 	}
+	add := func(placeholder, value string) {
+		if value == "" {
+			s.unknown = append(s.unknown, placeholder)
+			return
+		}
+		pairs = append(pairs, placeholder, value)
+	}
 	for name, ep := range eps {
 		pairs = append(pairs, tools.AddrPlaceholder(name), ep.Address)
+		add(tools.DevicePlaceholder(name), ep.Device)
+		port := ""
+		if ep.Device != "" {
+			port = strconv.Itoa(max(ep.Port, 1))
+		}
+		add(tools.PortPlaceholder(name), port)
+		add(tools.GIDPlaceholder(name), gidOf(ep))
 	}
-	return substituter{r: strings.NewReplacer(pairs...)}
+	s.r = strings.NewReplacer(pairs...)
+	return s
+}
+
+func gidOf(ep backend.Endpoint) string {
+	if ep.GIDIndex == nil {
+		return ""
+	}
+	return strconv.Itoa(*ep.GIDIndex)
+}
+
+// gids fills ${gids:a,b,…}: the GID index the endpoints share, "" when
+// they differ or one has none.
+func gids(s string, eps map[string]backend.Endpoint) string {
+	const open = "${gids:"
+	for {
+		i := strings.Index(s, open)
+		if i < 0 {
+			return s
+		}
+		j := strings.IndexByte(s[i:], '}')
+		if j < 0 {
+			return s
+		}
+		common := ""
+		for k, name := range strings.Split(s[i+len(open):i+j], ",") {
+			g := gidOf(eps[name])
+			if k > 0 && g != common {
+				g = ""
+			}
+			common = g
+			if g == "" {
+				break
+			}
+		}
+		s = s[:i] + common + s[i+j+1:]
+		if common == "" {
+			return "" // left out
+		}
+	}
 }
 
 // command returns argv and env with every placeholder filled, or an error
-// naming a placeholder that is unknown or has no value here.
+// naming a placeholder that is unknown or has no value here. A value
+// holding a run-time value that stays unknown is left out: an argument
+// with the flag before it, a variable (and mpirun's -x of it).
 func (s substituter) command(pc plan.PlannedCommand) ([]string, map[string]string, error) {
-	argv := make([]string, len(pc.Argv))
+	argv := make([]string, 0, len(pc.Argv))
 	for i, a := range pc.Argv {
-		argv[i] = s.r.Replace(a)
-		if err := leftover(argv[i]); err != nil {
-			return nil, nil, fmt.Errorf("argument %q: %w", pc.Argv[i], err)
+		v, drop := s.value(a)
+		if drop {
+			if len(argv) > 0 && strings.HasPrefix(argv[len(argv)-1], "-") && i > 0 && argv[len(argv)-1] == pc.Argv[i-1] {
+				argv = argv[:len(argv)-1]
+			}
+			continue
 		}
+		if err := leftover(v); err != nil {
+			return nil, nil, fmt.Errorf("argument %q: %w", a, err)
+		}
+		argv = append(argv, v)
 	}
 	var env map[string]string
+	var dropped []string
 	if len(pc.Env) > 0 {
 		env = make(map[string]string, len(pc.Env))
 		for k, v := range pc.Env {
-			env[k] = s.r.Replace(v)
-			if err := leftover(env[k]); err != nil {
+			val, drop := s.value(v)
+			if drop {
+				dropped = append(dropped, k)
+				continue
+			}
+			if err := leftover(val); err != nil {
 				return nil, nil, fmt.Errorf("environment %s=%q: %w", k, v, err)
+			}
+			env[k] = val
+		}
+	}
+	for _, k := range dropped { // mpirun -x NAME of a variable left out
+		for i := 0; i+1 < len(argv); i++ {
+			if argv[i] == "-x" && argv[i+1] == k {
+				argv = slices.Delete(argv, i, i+2)
+				break
 			}
 		}
 	}
 	return argv, env, nil
+}
+
+// value fills one argument or variable; drop when a run-time placeholder
+// in it has no value here.
+func (s substituter) value(v string) (string, bool) {
+	for _, u := range s.unknown {
+		if strings.Contains(v, u) {
+			return "", true
+		}
+	}
+	if strings.Contains(v, "${gids:") {
+		if v = gids(v, s.eps); v == "" {
+			return "", true
+		}
+	}
+	return s.r.Replace(v), false
 }
 
 func (s substituter) text(t string) string { return s.r.Replace(t) }
@@ -64,5 +166,5 @@ func leftover(s string) error {
 	if name == tools.PlaceholderEtcd {
 		return fmt.Errorf("%s used but no etcd runs (plan.needsEtcd is false)", name)
 	}
-	return fmt.Errorf("unknown placeholder %s (known: ${addr:ENDPOINT}, ${etcd}, ${run}, ${out})", name)
+	return fmt.Errorf("unknown placeholder %s (known: ${addr:ENDPOINT}, ${dev:ENDPOINT}, ${port:ENDPOINT}, ${gid:ENDPOINT}, ${gids:ENDPOINT,…}, ${etcd}, ${run}, ${out})", name)
 }

@@ -2,11 +2,13 @@ package runner
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/rdmabench/rdmabench/report"
 	"github.com/rdmabench/rdmabench/runner/backend"
 	"github.com/rdmabench/rdmabench/runner/backend/local"
 	"github.com/rdmabench/rdmabench/runner/plan"
@@ -155,5 +157,84 @@ func TestCommandLineEnvInKeyOrder(t *testing.T) {
 		if got := commandLine(s); got != want {
 			t.Fatalf("commandLine = %q, want %q", got, want)
 		}
+	}
+}
+
+// A leg whose sides ran on one node (or ssh host) is marked: its traffic
+// did not cross the fabric. Sides apart, or not known, are not.
+func TestSharedMachineIsMarked(t *testing.T) {
+	r := &run{endpoints: map[string]backend.Endpoint{
+		"a-0": {Name: "a-0", Node: "node-1"}, "b-0": {Name: "b-0", Node: "node-1"}, "b-1": {Name: "b-1", Node: "node-2"},
+		"h-0": {Name: "h-0", Host: "vm1"}, "h-1": {Name: "h-1", Host: "vm1"}, "l-0": {Name: "l-0"}, "l-1": {Name: "l-1"}}}
+	for _, c := range []struct {
+		res  report.Result
+		want string
+	}{
+		{report.Result{From: "a-0", To: "b-0", Reason: "measured"}, "node-1"},
+		{report.Result{From: "a-0", To: "b-1"}, ""},
+		{report.Result{Ranks: []string{"a-0", "b-0", "b-1"}}, ""},
+		{report.Result{Ranks: []string{"a-0", "b-0"}}, "node-1"},
+		{report.Result{From: "h-0", To: "h-1"}, "vm1"},
+		{report.Result{From: "l-0", To: "l-1"}, ""},
+	} {
+		res := c.res
+		r.noteSharedMachine(&res)
+		if res.SameMachine != c.want || (c.want != "") != strings.Contains(res.Reason, "not a fabric figure") {
+			t.Errorf("%+v: sameMachine %q reason %q, want %q", c.res, res.SameMachine, res.Reason, c.want)
+		}
+	}
+}
+
+// The run-time placeholders of a pod's device, port and GID are filled
+// from the endpoint as provisioned; one that stays unknown (no GID on
+// InfiniBand, no device) leaves its value out, with its flag or variable
+// and mpirun's -x of it.
+func TestDevicePlaceholdersFilledAtRunTime(t *testing.T) {
+	g3, g5 := 3, 5
+	eps := map[string]backend.Endpoint{
+		"a-0": {Name: "a-0", Address: "10.9.1.1", Device: "rxe1", Port: 1, GIDIndex: &g3},
+		"b-0": {Name: "b-0", Address: "10.9.1.2", Device: "mlx5_3", Port: 2},
+		"c-0": {Name: "c-0", Address: "10.9.1.3", Device: "rxe1", Port: 1, GIDIndex: &g3},
+		"d-0": {Name: "d-0", Address: "10.9.1.4", Device: "rxe1", Port: 1, GIDIndex: &g5},
+	}
+	s := newSubstituter(eps, "", "run-1", "/tmp/o")
+	for _, c := range []struct {
+		argv []string
+		env  map[string]string
+		want []string
+		wenv map[string]string
+	}{
+		{[]string{"ib_write_bw", "-d", "${dev:a-0}", "-i", "${port:a-0}", "-x", "${gid:a-0}", "-F", "${addr:b-0}"}, nil,
+			[]string{"ib_write_bw", "-d", "rxe1", "-i", "1", "-x", "3", "-F", "10.9.1.2"}, nil},
+		{[]string{"ib_write_bw", "-d", "${dev:b-0}", "-i", "${port:b-0}", "-x", "${gid:b-0}", "-F"}, nil,
+			[]string{"ib_write_bw", "-d", "mlx5_3", "-i", "2", "-F"}, nil},
+		{[]string{"mpirun", "-x", "NCCL_IB_GID_INDEX", "-x", "NCCL_IB_HCA", "all_reduce_perf"},
+			map[string]string{"NCCL_IB_HCA": "=${dev:a-0}:${port:a-0},${dev:c-0}:${port:c-0}", "NCCL_IB_GID_INDEX": "${gids:a-0,c-0}"},
+			[]string{"mpirun", "-x", "NCCL_IB_GID_INDEX", "-x", "NCCL_IB_HCA", "all_reduce_perf"},
+			map[string]string{"NCCL_IB_HCA": "=rxe1:1,rxe1:1", "NCCL_IB_GID_INDEX": "3"}},
+		{[]string{"mpirun", "-x", "NCCL_IB_GID_INDEX", "-x", "NCCL_IB_HCA", "all_reduce_perf"},
+			map[string]string{"NCCL_IB_HCA": "=${dev:a-0}:${port:a-0}", "NCCL_IB_GID_INDEX": "${gids:a-0,d-0}"},
+			[]string{"mpirun", "-x", "NCCL_IB_HCA", "all_reduce_perf"},
+			map[string]string{"NCCL_IB_HCA": "=rxe1:1"}},
+	} {
+		argv, env, err := s.command(plan.PlannedCommand{Argv: c.argv, Env: c.env})
+		if err != nil || strings.Join(argv, " ") != strings.Join(c.want, " ") || fmt.Sprint(env) != fmt.Sprint(c.wenv) {
+			t.Errorf("%v %v:\n got %v %v %v\nwant %v %v", c.argv, c.env, argv, env, err, c.want, c.wenv)
+		}
+	}
+}
+
+// With lineRate: auto a pair is held to the lower of its two ends' own
+// rates; an end whose rate was not read leaves the run's.
+func TestLegLineRateIsTheLowerEnd(t *testing.T) {
+	runRate := &report.LineRate{Bps: 400e9, Source: report.LineRateNIC, Detail: "a-0 mlx5_0"}
+	r := &run{cfg: Config{LineRate: runRate}, rates: map[string]report.LineRate{
+		"a-0": {Bps: 400e9, Source: report.LineRateNIC, Detail: "mlx5_0 port 1: 400 Gb/sec"},
+		"b-0": {Bps: 200e9, Source: report.LineRateNIC, Detail: "mlx5_3 port 1: 200 Gb/sec"}}}
+	if lr := r.legLineRate(report.Result{From: "a-0", To: "b-0"}); lr.Bps != 200e9 || !strings.Contains(lr.Detail, "the lower of a-0") {
+		t.Errorf("%+v", lr)
+	}
+	if lr := r.legLineRate(report.Result{From: "a-0", To: "c-0"}); lr != runRate {
+		t.Errorf("%+v: want the run's", lr)
 	}
 }

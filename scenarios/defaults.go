@@ -13,7 +13,10 @@ const (
 	DefaultUCXTest      = "tag_bw"
 	DefaultNixlBackend  = "UCX"
 	DefaultNixlOp       = "WRITE" // nixlbench's own default
-	DefaultNixlSeg      = "DRAM"
+	// DefaultNixlRequestOp is a perRequest test's op: vLLM's NIXL
+	// connector has decode pull the KV from prefill (a READ).
+	DefaultNixlRequestOp = "READ"
+	DefaultNixlSeg       = "DRAM"
 	// DefaultGPUResource is what pool.gpus requests when the resources
 	// name no GPU resource.
 	DefaultGPUResource = "nvidia.com/gpu"
@@ -76,6 +79,15 @@ func defaultCluster(c *Cluster) {
 	if c.Capabilities == nil {
 		c.Capabilities = []string{DefaultCapability}
 	}
+	if c.CPU == "" {
+		c.CPU = DefaultCPU
+	}
+	if c.Memory == "" {
+		c.Memory = DefaultMemory
+	}
+	if c.ShmSize == "" {
+		c.ShmSize = DefaultShmSize
+	}
 }
 
 // defaultTest fills a test's defaults. The test timeout stays unset unless
@@ -134,6 +146,9 @@ func defaultArgs(t *Test) {
 		}
 		if a.Op == "" {
 			a.Op = DefaultNixlOp
+			if a.PerRequest {
+				a.Op = DefaultNixlRequestOp
+			}
 		}
 		if a.Runtime == "" {
 			a.Runtime = NixlRuntimeETCD

@@ -37,6 +37,13 @@ var brokenCases = []struct {
 		"18:5 cluster.annotations.rdmabench.io/note", "19:5 cluster.annotations./nope"}},
 	{"kube-pod-fields", []string{"8:3 cluster.networks", "10:20 cluster.imagePullPolicy", "11:31 cluster.imagePullSecrets[1]",
 		"11:35 cluster.imagePullSecrets[2]", "12:21 cluster.runtimeClassName", "13:22 cluster.priorityClassName", "16:5 pools[0].networks"}},
+	// What each pod gets: quantities, /dev/shm within memory, page sizes
+	// and whole pages, DRA claims named once with one source, a pod
+	// patch of metadata and spec, pools it may share nodes with.
+	{"kube-pod-resources", []string{"8:13 cluster.platform", "9:19 cluster.failFastWindow", "10:8 cluster.cpu", "12:12 cluster.shmSize",
+		"13:20 cluster.hugepages.2Mi", "13:25 cluster.hugepages.4Mi", "15:71 cluster.resourceClaims[0].resourceClaimTemplateName",
+		"16:7 cluster.resourceClaims[1]", "18:5 cluster.podPatch.kind", "19:11 cluster.podPatch.spec", "22:13 pools[0].memory",
+		"24:16 pools[0].resourceClaims[0].name", "25:22 pools[0].shareNodesWith[0]", "25:26 pools[0].shareNodesWith[1]"}},
 	// A missing key is reported where its toleration starts.
 	{"kube-tolerations", []string{"9:54 cluster.tolerations[0].value", "10:7 cluster.tolerations[1].key", "12:17 cluster.tolerations[2].operator",
 		"13:15 cluster.tolerations[2].effect", "14:12 cluster.tolerations[3].key", "16:26 cluster.tolerations[3].tolerationSeconds",

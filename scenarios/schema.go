@@ -24,6 +24,7 @@ const SchemaID = "https://rdmabench.io/schemas/scenario-v1alpha1.json"
 var schemaEnums = map[string]func() []any{
 	"backends":            func() []any { return anySlice(Backends) },
 	"pullPolicies":        func() []any { return anySlice(PullPolicies) },
+	"platforms":           func() []any { return anySlice(Platforms) },
 	"tolerationOperators": func() []any { return anySlice(TolerationOperators) },
 	"taintEffects":        func() []any { return anySlice(TaintEffects) },
 	"tools":               func() []any { return anySlice(append(append([]string{}, Tools...), ncclBinaries()...)) },
@@ -114,6 +115,9 @@ func schemaFor(t reflect.Type) map[string]any {
 	case reflect.Slice:
 		return map[string]any{"type": "array", "items": schemaFor(t.Elem())}
 	case reflect.Map:
+		if t.Elem().Kind() == reflect.Interface {
+			return map[string]any{"type": "object"} // a document of its own (podPatch: a Pod patch)
+		}
 		return map[string]any{"type": "object", "additionalProperties": map[string]any{"type": []string{"string", "number", "boolean"}}}
 	case reflect.String:
 		return map[string]any{"type": "string"}

@@ -206,11 +206,15 @@ type KVLayout struct {
 	Regions int
 	// BlockTokens is the KV page size in tokens.
 	BlockTokens int
+	// RemoteRanks is how many prefill ranks one decode rank reads from:
+	// prefillTP/decodeTP where prefill splits the heads finer (each holds
+	// part of the decode rank's heads), else 1.
+	RemoteRanks int
 }
 
 // Layout is the KV layout of a resolved serving setup (Resolved).
 func (s Serving) Layout(dtypeBytes int) KVLayout {
-	l := KVLayout{RankShare: 1, BlockTokens: s.BlockTokens}
+	l := KVLayout{RankShare: 1, BlockTokens: s.BlockTokens, RemoteRanks: 1}
 	if s.LatentDim > 0 {
 		l.BytesPerToken = int64(s.Layers) * int64(s.LatentDim) * int64(dtypeBytes)
 		l.BlockBytes = int64(s.BlockTokens) * int64(s.LatentDim) * int64(dtypeBytes)
@@ -224,14 +228,20 @@ func (s Serving) Layout(dtypeBytes int) KVLayout {
 	heads := max(1, s.KVHeads/max(s.PrefillTP, s.DecodeTP, 1))
 	l.BlockBytes = int64(s.BlockTokens) * int64(heads) * int64(s.HeadDim) * int64(dtypeBytes)
 	l.Regions = 2 * s.Layers
+	if s.KVHeads > 0 {
+		p, d := min(max(s.PrefillTP, 1), s.KVHeads), min(max(s.DecodeTP, 1), s.KVHeads)
+		l.RemoteRanks = max(1, p/d)
+	}
 	return l
 }
 
-// Descriptors is how many descriptors one request's READ carries for a
-// prompt of tokens: regions × the blocks the prompt fills.
+// Descriptors is how many descriptors a decode rank reads for a prompt of
+// tokens: regions × the blocks the prompt fills, from each remote rank it
+// reads from. vLLM posts one READ per remote rank; a pair test moves them
+// all in one, so that the bytes are the rank's whole share.
 func (l KVLayout) Descriptors(tokens int) int {
 	if l.BlockTokens <= 0 || tokens <= 0 {
 		return 0
 	}
-	return l.Regions * ((tokens + l.BlockTokens - 1) / l.BlockTokens)
+	return l.Regions * ((tokens + l.BlockTokens - 1) / l.BlockTokens) * max(l.RemoteRanks, 1)
 }

@@ -83,9 +83,42 @@ func (d *decoder) value(n *yaml.Node, v reflect.Value, path string) {
 		d.decodeInt(n, v, path)
 	case reflect.Bool:
 		d.decodeBool(n, v, path)
+	case reflect.Interface:
+		if x := d.decodeAny(n, path); x != nil {
+			v.Set(reflect.ValueOf(x))
+		}
 	default:
 		panic("scenarios: no decoder for " + v.Type().String())
 	}
+}
+
+// decodeAny decodes a free-form value (podPatch) as YAML would into any:
+// mappings, lists, and scalars by their tag, recording every position so
+// that the value's own checks can point into it.
+func (d *decoder) decodeAny(n *yaml.Node, path string) any {
+	if n = d.resolve(n, path); n == nil || isNull(n) {
+		return nil
+	}
+	switch n.Kind {
+	case yaml.MappingNode:
+		m := map[string]any{}
+		d.eachKey(n, path, func(k, val *yaml.Node, p string) { m[k.Value] = d.decodeAny(val, p) })
+		return m
+	case yaml.SequenceNode:
+		out := make([]any, len(n.Content))
+		for i, item := range n.Content {
+			p := fmt.Sprintf("%s[%d]", path, i)
+			d.pos.set(p, Pos{}, nodePos(item))
+			out[i] = d.decodeAny(item, p)
+		}
+		return out
+	}
+	var x any
+	if err := n.Decode(&x); err != nil {
+		d.c.add(nodePos(n), path, "write a plain value: text, a number, true or false", "cannot read %q: %v", n.Value, err)
+		return nil
+	}
+	return x
 }
 
 func isNull(n *yaml.Node) bool { return n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null" }

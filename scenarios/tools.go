@@ -24,6 +24,7 @@ var (
 	PullPolicies        = []string{"Always", "IfNotPresent", "Never"}
 	TolerationOperators = []string{"Equal", "Exists"}
 	TaintEffects        = []string{"NoSchedule", "PreferNoSchedule", "NoExecute"}
+	Platforms           = []string{PlatformAuto, PlatformKubernetes, PlatformOpenShift, PlatformGKE, PlatformEKS}
 )
 
 // Patterns lists the ways endpoints are paired.

@@ -16,6 +16,15 @@ const (
 	BackendKube  = "kube"
 )
 
+// Platforms (cluster.platform): what kind of cluster the pods go to.
+const (
+	PlatformAuto       = "auto"
+	PlatformKubernetes = "kubernetes"
+	PlatformOpenShift  = "openshift"
+	PlatformGKE        = "gke"
+	PlatformEKS        = "eks"
+)
+
 // Patterns: how the endpoints of the from and to pools are paired.
 const (
 	PatternPairwise  = "pairwise"
@@ -116,6 +125,47 @@ type Cluster struct {
 	Labels      map[string]string `yaml:"labels,omitempty" json:"labels,omitempty"`
 	// PriorityClassName for the pods (so benchmarks can preempt, or not).
 	PriorityClassName string `yaml:"priorityClassName,omitempty" json:"priorityClassName,omitempty"`
+	// Platform is the cluster's kind: auto (default: detected through
+	// discovery), kubernetes, openshift (admission by SCCs), gke (networks
+	// through GKE's multi-network annotation instead of Multus) or eks
+	// (EFA: SRD, not RC).
+	Platform string `yaml:"platform,omitempty" json:"platform,omitempty" schema:"enum=platforms"`
+	// FailFastWindow is how long a pod may stay unschedulable, or keep
+	// failing to get its sandbox or volumes, before the run gives up
+	// (default 15s). A pod a node is being added for (the autoscaler's
+	// TriggeredScaleUp, a nominated node) waits until StartupTimeout.
+	FailFastWindow Duration `yaml:"failFastWindow,omitempty" json:"failFastWindow,omitempty"`
+
+	// CPU and Memory every pod requests and is limited to (requests =
+	// limits: Guaranteed QoS), as Kubernetes quantities ("2", "500m",
+	// "8Gi"); defaults 2 and 4Gi; pools may set their own.
+	CPU    string `yaml:"cpu,omitempty" json:"cpu,omitempty"`
+	Memory string `yaml:"memory,omitempty" json:"memory,omitempty"`
+	// ShmSize is every pod's /dev/shm, memory-backed (an emptyDir of
+	// medium Memory, counted against Memory); default 1Gi (NCCL wants more
+	// than the runtime's 64 MiB).
+	ShmSize string `yaml:"shmSize,omitempty" json:"shmSize,omitempty"`
+	// Hugepages by page size ("2Mi": "1Gi"), requested and limited, and
+	// mounted at /dev/hugepages-<size>; none unless asked.
+	Hugepages map[string]string `yaml:"hugepages,omitempty" json:"hugepages,omitempty"`
+	// ResourceClaims are Dynamic Resource Allocation claims every pod gets
+	// (pools add their own).
+	ResourceClaims []ResourceClaim `yaml:"resourceClaims,omitempty" json:"resourceClaims,omitempty"`
+	// PodPatch is a strategic merge patch applied to every endpoint pod,
+	// for what no other key says (a sidecar, volumes, an annotation a
+	// webhook wants); checked against the Pod API before anything runs.
+	PodPatch map[string]any `yaml:"podPatch,omitempty" json:"podPatch,omitempty"`
+
+	Pos Pos `yaml:"-" json:"-"`
+}
+
+// ResourceClaim is a Dynamic Resource Allocation claim of a pod: a claim
+// that exists (resourceClaimName) or one made per pod from a template
+// (resourceClaimTemplateName); the tools container uses it by name.
+type ResourceClaim struct {
+	Name                      string `yaml:"name" json:"name"`
+	ResourceClaimName         string `yaml:"resourceClaimName,omitempty" json:"resourceClaimName,omitempty"`
+	ResourceClaimTemplateName string `yaml:"resourceClaimTemplateName,omitempty" json:"resourceClaimTemplateName,omitempty"`
 
 	Pos Pos `yaml:"-" json:"-"`
 }
@@ -187,6 +237,18 @@ type Pool struct {
 	AvoidPools []string `yaml:"avoidPools,omitempty" json:"avoidPools,omitempty"`
 	// Tolerations are added to the cluster's for this pool's pods.
 	Tolerations []Toleration `yaml:"tolerations,omitempty" json:"tolerations,omitempty"`
+	// ShareNodesWith lists pools this pool's pods may share a node with.
+	// By default pools that test each other never do: their traffic would
+	// not cross the fabric.
+	ShareNodesWith []string `yaml:"shareNodesWith,omitempty" json:"shareNodesWith,omitempty"`
+	// CPU, Memory, ShmSize and Hugepages replace the cluster's for this
+	// pool's pods.
+	CPU       string            `yaml:"cpu,omitempty" json:"cpu,omitempty"`
+	Memory    string            `yaml:"memory,omitempty" json:"memory,omitempty"`
+	ShmSize   string            `yaml:"shmSize,omitempty" json:"shmSize,omitempty"`
+	Hugepages map[string]string `yaml:"hugepages,omitempty" json:"hugepages,omitempty"`
+	// ResourceClaims are added to the cluster's.
+	ResourceClaims []ResourceClaim `yaml:"resourceClaims,omitempty" json:"resourceClaims,omitempty"`
 
 	Pos Pos `yaml:"-" json:"-"`
 }

@@ -148,10 +148,30 @@ func (v *validator) nixlArgs(ap string, t *Test, has func(string) bool) {
 // keys behind.
 var nixlOwnedFlags = []string{"etcd_endpoints", "benchmark_group", "runtime_type", "asio_address", "asio_port"}
 
+// nixlbenchRefuses are the words nixlbench refuses anywhere in any
+// argument, not only as flags (benchmark/nixlbench/src/utils/utils.cpp,
+// parseConfig: "--fromenv is disabled for nixlbench").
+var nixlbenchRefuses = []string{"flagfile", "fromenv"} // fromenv covers tryfromenv
+
+// NixlRefusedWord is the word of nixlbenchRefuses that arg contains, or "".
+func NixlRefusedWord(arg string) string {
+	for _, w := range nixlbenchRefuses {
+		if strings.Contains(arg, w) {
+			return w
+		}
+	}
+	return ""
+}
+
 // nixlOwnFlags refuses args.extra words that set a flag rdmabench owns
 // (gflags spellings: --x=v, --x v, -x, dashes for underscores).
 func (v *validator) nixlOwnFlags(ap string, a *Args) {
 	for i, w := range a.Extra {
+		if bad := NixlRefusedWord(w); bad != "" {
+			v.errf(fmt.Sprintf("%s.extra[%d]", ap, i), "nixlbench refuses any argument containing "+bad+" (utils.cpp parseConfig: use its --config_file instead)",
+				"%q contains %q", w, bad)
+			continue
+		}
 		name, _, _ := strings.Cut(strings.TrimLeft(w, "-"), "=")
 		if name == w {
 			continue // not a flag

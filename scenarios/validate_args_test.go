@@ -72,6 +72,7 @@ func TestNixlOwnedFlagsInExtra(t *testing.T) {
 		{`["--num_threads", "2", "-benchmark-group", "g"]`, "tests[0].args.extra[2]: --benchmark_group cannot be set in extra"},
 		{`["--etcd_endpoints", "http://x:2379"]`, "tests[0].args.extra[0]: --etcd_endpoints cannot be set in extra"},
 		{`["benchmark_group"]`, ""}, // a value, not a flag
+		{`["--config_file=/etc/fromenv.toml"]`, `tests[0].args.extra[0]: "--config_file=/etc/fromenv.toml" contains "fromenv" (nixlbench refuses any argument containing fromenv`},
 	} {
 		_, err := LoadBytes("t.yaml", []byte(minimal+"  - {name: t, tool: nixlbench, from: a, to: b, args: {extra: "+c.extra+"}}\n"))
 		got := errText(err)
@@ -96,6 +97,25 @@ func TestPerRequestNeedsServing(t *testing.T) {
 		got := errText(err)
 		if c.want == "" && got != "" || c.want != "" && !strings.Contains(got, c.want) {
 			t.Errorf("perRequest%s (serving %q):\n got %q\nwant %q", c.extra, c.serving, got, c.want)
+		}
+	}
+}
+
+// A perRequest test pulls, as vLLM's NIXL connector does: READ unless the
+// test says otherwise (nixlbench's own default is WRITE).
+func TestPerRequestDefaultsToRead(t *testing.T) {
+	serving := "serving: {model: llama-3.1-8b, contextLengths: [1024]}\n"
+	for _, c := range []struct{ args, want string }{
+		{"perRequest: true", "READ"},
+		{"perRequest: true, op: WRITE", "WRITE"},
+		{"minSize: 4KiB", "WRITE"},
+	} {
+		s, err := LoadBytes("t.yaml", []byte(minimal+"  - {name: kv, tool: nixlbench, from: a, to: b, args: {"+c.args+"}}\n"+serving))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := s.Tests[0].Args.Op; got != c.want {
+			t.Errorf("%s: op %q, want %q", c.args, got, c.want)
 		}
 	}
 }

@@ -58,6 +58,12 @@ func (v *validator) cluster() {
 	if c.StartupTimeout.IsSet() {
 		v.checkDuration("cluster.startupTimeout", &c.StartupTimeout)
 	}
+	if c.FailFastWindow.IsSet() {
+		v.checkDuration("cluster.failFastWindow", &c.FailFastWindow)
+	}
+	v.podResources("cluster", c.CPU, c.Memory, c.ShmSize, c.Hugepages, "", "")
+	v.resourceClaims("cluster.resourceClaims", c.ResourceClaims, map[string]bool{})
+	v.podPatch(c)
 	v.podFields(c)
 }
 

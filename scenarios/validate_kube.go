@@ -16,6 +16,9 @@ const (
 // server would refuse a bad one only when the pods are created, after the
 // run started; here it is reported with its position, with the rest.
 func (v *validator) podFields(c *Cluster) {
+	if v.written("cluster.platform", c, "platform") {
+		v.checkOneOf("cluster.platform", c.Platform, "platforms", Platforms)
+	}
 	if v.written("cluster.imagePullPolicy", c, "imagePullPolicy") {
 		v.checkOneOf("cluster.imagePullPolicy", c.ImagePullPolicy, "imagePullPolicy values", PullPolicies)
 	}

@@ -53,6 +53,15 @@ func (v *validator) onePool(path string, p *Pool) {
 			v.errf(ap, suggest(a, "pools", v.poolNames()), "unknown pool %q", a)
 		}
 	}
+	for j, a := range p.ShareNodesWith {
+		ap := fmt.Sprintf("%s.shareNodesWith[%d]", path, j)
+		switch {
+		case v.pool(a) == nil:
+			v.errf(ap, suggest(a, "pools", v.poolNames()), "unknown pool %q", a)
+		case contains(p.AvoidPools, a):
+			v.errf(ap, "a pool cannot both avoid and share nodes with another: remove it from one list", "pool %q is also in avoidPools", a)
+		}
+	}
 	v.checkStrings(path+".devices", p.Devices, "an RDMA device name such as mlx5_0")
 	v.checkEnv(path+".env", p.Env)
 	v.poolBackendFields(path, p)
@@ -62,7 +71,8 @@ func (v *validator) onePool(path string, p *Pool) {
 func (v *validator) poolBackendFields(path string, p *Pool) {
 	b := v.s.Backend
 	if b != BackendKube {
-		for _, f := range []string{"nodeSelector", "networks", "resources", "avoidPools", "tolerations"} {
+		for _, f := range []string{"nodeSelector", "networks", "resources", "avoidPools", "tolerations", "shareNodesWith",
+			"cpu", "memory", "shmSize", "hugepages", "resourceClaims"} {
 			if v.written(path+"."+f, p, f) {
 				v.keyErrf(path+"."+f, "it applies to backend: kube only; remove it", "%s means nothing for the %s backend", f, b)
 			}
@@ -71,6 +81,14 @@ func (v *validator) poolBackendFields(path string, p *Pool) {
 		v.checkStrings(path+".networks", p.Networks, "a NetworkAttachmentDefinition name")
 		v.checkResources(path+".resources", p.Resources)
 		v.checkTolerations(path+".tolerations", p.Tolerations)
+		if c := v.s.Cluster; c != nil {
+			v.podResources(path, p.CPU, p.Memory, p.ShmSize, p.Hugepages, c.Memory, c.ShmSize)
+			taken := map[string]bool{}
+			for _, rc := range c.ResourceClaims {
+				taken[rc.Name] = true
+			}
+			v.resourceClaims(path+".resourceClaims", p.ResourceClaims, taken)
+		}
 	}
 	if b != BackendSSH {
 		if v.written(path+".hosts", p, "hosts") {

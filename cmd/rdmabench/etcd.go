@@ -20,6 +20,7 @@ type etcdOptions struct {
 	listenPeerURL       string
 	dataDir             string
 	logLevel            string
+	name                string
 }
 
 // newEtcdCmd runs one standalone etcd until Ctrl-C: the rendezvous of
@@ -40,6 +41,7 @@ func newEtcdCmd(stdout, stderr io.Writer) *cobra.Command {
 	fl.StringVar(&o.listenPeerURL, "listen-peer-url", "", "peer URL (default 127.0.0.1 on a free port)")
 	fl.StringVar(&o.dataDir, "data-dir", "", "data folder (default: a temporary folder removed on exit)")
 	fl.StringVar(&o.logLevel, "log-level", "warn", "etcd log level: debug, info, warn, error")
+	fl.StringVar(&o.name, "name", "rdmabench", "the member's name (a run names the etcd it starts on a host, to know it for its own)")
 	return cmd
 }
 
@@ -58,7 +60,7 @@ func runEtcd(ctx context.Context, o *etcdOptions, stdout, stderr io.Writer) erro
 	defer stop()
 	srv, err := runetcd.Start(ctx, runetcd.Config{
 		ClientURLs: o.listenClientURLs, AdvertiseURLs: o.advertiseClientURLs, PeerURL: o.listenPeerURL,
-		DataDir: o.dataDir, LogLevel: o.logLevel, LogOutputs: []string{"stderr"},
+		DataDir: o.dataDir, LogLevel: o.logLevel, LogOutputs: []string{"stderr"}, Name: o.name,
 	})
 	if err != nil {
 		return err

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 
@@ -34,4 +35,23 @@ func newKubeBackend(sc *scenarios.Scenario, runID string, ko kubeOptions, progre
 		return nil, usageError{fmt.Errorf("%w", err)}
 	}
 	return be, nil
+}
+
+// scenarioPlatform is the platform a kube scenario names for planning
+// without a cluster (plan, --dry-run): cluster.platform, else plain
+// Kubernetes.
+func scenarioPlatform(sc *scenarios.Scenario) string {
+	if sc.Cluster == nil || sc.Cluster.Platform == "" || sc.Cluster.Platform == scenarios.PlatformAuto {
+		return scenarios.PlatformKubernetes
+	}
+	return sc.Cluster.Platform
+}
+
+// backendPlatform is the platform of a kube backend's cluster
+// (cluster.platform, else detected); "" for other backends.
+func backendPlatform(ctx context.Context, be backend.Backend) (string, error) {
+	if kb, ok := be.(*kube.Backend); ok {
+		return kb.Platform(ctx)
+	}
+	return "", nil
 }

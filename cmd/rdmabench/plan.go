@@ -5,7 +5,6 @@ import (
 	"io"
 
 	"github.com/rdmabench/rdmabench/runner/plan"
-	"github.com/rdmabench/rdmabench/scenarios"
 	"github.com/spf13/cobra"
 )
 
@@ -63,11 +62,11 @@ func runPlan(opts *planOptions, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	s, err := scenarios.Load(opts.file)
+	s, err := loadScenario(opts.file)
 	if err != nil {
 		return err
 	}
-	p, err := plan.Compile(s, plan.CompileOptions{})
+	p, err := plan.Compile(s, plan.CompileOptions{Platform: scenarioPlatform(s)})
 	if err != nil {
 		return err
 	}

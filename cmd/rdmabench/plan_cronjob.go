@@ -50,7 +50,7 @@ func (f *cronJobFlags) onlyWithCronJob() error {
 // the cluster. The scenario is compiled first, so a scenario that cannot
 // run never becomes a CronJob.
 func runPlanCronJob(opts *planOptions, stdout io.Writer) error {
-	s, err := scenarios.Load(opts.file)
+	s, err := loadScenario(opts.file)
 	if err != nil {
 		return err
 	}

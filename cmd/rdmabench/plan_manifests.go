@@ -20,19 +20,19 @@ func runPlanManifests(opts *planOptions, stdout io.Writer) error {
 			return usageError{fmt.Errorf("--%s is for -o cronjob", name)}
 		}
 	}
-	s, err := scenarios.Load(opts.file)
+	s, err := loadScenario(opts.file)
 	if err != nil {
 		return err
 	}
 	if s.Backend != scenarios.BackendKube {
 		return usageError{fmt.Errorf("%s: -o manifests is for backend: kube (this scenario's backend is %s)", opts.file, s.Backend)}
 	}
-	p, err := plan.Compile(s, plan.CompileOptions{})
+	p, err := plan.Compile(s, plan.CompileOptions{Platform: scenarioPlatform(s)})
 	if err != nil {
 		return err
 	}
 	objs, err := kube.Manifests(s, p.Endpoints, kube.ManifestOptions{
-		RunID: runner.NewRunID(time.Now()), Namespace: opts.cron.namespace, Etcd: p.NeedsEtcd})
+		RunID: runner.NewRunID(time.Now()), Namespace: opts.cron.namespace, Etcd: p.NeedsEtcd, Platform: scenarioPlatform(s)})
 	if err != nil {
 		return usageError{err}
 	}

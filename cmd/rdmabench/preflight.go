@@ -15,7 +15,7 @@ import (
 	"github.com/rdmabench/rdmabench/report"
 	"github.com/rdmabench/rdmabench/runner"
 	"github.com/rdmabench/rdmabench/runner/backend"
-	"github.com/rdmabench/rdmabench/scenarios"
+	"github.com/rdmabench/rdmabench/runner/plan"
 )
 
 // preflightOptions are the flags and arguments of `rdmabench preflight`.
@@ -62,7 +62,7 @@ func runPreflight(ctx context.Context, o *preflightOptions) error {
 	if o.output != "table" && o.output != "json" {
 		return usageError{fmt.Errorf("--output %q: want table or json", o.output)}
 	}
-	sc, err := scenarios.Load(o.file)
+	sc, err := loadScenario(o.file)
 	if err != nil {
 		return err
 	}
@@ -77,7 +77,11 @@ func runPreflight(ctx context.Context, o *preflightOptions) error {
 		return err
 	}
 	// Every test is planned, so every endpoint is checked for what it needs.
-	p, err := compilePlan(sc, func(backend.Endpoint) bool { return true }, 0)
+	platform, err := backendPlatform(ctx, be)
+	if err != nil {
+		return err
+	}
+	p, err := compilePlan(sc, plan.CompileOptions{HasRDMA: func(backend.Endpoint) bool { return true }, Platform: platform})
 	if err != nil {
 		return err
 	}
@@ -86,7 +90,7 @@ func runPreflight(ctx context.Context, o *preflightOptions) error {
 	if err != nil {
 		return fmt.Errorf("provision endpoints on %s: %w", be.Name(), err)
 	}
-	res, _ := runner.Preflight(ctx, be, p, sc, eps)
+	res, _ := runner.PreflightOn(ctx, be, p, sc, eps, platform)
 	if err := ctx.Err(); err != nil {
 		return err // interrupted: the facts read are partial (exit 130, not 1)
 	}

@@ -29,23 +29,25 @@ import (
 
 // runOptions are the flags and arguments of `rdmabench run`.
 type runOptions struct {
-	file    string
-	outDir  string
-	runID   string
-	output  string // table or json
-	dryRun  bool
-	keep    bool
-	timeout time.Duration
-	ports   int    // port offset
-	html    string // "auto" (report.html in the results folder), a path, or "none"
-	junit   string // JUnit XML file, or ""
-	etcd    string // an etcd for nixlbench instead of the run's own
-	kube    kubeOptions
+	file   string
+	outDir string
+	runID  string
+	output string // table or json
+	dryRun bool
+	keep   bool
+	// allowEmpty accepts a run that measured nothing (exit 0, not 5).
+	allowEmpty bool
+	timeout    time.Duration
+	ports      int    // port offset
+	html       string // "auto" (report.html in the results folder), a path, or "none"
+	junit      string // JUnit XML file, or ""
+	etcd       string // an etcd for nixlbench instead of the run's own
+	kube       kubeOptions
 
 	stdout, stderr io.Writer
 	// seams: the planner, the summary table and NIC discovery (their own
 	// packages; swapped in tests).
-	plan    func(sc *scenarios.Scenario, hasRDMA func(backend.Endpoint) bool, portOffset int) (*plan.Plan, error)
+	plan    func(sc *scenarios.Scenario, opts plan.CompileOptions) (*plan.Plan, error)
 	summary func(io.Writer, *report.Report) error
 	nicRate judge.NICRate
 }
@@ -62,9 +64,11 @@ per finished leg, written as it ends) and report.json. Progress goes to stderr,
 the summary table to stdout. Ctrl-C stops the run, cleans up and still writes
 report.json with every finished result (exit 130).
 
-Exit codes: 0 every test passed (skipped tests do not fail a run), 1 some test
-fell short of its expectation, 2 bad scenario or flags, 3 a tool or the harness
-failed (verdict error), 130 interrupted.`,
+Exit codes: 0 every test passed (skipped tests do not fail a run, as long as
+something was measured), 1 some test fell short of its expectation, 2 bad
+scenario or flags, 3 a tool or the harness failed (verdict error), 5 nothing
+was measured (every test skipped; --allow-empty turns that into 0), 130
+interrupted.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			o.file = args[0]
@@ -78,6 +82,7 @@ failed (verdict error), 130 interrupted.`,
 	fl.BoolVar(&o.dryRun, "dry-run", false, "print the plan (table, or JSON with -o json) and exit without running anything")
 	fl.IntVar(&o.ports, "port-offset", 0, "shift every tool port (when the defaults are taken on this host)")
 	fl.BoolVar(&o.keep, "keep", false, "leave endpoints (pods) for debugging; local processes are always killed")
+	fl.BoolVar(&o.allowEmpty, "allow-empty", false, "exit 0 when every test was skipped (default: exit 5, a run that measured nothing does not pass)")
 	fl.DurationVar(&o.timeout, "timeout", 0, "bound the whole run; when reached it stops as on Ctrl-C: partial report, exit 130 (0: only each leg's own bound)")
 	fl.StringVar(&o.html, "html", "auto", `HTML report: "auto" writes report.html in the results folder, "none" writes none, else a file`)
 	fl.StringVar(&o.junit, "junit", "", "also write JUnit XML to this file (for CI)")
@@ -91,11 +96,11 @@ func runRun(ctx context.Context, o *runOptions) error {
 		return usageError{fmt.Errorf("--output %q: want table or json", o.output)}
 	}
 	if o.etcd != "" {
-		if err := runetcd.CheckURLs(o.etcd); err != nil {
+		if err := runetcd.CheckClientURL(o.etcd); err != nil {
 			return usageError{fmt.Errorf("--etcd: %w", err)}
 		}
 	}
-	sc, err := scenarios.Load(o.file)
+	sc, err := loadScenario(o.file)
 	if err != nil {
 		return err
 	}
@@ -108,7 +113,8 @@ func runRun(ctx context.Context, o *runOptions) error {
 	if o.dryRun && sc.Backend == scenarios.BackendKube {
 		// A dry run plans without a cluster: every test is planned, as
 		// the pods' devices are known only once they run.
-		p, err := o.plan(sc, func(backend.Endpoint) bool { return true }, o.ports)
+		p, err := o.plan(sc, plan.CompileOptions{HasRDMA: func(backend.Endpoint) bool { return true }, PortOffset: o.ports,
+			Platform: scenarioPlatform(sc)})
 		if err != nil {
 			return err
 		}
@@ -118,7 +124,11 @@ func runRun(ctx context.Context, o *runOptions) error {
 	if err != nil {
 		return err
 	}
-	p, err := o.plan(sc, runner.BackendHasRDMA(ctx, be), o.ports)
+	opts := plan.CompileOptions{HasRDMA: runner.BackendHasRDMA(ctx, be), PortOffset: o.ports}
+	if opts.Platform, err = backendPlatform(ctx, be); err != nil {
+		return err
+	}
+	p, err := o.plan(sc, opts)
 	if err != nil {
 		return err
 	}
@@ -132,7 +142,7 @@ func runRun(ctx context.Context, o *runOptions) error {
 		ctx, cancel = context.WithTimeoutCause(ctx, o.timeout, fmt.Errorf("--timeout %s reached", o.timeout))
 		defer cancel()
 	}
-	return execute(ctx, o, sc, p, be)
+	return execute(ctx, o, sc, p, be, opts.Platform)
 }
 
 func (o *runOptions) printPlan(p *plan.Plan) error {
@@ -143,7 +153,7 @@ func (o *runOptions) printPlan(p *plan.Plan) error {
 }
 
 // execute runs the plan and prints where the results are and the summary.
-func execute(ctx context.Context, o *runOptions, sc *scenarios.Scenario, p *plan.Plan, be backend.Backend) error {
+func execute(ctx context.Context, o *runOptions, sc *scenarios.Scenario, p *plan.Plan, be backend.Backend, platform string) error {
 	now := time.Now()
 	out := o.outDir
 	if out == "" {
@@ -158,7 +168,7 @@ func execute(ctx context.Context, o *runOptions, sc *scenarios.Scenario, p *plan
 	fmt.Fprintf(o.stderr, "rdmabench: running %s (%d round(s)) on %s; results in %s\n", sc.Metadata.Name, len(p.Rounds), be.Name(), out)
 	rep, runErr := runner.Run(ctx, runner.Config{
 		Plan: p, Backend: be, Scenario: sc, ScenarioBytes: asRun, ScenarioHash: fileHash(sc.File), OutDir: out, RunID: o.runID,
-		Version: version, Progress: o.stderr, Keep: o.keep, CleanupTimeout: cleanupBound(be), EtcdURL: o.etcd,
+		Version: version, Progress: o.stderr, Keep: o.keep, AllowEmpty: o.allowEmpty, CleanupTimeout: cleanupBound(be), Platform: platform, EtcdURL: o.etcd,
 		// Line rate and fingerprint are read once the endpoints exist:
 		// pods have no NIC to read before Provision.
 		Discover: func(ctx context.Context, eps []backend.Endpoint) (*report.LineRate, map[string]string) {

@@ -4,7 +4,6 @@ import (
 	"io"
 
 	"github.com/rdmabench/rdmabench/report"
-	"github.com/rdmabench/rdmabench/runner/backend"
 	"github.com/rdmabench/rdmabench/runner/plan"
 	"github.com/rdmabench/rdmabench/scenarios"
 )
@@ -13,8 +12,8 @@ import (
 // whether endpoints have RDMA devices (tests needing one are skipped with
 // the reason) and the port offset. Binaries are not pre-checked: a missing
 // one is an error result that names it and says how to install it.
-func compilePlan(sc *scenarios.Scenario, hasRDMA func(backend.Endpoint) bool, portOffset int) (*plan.Plan, error) {
-	return plan.Compile(sc, plan.CompileOptions{HasRDMA: hasRDMA, PortOffset: portOffset})
+func compilePlan(sc *scenarios.Scenario, opts plan.CompileOptions) (*plan.Plan, error) {
+	return plan.Compile(sc, opts)
 }
 
 // writeSummary prints the summary table of the report (report package).

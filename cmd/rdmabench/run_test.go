@@ -244,3 +244,31 @@ func TestRunOutHoldingARunExit2(t *testing.T) {
 		t.Error("results.jsonl written although the run was refused")
 	}
 }
+
+// TestRunThatMeasuredNothing: on a host without RDMA a scenario of RDMA
+// tests only measures nothing; `run` exits 5 (not 0) with the reason,
+// JUnit lists the skips, and --allow-empty accepts it.
+func TestRunThatMeasuredNothing(t *testing.T) {
+	if ok, _ := runner.DetectRDMA(); ok {
+		t.Skip("this host has an RDMA device: the tests would run")
+	}
+	scenario := filepath.Join(t.TempDir(), "rdma-only.yaml")
+	doc := strings.SplitN(tcpScenario, "  - name: ucx-tcp", 2)[0]
+	if err := os.WriteFile(scenario, []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	junit := filepath.Join(t.TempDir(), "junit.xml")
+	var stdout, stderr bytes.Buffer
+	code := runWith([]string{"run", scenario, "--out", filepath.Join(t.TempDir(), "res"), "--html", "none", "--junit", junit}, nil, &stdout, &stderr)
+	if code != 5 || !strings.Contains(stderr.String(), "nothing was measured") || !strings.Contains(stderr.String(), "--allow-empty") {
+		t.Fatalf("exit %d, want 5 and the reason\nstderr:\n%s", code, stderr.String())
+	}
+	if x, err := os.ReadFile(junit); err != nil || !strings.Contains(string(x), `skipped="1"`) || !strings.Contains(string(x), "<skipped") {
+		t.Errorf("JUnit must show the skip: %v\n%s", err, x)
+	}
+	stderr.Reset()
+	code = runWith([]string{"run", scenario, "--out", filepath.Join(t.TempDir(), "res"), "--html", "none", "--allow-empty"}, nil, &stdout, &stderr)
+	if code != 0 {
+		t.Fatalf("--allow-empty: exit %d\n%s", code, stderr.String())
+	}
+}

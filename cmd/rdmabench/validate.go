@@ -89,7 +89,7 @@ func runValidate(o *validateOptions) error {
 
 // validateFile loads one file; a non-scenario error still becomes a result.
 func validateFile(path string) validateResult {
-	sc, err := scenarios.Load(path)
+	sc, err := loadScenario(path)
 	if err == nil {
 		r := validateResult{File: path, OK: true}
 		if sc.Backend == scenarios.BackendKube && sc.Cluster.Image == PlaceholderImage {

@@ -28,9 +28,27 @@ type Endpoint struct {
 	Node string `json:"node,omitempty"`
 	// Pod is the endpoint's pod (kube backend).
 	Pod string `json:"pod,omitempty"`
-	// Device is the RDMA device ("mlx5_0", "rxe0"); "" when none.
+	// Device is the RDMA device ("mlx5_0", "rxe0"); "" when none. Port
+	// is its port the tests use (0: the tool's default, 1), GIDIndex the
+	// GID on RoCE (nil: the tool's choice, or InfiniBand).
 	Device   string `json:"device,omitempty"`
+	Port     int    `json:"port,omitempty"`
 	GIDIndex *int   `json:"gidIndex,omitempty"`
+	// ResolveDevice: the scenario names no device, so each endpoint's is
+	// chosen where it runs, from its data interface (the backend's
+	// Provision); the planner writes the tools' device, port and GID as
+	// placeholders (tools.DevicePlaceholder …) the runner fills then.
+	ResolveDevice bool `json:"resolveDevice,omitempty"`
+	// DeviceFrom says how Device was chosen ("network-status device-info:
+	// rdma-device mlx5_3", "netdev net1", "GID of 10.9.1.1", "scenario").
+	DeviceFrom string `json:"deviceFrom,omitempty"`
+	// DataDevice is the data interface's device when the scenario named
+	// another one: the path proof reads its counters, so that traffic that
+	// took the named device's network is not called the data network's.
+	DataDevice string `json:"dataDevice,omitempty"`
+	// NoDevice says why no RDMA device serves the data interface, for
+	// the skip reason of RDMA tests ("" when one does, or none was asked).
+	NoDevice string `json:"noDevice,omitempty"`
 	GPUs     int    `json:"gpus,omitempty"`
 	// Address is the data-plane address tools connect to: the secondary
 	// network's IP in a pod, the host's data address, 127.0.0.1 locally.
@@ -67,6 +85,28 @@ type Placement struct {
 	// pool first) must not share; "" places freely.
 	AntiAffinity string   `json:"antiAffinity,omitempty"`
 	AvoidPools   []string `json:"avoidPools,omitempty"`
+	// Capabilities are added to the tools container (every other one is
+	// dropped): the cluster's (IPC_LOCK by default), plus what the MPI
+	// launcher's per-run sshd needs on a pool that hosts remote ranks
+	// (tools.SSHDCapabilities).
+	Capabilities []string `json:"capabilities,omitempty"`
+	// CPU and Memory are requested and limited alike (Guaranteed QoS);
+	// ShmSize is the memory-backed /dev/shm; Hugepages are by page size;
+	// all Kubernetes quantities, the pool's over the cluster's.
+	CPU       string            `json:"cpu,omitempty"`
+	Memory    string            `json:"memory,omitempty"`
+	ShmSize   string            `json:"shmSize,omitempty"`
+	Hugepages map[string]string `json:"hugepages,omitempty"`
+	// ResourceClaims are DRA claims (the cluster's, then the pool's).
+	ResourceClaims []ResourceClaim `json:"resourceClaims,omitempty"`
+}
+
+// ResourceClaim is a pod's Dynamic Resource Allocation claim: an existing
+// ResourceClaim, or one made per pod from a ResourceClaimTemplate.
+type ResourceClaim struct {
+	Name         string `json:"name"`
+	ClaimName    string `json:"resourceClaimName,omitempty"`
+	TemplateName string `json:"resourceClaimTemplateName,omitempty"`
 }
 
 // Toleration is a pod toleration, as the Kubernetes API spells it.

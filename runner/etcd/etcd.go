@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"strings"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -34,6 +35,9 @@ type Config struct {
 	LogLevel string
 	// LogOutputs are "stderr", "stdout" or file paths; default discards.
 	LogOutputs []string
+	// Name is the member's name (default "rdmabench"): a run that starts
+	// an etcd elsewhere names it, to tell its own from one already there.
+	Name string
 }
 
 // Server is a running etcd.
@@ -82,6 +86,9 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 func embedConfig(cfg Config) (*embed.Config, string, error) {
 	ec := embed.NewConfig()
 	ec.Name = "rdmabench"
+	if cfg.Name != "" {
+		ec.Name = cfg.Name
+	}
 	ec.LogLevel = "error"
 	if cfg.LogLevel != "" {
 		ec.LogLevel = cfg.LogLevel
@@ -143,6 +150,33 @@ func CheckURLs(urls ...string) error {
 	return err
 }
 
+// CheckClientURL checks the URL of an etcd the run connects to (run
+// --etcd): plain http (the run's client has no TLS settings), a host and a
+// port, nothing after them. nixlbench takes what it is given verbatim.
+func CheckClientURL(list string) error {
+	for _, s := range strings.Split(list, ",") { // a cluster's members, as nixlbench takes them
+		if err := checkClientURL(s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func checkClientURL(s string) error {
+	u, err := url.Parse(s)
+	switch {
+	case err != nil || u.Host == "":
+		return fmt.Errorf("%q is not a URL: want http://HOST:PORT, e.g. http://10.0.0.5:2379", s)
+	case u.Scheme != "http":
+		return fmt.Errorf("%q: only http:// is supported (the run's etcd client has no TLS settings)", s)
+	case u.Port() == "":
+		return fmt.Errorf("%q has no port: want http://%s:2379", s, u.Hostname())
+	case u.Path != "" && u.Path != "/" || u.RawQuery != "" || u.User != nil:
+		return fmt.Errorf("%q: want only http://HOST:PORT (no path, query or user)", s)
+	}
+	return nil
+}
+
 func parseURLs(ss []string) ([]url.URL, error) {
 	out := make([]url.URL, 0, len(ss))
 	for _, s := range ss {
@@ -181,9 +215,41 @@ func (s *Server) Client() (*clientv3.Client, error) {
 	return NewClient(s.URL)
 }
 
-// NewClient connects to an etcd at url with a bounded dial.
+// NewClient connects to an etcd at url (or a comma-separated list of its
+// members' URLs) with a bounded dial.
 func NewClient(url string) (*clientv3.Client, error) {
-	return clientv3.New(clientv3.Config{Endpoints: []string{url}, DialTimeout: 5 * time.Second, Logger: nopLogger()})
+	return clientv3.New(clientv3.Config{Endpoints: strings.Split(url, ","), DialTimeout: 5 * time.Second, Logger: nopLogger()})
+}
+
+// AnswerBound bounds the first request to an etcd: an address that does
+// not answer fails the run's start, rather than a leg waiting for ever.
+var AnswerBound = 10 * time.Second
+
+// Answers checks that the etcd behind c serves a read within AnswerBound.
+func Answers(ctx context.Context, c *clientv3.Client) error {
+	ctx, cancel := context.WithTimeout(ctx, AnswerBound)
+	defer cancel()
+	if _, err := c.Get(ctx, "rdmabench-probe", clientv3.WithCountOnly()); err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("no answer within %s", AnswerBound)
+		}
+		return err
+	}
+	return nil
+}
+
+// MemberName is the name of the etcd member c's endpoint answers for.
+func MemberName(ctx context.Context, c *clientv3.Client) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, AnswerBound)
+	defer cancel()
+	resp, err := c.MemberList(ctx)
+	if err != nil {
+		return "", err
+	}
+	if len(resp.Members) != 1 {
+		return "", fmt.Errorf("%d members: not an etcd of one run", len(resp.Members))
+	}
+	return resp.Members[0].Name, nil
 }
 
 // DeletePrefix removes every key under prefix and returns how many.

@@ -2,10 +2,12 @@ package etcd
 
 import (
 	"context"
-	clientv3 "go.etcd.io/etcd/client/v3"
 	"os"
+	"strings"
 	"testing"
 	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
 func TestStartPutDeleteClose(t *testing.T) {
@@ -87,5 +89,25 @@ func TestClearPrefix(t *testing.T) {
 	}
 	if _, _, err := ClearPrefix(ctx, c, ""); err == nil {
 		t.Error("an empty prefix must be refused")
+	}
+}
+
+// run --etcd takes http://HOST:PORT and nothing else, each refusal saying
+// what to write.
+func TestCheckClientURL(t *testing.T) {
+	for in, want := range map[string]string{
+		"http://10.0.0.5:2379":      "",
+		"http://[fd00::5]:2379/":    "",
+		"10.0.0.5:2379":             "not a URL",
+		"ftp://x:1":                 "only http://",
+		"https://x:2379":            "only http://",
+		"http://x":                  "has no port: want http://x:2379",
+		"http://x:2379/v3?x=1":      "no path, query or user",
+		"http://a:2379,http://b:23": "",
+	} {
+		err := CheckClientURL(in)
+		if want == "" && err != nil || want != "" && (err == nil || !strings.Contains(err.Error(), want)) {
+			t.Errorf("%s: %v; want %q", in, err, want)
+		}
 	}
 }

@@ -71,6 +71,11 @@ func Fill(res *report.Result, test *scenarios.Test, lr *report.LineRate, outs []
 		return
 	}
 	judge(res, test, ok)
+	if res.Transport != nil && res.Transport.Note != "" {
+		// What the path's own evidence says a person should know (UCX
+		// emulating an op in software): beside the verdict, not instead.
+		res.Reason = JoinReason(res.Reason, res.Transport.Note)
+	}
 }
 
 func firstFailure(outs []Outcome) Outcome {

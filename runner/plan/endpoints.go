@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/rdmabench/rdmabench/runner/backend"
 	"github.com/rdmabench/rdmabench/runner/tools"
@@ -26,6 +27,7 @@ func Endpoints(s *scenarios.Scenario, opts CompileOptions) ([]backend.Endpoint, 
 func planEndpoints(s *scenarios.Scenario, opts CompileOptions) ([]backend.Endpoint, map[string][]int, error) {
 	var eps []backend.Endpoint
 	poolIdx := make(map[string][]int, len(s.Pools))
+	partners := testPartners(s)
 	hosts := make(map[string]scenarios.Host, len(s.Hosts))
 	for _, h := range s.Hosts {
 		hosts[h.Name] = h
@@ -38,7 +40,7 @@ func planEndpoints(s *scenarios.Scenario, opts CompileOptions) ([]backend.Endpoi
 		n := pool.ReplicaCount()
 		idx := make([]int, 0, n)
 		env := mergeEnv(s.Defaults.Env, pool.Env)
-		place := placement(s, pool) // shared by the pool's endpoints: read-only
+		place := placement(s, pool, partners) // shared by the pool's endpoints: read-only
 		for i := 0; i < n; i++ {
 			ep, err := endpoint(s, pool, i, env, hosts)
 			if err != nil {
@@ -47,6 +49,7 @@ func planEndpoints(s *scenarios.Scenario, opts CompileOptions) ([]backend.Endpoi
 			ep.Placement = place
 			if opts.ResolveDevice != nil && ep.Device == "" {
 				ep.Device = opts.ResolveDevice(ep)
+				ep.ResolveDevice = ep.ResolveDevice && ep.Device == ""
 			}
 			idx = append(idx, len(eps))
 			eps = append(eps, ep)
@@ -72,6 +75,10 @@ func endpoint(s *scenarios.Scenario, pool *scenarios.Pool, i int, env map[string
 	if ep.Device == "auto" {
 		ep.Device = "" // discovered by the runner (CompileOptions.ResolveDevice)
 	}
+	// On ssh hosts and in pods no device named means each endpoint's own,
+	// chosen where it runs from its data interface: the tools get
+	// placeholders the runner fills (tools.DevicePlaceholder).
+	ep.ResolveDevice = ep.Device == "" && backendOf(s) != scenarios.BackendLocal
 	switch backendOf(s) {
 	case scenarios.BackendLocal:
 		ep.Address = localAddress
@@ -132,7 +139,7 @@ func mergeEnv(layers ...map[string]string) map[string]string {
 // placement resolves where a pool's pods may run and what they get, the
 // pool's settings over the cluster's, so that the kube backend reads the
 // endpoint alone. nil outside the kube backend.
-func placement(s *scenarios.Scenario, pool *scenarios.Pool) *backend.Placement {
+func placement(s *scenarios.Scenario, pool *scenarios.Pool, partners map[string][]string) *backend.Placement {
 	c := s.Cluster
 	if c == nil || backendOf(s) != scenarios.BackendKube {
 		return nil
@@ -141,6 +148,17 @@ func placement(s *scenarios.Scenario, pool *scenarios.Pool) *backend.Placement {
 		NodeSelector: mergeEnv(c.NodeSelector, pool.NodeSelector),
 		Resources:    mergeEnv(c.Resources, pool.Resources),
 		AntiAffinity: c.AntiAffinity,
+		Capabilities: capabilities(c.Capabilities),
+		CPU:          or(pool.CPU, c.CPU),
+		Memory:       or(pool.Memory, c.Memory),
+		ShmSize:      or(pool.ShmSize, c.ShmSize),
+		Hugepages:    c.Hugepages,
+	}
+	if pool.Hugepages != nil {
+		p.Hugepages = pool.Hugepages
+	}
+	for _, rc := range append(slices.Clone(c.ResourceClaims), pool.ResourceClaims...) {
+		p.ResourceClaims = append(p.ResourceClaims, backend.ResourceClaim{Name: rc.Name, ClaimName: rc.ResourceClaimName, TemplateName: rc.ResourceClaimTemplateName})
 	}
 	if pool.GPUs > 0 {
 		if p.Resources == nil {
@@ -166,7 +184,80 @@ func placement(s *scenarios.Scenario, pool *scenarios.Pool) *backend.Placement {
 		p.Networks = slices.Clone(c.Networks)
 	}
 	if p.AntiAffinity != "" {
-		p.AvoidPools = append([]string{pool.Name}, pool.AvoidPools...)
+		p.AvoidPools = avoidPools(s, pool, partners)
 	}
 	return p
+}
+
+// avoidPools are the pools whose pods this pool's must not share a
+// topology domain (node) with: its own (replicas spread), those it names,
+// and every pool it tests with (their traffic must cross the fabric),
+// less the pools either side lets it share nodes with.
+func avoidPools(s *scenarios.Scenario, pool *scenarios.Pool, partners map[string][]string) []string {
+	shares := func(other string) bool {
+		if slices.Contains(pool.ShareNodesWith, other) {
+			return true
+		}
+		for i := range s.Pools {
+			if s.Pools[i].Name == other {
+				return slices.Contains(s.Pools[i].ShareNodesWith, pool.Name)
+			}
+		}
+		return false
+	}
+	out := []string{pool.Name}
+	for _, name := range append(slices.Clone(pool.AvoidPools), partners[pool.Name]...) {
+		if !slices.Contains(out, name) && !shares(name) {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// testPartners are, for each pool, the other pools a test pairs it with
+// (from and to, in pool order).
+func testPartners(s *scenarios.Scenario) map[string][]string {
+	pair := map[string]map[string]bool{}
+	add := func(a, b string) {
+		if pair[a] == nil {
+			pair[a] = map[string]bool{}
+		}
+		pair[a][b] = true
+	}
+	for _, t := range s.Tests {
+		to := t.To
+		if to == "" || to == t.From {
+			continue
+		}
+		add(t.From, to)
+		add(to, t.From)
+	}
+	out := map[string][]string{}
+	for _, p := range s.Pools {
+		for _, q := range s.Pools {
+			if pair[p.Name][q.Name] {
+				out[p.Name] = append(out[p.Name], q.Name)
+			}
+		}
+	}
+	return out
+}
+
+func or(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// capabilities are the cluster's, as the API spells them (no CAP_ prefix).
+func capabilities(cs []string) []string {
+	var out []string
+	for _, cp := range cs {
+		cp = strings.TrimPrefix(strings.ToUpper(cp), "CAP_")
+		if !slices.Contains(out, cp) {
+			out = append(out, cp)
+		}
+	}
+	return out
 }

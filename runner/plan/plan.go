@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -29,6 +30,12 @@ type CompileOptions struct {
 	// place in its round), for hosts where the defaults are taken or
 	// several runs share a host.
 	PortOffset int
+	// Platform is the Kubernetes platform the pods run on (kube
+	// backend: cluster.platform, else what the backend detected); on
+	// eks the fabric is EFA, whose reliable transport is SRD: tests that
+	// need RC are set aside with the reason, and nixlbench takes its
+	// LIBFABRIC backend unless the scenario wrote one.
+	Platform string
 }
 
 // Compile turns a loaded (defaulted, validated) scenario into a plan:
@@ -54,7 +61,58 @@ func Compile(s *scenarios.Scenario, opts CompileOptions) (*Plan, error) {
 			return nil, err
 		}
 	}
+	c.launcherCapabilities()
 	return c.plan, nil
+}
+
+// launcherCapabilities gives the pools that host ranks of an MPI launch
+// over ssh what the per-run sshd needs (tools.SSHDCapabilities), on top of
+// the cluster's capabilities; other pools do without.
+func (c *compiler) launcherCapabilities() {
+	need := map[string]bool{}
+	for _, r := range c.plan.Rounds {
+		for _, j := range r.Jobs {
+			for _, l := range j.Legs {
+				for _, pc := range l.Commands {
+					if pc.SSH == nil {
+						continue
+					}
+					for _, name := range l.Ranks {
+						if i, ok := c.byName[name]; ok {
+							need[c.plan.Endpoints[i].Pool] = true
+						}
+					}
+				}
+			}
+		}
+	}
+	done := map[*backend.Placement]bool{}
+	for _, ep := range c.plan.Endpoints {
+		p := ep.Placement
+		if p == nil || !need[ep.Pool] || done[p] {
+			continue
+		}
+		done[p] = true
+		for _, cp := range tools.SSHDCapabilities {
+			if !slices.Contains(p.Capabilities, cp) {
+				p.Capabilities = append(p.Capabilities, cp)
+			}
+		}
+	}
+}
+
+// platformTest is test i as the platform runs it: on EKS nixlbench drives
+// EFA through its LIBFABRIC backend unless the scenario wrote a backend (a
+// copy: the scenario stays as written).
+func (c *compiler) platformTest(i int) *scenarios.Test {
+	t := &c.s.Tests[i]
+	if c.opts.Platform != scenarios.PlatformEKS || t.Tool != scenarios.ToolNixlbench || len(t.Args.Backends) > 0 ||
+		c.s.Positions.Has(fmt.Sprintf("tests[%d].args.backend", i)) {
+		return t
+	}
+	cp := *t
+	cp.Args.Backend = "LIBFABRIC"
+	return &cp
 }
 
 // compiler holds what every test of one Compile shares.
@@ -69,7 +127,7 @@ type compiler struct {
 }
 
 func (c *compiler) test(i int) error {
-	t := &c.s.Tests[i]
+	t := c.platformTest(i)
 	spec, ok := tools.Lookup(t.Tool)
 	if !ok {
 		return posErr(c.s.File, t.Pos, "tests[%d] (%s): unknown tool %q (known: %s)", i, t.Name, t.Tool, strings.Join(tools.Names(), ", "))
@@ -133,6 +191,11 @@ func patternOf(t *scenarios.Test) string {
 
 // skipReason says why a test cannot run on these endpoints, or "".
 func (c *compiler) skipReason(t *scenarios.Test, spec tools.Spec, p pairing) string {
+	if c.opts.Platform == scenarios.PlatformEKS && backendOf(c.s) == scenarios.BackendKube {
+		if why := tools.SRDReason(t, t.Tool); why != "" {
+			return "EKS with EFA: " + why
+		}
+	}
 	rdma := tools.NeedsRDMA(t, t.Tool)
 	ranks := len(p.from)
 	if !p.samePool {

@@ -69,7 +69,11 @@ func WriteTable(w io.Writer, p *Plan) error {
 		}
 	}
 	if p.NeedsEtcd {
-		fmt.Fprintln(w, "\nnixlbench jobs rendezvous through the embedded etcd (${etcd}).")
+		where := map[string]string{"local": "embedded in rdmabench", "ssh": "started on the first host", "kube": "a pod of the run"}[p.Backend]
+		if where == "" {
+			where = "started by the backend"
+		}
+		fmt.Fprintf(w, "\nnixlbench jobs rendezvous through the run's etcd (${etcd}): %s, or the one run --etcd names.\n", where)
 	}
 	if len(p.Skipped) > 0 {
 		fmt.Fprintln(w)

@@ -15,6 +15,7 @@ import (
 // Check ids: stable names a reason, a script or a dashboard can rely on.
 const (
 	RDMADevice    = "rdma-device"
+	NCCLNetPlugin = "nccl-net-plugin"
 	PortActive    = "port-active"
 	LinkLayer     = "link-layer"
 	DevInfiniband = "dev-infiniband"
@@ -41,6 +42,16 @@ type Want struct {
 	// Device is the RDMA device the tests name ("" or "auto": any).
 	Device   string
 	GIDIndex *int
+	// NoDevice says why no RDMA device serves the endpoint's data
+	// interface, where its device was to be chosen from it: the
+	// rdma-device check fails with it (another device is no substitute).
+	NoDevice string
+	// DataDevice is the data interface's device when the scenario named
+	// another (Device): the tests may run, over that device's network.
+	DataDevice string
+	// NCCLNet: NCCL runs between nodes over a fabric only a net plugin
+	// drives (AWS EFA: aws-ofi-nccl).
+	NCCLNet bool
 	// Address is the endpoint's data address (the RoCE GID must carry it).
 	Address string
 	// GPUs the scenario gives the endpoint.
@@ -97,10 +108,25 @@ func Evaluate(f Facts, w Want) []report.PreflightCheck {
 	if w.GPUDirect {
 		cs = append(cs, softenGPU(gpuDirect(f), w))
 	}
+	if w.NCCLNet {
+		cs = append(cs, ncclNetPlugin(f))
+	}
 	for _, p := range w.Probes {
 		cs = append(cs, probeCheck(p, f.Probes))
 	}
 	return cs
+}
+
+// ncclNetPlugin: NCCL between nodes over EFA goes through libfabric by the
+// aws-ofi-nccl plugin (libnccl-net-ofi.so); without one NCCL falls back to
+// sockets (or its IB verbs transport, which EFA does not serve).
+func ncclNetPlugin(f Facts) report.PreflightCheck {
+	if len(f.NCCLNet) > 0 {
+		return pass(NCCLNetPlugin, "NCCL net plugin: "+strings.Join(f.NCCLNet, ", "))
+	}
+	return fail(NCCLNetPlugin, report.DoomsNCCLNet,
+		"no NCCL net plugin (libnccl-net*.so) in /opt/amazon/ofi-nccl, /opt/aws-ofi-nccl or the linker's path: NCCL between nodes over EFA needs aws-ofi-nccl",
+		"use an image with aws-ofi-nccl (AWS's deep learning containers carry it at /opt/amazon/ofi-nccl), or install it from github.com/aws/aws-ofi-nccl with libfabric's efa provider")
 }
 
 // probeCheck judges one probe's output; a failure dooms the tests that
@@ -193,6 +219,10 @@ func devNames(inv *nic.Inventory) string {
 
 // rdmaChecks are the checks of the RDMA device the tests use.
 func rdmaChecks(f Facts, w Want) []report.PreflightCheck {
+	if w.NoDevice != "" {
+		fix := "give the endpoint's data network an RDMA device: an SR-IOV or host-device network whose CNI reports device-info, the RDMA device plugin's resource, or name the device in the scenario"
+		return []report.PreflightCheck{fail(RDMADevice, report.DoomsRDMA, w.NoDevice, fix)}
+	}
 	d, p, ok := pick(f.Inv, w.Device)
 	if !ok {
 		ev := "no RDMA device under /sys/class/infiniband"
@@ -399,6 +429,14 @@ func roceGID(p *nic.Port, w Want) report.PreflightCheck {
 			break
 		}
 	}
+	if v2 == nil && w.DataDevice != "" && w.GIDIndex != nil && hasGID(p, *w.GIDIndex) {
+		// The scenario named another device than the data interface's:
+		// the tool can run over that device's own network; the path proof
+		// on the data interface's device judges where the traffic went.
+		return warn(RoCEGID, fmt.Sprintf("no RoCE v2 GID of %s on %s (the data address is on %s); the tests use GID index %d; GIDs: %s",
+			orDash(addr), orDash(p.Netdev), w.DataDevice, *w.GIDIndex, gidList(p)),
+			"name the data interface's device ("+w.DataDevice+"), or leave the device out so that each endpoint's is chosen from its data interface")
+	}
 	if v2 == nil {
 		ev := fmt.Sprintf("no RoCE v2 GID of %s on %s", orDash(addr), orDash(p.Netdev))
 		if loop {
@@ -422,6 +460,15 @@ func roceGID(p *nic.Port, w Want) report.PreflightCheck {
 	}
 	return fail(RoCEGID, report.DoomsRDMA, ev+fmt.Sprintf("; the tests use GID index %d, which is empty", *w.GIDIndex),
 		fmt.Sprintf("set gidIndex: %d (or remove it)", v2.Index))
+}
+
+func hasGID(p *nic.Port, idx int) bool {
+	for _, g := range p.GIDs {
+		if g.Index == idx {
+			return true
+		}
+	}
+	return false
 }
 
 func gidList(p *nic.Port) string {
@@ -509,6 +556,8 @@ func orDash(s string) string {
 // Needs is what a test needs of its endpoints, for Doomed.
 type Needs struct {
 	RDMA, GPU, GPUDirect bool
+	// NCCLNet: NCCL between nodes on EKS (aws-ofi-nccl over EFA).
+	NCCLNet bool
 	// Probes are the ids of the tool-build checks it needs.
 	Probes []string
 }
@@ -524,6 +573,7 @@ func Doomed(ep report.PreflightEndpoint, n Needs) (report.PreflightCheck, bool) 
 		case c.Dooms == report.DoomsRDMA && n.RDMA,
 			c.Dooms == report.DoomsGPU && n.GPU,
 			c.Dooms == report.DoomsGPUDirect && n.GPUDirect,
+			c.Dooms == report.DoomsNCCLNet && n.NCCLNet,
 			c.Dooms == report.DoomsTool && slices.Contains(n.Probes, c.ID):
 			return c, true
 		}

@@ -7,6 +7,7 @@ package preflight
 
 import (
 	"bufio"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -35,6 +36,8 @@ command -v nvidia-smi >/dev/null 2>&1 && echo "gpu_smi=$(nvidia-smi -L 2>/dev/nu
 [ -r /proc/modules ] && while read -r m r; do case $m in nvidia_peermem|nv_peer_mem) echo "peermem=$m";; esac; done < /proc/modules
 [ -r /proc/driver/nvidia/version ] && echo "nvidia=$(head -n 1 /proc/driver/nvidia/version)"
 echo "kernel=$(uname -r)"
+for f in /opt/amazon/ofi-nccl/lib/libnccl-net*.so* /opt/amazon/ofi-nccl/lib64/libnccl-net*.so* /opt/aws-ofi-nccl/lib/libnccl-net*.so* /usr/local/lib/libnccl-net*.so* /usr/lib/x86_64-linux-gnu/libnccl-net*.so*; do [ -e "$f" ] && echo "ncclnet=$f"; done
+if command -v ldconfig >/dev/null 2>&1; then ldconfig -p 2>/dev/null | while read -r l r; do case $l in libnccl-net*) echo "ncclnet=${r##* }";; esac; done; fi
 true`
 
 // Facts is what one endpoint's machine (or pod) says about itself.
@@ -64,6 +67,9 @@ type Facts struct {
 	PeerMem          string // nvidia_peermem or nv_peer_mem when loaded
 	NvidiaVersion    string // first line of /proc/driver/nvidia/version
 	Kernel           string
+	// NCCLNet are the NCCL net plugins found (libnccl-net*.so: on AWS,
+	// aws-ofi-nccl's, which carries NCCL over EFA through libfabric).
+	NCCLNet []string
 	// Probes is each tool probe's output, by id (ProbeScript).
 	Probes map[string]string
 }
@@ -174,6 +180,10 @@ func ParseFacts(out string) Facts {
 			f.NvidiaVersion = v
 		case "kernel":
 			f.Kernel = v
+		case "ncclnet":
+			if v != "" && !slices.Contains(f.NCCLNet, v) {
+				f.NCCLNet = append(f.NCCLNet, v)
+			}
 		}
 	}
 	return f

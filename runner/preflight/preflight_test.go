@@ -173,17 +173,47 @@ func TestKernelAtLeastRC(t *testing.T) {
 	}
 }
 
+// On EKS, NCCL between nodes needs aws-ofi-nccl: preflight names it, and
+// its failure dooms only such NCCL tests.
+func TestNCCLNetPlugin(t *testing.T) {
+	f := ParseFacts("ncclnet=/opt/amazon/ofi-nccl/lib/libnccl-net-ofi.so\nncclnet=/opt/amazon/ofi-nccl/lib/libnccl-net-ofi.so\nkernel=6.1\n")
+	cs := Evaluate(f, Want{Endpoint: "a-0", NCCLNet: true})
+	if len(cs) != 1 || cs[0].ID != NCCLNetPlugin || cs[0].Status != report.PreflightPass || !strings.Contains(cs[0].Evidence, "libnccl-net-ofi.so") {
+		t.Fatalf("%+v", cs)
+	}
+	cs = Evaluate(ParseFacts("kernel=6.1\n"), Want{Endpoint: "a-0", NCCLNet: true})
+	if len(cs) != 1 || cs[0].Status != report.PreflightFail || cs[0].Dooms != report.DoomsNCCLNet || !strings.Contains(cs[0].Fix, "aws-ofi-nccl") {
+		t.Fatalf("%+v", cs)
+	}
+	ep := report.PreflightEndpoint{Endpoint: "a-0", Checks: cs}
+	if _, doomed := Doomed(ep, Needs{RDMA: true, GPU: true}); doomed {
+		t.Error("a missing NCCL net plugin dooms tests that are not NCCL between nodes")
+	}
+	if c, doomed := Doomed(ep, Needs{RDMA: true, GPU: true, NCCLNet: true}); !doomed || c.ID != NCCLNetPlugin {
+		t.Error("a missing NCCL net plugin must doom NCCL between nodes on EKS")
+	}
+}
+
 // A tool probe: the nixlbench ETCD-runtime check passes, fails (and then
 // dooms only the tests that need it, by id), or cannot tell (a script
 // wrapper: a warning); the probe script's sections split by id.
 func TestToolProbes(t *testing.T) {
-	probes := tools.ProbesOf(&scenarios.Test{Tool: "nixlbench", Args: scenarios.Args{Runtime: "ETCD"}}, "nixlbench")
-	if len(probes) != 1 || probes[0].ID != tools.NixlEtcdProbe {
-		t.Fatalf("probes of an ETCD nixlbench test: %+v", probes)
+	ids := func(ps []tools.Probe) string {
+		var s []string
+		for _, p := range ps {
+			s = append(s, p.ID+"/"+p.Backend)
+		}
+		return strings.Join(s, " ")
 	}
-	if p := tools.ProbesOf(&scenarios.Test{Tool: "nixlbench", Args: scenarios.Args{Runtime: "ASIO"}}, "nixlbench"); len(p) != 0 {
-		t.Fatalf("an ASIO test needs no ETCD probe: %+v", p)
+	all := tools.ProbesOf(&scenarios.Test{Tool: "nixlbench", Args: scenarios.Args{Runtime: "ETCD"}}, "nixlbench")
+	if got, want := ids(all), "binary-nixlbench/ nixlbench-etcd/ nixl-plugin-UCX/UCX ucx-transports-rdma/UCX"; got != want {
+		t.Fatalf("probes of an ETCD nixlbench test: %s, want %s", got, want)
 	}
+	asio := tools.ProbesOf(&scenarios.Test{Tool: "nixlbench", Requires: "tcp", Args: scenarios.Args{Runtime: "ASIO", Backends: []string{"UCX", "UCCL"}, TargetSeg: "VRAM"}}, "nixlbench")
+	if got, want := ids(asio), "binary-nixlbench/ nixl-plugin-UCX/UCX ucx-transports-cuda/UCX nixl-plugin-UCCL/UCCL"; got != want {
+		t.Fatalf("an ASIO VRAM test over tcp: %s, want %s", got, want)
+	}
+	probes := all[1:2]
 	out := ParseProbes("junk before\n@@rdmabench-probe nixlbench-etcd\nnixlbench=/usr/local/bin/nixlbench\netcd=no\n@@rdmabench-probe other\nx=1\n")
 	if out["other"] != "x=1\n" || !strings.Contains(out[tools.NixlEtcdProbe], "etcd=no") {
 		t.Fatalf("ParseProbes: %q", out)
@@ -202,10 +232,12 @@ func TestToolProbes(t *testing.T) {
 		t.Error("a failed nixlbench probe does not doom the test that needs it")
 	}
 	for raw, want := range map[string]string{
-		"nixlbench=/opt/nb\netcd=yes\n":    report.PreflightPass,
-		"nixlbench=/opt/nb\netcd=script\n": report.PreflightWarn,
-		"nixlbench=missing\n":              report.PreflightFail,
-		"":                                 report.PreflightWarn,
+		"nixlbench=/opt/nb\netcd=yes\n":            report.PreflightPass,
+		"nixlbench=/opt/nb\netcd=script\n":         report.PreflightWarn,
+		"nixlbench=missing\n":                      report.PreflightFail,
+		"nixlbench=/bin/true\netcd=notnixlbench\n": report.PreflightFail,
+		"nixlbench=/opt/nb\netcd=unreadable\n":     report.PreflightWarn,
+		"":                                         report.PreflightWarn,
 	} {
 		if c := Evaluate(Facts{Probes: map[string]string{tools.NixlEtcdProbe: raw}}, w); c[0].Status != want {
 			t.Errorf("%q: %s (%s), want %s", raw, c[0].Status, c[0].Evidence, want)

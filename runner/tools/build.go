@@ -32,9 +32,11 @@ const (
 	// the TCP listen table); the next command is retried while it fails
 	// fast, within the leg's bound.
 	ReadyRetry = "retry"
-	// ReadyNixlRank0 is the line nixlbench's first process prints once it
-	// holds rank 0 (and so is the initiator).
-	ReadyNixlRank0 = ReadyLine + "rank 0, type initiator"
+	// ReadyNixlEtcdRank0 is the line nixlbench's ETCD runtime prints once
+	// the process registered as rank 0 (and so is the initiator), whatever
+	// the backend. (The worker's "rank 0, type initiator" line is not
+	// printed by every backend: UCCL's worker never prints it.)
+	ReadyNixlEtcdRank0 = ReadyLine + "ETCD Runtime: Registered as rank 0"
 )
 
 // Placeholders builders leave in command lines where the value is known
@@ -53,6 +55,26 @@ const (
 // AddrPlaceholder is the placeholder of an endpoint's data-plane address:
 // a pod's secondary IP is known only once it runs.
 func AddrPlaceholder(endpoint string) string { return "${addr:" + endpoint + "}" }
+
+// DevicePlaceholder stands for an endpoint's RDMA device where it is
+// chosen only once the endpoint runs (backend.Endpoint.ResolveDevice: a
+// pod's own device, from its data interface); PortPlaceholder and
+// GIDPlaceholder for its port and GID index. A value holding one that
+// stays unknown (no GID on InfiniBand) is left out, with its flag (-x) or
+// variable.
+func DevicePlaceholder(endpoint string) string { return "${dev:" + endpoint + "}" }
+
+// PortPlaceholder stands for an endpoint's RDMA port (see DevicePlaceholder).
+func PortPlaceholder(endpoint string) string { return "${port:" + endpoint + "}" }
+
+// GIDPlaceholder stands for an endpoint's GID index (see DevicePlaceholder).
+func GIDPlaceholder(endpoint string) string { return "${gid:" + endpoint + "}" }
+
+// GIDsPlaceholder is the GID index the endpoints share ("", left out,
+// when they differ): NCCL_IB_GID_INDEX is one value for every rank.
+func GIDsPlaceholder(endpoints []string) string {
+	return "${gids:" + strings.Join(endpoints, ",") + "}"
+}
 
 // Leg is what a builder needs to know about one execution of a tool.
 type Leg struct {
@@ -153,13 +175,40 @@ func AppendCommands(dst []Command, spec Spec, leg Leg) ([]Command, error) {
 	return spec.build(dst, &spec, &leg)
 }
 
-// device is the RDMA device to name on a command line; "" and "auto"
-// leave the choice to the tool (its first device).
+// device is the RDMA device to name on a command line: the endpoint's, or
+// its placeholder when it is chosen at run time; "" (and "auto") leave the
+// choice to the tool (its first device), where nothing can say better.
 func device(ep backend.Endpoint) string {
-	if ep.Device == "auto" {
+	switch {
+	case ep.Device == "auto":
 		return ""
+	case ep.Device == "" && ep.ResolveDevice:
+		return DevicePlaceholder(ep.Name)
 	}
 	return ep.Device
+}
+
+// port is the endpoint's RDMA port (1 unless it says, or its placeholder).
+func (l *Leg) port(ep backend.Endpoint) string {
+	switch {
+	case ep.Port > 0:
+		return l.itoa(ep.Port)
+	case ep.Device == "" && ep.ResolveDevice:
+		return PortPlaceholder(ep.Name)
+	}
+	return "1"
+}
+
+// gid is the endpoint's GID index ("" leaves it to the tool), or its
+// placeholder.
+func (l *Leg) gid(ep backend.Endpoint) string {
+	switch {
+	case ep.GIDIndex != nil:
+		return l.itoa(*ep.GIDIndex)
+	case ep.Device == "" && ep.ResolveDevice:
+		return GIDPlaceholder(ep.Name)
+	}
+	return ""
 }
 
 func portOr(p, def int) int {
@@ -189,13 +238,13 @@ func tcpOnly(tls string) bool {
 // test's transports, UCX_NET_DEVICES from the endpoint's RDMA device (unless
 // the transports are TCP-only, where an RDMA device name would hide the
 // TCP devices).
-func ucxEnv(a *scenarios.Args, ep backend.Endpoint) map[string]string {
+func ucxEnv(l *Leg, a *scenarios.Args, ep backend.Endpoint) map[string]string {
 	env := map[string]string{}
 	if a.Transports != "" {
 		env["UCX_TLS"] = a.Transports
 	}
 	if dev := device(ep); dev != "" && !tcpOnly(a.Transports) {
-		env["UCX_NET_DEVICES"] = dev + ":1"
+		env["UCX_NET_DEVICES"] = dev + ":" + l.port(ep)
 	}
 	if len(env) == 0 {
 		return nil

@@ -150,7 +150,7 @@ func TestNixlbenchCommands(t *testing.T) {
 	line := "nixlbench --runtime_type=ETCD --etcd_endpoints=${etcd} --benchmark_group=rdmabench-${run}-kv-r0-decode-0-prefill-0-0 --backend=UCX --op_type=READ" +
 		" --initiator_seg_type=VRAM --target_seg_type=VRAM --start_block_size=4096 --max_block_size=67108864 --num_iter=1008"
 	check(t, got,
-		expect{endpoint: "decode-0", role: RoleInitiator, argv: line, ready: "line:rank 0, type initiator", parse: true,
+		expect{endpoint: "decode-0", role: RoleInitiator, argv: line, ready: "line:ETCD Runtime: Registered as rank 0", parse: true,
 			env: map[string]string{"UCX_TLS": "rc,cuda_copy", "UCX_NET_DEVICES": "mlx5_0:1", "UCX_PROTO_INFO": "y"}},
 		expect{endpoint: "prefill-0", role: RoleTarget, argv: line,
 			env: map[string]string{"UCX_TLS": "rc,cuda_copy", "UCX_NET_DEVICES": "mlx5_1:1", "UCX_PROTO_INFO": "y"}})
@@ -159,7 +159,7 @@ func TestNixlbenchCommands(t *testing.T) {
 	line = "nixlbench --runtime_type=ETCD --etcd_endpoints=${etcd} --benchmark_group=rdmabench-${run}-g --backend=UCCL --op_type=WRITE" +
 		" --initiator_seg_type=DRAM --target_seg_type=DRAM --start_block_size=4096 --max_block_size=67108864 --max_batch_size=4"
 	check(t, got,
-		expect{endpoint: "decode-0", role: RoleInitiator, argv: line, ready: "line:rank 0, type initiator", parse: true,
+		expect{endpoint: "decode-0", role: RoleInitiator, argv: line, ready: "line:ETCD Runtime: Registered as rank 0", parse: true,
 			env: map[string]string{"NIXL_LOG_LEVEL": "INFO"}},
 		expect{endpoint: "prefill-0", role: RoleTarget, argv: line, env: map[string]string{"NIXL_LOG_LEVEL": "INFO"}})
 
@@ -180,7 +180,7 @@ func TestNixlbenchCommands(t *testing.T) {
 	line = "nixlbench --runtime_type=ASIO --asio_address=${addr:decode-0} --asio_port=12346 --backend=UCX --op_type=WRITE" +
 		" --initiator_seg_type=DRAM --target_seg_type=DRAM --start_block_size=4096 --max_block_size=67108864"
 	check(t, got,
-		expect{endpoint: "decode-0", role: RoleInitiator, argv: line, ready: "line:rank 0, type initiator", parse: true,
+		expect{endpoint: "decode-0", role: RoleInitiator, argv: line, ready: "listen", port: 12346, parse: true,
 			env: map[string]string{"UCX_NET_DEVICES": "mlx5_0:1", "UCX_PROTO_INFO": "y"}},
 		expect{endpoint: "prefill-0", role: RoleTarget, argv: line, env: map[string]string{"UCX_NET_DEVICES": "mlx5_1:1", "UCX_PROTO_INFO": "y"}})
 }

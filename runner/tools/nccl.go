@@ -49,11 +49,23 @@ const (
 	MPIMarker = "RDMABENCH_MPI"
 )
 
+// SSHDCapabilities are what the MPI launcher's per-run sshd needs in a
+// pod that drops every other capability: running as root it separates
+// privileges before authenticating anyone, in a child that chroots to
+// /run/sshd (SYS_CHROOT) and changes to the sshd user (SETUID, SETGID;
+// the session sets its groups again). Without them it refuses the
+// connection ("chroot(\"/run/sshd\"): Operation not permitted"); with
+// them alone and IPC_LOCK, the launch works (tested with setpriv on
+// OpenSSH 9.2). The planner adds them only to pools with remote ranks.
+var SSHDCapabilities = []string{"SETUID", "SETGID", "SYS_CHROOT"}
+
 const installNCCL = "use an image with nccl-tests on PATH (built with MPI=1 for several endpoints), such as your serving image"
 
 var ncclSpec = Spec{Name: scenarios.ToolNCCL, Family: parsers.FamilyNCCL, Binaries: []string{"all_reduce_perf"},
 	Parser: "nccl-tests", Metric: parsers.MetricBusBW, DefaultPort: DefaultNCCLPort, Image: ImageGPU, Install: installNCCL,
-	build: buildNCCL, work: ncclWork}
+	build: buildNCCL, work: ncclWork, probes: func(t *scenarios.Test) []Probe {
+		return []Probe{NCCLLoadsProbe(NCCLBinary(t.Args.Collective))}
+	}}
 
 // buildNCCL: one command. On one endpoint it drives all of that
 // endpoint's GPUs from one process:
@@ -92,6 +104,7 @@ func buildNCCL(dst []Command, spec *Spec, leg *Leg) ([]Command, error) {
 	if !leg.scenarioSets(first, "NCCL_COMM_ID") {
 		env["NCCL_COMM_ID"] = leg.rankAddr(first) + ":" + leg.itoa(portOr(leg.Port, spec.DefaultPort))
 	}
+	ncclIBEnv(leg, ranks, env)
 	var ssh *SSHLaunch
 	if !sameAddress(ranks) {
 		ssh = &SSHLaunch{Port: MPISSHPort + max(0, leg.Port-DefaultNCCLPort), Dir: MPIDir}
@@ -100,6 +113,48 @@ func buildNCCL(dst []Command, spec *Spec, leg *Leg) ([]Command, error) {
 	argv := mpirunArgv(leg, ranks, env, ssh)
 	argv = append(argv, ncclArgv(leg, 1)...)
 	return append(dst, Command{Endpoint: first.Name, Role: RoleRank, Argv: argv, Env: env, Parse: true, SSH: ssh}), nil
+}
+
+// ncclIBEnv names the ranks' RDMA devices and GID to NCCL, so that it uses
+// each rank's own device and the data interface's GID rather than what it
+// finds first: NCCL_IB_HCA "=dev:port,…" (exact names), NCCL_IB_GID_INDEX
+// when the ranks share one (NCCL takes one value for every rank). Both
+// are placeholders where the devices are chosen at run time; the
+// scenario's own settings stand; nothing for ranks without a known device.
+func ncclIBEnv(leg *Leg, ranks []backend.Endpoint, env map[string]string) {
+	if leg.Test.Requires == scenarios.RequiresTCP {
+		return
+	}
+	var hcas, names []string
+	gid, sameGID, runtime := "", true, false
+	for i, r := range ranks {
+		dev := device(r)
+		if dev == "" {
+			return
+		}
+		if h := dev + ":" + leg.port(r); !slices.Contains(hcas, h) {
+			hcas = append(hcas, h)
+		}
+		names = append(names, r.Name)
+		g := leg.gid(r)
+		runtime = runtime || strings.HasPrefix(g, "${")
+		if i == 0 {
+			gid = g
+		}
+		sameGID = sameGID && g == gid
+	}
+	if !leg.scenarioSets(ranks[0], "NCCL_IB_HCA") {
+		env["NCCL_IB_HCA"] = "=" + strings.Join(hcas, ",")
+	}
+	if leg.scenarioSets(ranks[0], "NCCL_IB_GID_INDEX") {
+		return
+	}
+	switch {
+	case runtime:
+		env["NCCL_IB_GID_INDEX"] = GIDsPlaceholder(names)
+	case sameGID && gid != "":
+		env["NCCL_IB_GID_INDEX"] = gid
+	}
 }
 
 // SSHLaunch asks the runner to make ranks reachable by the launcher's ssh

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"cmp"
 	"slices"
 	"strconv"
 	"strings"
@@ -26,12 +27,28 @@ const nixlStepCost = 20 * time.Second
 
 var nixlbenchSpec = Spec{Name: scenarios.ToolNixlbench, Family: parsers.FamilyNixlbench, Binaries: []string{"nixlbench"},
 	NeedsRDMA: true, Parser: "nixlbench", Metric: parsers.MetricBandwidth, Image: ImageGPU, DefaultPort: DefaultNixlASIOPort, Install: installNixl, Directional: true, SelectsTransport: true,
-	build: buildNixlbench, work: nixlWork, probes: nixlProbes, messages: nixlMessages}
+	build: buildNixlbench, work: nixlWork, probes: nixlProbes, messages: nixlMessages, overSRD: nixlOverSRD}
+
+// nixlOverSRD: only NIXL's LIBFABRIC backend drives EFA (libfabric's efa
+// provider); on EKS the planner makes an unwritten backend LIBFABRIC.
+func nixlOverSRD(t *scenarios.Test) string {
+	backends := t.Args.Backends
+	if len(backends) == 0 {
+		backends = []string{t.Args.Backend}
+	}
+	for _, b := range backends {
+		if !strings.EqualFold(b, "LIBFABRIC") {
+			return "NIXL backend " + b + " does not drive EFA: use backend LIBFABRIC (libfabric's efa provider)"
+		}
+	}
+	return ""
+}
 
 // buildNixlbench: both processes get the same command (gflags syntax);
 // the role comes from the order of registration. The initiator (the test's
-// from side, decode) starts first and is ready once it prints "rank 0, type
-// initiator"; then the target starts. With the ETCD runtime (the default)
+// from side, decode) starts first and is ready once it registered as rank 0
+// (ETCD: "ETCD Runtime: Registered as rank 0"; ASIO: it listens on the
+// port); then the target starts. With the ETCD runtime (the default)
 // the first to take etcd's lock and register is rank 0; with the ASIO
 // runtime (args.runtime: ASIO, for builds without etcd-cpp-apiv3) the first
 // binds --asio_address:--asio_port, the initiator's data address and the
@@ -47,7 +64,12 @@ func buildNixlbench(dst []Command, spec *Spec, leg *Leg) ([]Command, error) {
 	backendName := nixlBackend(leg)
 	argv := nixlArgv(leg, backendName, portOr(leg.Port, spec.DefaultPort))
 	initiator := Command{Endpoint: leg.Client.Name, Role: RoleInitiator, Argv: argv,
-		Env: nixlEnv(leg, leg.Client, backendName), Ready: ReadyNixlRank0, Parse: true}
+		Env: nixlEnv(leg, leg.Client, backendName), Ready: ReadyNixlEtcdRank0, Parse: true}
+	if nixlRuntime(leg.Test) == scenarios.NixlRuntimeASIO {
+		// The ASIO runtime's first process binds the port before anything
+		// else (any backend): the target may connect once it listens.
+		initiator.Ready, initiator.Port = ReadyListen, portOr(leg.Port, spec.DefaultPort)
+	}
 	target := Command{Endpoint: leg.Server.Name, Role: RoleTarget, Argv: argv,
 		Env: nixlEnv(leg, leg.Server, backendName)}
 	return append(dst, initiator, target), nil
@@ -74,7 +96,16 @@ func NeedsEtcd(t *scenarios.Test) bool {
 
 // NixlGroup is the whole nixlbench --benchmark_group of a leg's group:
 // every key the tool writes lives under xferbench/<group>/ (EtcdPrefix).
-func NixlGroup(group string) string { return "rdmabench-" + PlaceholderRun + "-" + group }
+func NixlGroup(group string) string { return "rdmabench-" + PlaceholderRun + "-" + nixlSafe(group) }
+
+// nixlSafe keeps a group name (made of test and endpoint names) clear of
+// the words nixlbench refuses in any argument ("fromenv", "flagfile").
+func nixlSafe(s string) string {
+	for scenarios.NixlRefusedWord(s) != "" {
+		s = strings.NewReplacer("fromenv", "from-env", "flagfile", "flag-file").Replace(s)
+	}
+	return s
+}
 
 // EtcdPrefix is the prefix of every key nixlbench writes for a group
 // (the run's clean-up deletes it after each leg).
@@ -199,7 +230,7 @@ func nixlEnv(leg *Leg, ep backend.Endpoint, backendName string) map[string]strin
 		env[k] = v
 	}
 	if strings.EqualFold(backendName, "UCX") {
-		env = ucxEnv(&leg.Test.Args, ep)
+		env = ucxEnv(leg, &leg.Test.Args, ep)
 		set("UCX_PROTO_INFO", "y")
 		return env
 	}
@@ -245,15 +276,41 @@ const NixlEtcdProbe = "nixlbench-etcd"
 // runtime's registration message (a script wrapper cannot be told).
 const nixlEtcdScript = `p=$(command -v nixlbench) || { echo "nixlbench=missing"; exit 0; }
 echo "nixlbench=$p"
-if head -c 2 "$p" 2>/dev/null | grep -q '#!'; then echo "etcd=script"
+if [ ! -r "$p" ]; then echo "etcd=unreadable"
+elif head -c 2 "$p" 2>/dev/null | grep -q '#!'; then echo "etcd=script"
+elif ! grep -aq 'NIXLBench Configuration' "$p" 2>/dev/null; then echo "etcd=notnixlbench"
 elif grep -aq 'ETCD Runtime: Registered' "$p" 2>/dev/null; then echo "etcd=yes"
 else echo "etcd=no"; fi`
 
+// nixlProbes: the ETCD runtime where the test uses it; per backend under
+// test its NIXL plugin and, for UCX, the transports the test needs (CUDA
+// for GPU memory, verbs where it requires RDMA).
 func nixlProbes(t *scenarios.Test) []Probe {
-	if nixlRuntime(t) != scenarios.NixlRuntimeETCD {
-		return nil
+	var probes []Probe
+	if nixlRuntime(t) == scenarios.NixlRuntimeETCD {
+		probes = append(probes, Probe{ID: NixlEtcdProbe, Script: nixlEtcdScript, Judge: judgeNixlEtcd})
 	}
-	return []Probe{{ID: NixlEtcdProbe, Script: nixlEtcdScript, Judge: judgeNixlEtcd}}
+	backends := t.Args.Backends
+	if len(backends) == 0 {
+		backends = []string{cmp.Or(t.Args.Backend, scenarios.DefaultNixlBackend)}
+	}
+	vram := strings.EqualFold(t.Args.InitiatorSeg, "VRAM") || strings.EqualFold(t.Args.TargetSeg, "VRAM")
+	for _, b := range backends {
+		b = strings.ToUpper(b)
+		scoped := func(p Probe) Probe { p.Backend = b; return p }
+		probes = append(probes, scoped(NixlPluginProbe(b)))
+		if b != "UCX" {
+			continue
+		}
+		if vram {
+			probes = append(probes, scoped(UCXTransportProbe(UCXNeedsCUDA)))
+		}
+		// As NeedsRDMA says for nixlbench (not called: the table holds this).
+		if t.Requires == scenarios.RequiresRDMA || t.Requires == "" && !tcpOnly(t.Args.Transports) {
+			probes = append(probes, scoped(UCXTransportProbe(UCXNeedsRDMA)))
+		}
+	}
+	return probes
 }
 
 func judgeNixlEtcd(out string) (ProbeStatus, string, string) {
@@ -266,6 +323,10 @@ func judgeNixlEtcd(out string) (ProbeStatus, string, string) {
 			"use a nixlbench built with etcd-cpp-apiv3 (NIXL's nixlbench container has it), or set args.runtime: ASIO"
 	case "script":
 		return ProbeUnknown, path + " is a script: whether the nixlbench it runs has the ETCD runtime cannot be read", ""
+	case "unreadable":
+		return ProbeUnknown, path + " cannot be read: whether it has the ETCD runtime is unknown", ""
+	case "notnixlbench":
+		return ProbeFail, path + " is not nixlbench (it prints no NIXLBench Configuration)", installNixl
 	}
 	if path == "missing" {
 		return ProbeFail, "nixlbench is not on PATH", installNixl

@@ -18,7 +18,19 @@ const installPerftest = "install perftest (Debian/Ubuntu: apt-get install perfte
 func perftestSpec(tool string, m parsers.Metric) Spec {
 	return Spec{Name: tool, Family: parsers.FamilyPerftest, Binaries: []string{tool}, NeedsRDMA: true,
 		Parser: tool, Metric: m, DefaultPort: 18515, Image: ImageTools, Install: installPerftest,
-		build: appendPerftest, work: perftestWork, pinnedKiB: messagePinnedKiB}
+		build: appendPerftest, work: perftestWork, pinnedKiB: messagePinnedKiB, probes: perftestProbes(tool), overSRD: perftestOverSRD}
+}
+
+// perftestOverSRD: perftest connects RC queue pairs unless told -c SRD
+// (or UD, for send tests), which EFA's perftest support takes.
+func perftestOverSRD(t *scenarios.Test) string {
+	switch strings.ToUpper(t.Args.ConnectionType) {
+	case "SRD", "UD":
+		return ""
+	case "":
+		return "it connects RC queue pairs (perftest's default -c RC): EFA carries SRD, not RC (set args.connection: SRD where your perftest supports EFA)"
+	}
+	return "connection " + strings.ToUpper(t.Args.ConnectionType) + " is not SRD, the only reliable transport of EFA"
 }
 
 // appendPerftest: the server runs the flags alone and listens on -p; the
@@ -60,9 +72,9 @@ func perftestArgv(spec *Spec, leg *Leg, ep backend.Endpoint, port int, server st
 	if dev := device(ep); dev != "" {
 		argv = append(argv, "-d", dev)
 	}
-	argv = append(argv, "-i", "1")
-	if ep.GIDIndex != nil {
-		argv = append(argv, "-x", leg.itoa(*ep.GIDIndex))
+	argv = append(argv, "-i", leg.port(ep))
+	if g := leg.gid(ep); g != "" {
+		argv = append(argv, "-x", g)
 	}
 	switch {
 	case a.Sweep:
@@ -132,4 +144,14 @@ func perftestWork(spec *Spec, t *scenarios.Test, size int64) time.Duration {
 		rounds = 23
 	}
 	return transfer(n*bytes) + time.Duration(iters*rounds)*perIteration
+}
+
+// perftestProbes: --use_cuda where the test moves GPU memory.
+func perftestProbes(tool string) func(t *scenarios.Test) []Probe {
+	return func(t *scenarios.Test) []Probe {
+		if t.Args.UseCUDA == nil {
+			return nil
+		}
+		return []Probe{PerftestCUDAProbe(tool)}
+	}
 }

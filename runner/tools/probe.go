@@ -19,6 +19,10 @@ type Probe struct {
 	// Judge reads Script's output: pass, or not with what was seen and
 	// how to fix it; unknown is a warning (the probe could not tell).
 	Judge func(out string) (status ProbeStatus, evidence, fix string)
+	// Backend scopes the probe to the legs of one NIXL backend (its
+	// plugin): a missing UCCL plugin skips the UCCL legs of a test, not
+	// its UCX ones. "" for every leg.
+	Backend string
 }
 
 // ProbeStatus is a probe's verdict.
@@ -35,10 +39,14 @@ const (
 // when the scenario is not known).
 func ProbesOf(t *scenarios.Test, tool string) []Probe {
 	spec, ok := Lookup(tool)
-	if !ok || t == nil || spec.probes == nil {
+	if !ok || t == nil {
 		return nil
 	}
-	return spec.probes(t)
+	probes := []Probe{BinaryProbe(BinaryOf(t, tool), spec.Install)}
+	if spec.probes != nil {
+		probes = append(probes, spec.probes(t)...)
+	}
+	return probes
 }
 
 // probeField is the value of a "key=value" line of a probe's output.

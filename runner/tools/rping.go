@@ -12,7 +12,10 @@ const installRping = "install rdma-core's examples (Debian/Ubuntu: apt-get insta
 var rpingSpec = Spec{Name: scenarios.ToolRping, Family: parsers.FamilyRping, Binaries: []string{"rping"}, NeedsRDMA: true,
 	Parser: "rping", Metric: parsers.MetricPings, DefaultPort: 7174, Image: ImageTools, Install: installRping,
 	Transport: &parsers.Transport{Kind: parsers.TransportRDMA, Source: "rping", Detail: "RDMA CM", Evidence: []string{"rping runs only over RDMA CM (librdmacm)"}},
-	build:     buildRping, work: rpingWork, pinnedKiB: messagePinnedKiB}
+	build:     buildRping, work: rpingWork, pinnedKiB: messagePinnedKiB,
+	overSRD: func(*scenarios.Test) string {
+		return "rping connects an RC queue pair through RDMA CM: EFA carries SRD, not RC"
+	}}
 
 // DefaultPings is rping's -C when the test gives no count: rping's own
 // default (0) pings forever.

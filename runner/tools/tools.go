@@ -81,6 +81,21 @@ type Spec struct {
 	// preflight; nil when the tool pins more than its messages (NCCL,
 	// NIXL: preflight's default applies).
 	pinnedKiB func(t *scenarios.Test) int64
+	// overSRD says whether a test of the tool can run over SRD, the only
+	// reliable transport of AWS EFA ("" yes, else why not); nil: it can.
+	overSRD func(t *scenarios.Test) string
+}
+
+// SRDReason is why a test cannot run over AWS EFA, whose reliable
+// transport is SRD (Scalable Reliable Datagram), not RC: "" when it can
+// (a test that needs no RDMA, perftest with connection SRD or UD, NCCL
+// through aws-ofi-nccl, nixlbench over LIBFABRIC).
+func SRDReason(t *scenarios.Test, tool string) string {
+	spec, ok := Lookup(tool)
+	if !ok || spec.overSRD == nil || !NeedsRDMA(t, tool) {
+		return ""
+	}
+	return spec.overSRD(t)
 }
 
 // Image says which image provides a tool in a pod: the tools image this

@@ -12,7 +12,10 @@ const installUCX = "install UCX's tools (Debian/Ubuntu: apt-get install ucx-util
 
 var ucxPerftestSpec = Spec{Name: scenarios.ToolUCXPerftest, Family: parsers.FamilyUCXPerftest, Binaries: []string{"ucx_perftest"},
 	NeedsRDMA: true, Parser: "ucx_perftest", Metric: parsers.MetricBandwidth, DefaultPort: 13337, Image: ImageTools, Install: installUCX,
-	SelectsTransport: true, build: buildUCX, work: ucxWork, metricOf: ucxMetric, pinnedKiB: messagePinnedKiB}
+	SelectsTransport: true, build: buildUCX, work: ucxWork, metricOf: ucxMetric, pinnedKiB: messagePinnedKiB,
+	overSRD: func(*scenarios.Test) string {
+		return "UCX's verbs transports (rc, dc, ud) do not drive EFA's SRD: test EFA with nixlbench over LIBFABRIC or NCCL through aws-ofi-nccl"
+	}}
 
 // scenarios.DefaultUCXTest and DefaultUCXIterations are used when the test does not
 // say: ucx_perftest's own -n default (1,000,000) would make a 1 MiB run over
@@ -43,8 +46,8 @@ func buildUCX(dst []Command, spec *Spec, leg *Leg) ([]Command, error) {
 	cli = append(cli, "-n", leg.itoa(ucxIterations(a.Iterations)))
 	cli = append(cli, a.Extra...)
 	return append(dst,
-		Command{Endpoint: leg.Server.Name, Role: RoleServer, Argv: srv, Env: ucxEnv(a, leg.Server), Port: port, Ready: ReadyListen},
-		Command{Endpoint: leg.Client.Name, Role: RoleClient, Argv: cli, Env: ucxEnv(a, leg.Client), Parse: true},
+		Command{Endpoint: leg.Server.Name, Role: RoleServer, Argv: srv, Env: ucxEnv(leg, a, leg.Server), Port: port, Ready: ReadyListen},
+		Command{Endpoint: leg.Client.Name, Role: RoleClient, Argv: cli, Env: ucxEnv(leg, a, leg.Client), Parse: true},
 	), nil
 }
 

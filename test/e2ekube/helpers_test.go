@@ -162,8 +162,9 @@ func assertNothingLeftWithin(t *testing.T, c *cluster.Cluster, bound time.Durati
 	for {
 		pods, err1 := c.Client().CoreV1().Pods("").List(ctx, sel)
 		cms, err2 := c.Client().CoreV1().ConfigMaps("").List(ctx, sel)
+		nps, err3 := c.Client().NetworkingV1().NetworkPolicies("").List(ctx, sel)
 		procs := c.Processes()
-		if err1 == nil && err2 == nil && len(pods.Items)+len(cms.Items)+len(procs) == 0 {
+		if err1 == nil && err2 == nil && err3 == nil && len(pods.Items)+len(cms.Items)+len(nps.Items)+len(procs) == 0 {
 			return
 		}
 		if time.Now().After(deadline) {
@@ -178,10 +179,15 @@ func assertNothingLeftWithin(t *testing.T, c *cluster.Cluster, bound time.Durati
 					left = append(left, "configmap "+m.Namespace+"/"+m.Name)
 				}
 			}
+			if nps != nil {
+				for _, n := range nps.Items {
+					left = append(left, "networkpolicy "+n.Namespace+"/"+n.Name)
+				}
+			}
 			for _, p := range procs {
 				left = append(left, fmt.Sprintf("process %d %q in pod %s/%s on %s", p.PID, p.Cmdline, p.Namespace, p.Pod, p.Node))
 			}
-			t.Fatalf("left after the run (%v %v): %s", err1, err2, strings.Join(left, "; "))
+			t.Fatalf("left after the run (%v %v %v): %s", err1, err2, err3, strings.Join(left, "; "))
 		}
 		time.Sleep(250 * time.Millisecond)
 	}

@@ -76,7 +76,7 @@ func testMain(m *testing.M) int {
 	var log bytes.Buffer
 	// Four nodes: pd-disagg puts 2 prefill and 2 decode pods on four
 	// distinct nodes.
-	c, err := cluster.Start(ctx, cluster.Options{Nodes: 4, Log: &log, ExtraBinDir: standins,
+	c, err := cluster.Start(ctx, cluster.Options{Nodes: 4, Log: &log, ExtraBinDir: standins, SRIOVNetworks: []string{"default/sriov-net"},
 		RootFS: func(image string) string {
 			if image == hostImage {
 				return "" // the host's file system (the CronJob test's pod)
@@ -96,6 +96,9 @@ func testMain(m *testing.M) int {
 	err = installMultusAPI(ctx, c)
 	if err == nil {
 		err = createNADIn(ctx, c, "default", "data-net")
+	}
+	if err == nil { // its attachments carry device-info, as the SR-IOV CNI's
+		err = createNADIn(ctx, c, "default", "sriov-net")
 	}
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "install the NetworkAttachmentDefinition API: %v\n", err)

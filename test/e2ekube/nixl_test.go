@@ -81,8 +81,22 @@ func TestNixlbenchBackendsThroughInClusterEtcd(t *testing.T) {
 	if r.code != 0 || r.rep == nil {
 		t.Fatalf("exit %d, report %v", r.code, r.rep != nil)
 	}
-	if !strings.Contains(r.stderr, "etcd for nixlbench: pod ") {
-		t.Error("no in-cluster etcd on stderr")
+	if !strings.Contains(r.stderr, "etcd for nixlbench: pod ") || !strings.Contains(r.stderr, "admits only the run's pods to it") {
+		t.Error("no in-cluster etcd, or no word of its NetworkPolicy, on stderr")
+	}
+	// The etcd's NetworkPolicy (kept with --keep): ingress to the etcd
+	// pod's client port from the run's pods only. (The test cluster's
+	// network does not enforce NetworkPolicy; the object is what is
+	// checked here.)
+	nps, err := c.Client().NetworkingV1().NetworkPolicies("e2e-nixl").List(context.Background(), metav1.ListOptions{LabelSelector: "rdmabench.io/run=nixl-1"})
+	if err != nil || len(nps.Items) != 1 {
+		t.Fatalf("NetworkPolicies of the run: %v %v", nps, err)
+	}
+	np := nps.Items[0].Spec
+	if np.PodSelector.MatchLabels["rdmabench.io/role"] != "etcd" || np.PodSelector.MatchLabels["rdmabench.io/run"] != "nixl-1" ||
+		len(np.Ingress) != 1 || len(np.Ingress[0].From) != 1 || np.Ingress[0].From[0].PodSelector.MatchLabels["rdmabench.io/run"] != "nixl-1" ||
+		len(np.Ingress[0].From[0].PodSelector.MatchLabels) != 1 || np.Ingress[0].Ports[0].Port.IntValue() != 2379 {
+		t.Errorf("NetworkPolicy %+v: want ingress to the etcd pod's 2379 from the run's pods only", np)
 	}
 	backends := map[string]report.Result{}
 	for _, res := range r.rep.Results {

@@ -2,12 +2,14 @@ package e2ekube
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	admissionv1 "k8s.io/api/admissionregistration/v1"
 	authv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -44,6 +46,45 @@ func TestRunWithTheShippedLeastPrivilegeRBAC(t *testing.T) {
 		t.Fatalf("exit %d in a namespace the Role does not cover; want 3 and the API's refusal", r.code)
 	}
 	assertNothingLeft(t, c)
+
+	// The namespace role deletes only namespaces rdmabench created: the
+	// shipped ValidatingAdmissionPolicy refuses the ServiceAccount any
+	// other, and a create without the label.
+	sa := clientFor(t, kubeconfig)
+	ctx := context.Background()
+	if err := waitFor(func() error {
+		err := sa.CoreV1().Namespaces().Delete(ctx, "e2e-rbac-other", metav1.DeleteOptions{})
+		if err == nil || !strings.Contains(err.Error(), "rdmabench may delete only namespaces labelled rdmabench.io/created-by=rdmabench; e2e-rbac-other is not") {
+			return fmt.Errorf("deleting a namespace rdmabench did not create, as its ServiceAccount: %v", err)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	plain := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "e2e-rbac-plain"}}
+	if _, err := sa.CoreV1().Namespaces().Create(ctx, plain, metav1.CreateOptions{}); err == nil || !strings.Contains(err.Error(), "rdmabench may create only namespaces labelled") {
+		t.Errorf("creating an unlabelled namespace as the ServiceAccount: %v", err)
+	}
+	mine := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "e2e-rbac-mine", Labels: map[string]string{kube.LabelCreatedBy: "rdmabench"}}}
+	if _, err := sa.CoreV1().Namespaces().Create(ctx, mine, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("creating a labelled namespace as the ServiceAccount: %v", err)
+	}
+	if err := sa.CoreV1().Namespaces().Delete(ctx, "e2e-rbac-mine", metav1.DeleteOptions{}); err != nil {
+		t.Errorf("deleting the namespace it labelled, as the ServiceAccount: %v", err)
+	}
+}
+
+// waitFor retries f (bounded) while it fails: a policy or binding just
+// created takes a moment to be enforced.
+func waitFor(f func() error) error {
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		err := f()
+		if err == nil || time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
 }
 
 // applyManifest creates every object of a YAML manifest (typed, strict).
@@ -75,6 +116,10 @@ func applyManifest(t *testing.T, c *cluster.Cluster, path string) []runtime.Obje
 			_, err = cs.RbacV1().ClusterRoles().Create(ctx, o, metav1.CreateOptions{})
 		case *rbacv1.ClusterRoleBinding:
 			_, err = cs.RbacV1().ClusterRoleBindings().Create(ctx, o, metav1.CreateOptions{})
+		case *admissionv1.ValidatingAdmissionPolicy:
+			_, err = cs.AdmissionregistrationV1().ValidatingAdmissionPolicies().Create(ctx, o, metav1.CreateOptions{})
+		case *admissionv1.ValidatingAdmissionPolicyBinding:
+			_, err = cs.AdmissionregistrationV1().ValidatingAdmissionPolicyBindings().Create(ctx, o, metav1.CreateOptions{})
 		default:
 			t.Fatalf("%s: unexpected %T", path, obj)
 		}
@@ -97,6 +142,10 @@ func deleteObjects(c *cluster.Cluster, objs []runtime.Object) {
 			_ = cs.RbacV1().ClusterRoles().Delete(ctx, o.Name, metav1.DeleteOptions{})
 		case *rbacv1.ClusterRoleBinding:
 			_ = cs.RbacV1().ClusterRoleBindings().Delete(ctx, o.Name, metav1.DeleteOptions{})
+		case *admissionv1.ValidatingAdmissionPolicy:
+			_ = cs.AdmissionregistrationV1().ValidatingAdmissionPolicies().Delete(ctx, o.Name, metav1.DeleteOptions{})
+		case *admissionv1.ValidatingAdmissionPolicyBinding:
+			_ = cs.AdmissionregistrationV1().ValidatingAdmissionPolicyBindings().Delete(ctx, o.Name, metav1.DeleteOptions{})
 		}
 	}
 }

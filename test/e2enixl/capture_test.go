@@ -16,8 +16,10 @@ import (
 var record = flag.Bool("record", false, "write the real outputs of this run to testdata/nixl")
 
 // recordCapture keeps a run folder (rdmabench/), the raw pairs (raw/), the
-// keys the tools wrote in etcd, the side-by-side table and a note.
-func recordCapture(t *testing.T, name, runDir string, raw []rawResult, keys []string, table, note string) {
+// keys the tools wrote in etcd and what was left of them afterwards (as
+// read from the etcd, where the lane could watch it), the side-by-side
+// table and a note. A file with nothing observed in it is not written.
+func recordCapture(t *testing.T, name, runDir string, raw []rawResult, keys, after []string, table, note string) {
 	dst := filepath.Join(repoRoot, "testdata", "nixl", name)
 	_ = os.RemoveAll(dst)
 	err := filepath.WalkDir(runDir, func(path string, d fs.DirEntry, err error) error {
@@ -39,19 +41,22 @@ func recordCapture(t *testing.T, name, runDir string, raw []rawResult, keys []st
 		if err := writeFile(base+"-target.txt", []byte(r.target)); err != nil {
 			t.Fatal(err)
 		}
-		cmds.WriteString("# " + r.test + ": the initiator first; the target once it printed \"rank 0, type initiator\"\n")
+		cmds.WriteString("# " + r.test + ": the initiator first; the target once it printed \"ETCD Runtime: Registered as rank 0\"\n")
 		for _, c := range r.commands {
 			cmds.WriteString(c + "\n")
 		}
 	}
 	files := map[string]string{
 		"raw/commands.txt":     cmds.String(),
-		"etcd-keys-seen.txt":   strings.Join(keys, "\n") + "\n",
-		"etcd-keys-after.txt":  "(none: every key and lease was removed; checked by the lane)\n",
+		"etcd-keys-seen.txt":   strings.Join(keys, "\n"),
+		"etcd-keys-after.txt":  strings.Join(after, "\n"),
 		"rdmabench-vs-raw.txt": table,
 	}
 	for rel, text := range files {
-		if err := writeFile(filepath.Join(dst, rel), []byte(text)); err != nil {
+		if text == "" {
+			continue
+		}
+		if err := writeFile(filepath.Join(dst, rel), []byte(strings.TrimSuffix(text, "\n")+"\n")); err != nil {
 			t.Fatal(err)
 		}
 	}

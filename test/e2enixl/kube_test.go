@@ -3,6 +3,7 @@ package e2enixl
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -123,6 +124,6 @@ func TestKubePods(t *testing.T) {
 		t.Logf("%s %s: best %.2f Gb/s @%d; transport %+v", r.Test, r.Backend, r.BestBps/1e9, r.BestBytes, r.Transport)
 	}
 	if *record {
-		recordCapture(t, "kube-pods", out, nil, nil, "", "rdmabench run on the test control plane: "+wall.Round(time.Second).String())
+		recordCapture(t, "kube-pods", out, nil, nil, nil, "", fmt.Sprintf("rdmabench run on the test control plane: %s wall, exit %d", wall.Round(time.Second), code))
 	}
 }

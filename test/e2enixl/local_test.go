@@ -127,11 +127,11 @@ func TestLocalUCX(t *testing.T) {
 		t.Errorf("second run: exit %d; want 0", code2)
 	}
 	keys := seen()
-	assertEtcdEmpty(t, ctx, c)
+	after := assertEtcdEmpty(t, ctx, c)
 	table := sideBySide(t, rep, raw, rep2)
 	t.Logf("rdmabench vs raw, same commands, same machine:\n%s", table)
 	if *record {
-		recordCapture(t, "local-ucx", out, raw, keys, table, fmt.Sprintf("rdmabench run: %.0f s wall, exit %d", wall.Seconds(), code))
+		recordCapture(t, "local-ucx", out, raw, keys, after, table, fmt.Sprintf("rdmabench run: %.0f s wall, exit %d", wall.Seconds(), code))
 	}
 }
 
@@ -192,8 +192,9 @@ func watchKeys(ctx context.Context, c *clientv3.Client) func() []string {
 	}
 }
 
-// assertEtcdEmpty: no key under xferbench/ and no lease is left.
-func assertEtcdEmpty(t *testing.T, ctx context.Context, c *clientv3.Client) {
+// assertEtcdEmpty: no key under xferbench/ and no lease is left. It
+// returns what it read, for the capture.
+func assertEtcdEmpty(t *testing.T, ctx context.Context, c *clientv3.Client) []string {
 	t.Helper()
 	resp, err := c.Get(ctx, "xferbench/", clientv3.WithPrefix())
 	if err != nil {
@@ -209,6 +210,7 @@ func assertEtcdEmpty(t *testing.T, ctx context.Context, c *clientv3.Client) {
 	for _, l := range leases.Leases {
 		t.Errorf("lease %x left in etcd after the run", l.ID)
 	}
+	return []string{fmt.Sprintf("keys under xferbench/: %d", len(resp.Kvs)), fmt.Sprintf("leases: %d", len(leases.Leases))}
 }
 
 // rawResult is one raw pair of processes: the initiator's and the
@@ -253,7 +255,7 @@ func rawRuns(t *testing.T, rep *report.Report, etcdURL, tag string) []rawResult 
 			t.Fatal(err)
 		}
 		deadline := time.Now().Add(60 * time.Second)
-		for !strings.Contains(outs[0].String(), "rank 0, type initiator") && time.Now().Before(deadline) {
+		for !strings.Contains(outs[0].String(), "ETCD Runtime: Registered as rank 0") && time.Now().Before(deadline) {
 			time.Sleep(50 * time.Millisecond)
 		}
 		if err := procs[1].Start(); err != nil {

@@ -79,7 +79,7 @@ func TestBackendOnVMs(t *testing.T) {
 		}
 		saveFixture(t, "discover-vm1.txt", table)
 		if *record {
-			recordTree(t, b, eps[0])
+			recordTree(t, b, eps[0], "rxe-vm")
 		}
 	})
 
@@ -165,14 +165,14 @@ func TestBackendOnVMs(t *testing.T) {
 }
 
 // recordTree records the sysfs files discovery reads inside the VM into
-// nic/testdata/sysfs/rxe-vm (rdmabench discover --record, then tar).
-func recordTree(t *testing.T, b *ssh.Backend, ep backend.Endpoint) {
+// nic/testdata/sysfs/NAME (rdmabench discover --record, then tar).
+func recordTree(t *testing.T, b *ssh.Backend, ep backend.Endpoint, name string) {
 	out, err := b.Exec(timeout(t, 60*time.Second), ep, []string{"sh", "-c",
 		"rm -rf /tmp/rec && rdmabench discover --no-gpu --record /tmp/rec >/dev/null && tar -C /tmp/rec -cf - ."})
 	if err != nil {
 		t.Fatal(err)
 	}
-	dst := filepath.Join(repoRoot, "nic", "testdata", "sysfs", "rxe-vm")
+	dst := filepath.Join(repoRoot, "nic", "testdata", "sysfs", name)
 	os.RemoveAll(dst)
 	tr := tar.NewReader(bytes.NewReader(out))
 	for {

@@ -12,7 +12,7 @@ import (
 
 // record rewrites the fixtures (testdata/softroce/, the rxe sysfs tree)
 // from this run's real outputs.
-var record = flag.Bool("record", false, "write the real outputs of this run to testdata/softroce and nic/testdata/sysfs/rxe-vm")
+var record = flag.Bool("record", false, "write the real outputs of this run to testdata/softroce and nic/testdata/sysfs/rxe-vm (and rxe-vm-rails)")
 
 // pair is the booted VM pair, shared by the lane's tests.
 var pair *Pair

@@ -207,12 +207,13 @@ func assertSkipped(t *testing.T, sc, prefix string) {
 
 // TestPathInvalidOnVMs: traffic forced off the device the test names is
 // invalid, with the counter figures as the reason: ib_write_bw made to use
-// a second rxe device (rxe1 on vm1's management NIC) while the scenario
-// names rxe0, and UCX's UCT test moved onto TCP where rc_verbs on rxe0 is configured.
+// another rxe device (rxemgmt on vm1's management NIC, made for this test;
+// rxe1, the second rail, is the image's) while the scenario names rxe0,
+// and UCX's UCT test moved onto TCP where rc_verbs on rxe0 is configured.
 func TestPathInvalidOnVMs(t *testing.T) {
 	needVMs(t)
-	vmSh(t, 0, "rdma link show rxe1 >/dev/null 2>&1 || rdma link add rxe1 type rxe netdev eth1")
-	defer vmSh(t, 0, "rdma link delete rxe1")
+	vmSh(t, 0, "rdma link show rxemgmt >/dev/null 2>&1 || rdma link add rxemgmt type rxe netdev eth1")
+	defer vmSh(t, 0, "rdma link delete rxemgmt")
 	oneHost := "  - name: server\n    hosts: [vm1]\n  - name: client\n    hosts: [vm1]"
 	wrongNIC := `  - name: wrong-nic
     tool: ib_write_bw
@@ -221,7 +222,7 @@ func TestPathInvalidOnVMs(t *testing.T) {
     args:
       sizes: [64KiB]
       iterations: 100
-      extra: ["-d", "rxe1"]
+      extra: ["-d", "rxemgmt"]
 `
 	code, rep := runReport(t, trustScenario(t, "root", oneHost, wrongNIC))
 	if code != 1 || len(rep.Results) != 1 {

@@ -28,6 +28,9 @@ type Config struct {
 	// KubeletPorts are 127.0.0.1 ports forwarded to each VM's kubelet
 	// (10250), for the VMs as Kubernetes nodes (nodes.go).
 	KubeletPorts [2]int
+	// RailPort is a second socket network between the VMs (10.9.1.0/24,
+	// rxe1 on each); 0: none.
+	RailPort int
 	// MemoryMiB is each VM's RAM: 2 GiB leaves room for containerd, the
 	// kubelet and a pod beside the tools (the images live on the node disk).
 	MemoryMiB int
@@ -35,7 +38,7 @@ type Config struct {
 
 // DefaultConfig is the layout scenarios/softroce.yaml expects.
 func DefaultConfig(work string) Config {
-	return Config{Work: work, SSHPorts: [2]int{42201, 42202}, SocketPort: 42210, KubeletPorts: [2]int{42251, 42252}, MemoryMiB: 2048}
+	return Config{Work: work, SSHPorts: [2]int{42201, 42202}, SocketPort: 42210, RailPort: 42211, KubeletPorts: [2]int{42251, 42252}, MemoryMiB: 2048}
 }
 
 // Node disks: made by `make -C images softroce-node` (node.sh,
@@ -49,8 +52,11 @@ const (
 
 // VM is one running QEMU.
 type VM struct {
-	Name    string
-	DataIP  string
+	Name   string
+	DataIP string
+	// RailIP is the VM's address on the second rail (rxe1's netdev),
+	// "" without one.
+	RailIP  string
 	SSHPort int
 	// KubeletPort is where this host reaches the VM's kubelet.
 	KubeletPort int
@@ -91,9 +97,14 @@ func Boot(ctx context.Context, cfg Config) (*Pair, error) {
 		}
 		p.VMs[i] = vm
 		if i == 0 {
-			if err := waitListen(ctx, cfg.SocketPort, vm); err != nil {
-				p.Stop()
-				return nil, err
+			for _, port := range []int{cfg.SocketPort, cfg.RailPort} {
+				if port == 0 {
+					continue
+				}
+				if err := waitListen(ctx, port, vm); err != nil {
+					p.Stop()
+					return nil, err
+				}
 			}
 		}
 	}
@@ -134,6 +145,15 @@ func startVM(cfg Config, i int) (*VM, error) {
 		"-device", fmt.Sprintf("virtio-net-pci,netdev=d0,mac=52:54:00:09:00:%02x,romfile=", n),
 		"-netdev", fmt.Sprintf("user,id=m0,hostfwd=tcp:127.0.0.1:%d-:22,hostfwd=tcp:127.0.0.1:%d-:10250", vm.SSHPort, vm.KubeletPort),
 		"-device", fmt.Sprintf("virtio-net-pci,netdev=m0,mac=52:54:00:02:00:%02x,romfile=", n)}
+	if cfg.RailPort > 0 {
+		rail := "listen=127.0.0.1:" + strconv.Itoa(cfg.RailPort)
+		if i > 0 {
+			rail = "connect=127.0.0.1:" + strconv.Itoa(cfg.RailPort)
+		}
+		vm.RailIP = "10.9.1." + strconv.Itoa(n)
+		args = append(args, "-netdev", "socket,id=d1,"+rail,
+			"-device", fmt.Sprintf("virtio-net-pci,netdev=d1,mac=52:54:00:0a:00:%02x,romfile=", n))
+	}
 	disk, images := filepath.Join(cfg.Work, nodeDisk), filepath.Join(cfg.Work, nodeImages)
 	if exists(disk) && exists(images) {
 		vm.NodeDisk = true

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -120,6 +121,21 @@ func Clean(ctx context.Context, client kubernetes.Interface, o CleanOptions) (in
 			})
 			if err != nil && !apierrors.IsNotFound(err) {
 				errs = append(errs, fmt.Errorf("deleting service %s/%s: %w", sv.Namespace, sv.Name, err))
+			}
+		}
+	}
+	var policies *networkingv1.NetworkPolicyList
+	err = retry(ctx, func() (err error) {
+		policies, err = client.NetworkingV1().NetworkPolicies(o.Namespace).List(ctx, lo)
+		return err
+	})
+	if err == nil {
+		for _, np := range policies.Items {
+			err := retry(ctx, func() error {
+				return client.NetworkingV1().NetworkPolicies(np.Namespace).Delete(ctx, np.Name, metav1.DeleteOptions{})
+			})
+			if err != nil && !apierrors.IsNotFound(err) {
+				errs = append(errs, fmt.Errorf("deleting networkpolicy %s/%s: %w", np.Namespace, np.Name, err))
 			}
 		}
 	}

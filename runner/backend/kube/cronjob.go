@@ -175,7 +175,7 @@ func (o CronJobOptions) jobSpec(name, account, file string, labels map[string]st
 // new folder on the results volume, then a comparison with the latest
 // passing run of the same scenario and environment there. Its exit code is
 // the Job's verdict: run's when run did not pass (1 shortfall, 2 scenario,
-// 3 harness), else compare's (1 regression). compare's 4, no baseline yet
+// 3 harness, 5 nothing measured), else compare's (1 regression). compare's 4, no baseline yet
 // (the first night, the first after an upgrade), is not a failure: the
 // script says so and exits 0. A run that failed for the harness (neither
 // 0 nor 1) is not compared. The Job's JUnit is compare.xml in the run.

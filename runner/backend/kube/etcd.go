@@ -5,11 +5,16 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/httpstream"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -37,11 +42,15 @@ func (b *Backend) etcdClientPort() int {
 }
 
 // etcdScript starts the same embedded etcd as `rdmabench etcd`, listening
-// on the pod's addresses and advertising its own IP (from the downward
-// API), so nixlbench in other pods can reach it. Its peer URL is a free
-// loopback port (rdmabench etcd's default): nothing else joins it.
+// on the pod's IP (from the downward API), where nixlbench in the other
+// pods reaches it, and on loopback, where the port-forward arrives; not on
+// every address: on the host network that would be every NIC of the node.
+// Its peer URL is a free loopback port (rdmabench etcd's default): nothing
+// else joins it.
 func etcdScript(port int) string {
-	return fmt.Sprintf(`exec rdmabench etcd --listen-client-urls http://0.0.0.0:%d --advertise-client-urls "http://${POD_IP}:%d"`, port, port)
+	// An IPv6 pod IP goes in brackets in a URL.
+	return fmt.Sprintf(`case "$POD_IP" in *:*) ip="[$POD_IP]" ;; *) ip="$POD_IP" ;; esac
+exec rdmabench etcd --listen-client-urls "http://$ip:%d,http://127.0.0.1:%d" --advertise-client-urls "http://$ip:%d"`, port, port, port)
 }
 
 func (b *Backend) etcdName() string { return "rdmabench-" + b.opts.RunID + "-etcd" }
@@ -71,6 +80,18 @@ func (b *Backend) StartEtcd(ctx context.Context) (toolURL, localURL string, err 
 		se.Kind = "service"
 		return "", "", se
 	}
+	policy := b.etcdPolicy(owner)
+	if err := retry(ctx, func() error {
+		_, err := b.client.NetworkingV1().NetworkPolicies(b.namespace).Create(ctx, policy, metav1.CreateOptions{})
+		return err
+	}); err != nil {
+		se := createError(policy.Name, err)
+		se.Kind = "networkpolicy"
+		if apierrors.IsForbidden(err) {
+			se.Msg += " (the etcd has no authentication: only this policy keeps other pods out of it; grant create on networkpolicies, as deploy/rbac.yaml does)"
+		}
+		return "", "", se
+	}
 	timeout := DefaultStartupTimeout
 	if d := b.sc.Cluster.StartupTimeout.Value; d > 0 {
 		timeout = d
@@ -94,8 +115,13 @@ func (b *Backend) StartEtcd(ctx context.Context) (toolURL, localURL string, err 
 	if err := etcdAnswers(wctx, "http://"+local); err != nil {
 		return "", "", &StartupError{Pod: pod.Name, Reason: "EtcdNotServing", Msg: err.Error() + " (kubectl logs -n " + b.namespace + " " + pod.Name + ")"}
 	}
-	b.progressf("etcd for nixlbench: pod %s (%s:%d), service %s", pod.Name, ready.Status.PodIP, port, svc.Name)
-	return fmt.Sprintf("http://%s:%d", ready.Status.PodIP, port), "http://" + local, nil
+	guard := fmt.Sprintf("NetworkPolicy %s admits only the run's pods to it (where the cluster's network plugin enforces NetworkPolicy: not every one does, and then any pod can reach it)", policy.Name)
+	if b.sc.Cluster.HostNetwork {
+		// NetworkPolicy does not apply to pods on the host network.
+		guard = fmt.Sprintf("on the host network, which NetworkPolicy %s does not cover: anything that reaches the node's port %d reaches it", policy.Name, port)
+	}
+	b.progressf("etcd for nixlbench: pod %s (%s:%d), service %s; %s", pod.Name, ready.Status.PodIP, port, svc.Name, guard)
+	return "http://" + net.JoinHostPort(ready.Status.PodIP, strconv.Itoa(port)), "http://" + local, nil
 }
 
 // waitListening polls the pod's listen table through exec until port is
@@ -169,8 +195,11 @@ func (b *Backend) etcdObjects(owner *metav1.OwnerReference) (*corev1.Pod, *corev
 				Command: []string{"sh", "-c", etcdScript(int(port))},
 				Env: []corev1.EnvVar{{Name: "POD_IP", ValueFrom: &corev1.EnvVarSource{
 					FieldRef: &corev1.ObjectFieldSelector{FieldPath: "status.podIP"}}}},
-				Ports: []corev1.ContainerPort{{Name: "client", ContainerPort: port}},
+				Ports:           []corev1.ContainerPort{{Name: "client", ContainerPort: port}},
+				SecurityContext: b.etcdSecurityContext(),
+				Resources:       etcdResources(),
 			}},
+			SecurityContext: podSecurityContext(),
 			// With the tools' pods: where they live on the host network
 			// (their RDMA NIC is the node's), the etcd they reach does too.
 			HostNetwork:                   b.sc.Cluster.HostNetwork,
@@ -202,7 +231,7 @@ func (b *Backend) waitPodReady(ctx context.Context, name string) (*corev1.Pod, e
 			if podReady(p) {
 				return p, nil
 			}
-			if err := b.podProblem(ctx, p, firstSeen); err != nil {
+			if err := b.podProblem(ctx, p, firstSeen, b.runEvents(ctx)); err != nil {
 				return nil, err
 			}
 		}
@@ -257,4 +286,59 @@ func (b *Backend) portForward(pod string, port int) (string, error) {
 	b.stops = append(b.stops, stop)
 	b.mu.Unlock()
 	return fmt.Sprintf("127.0.0.1:%d", ports[0].Local), nil
+}
+
+// etcdUID is the etcd pod's user where the platform assigns none: nobody.
+const etcdUID = int64(65534)
+
+// etcdSecurityContext: the etcd needs no privilege at all, so its pod
+// meets PodSecurity "restricted" and OpenShift's restricted-v2 SCC: no
+// capability, no escalation, not root. OpenShift gives it a UID of the
+// namespace's range (a fixed one would be refused); elsewhere it runs as
+// nobody, since the image's user is root.
+func (b *Backend) etcdSecurityContext() *corev1.SecurityContext {
+	yes, no := true, false
+	sc := &corev1.SecurityContext{AllowPrivilegeEscalation: &no, RunAsNonRoot: &yes,
+		Capabilities: &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}}}
+	if b.plat != PlatformOpenShift {
+		uid := etcdUID
+		sc.RunAsUser = &uid
+	}
+	return sc
+}
+
+// etcdResources: nixlbench's rendezvous is a few keys; requests = limits,
+// so that a namespace with a quota admits the pod.
+func etcdResources() corev1.ResourceRequirements {
+	list := corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("500m"), corev1.ResourceMemory: resource.MustParse("512Mi")}
+	return corev1.ResourceRequirements{Requests: list, Limits: list.DeepCopy()}
+}
+
+// etcdPolicy is the NetworkPolicy that lets only the run's pods reach its
+// etcd's client port: the etcd has no authentication and no TLS, and
+// holds only nixlbench's rendezvous, but any pod that can reach it could
+// read or change that. The runner's port-forward enters through the pod's
+// own loopback, which a policy does not filter. A network plugin that
+// ignores NetworkPolicy (some do) ignores this one too.
+func (b *Backend) etcdPolicy(owner *metav1.OwnerReference) *networkingv1.NetworkPolicy {
+	labels := b.runLabels()
+	labels[LabelRole] = roleEtcd
+	meta := metav1.ObjectMeta{Name: b.etcdName(), Namespace: b.namespace, Labels: labels}
+	if owner != nil {
+		meta.OwnerReferences = []metav1.OwnerReference{*owner}
+	}
+	port := intstr.FromInt32(int32(b.etcdClientPort()))
+	tcp := corev1.ProtocolTCP
+	return &networkingv1.NetworkPolicy{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "networking.k8s.io/v1", Kind: "NetworkPolicy"},
+		ObjectMeta: meta,
+		Spec: networkingv1.NetworkPolicySpec{
+			PodSelector: metav1.LabelSelector{MatchLabels: map[string]string{LabelRun: b.opts.RunID, LabelRole: roleEtcd}},
+			PolicyTypes: []networkingv1.PolicyType{networkingv1.PolicyTypeIngress},
+			Ingress: []networkingv1.NetworkPolicyIngressRule{{
+				From:  []networkingv1.NetworkPolicyPeer{{PodSelector: &metav1.LabelSelector{MatchLabels: map[string]string{LabelRun: b.opts.RunID}}}},
+				Ports: []networkingv1.NetworkPolicyPort{{Protocol: &tcp, Port: &port}},
+			}},
+		},
+	}
 }

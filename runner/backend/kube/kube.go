@@ -56,6 +56,7 @@ type Options struct {
 	// KillGrace is how long a killed tool gets between SIGTERM and SIGKILL
 	// (default 2 s). UnschedulableGrace is how long a pod may stay
 	// unschedulable, or its sandbox failing, before the run gives up
+	// (default cluster.failFastWindow, else DefaultFailFastWindow)
 	// (default 5 s). PollInterval paces the readiness wait (default 250 ms).
 	KillGrace          time.Duration
 	UnschedulableGrace time.Duration
@@ -63,6 +64,13 @@ type Options struct {
 	// DeleteTimeout bounds waiting for the pods to be gone (default 60 s).
 	DeleteTimeout time.Duration
 }
+
+// DefaultFailFastWindow is how long a pod may stay unschedulable, or keep
+// failing to get its sandbox, before the run gives up, when the scenario
+// gives no cluster.failFastWindow: long enough for a CNI that is still
+// starting and for a cluster autoscaler to say it is adding a node (it
+// looks every 10 s), short beside startupTimeout.
+const DefaultFailFastWindow = 15 * time.Second
 
 // Backend runs endpoints as pods.
 type Backend struct {
@@ -83,6 +91,7 @@ type Backend struct {
 	owner        *metav1.OwnerReference
 	stops        []chan struct{} // port-forwards to end in Cleanup
 	killBound    time.Duration   // how long killing one tool may take
+	plat         string          // the platform, once known (platform)
 }
 
 // podInfo is what the backend keeps of a provisioned pod.
@@ -119,7 +128,10 @@ func New(sc *scenarios.Scenario, opts Options) (*Backend, error) {
 		opts.KillGrace = 2 * time.Second
 	}
 	if opts.UnschedulableGrace <= 0 {
-		opts.UnschedulableGrace = 5 * time.Second
+		opts.UnschedulableGrace = DefaultFailFastWindow
+		if d := sc.Cluster.FailFastWindow.Value; d > 0 {
+			opts.UnschedulableGrace = d
+		}
 	}
 	if opts.PollInterval <= 0 {
 		opts.PollInterval = 250 * time.Millisecond

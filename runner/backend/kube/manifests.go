@@ -23,6 +23,9 @@ type ManifestOptions struct {
 	RunID     string // as in the objects' names and labels
 	Namespace string // overrides cluster.namespace (-n)
 	Etcd      bool   // the plan has nixlbench jobs: nixlbench's etcd pod and Service
+	// Platform shapes what differs between platforms (the etcd pod's
+	// user: OpenShift assigns one); "" is plain Kubernetes.
+	Platform string
 }
 
 // Manifests are every object a run creates, for `rdmabench plan -o
@@ -42,27 +45,30 @@ func Manifests(sc *scenarios.Scenario, eps []backend.Endpoint, o ManifestOptions
 	if o.Namespace != "" {
 		ns = o.Namespace
 	}
-	b := &Backend{opts: Options{RunID: o.RunID}, sc: sc, namespace: ns}
-	nsLabels := b.runLabels()
-	nsLabels[LabelCreatedBy] = managedBy
-	objs := []runtime.Object{
-		&corev1.Namespace{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"},
-			ObjectMeta: metav1.ObjectMeta{Name: ns, Labels: nsLabels}},
-		&corev1.ConfigMap{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
-			ObjectMeta: metav1.ObjectMeta{Name: b.ownerName(), Namespace: ns, Labels: b.runLabels()},
-			Data:       map[string]string{"scenario": sc.Metadata.Name, "run": o.RunID}},
-	}
+	b := &Backend{opts: Options{RunID: o.RunID}, sc: sc, namespace: ns, plat: o.Platform}
+	var pods []*corev1.Pod
 	for _, ep := range eps {
 		pod, err := b.podFor(ep, nil)
 		if err != nil {
 			return nil, err
 		}
 		pod.TypeMeta = metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"}
+		pods = append(pods, pod)
+	}
+	namespace := b.namespaceObject(podSecurityLevel(pods))
+	namespace.TypeMeta = metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"}
+	objs := []runtime.Object{
+		namespace,
+		&corev1.ConfigMap{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
+			ObjectMeta: metav1.ObjectMeta{Name: b.ownerName(), Namespace: ns, Labels: b.runLabels()},
+			Data:       map[string]string{"scenario": sc.Metadata.Name, "run": o.RunID}},
+	}
+	for _, pod := range pods {
 		objs = append(objs, pod)
 	}
 	if o.Etcd {
 		pod, svc := b.etcdObjects(nil)
-		objs = append(objs, pod, svc)
+		objs = append(objs, pod, svc, b.etcdPolicy(nil))
 	}
 	return objs, nil
 }

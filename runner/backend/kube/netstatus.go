@@ -11,15 +11,32 @@ import (
 // networkStatus is one entry of Multus' network-status annotation (the
 // Network Plumbing Working Group's format).
 type networkStatus struct {
-	Name      string   `json:"name"`
-	Interface string   `json:"interface"`
-	IPs       []string `json:"ips"`
-	Default   bool     `json:"default"`
+	Name       string      `json:"name"`
+	Interface  string      `json:"interface"`
+	IPs        []string    `json:"ips"`
+	Default    bool        `json:"default"`
+	DeviceInfo *deviceInfo `json:"device-info,omitempty"`
 }
 
-// attachment is the secondary interface a pod's tools use.
+// deviceInfo is the device an SR-IOV (or host-device) CNI gave the pod
+// for a network, as Multus reports it (the Network Plumbing Working
+// Group's Device Information spec): for a PCI device its address and, for
+// an RDMA-capable one, its RDMA device.
+type deviceInfo struct {
+	Type    string `json:"type"`
+	Version string `json:"version,omitempty"`
+	PCI     *struct {
+		PCIAddress   string `json:"pci-address,omitempty"`
+		RDMADevice   string `json:"rdma-device,omitempty"`
+		PFPCIAddress string `json:"pf-pci-address,omitempty"`
+	} `json:"pci,omitempty"`
+}
+
+// attachment is the secondary interface a pod's tools use, with the
+// device behind it when its CNI says.
 type attachment struct {
 	Network, Interface, IP string
+	RDMADevice, PCIAddress string
 }
 
 // dataAttachment finds the pod's interface on the named network (a
@@ -50,7 +67,11 @@ func dataAttachment(pod *corev1.Pod, network string) (attachment, error) {
 		if len(s.IPs) == 0 {
 			return attachment{}, fmt.Errorf("network %s is attached as %s but has no IP address (does its NetworkAttachmentDefinition configure IPAM?)", want, s.Interface)
 		}
-		return attachment{Network: s.Name, Interface: s.Interface, IP: s.IPs[0]}, nil
+		att := attachment{Network: s.Name, Interface: s.Interface, IP: s.IPs[0]}
+		if di := s.DeviceInfo; di != nil && di.PCI != nil {
+			att.RDMADevice, att.PCIAddress = di.PCI.RDMADevice, di.PCI.PCIAddress
+		}
+		return att, nil
 	}
 	return attachment{}, fmt.Errorf("network %s is not among the pod's attached networks (%s)", want, strings.Join(have, ", "))
 }

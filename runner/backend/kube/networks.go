@@ -28,6 +28,9 @@ func (b *Backend) checkNetworks(ctx context.Context, eps []backend.Endpoint) err
 	if len(wanted) == 0 {
 		return nil
 	}
+	if b.plat == PlatformGKE {
+		return b.checkGKENetworks(ctx, sortedKeys(wanted))
+	}
 	if _, err := b.client.Discovery().ServerResourcesForGroupVersion(nadGroupVersion); err != nil {
 		if apierrors.IsNotFound(err) {
 			return fmt.Errorf("kube: the scenario names secondary networks (%s) but the cluster has no %s API: Multus is not installed (install it, or remove networks to test over the pod network)",
@@ -88,4 +91,33 @@ func sortedKeys(m map[string]bool) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// gkeNetworkGroupVersion serves GKE's Network objects (cluster-scoped).
+const gkeNetworkGroupVersion = "networking.gke.io/v1"
+
+// checkGKENetworks makes sure each network the pods ask for exists as a
+// GKE Network, so that a typo fails at once with the networks that exist.
+func (b *Backend) checkGKENetworks(ctx context.Context, wanted []string) error {
+	if _, err := b.client.Discovery().ServerResourcesForGroupVersion(gkeNetworkGroupVersion); err != nil {
+		if apierrors.IsNotFound(err) {
+			return fmt.Errorf("kube: the scenario names networks (%s) but the cluster serves no %s API: enable multi-networking on the GKE cluster (--enable-multi-networking), or remove networks",
+				strings.Join(wanted, ", "), gkeNetworkGroupVersion)
+		}
+		return nil
+	}
+	for _, n := range wanted {
+		name := n[strings.LastIndexByte(n, '/')+1:]
+		err := b.client.Discovery().RESTClient().Get().AbsPath("/apis", gkeNetworkGroupVersion, "networks", name).Do(ctx).Error()
+		switch {
+		case err == nil:
+		case apierrors.IsNotFound(err):
+			return fmt.Errorf("kube: GKE Network %s does not exist (kubectl get networks.networking.gke.io lists them)", name)
+		case apierrors.IsForbidden(err):
+			return nil // may not read them: the pods will tell
+		default:
+			return fmt.Errorf("kube: reading GKE Network %s: %w", name, err)
+		}
+	}
+	return nil
 }

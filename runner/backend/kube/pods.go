@@ -78,10 +78,12 @@ func (b *Backend) podFor(ep backend.Endpoint, owner *metav1.OwnerReference) (*co
 	labels[LabelEndpoint] = ep.Name
 	annotations := map[string]string{}
 	maps.Copy(annotations, c.Annotations)
-	if nets := p.Networks; len(nets) > 0 {
-		annotations[NetworksAnnotation] = strings.Join(nets, ",")
+	b.networkAnnotations(annotations, p.Networks)
+	res, err := resources(p)
+	if err != nil {
+		return nil, fmt.Errorf("endpoint %s: %w", ep.Name, err)
 	}
-	res, err := resources(p.Resources)
+	volumes, mounts, err := podVolumes(p)
 	if err != nil {
 		return nil, fmt.Errorf("endpoint %s: %w", ep.Name, err)
 	}
@@ -98,8 +100,12 @@ func (b *Backend) podFor(ep backend.Endpoint, owner *metav1.OwnerReference) (*co
 				Command:         []string{"sh", "-c", keepAlive},
 				Env:             envVars(ep.Env),
 				Resources:       res,
-				SecurityContext: securityContext(c),
+				VolumeMounts:    mounts,
+				SecurityContext: securityContext(c, capabilitiesOf(ep, c)),
 			}},
+			Volumes:                       volumes,
+			ResourceClaims:                podClaims(p),
+			SecurityContext:               podSecurityContext(),
 			RestartPolicy:                 corev1.RestartPolicyAlways,
 			TerminationGracePeriodSeconds: &grace,
 			NodeSelector:                  p.NodeSelector,
@@ -122,6 +128,9 @@ func (b *Backend) podFor(ep backend.Endpoint, owner *metav1.OwnerReference) (*co
 	}
 	for _, s := range c.ImagePullSecrets {
 		pod.Spec.ImagePullSecrets = append(pod.Spec.ImagePullSecrets, corev1.LocalObjectReference{Name: s})
+	}
+	if c.PodPatch != nil {
+		return applyPodPatch(pod, c.PodPatch)
 	}
 	return pod, nil
 }
@@ -147,36 +156,130 @@ func (b *Backend) antiAffinity(p *backend.Placement) *corev1.Affinity {
 	}}
 }
 
-// resources are the extended resources of a pod, requests = limits.
-func resources(all map[string]string) (corev1.ResourceRequirements, error) {
-	if len(all) == 0 {
-		return corev1.ResourceRequirements{}, nil
-	}
+// resources are what the tools container requests, and is limited to
+// alike (Guaranteed QoS when CPU and memory are given): CPU, memory,
+// hugepages by page size, extended resources; and the DRA claims it uses.
+func resources(p *backend.Placement) (corev1.ResourceRequirements, error) {
 	list := corev1.ResourceList{}
-	for name, q := range all {
+	add := func(name, q string) error {
 		v, err := resource.ParseQuantity(q)
 		if err != nil {
-			return corev1.ResourceRequirements{}, fmt.Errorf("resource %s: quantity %q: %v", name, q, err)
+			return fmt.Errorf("resource %s: quantity %q: %v", name, q, err)
 		}
 		list[corev1.ResourceName(name)] = v
+		return nil
 	}
-	return corev1.ResourceRequirements{Requests: list, Limits: list.DeepCopy()}, nil
+	for name, q := range p.Resources {
+		if err := add(name, q); err != nil {
+			return corev1.ResourceRequirements{}, err
+		}
+	}
+	for name, q := range map[string]string{string(corev1.ResourceCPU): p.CPU, string(corev1.ResourceMemory): p.Memory} {
+		if q != "" {
+			if err := add(name, q); err != nil {
+				return corev1.ResourceRequirements{}, err
+			}
+		}
+	}
+	for size, q := range p.Hugepages {
+		if err := add(corev1.ResourceHugePagesPrefix+size, q); err != nil {
+			return corev1.ResourceRequirements{}, err
+		}
+	}
+	var out corev1.ResourceRequirements
+	if len(list) > 0 {
+		out = corev1.ResourceRequirements{Requests: list, Limits: list.DeepCopy()}
+	}
+	for _, rc := range p.ResourceClaims {
+		out.Claims = append(out.Claims, corev1.ResourceClaim{Name: rc.Name})
+	}
+	return out, nil
 }
 
-// securityContext adds the capabilities RDMA needs (IPC_LOCK by default,
-// for pinned memory); privileged only when the scenario asks.
-func securityContext(c *scenarios.Cluster) *corev1.SecurityContext {
-	sc := &corev1.SecurityContext{}
+// ShmVolume is the name of the pod's /dev/shm volume.
+const ShmVolume = "dshm"
+
+// podVolumes are the memory-backed /dev/shm (sized) and one hugepages
+// volume per page size, mounted in the tools container.
+func podVolumes(p *backend.Placement) ([]corev1.Volume, []corev1.VolumeMount, error) {
+	var vols []corev1.Volume
+	var mounts []corev1.VolumeMount
+	if p.ShmSize != "" {
+		q, err := resource.ParseQuantity(p.ShmSize)
+		if err != nil {
+			return nil, nil, fmt.Errorf("shmSize %q: %v", p.ShmSize, err)
+		}
+		vols = append(vols, corev1.Volume{Name: ShmVolume, VolumeSource: corev1.VolumeSource{
+			EmptyDir: &corev1.EmptyDirVolumeSource{Medium: corev1.StorageMediumMemory, SizeLimit: &q}}})
+		mounts = append(mounts, corev1.VolumeMount{Name: ShmVolume, MountPath: "/dev/shm"})
+	}
+	for _, size := range slices.Sorted(maps.Keys(p.Hugepages)) {
+		name := "hugepages-" + strings.ToLower(size)
+		vols = append(vols, corev1.Volume{Name: name, VolumeSource: corev1.VolumeSource{
+			EmptyDir: &corev1.EmptyDirVolumeSource{Medium: corev1.StorageMedium("HugePages-" + size)}}})
+		mounts = append(mounts, corev1.VolumeMount{Name: name, MountPath: "/dev/hugepages-" + size})
+	}
+	return vols, mounts, nil
+}
+
+// podClaims are the pod's DRA claims, as the placement names them.
+func podClaims(p *backend.Placement) []corev1.PodResourceClaim {
+	var out []corev1.PodResourceClaim
+	for _, rc := range p.ResourceClaims {
+		c := corev1.PodResourceClaim{Name: rc.Name}
+		if rc.ClaimName != "" {
+			c.ResourceClaimName = &rc.ClaimName
+		} else {
+			c.ResourceClaimTemplateName = &rc.TemplateName
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// RootUID is the user the tools run as. Capabilities given to a
+// container reach only root's processes (Kubernetes sets no ambient
+// capabilities), so pinned memory (IPC_LOCK) needs UID 0; and the MPI
+// launcher's ssh and sshd refuse a UID without a passwd entry ("No user
+// exists for uid …"), which a random UID from a namespace range is. The
+// SCC in deploy/openshift says so and allows exactly this UID.
+const RootUID = int64(0)
+
+// securityContext is the tools container's: every capability dropped but
+// those the placement adds (IPC_LOCK for pinned memory by default; the
+// sshd's for a pool with remote MPI ranks), no privilege escalation, as
+// root (RootUID). privileged only when the scenario asks, and then as the
+// runtime gives it.
+func securityContext(c *scenarios.Cluster, caps []string) *corev1.SecurityContext {
+	uid := RootUID
+	sc := &corev1.SecurityContext{RunAsUser: &uid}
 	if c.Privileged {
 		sc.Privileged = &c.Privileged
+		return sc
 	}
-	for _, cp := range c.Capabilities {
-		if sc.Capabilities == nil {
-			sc.Capabilities = &corev1.Capabilities{}
-		}
+	no := false
+	sc.AllowPrivilegeEscalation = &no
+	sc.Capabilities = &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}}
+	for _, cp := range caps {
 		sc.Capabilities.Add = append(sc.Capabilities.Add, corev1.Capability(strings.TrimPrefix(cp, "CAP_")))
 	}
 	return sc
+}
+
+// capabilitiesOf are the capabilities an endpoint's container adds: its
+// placement's, or the cluster's for an endpoint built without a plan.
+func capabilitiesOf(ep backend.Endpoint, c *scenarios.Cluster) []string {
+	if ep.Placement == nil {
+		return c.Capabilities
+	}
+	return ep.Placement.Capabilities
+}
+
+// podSecurityContext: the runtime's default seccomp profile, which
+// OpenShift's SCCs require and PodSecurity "restricted" asks for; RDMA
+// verbs (ioctl and mmap on /dev/infiniband) pass it.
+func podSecurityContext() *corev1.PodSecurityContext {
+	return &corev1.PodSecurityContext{SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault}}
 }
 
 // clusterTolerations are the cluster section's own tolerations, for the

@@ -9,8 +9,10 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/rest"
+	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/rdmabench/rdmabench/runner/backend"
 	"github.com/rdmabench/rdmabench/runner/plan"
@@ -70,12 +72,25 @@ func planned(t *testing.T, sc *scenarios.Scenario, names ...string) []backend.En
 func newTestBackend(t *testing.T, sc *scenarios.Scenario, objs ...any) (*Backend, *fake.Clientset) {
 	t.Helper()
 	cs := fake.NewClientset()
+	dryRunAdmits(cs)
 	b, err := New(sc, Options{Client: cs, Config: &rest.Config{Host: "http://127.0.0.1:1"}, RunID: "20261124-061500-ab12",
 		PollInterval: 10 * time.Millisecond, UnschedulableGrace: 30 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return b, cs
+}
+
+// dryRunAdmits makes the fake API answer a dry-run create as an admitting
+// apiserver does: the object back, nothing stored (the fake's tracker
+// would store it).
+func dryRunAdmits(cs *fake.Clientset) {
+	cs.PrependReactor("create", "pods", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		if ca, ok := a.(k8stesting.CreateActionImpl); ok && len(ca.CreateOptions.DryRun) > 0 {
+			return true, ca.Object, nil
+		}
+		return false, nil, nil
+	})
 }
 
 func TestPodSpecCarriesThePlacement(t *testing.T) {
@@ -272,5 +287,24 @@ func TestNamespaceCreatedOnlyWhenMissingAndCleanedOnlyThen(t *testing.T) {
 	}
 	if _, err := cs2.CoreV1().Namespaces().Get(context.Background(), "bench", metav1.GetOptions{}); err != nil {
 		t.Fatalf("a namespace that existed before the run was deleted: %v", err)
+	}
+}
+
+// The SR-IOV CNI's device-info in network-status (the Network Plumbing
+// WG's Device Information spec) names the pod's own RDMA device.
+func TestDeviceInfoFromNetworkStatus(t *testing.T) {
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "bench", Annotations: map[string]string{NetworkStatusAnnotation: `[
+ {"name": "ovn-kubernetes", "interface": "eth0", "ips": ["10.128.2.14"], "default": true, "dns": {}},
+ {"name": "bench/sriov-rdma", "interface": "net1", "ips": ["192.168.100.7"], "mac": "2e:1f:9a:00:11:22", "dns": {},
+  "device-info": {"type": "pci", "version": "1.1.0", "pci": {"pci-address": "0000:3b:02.3", "rdma-device": "mlx5_7", "pf-pci-address": "0000:3b:00.0"}}},
+ {"name": "bench/sriov-eth", "interface": "net2", "ips": ["192.168.101.7"], "dns": {},
+  "device-info": {"type": "pci", "version": "1.1.0", "pci": {"pci-address": "0000:5e:01.2"}}}]`}}}
+	att, err := dataAttachment(pod, "sriov-rdma")
+	if err != nil || att.RDMADevice != "mlx5_7" || att.PCIAddress != "0000:3b:02.3" || att.Interface != "net1" {
+		t.Fatalf("%+v %v", att, err)
+	}
+	att, err = dataAttachment(pod, "sriov-eth")
+	if err != nil || att.RDMADevice != "" || att.PCIAddress != "0000:5e:01.2" {
+		t.Fatalf("%+v %v", att, err)
 	}
 }

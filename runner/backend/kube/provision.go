@@ -4,6 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
+	"sort"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -11,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/rdmabench/rdmabench/runner/backend"
+	"github.com/rdmabench/rdmabench/runner/backend/remote"
 )
 
 // DefaultStartupTimeout bounds the wait for pods when the scenario gives
@@ -40,21 +45,37 @@ func (e *StartupError) Error() string {
 // and data address. A pod that cannot start fails at once with the
 // cluster's reason; the caller's Cleanup removes what was created.
 func (b *Backend) Provision(ctx context.Context, eps []backend.Endpoint) ([]backend.Endpoint, error) {
-	if err := b.ensureNamespace(ctx); err != nil {
+	// The platform decides how networks are asked for (Multus, GKE).
+	if _, err := b.platform(ctx); err != nil {
+		return nil, err
+	}
+	// Every pod is built first: a pod patch or a quantity that cannot
+	// work fails before anything exists.
+	pods := make([]*corev1.Pod, len(eps))
+	for i, ep := range eps {
+		pod, err := b.podFor(ep, nil)
+		if err != nil {
+			return nil, err
+		}
+		pods[i] = pod
+	}
+	level := podSecurityLevel(pods)
+	if err := b.ensureNamespace(ctx, level); err != nil {
 		return nil, err
 	}
 	if err := b.checkNetworks(ctx, eps); err != nil {
+		return nil, err
+	}
+	if err := b.checkAdmission(ctx, pods, level); err != nil {
 		return nil, err
 	}
 	owner, err := b.ensureOwner(ctx)
 	if err != nil {
 		return nil, err
 	}
-	for _, ep := range eps {
-		pod, err := b.podFor(ep, owner)
-		if err != nil {
-			return nil, err
-		}
+	for i, ep := range eps {
+		pod := pods[i]
+		pod.OwnerReferences = []metav1.OwnerReference{*owner}
 		err = retry(ctx, func() error {
 			_, err := b.client.CoreV1().Pods(b.namespace).Create(ctx, pod, metav1.CreateOptions{})
 			return err
@@ -72,33 +93,42 @@ func (b *Backend) Provision(ctx context.Context, eps []backend.Endpoint) ([]back
 	}
 	wctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	pods, err := b.waitReady(wctx, len(eps))
+	ready, err := b.waitReady(wctx, len(eps))
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
-			return nil, b.timeoutError(ctx, timeout, pods)
+			return nil, b.timeoutError(ctx, timeout, ready)
 		}
 		return nil, err
 	}
 	out := make([]backend.Endpoint, len(eps))
 	for i, ep := range eps {
-		pod := pods[b.podName(ep.Name)]
+		pod := ready[b.podName(ep.Name)]
 		if pod == nil {
 			return nil, &StartupError{Pod: b.podName(ep.Name), Reason: "NotFound",
 				Msg: "the pod disappeared while the run waited for it (deleted by someone, or evicted)"}
 		}
-		if err := b.place(&ep, pod); err != nil {
+		hints, err := b.place(&ep, pod)
+		if err != nil {
 			return nil, err
 		}
-		if err := b.disc.ResolveDevice(ctx, &ep); err != nil {
+		if ep.ResolveDevice && hints.From == "" {
+			hints = b.deviceHints(ctx, ep)
+		}
+		if err := b.disc.ResolveDevice(ctx, &ep, hints); err != nil {
 			return nil, err
+		}
+		if ep.Device != "" {
+			b.progressf("%s: RDMA device %s port %d%s (%s)", ep.Name, ep.Device, ep.Port, gidText(ep.GIDIndex), ep.DeviceFrom)
 		}
 		out[i] = ep
 	}
 	return out, nil
 }
 
-// place fills an endpoint from its ready pod: node, pod, data address.
-func (b *Backend) place(ep *backend.Endpoint, pod *corev1.Pod) error {
+// place fills an endpoint from its ready pod: node, pod, data address;
+// and returns what the data network's CNI says of the device behind it
+// (network-status device-info).
+func (b *Backend) place(ep *backend.Endpoint, pod *corev1.Pod) (remote.DeviceHints, error) {
 	ep.Node, ep.Pod = pod.Spec.NodeName, pod.Name
 	b.mu.Lock()
 	b.pods[ep.Name] = podInfo{name: pod.Name, node: pod.Spec.NodeName}
@@ -106,25 +136,101 @@ func (b *Backend) place(ep *backend.Endpoint, pod *corev1.Pod) error {
 	nets := placementOf(*ep).Networks
 	if len(nets) == 0 {
 		if pod.Status.PodIP == "" {
-			return &StartupError{Pod: pod.Name, Reason: "NoAddress", Msg: "the pod is Ready but has no IP"}
+			return remote.DeviceHints{}, &StartupError{Pod: pod.Name, Reason: "NoAddress", Msg: "the pod is Ready but has no IP"}
 		}
 		ep.Address, ep.Network = pod.Status.PodIP, "pod network"
 		if b.sc.Cluster.HostNetwork {
 			ep.Network = "host network"
 		}
-		return nil
+		return remote.DeviceHints{}, nil
 	}
-	att, err := dataAttachment(pod, nets[0])
+	att, err := b.dataAttachment(pod, nets[0])
 	if err != nil {
-		return &StartupError{Pod: pod.Name, Reason: "NoSecondaryNetwork", Msg: err.Error()}
+		return remote.DeviceHints{}, &StartupError{Pod: pod.Name, Reason: "NoSecondaryNetwork", Msg: err.Error()}
 	}
 	ep.Address, ep.Network, ep.Interface = att.IP, att.Network, att.Interface
-	return nil
+	var hints remote.DeviceHints
+	if att.RDMADevice != "" || att.PCIAddress != "" {
+		hints.From = "network-status device-info of " + att.Network
+		hints.RDMADevice = att.RDMADevice
+		if att.RDMADevice == "" {
+			hints.PCIAddresses = []string{att.PCIAddress}
+		}
+	}
+	return hints, nil
+}
+
+// hintsScript prints the SR-IOV device plugin's PCIDEVICE_<RESOURCE>
+// variables (the PCI functions it allocated) and, as given=DEV, each RDMA
+// device whose verbs character device the pod was given (/dev/infiniband:
+// what an RDMA or EFA device plugin mounts).
+const hintsScript = `env | grep '^PCIDEVICE_' || true
+for u in /sys/class/infiniband_verbs/uverbs*; do [ -e "/dev/infiniband/${u##*/}" ] && [ -r "$u/ibdev" ] && echo "given=$(cat "$u/ibdev")"; done
+true`
+
+// deviceHints says which RDMA device the pod was given, for a network
+// whose CNI reported no device-info: the SR-IOV device plugin's
+// PCIDEVICE_ variables; on EKS the EFA devices the EFA plugin gave it
+// (EFA devices carry no address a GID would name); elsewhere the one
+// device the pod was given, when it was given one.
+func (b *Backend) deviceHints(ctx context.Context, ep backend.Endpoint) remote.DeviceHints {
+	ectx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	out, err := b.Exec(ectx, ep, []string{"sh", "-c", hintsScript})
+	if err != nil {
+		return remote.DeviceHints{}
+	}
+	return parseHints(string(out), b.plat)
+}
+
+// parseHints reads hintsScript's output.
+func parseHints(out, platform string) remote.DeviceHints {
+	var h remote.DeviceHints
+	var names, given []string
+	for _, line := range strings.Split(out, "\n") {
+		name, val, ok := strings.Cut(strings.TrimSpace(line), "=")
+		switch {
+		case !ok:
+		case name == "given":
+			if !slices.Contains(given, val) {
+				given = append(given, val)
+			}
+		case strings.HasPrefix(name, "PCIDEVICE_") && !strings.HasSuffix(name, "_INFO"):
+			names = append(names, name)
+			for _, a := range strings.Split(val, ",") {
+				if a = strings.TrimSpace(a); a != "" {
+					h.PCIAddresses = append(h.PCIAddresses, a)
+				}
+			}
+		}
+	}
+	switch {
+	case len(h.PCIAddresses) > 0:
+		sort.Strings(names)
+		h.From = strings.Join(names, ", ")
+	case platform == PlatformEKS && len(given) > 0:
+		h.RDMADevice = given[0]
+		h.From = fmt.Sprintf("the EFA devices given to the pod (%s)", strings.Join(given, ", "))
+	case len(given) == 1:
+		h.RDMADevice = given[0]
+		h.From = "the one RDMA device given to the pod (/dev/infiniband)"
+	}
+	return h
+}
+
+func gidText(g *int) string {
+	if g == nil {
+		return ""
+	}
+	return fmt.Sprintf(" GID %d", *g)
 }
 
 // ensureNamespace creates the namespace when it does not exist, labelled
-// as the run's, so that only a namespace rdmabench created is deleted.
-func (b *Backend) ensureNamespace(ctx context.Context) error {
+// as the run's, so that only a namespace rdmabench created is deleted, and
+// with the PodSecurity level its pods need (level). An existing
+// namespace is used as it is: the admission dry run says whether its
+// level lets the pods in.
+func (b *Backend) ensureNamespace(ctx context.Context, level string) error {
 	ns, err := b.client.CoreV1().Namespaces().Get(ctx, b.namespace, metav1.GetOptions{})
 	if err == nil && ns.DeletionTimestamp != nil {
 		// An earlier run's namespace still terminating: nothing can be
@@ -145,9 +251,7 @@ func (b *Backend) ensureNamespace(ctx context.Context) error {
 		}
 		return fmt.Errorf("kube: reading namespace %s: %w", b.namespace, err)
 	}
-	labels := b.runLabels()
-	labels[LabelCreatedBy] = managedBy
-	ns = &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: b.namespace, Labels: labels}}
+	ns = b.namespaceObject(level)
 	_, err = b.client.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{})
 	if apierrors.IsAlreadyExists(err) {
 		return nil // made by someone else meanwhile: theirs, not the run's
@@ -158,7 +262,7 @@ func (b *Backend) ensureNamespace(ctx context.Context) error {
 	b.mu.Lock()
 	b.createdNS = true
 	b.mu.Unlock()
-	b.progressf("created namespace %s (removed at the end of the run)", b.namespace)
+	b.progressf("created namespace %s with PodSecurity level %s (removed at the end of the run)", b.namespace, level)
 	return nil
 }
 
@@ -219,4 +323,14 @@ func (b *Backend) waitNamespaceGone(ctx context.Context) error {
 		case <-time.After(b.opts.PollInterval):
 		}
 	}
+}
+
+// namespaceObject is the namespace a run creates: the run's labels, the
+// created-by mark (only such a namespace is ever deleted) and the
+// PodSecurity labels of level.
+func (b *Backend) namespaceObject(level string) *corev1.Namespace {
+	labels := b.runLabels()
+	labels[LabelCreatedBy] = managedBy
+	maps.Copy(labels, podSecurityLabels(level))
+	return &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: b.namespace, Labels: labels}}
 }

@@ -2,8 +2,10 @@ package kube
 
 import (
 	"os"
+	"strings"
 	"testing"
 
+	admissionv1 "k8s.io/api/admissionregistration/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 )
 
@@ -28,7 +30,8 @@ func TestShippedRBACDecodesStrictly(t *testing.T) {
 			role = r
 		}
 	}
-	for _, k := range []string{"Namespace", "ServiceAccount", "Role", "RoleBinding", "ClusterRole", "ClusterRoleBinding"} {
+	for _, k := range []string{"Namespace", "ServiceAccount", "Role", "RoleBinding", "ClusterRole", "ClusterRoleBinding",
+		"ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding"} {
 		if kinds[k] != 1 {
 			t.Errorf("%d %s objects, want 1", kinds[k], k)
 		}
@@ -36,9 +39,18 @@ func TestShippedRBACDecodesStrictly(t *testing.T) {
 	if role == nil {
 		t.Fatal("no Role")
 	}
+	for _, d := range docs {
+		if p, ok := d.Object.(*admissionv1.ValidatingAdmissionPolicy); ok {
+			if len(p.Spec.MatchConditions) != 1 || !strings.Contains(p.Spec.MatchConditions[0].Expression, "system:serviceaccount:rdmabench:rdmabench") ||
+				!strings.Contains(p.Spec.Validations[0].Expression, LabelCreatedBy) {
+				t.Errorf("the namespace guard must apply to the ServiceAccount and require %s: %+v", LabelCreatedBy, p.Spec)
+			}
+		}
+	}
 	need := map[string][]string{
 		"pods": {"create", "get", "list", "delete"}, "pods/exec": {"create"}, "pods/log": {"get"},
 		"configmaps": {"create", "delete", "list"}, "services": {"create", "delete", "list"}, "pods/portforward": {"create"}, "events": {"list"}, "network-attachment-definitions": {"get", "list"},
+		"networkpolicies": {"create", "delete", "list"},
 	}
 	for res, verbs := range need {
 		for _, v := range verbs {

@@ -12,4 +12,5 @@ func TestScriptsPassShellcheck(t *testing.T) {
 	shelltest.Check(t, "CronJobScript", CronJobScript)
 	shelltest.Check(t, "etcdScript", etcdScript(etcdPort))
 	shelltest.Check(t, "keepAlive", keepAlive)
+	shelltest.Check(t, "hintsScript", hintsScript)
 }

@@ -20,11 +20,24 @@ var fatalWaiting = map[string]bool{
 }
 
 // lingeringEvents are warnings that may be transient (a CNI still
-// starting); they fail the run once they persist for UnschedulableGrace.
+// starting); they fail the run once they persist for the fail-fast window
+// on a pod still not Ready.
 var lingeringEvents = map[string]bool{"FailedCreatePodSandBox": true, "FailedMount": true, "FailedAttachVolume": true}
+
+// Events that say a node is coming for an unschedulable pod: the cluster
+// autoscaler's TriggeredScaleUp, Karpenter's Nominated. Such a pod waits
+// until startupTimeout instead of failing fast. NotTriggerScaleUp is the
+// autoscaler saying it cannot help; its words join the scheduler's.
+const (
+	eventTriggeredScaleUp = "TriggeredScaleUp"
+	eventNominated        = "Nominated"
+	eventNotScaleUp       = "NotTriggerScaleUp"
+)
 
 // waitReady polls the run's pods until all n are Ready, printing progress,
 // and fails at the first pod that cannot start. It returns the pods by name.
+// Only pods still not Ready are judged, each on what concerns its current
+// attempt (podEvents.current): a warning a pod outlived is noise.
 func (b *Backend) waitReady(ctx context.Context, n int) (map[string]*corev1.Pod, error) {
 	sel := labels.SelectorFromSet(labels.Set{LabelRun: b.opts.RunID}).String()
 	firstSeen := map[string]time.Time{} // pod/reason → when the problem was first seen
@@ -42,15 +55,14 @@ func (b *Backend) waitReady(ctx context.Context, n int) (map[string]*corev1.Pod,
 		} else {
 			pods = map[string]*corev1.Pod{}
 			ready := 0
+			var waiting []*corev1.Pod
 			for i := range list.Items {
 				p := &list.Items[i]
 				pods[p.Name] = p
 				if podReady(p) {
 					ready++
-					continue
-				}
-				if err := b.podProblem(ctx, p, firstSeen); err != nil {
-					return pods, err
+				} else {
+					waiting = append(waiting, p)
 				}
 			}
 			if ready != lastReady {
@@ -60,8 +72,11 @@ func (b *Backend) waitReady(ctx context.Context, n int) (map[string]*corev1.Pod,
 			if ready >= n && len(list.Items) >= n {
 				return pods, nil
 			}
-			if err := b.eventProblem(ctx, firstSeen); err != nil {
-				return pods, err
+			evs := b.runEvents(ctx)
+			for _, p := range waiting {
+				if err := b.podProblem(ctx, p, firstSeen, evs); err != nil {
+					return pods, err
+				}
 			}
 		}
 		select {
@@ -86,7 +101,7 @@ func podReady(p *corev1.Pod) bool {
 
 // podProblem is the reason a pod will not become Ready, if it has one
 // that the run should not wait out.
-func (b *Backend) podProblem(ctx context.Context, p *corev1.Pod, firstSeen map[string]time.Time) error {
+func (b *Backend) podProblem(ctx context.Context, p *corev1.Pod, firstSeen map[string]time.Time, evs podEvents) error {
 	switch p.Status.Phase {
 	case corev1.PodFailed, corev1.PodSucceeded:
 		msg := fmt.Sprintf("the pod ended (phase %s): %s", p.Status.Phase, terminatedText(p))
@@ -94,8 +109,20 @@ func (b *Backend) podProblem(ctx context.Context, p *corev1.Pod, firstSeen map[s
 	}
 	for _, c := range p.Status.Conditions {
 		if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse && c.Reason == corev1.PodReasonUnschedulable {
+			if why := evs.scaleUp(p); why != "" {
+				// A node is coming: wait until startupTimeout.
+				if _, told := firstSeen[p.Name+"/scale-up"]; !told {
+					firstSeen[p.Name+"/scale-up"] = time.Now()
+					b.progressf("pod %s is unschedulable, but %s: waiting up to cluster.startupTimeout", p.Name, why)
+				}
+				continue
+			}
 			if b.lingered(firstSeen, p.Name+"/unschedulable") {
-				return &StartupError{Pod: p.Name, Reason: "FailedScheduling", Msg: c.Message + hintFor(c.Message)}
+				msg := c.Message
+				if no := evs.latest(p, eventNotScaleUp); no != nil {
+					msg += "; the cluster autoscaler: " + no.Message
+				}
+				return &StartupError{Pod: p.Name, Reason: "FailedScheduling", Msg: msg + hintFor(c.Message)}
 			}
 		}
 	}
@@ -116,27 +143,96 @@ func (b *Backend) podProblem(ctx context.Context, p *corev1.Pod, firstSeen map[s
 		}
 		return &StartupError{Pod: p.Name, Reason: w.Reason, Msg: msg}
 	}
+	// A sandbox that cannot be created (a Multus network that does not
+	// exist), a volume that cannot be mounted: once it persists.
+	for _, e := range evs[p.Name] {
+		if lingeringEvents[e.Reason] && evs.current(e, p) && b.lingered(firstSeen, p.Name+"/"+e.Reason) {
+			return &StartupError{Pod: p.Name, Reason: e.Reason, Msg: e.Message}
+		}
+	}
 	return nil
 }
 
-// eventProblem reads the warnings about the run's pods: a sandbox that
-// cannot be created (a Multus network that does not exist) or a volume
-// that cannot be mounted, once they persist.
-func (b *Backend) eventProblem(ctx context.Context, firstSeen map[string]time.Time) error {
-	evs, err := b.client.CoreV1().Events(b.namespace).List(ctx, metav1.ListOptions{FieldSelector: "type=Warning"})
+// podEvents are the events about the run's pods, by pod name.
+type podEvents map[string][]corev1.Event
+
+// runEvents reads the events of the run's pods (one list per poll);
+// events are a help, not a requirement: RBAC may hide them.
+func (b *Backend) runEvents(ctx context.Context) podEvents {
+	list, err := b.client.CoreV1().Events(b.namespace).List(ctx, metav1.ListOptions{FieldSelector: "involvedObject.kind=Pod"})
 	if err != nil {
-		return nil // events are a help, not a requirement (RBAC may hide them)
+		return nil
 	}
 	prefix := "rdmabench-" + b.opts.RunID + "-"
-	for _, e := range evs.Items {
-		if e.InvolvedObject.Kind != "Pod" || !strings.HasPrefix(e.InvolvedObject.Name, prefix) || !lingeringEvents[e.Reason] {
-			continue
-		}
-		if b.lingered(firstSeen, e.InvolvedObject.Name+"/"+e.Reason) {
-			return &StartupError{Pod: e.InvolvedObject.Name, Reason: e.Reason, Msg: e.Message}
+	evs := podEvents{}
+	for _, e := range list.Items {
+		if e.InvolvedObject.Kind == "Pod" && strings.HasPrefix(e.InvolvedObject.Name, prefix) {
+			evs[e.InvolvedObject.Name] = append(evs[e.InvolvedObject.Name], e)
 		}
 	}
-	return nil
+	return evs
+}
+
+// current reports whether an event concerns the pod's current attempt:
+// this pod (not an earlier one of the same name), seen last since it was
+// created, and not before its sandbox was last made ready (a sandbox
+// failure the pod got past is history).
+func (podEvents) current(e corev1.Event, p *corev1.Pod) bool {
+	if e.InvolvedObject.UID != "" && e.InvolvedObject.UID != p.UID {
+		return false
+	}
+	t := eventTime(e)
+	if t.Before(p.CreationTimestamp.Time) {
+		return false
+	}
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodReadyToStartContainers && c.Status == corev1.ConditionTrue && c.LastTransitionTime.After(t) {
+			return false
+		}
+	}
+	return true
+}
+
+// latest is the pod's most recent current event with reason, or nil.
+func (evs podEvents) latest(p *corev1.Pod, reason string) *corev1.Event {
+	var best *corev1.Event
+	for i, e := range evs[p.Name] {
+		if e.Reason == reason && evs.current(e, p) && (best == nil || eventTime(e).After(eventTime(*best))) {
+			best = &evs[p.Name][i]
+		}
+	}
+	return best
+}
+
+// scaleUp says why an unschedulable pod will get a node: a node nominated
+// for it (preemption, Karpenter), or the autoscaler adding one; "" when
+// nothing says so.
+func (evs podEvents) scaleUp(p *corev1.Pod) string {
+	if n := p.Status.NominatedNodeName; n != "" {
+		return "node " + n + " is nominated for it"
+	}
+	if e := evs.latest(p, eventTriggeredScaleUp); e != nil {
+		return "the cluster autoscaler is adding a node (" + e.Reason + ": " + e.Message + ")"
+	}
+	if e := evs.latest(p, eventNominated); e != nil {
+		return "a node is being made for it (" + e.Reason + ": " + e.Message + ")"
+	}
+	return ""
+}
+
+// eventTime is when an event was last seen, whichever field its source
+// filled.
+func eventTime(e corev1.Event) time.Time {
+	t := e.CreationTimestamp.Time
+	for _, c := range []time.Time{e.FirstTimestamp.Time, e.LastTimestamp.Time, e.EventTime.Time} {
+		if c.After(t) {
+			t = c
+		}
+	}
+	if e.Series != nil && e.Series.LastObservedTime.After(t) {
+		t = e.Series.LastObservedTime.Time
+	}
+	return t
 }
 
 // lingered records when a problem was first seen and reports whether it

@@ -3,6 +3,7 @@ package remote
 import (
 	"context"
 	"fmt"
+	"net"
 	"strings"
 	"sync"
 	"time"
@@ -53,34 +54,95 @@ func (d *Discovery) Discover(ctx context.Context, ep backend.Endpoint) (*nic.Inv
 	return inv, nil
 }
 
-// ResolveDevice checks the endpoint's RDMA device and GID index against
-// what its machine has, so a wrong name fails before any tool starts, with
-// the devices that do exist. "auto" becomes the first ACTIVE device (or
-// stays empty where there is none); an unset GID index becomes the port's
-// RoCE v2 IPv4 GID.
-func (d *Discovery) ResolveDevice(ctx context.Context, ep *backend.Endpoint) error {
-	if ep.Device == "" {
+// DeviceHints are what the platform says of an endpoint's RDMA device:
+// on Kubernetes, Multus network-status device-info (the CNI's
+// rdma-device or pci-address) or the SR-IOV device plugin's
+// PCIDEVICE_<resource> variable; From names which.
+type DeviceHints struct {
+	RDMADevice   string
+	PCIAddresses []string
+	From         string
+}
+
+// ResolveDevice sets the endpoint's RDMA device, port and GID index from
+// what its machine has, before any tool starts. A device the scenario
+// names is checked (a wrong name fails with the devices that exist), and
+// the data interface's own device is kept beside it (DataDevice) when it
+// differs. Otherwise (ResolveDevice, or "auto") the data interface's
+// device is chosen (nic.DataPath: the hints, then the interface, then the
+// data address's GID), with the RoCE v2 GID of the data interface; none
+// found leaves Device empty and NoDevice saying why (RDMA tests are then
+// skipped with that reason). An unset GID index becomes the data
+// interface's RoCE v2 GID.
+func (d *Discovery) ResolveDevice(ctx context.Context, ep *backend.Endpoint, hints DeviceHints) error {
+	named := ep.Device != "" && ep.Device != "auto"
+	if !named && !ep.ResolveDevice && ep.Device != "auto" {
 		return nil
 	}
 	inv, err := d.Discover(ctx, *ep)
 	if err != nil {
 		return err
 	}
-	auto := ep.Device == "auto"
-	dev, p, err := inv.Pick(ep.Device)
+	req := nic.DataPathRequest{RDMADevice: hints.RDMADevice, PCIAddresses: hints.PCIAddresses, From: hints.From,
+		Interface: ep.Interface, Address: ep.Address}
+	if net.ParseIP(req.Address) == nil {
+		req.Address = "" // a host name: no GID to look for
+	}
+	if !named {
+		dp, err := inv.DataPath(req)
+		if err != nil && req.Interface == "" && req.Address == "" && hints.From == "" {
+			// Nothing tells the data interface (an ssh host named by
+			// name): the machine's first ACTIVE device, as before.
+			return d.named(ep, inv, "auto", "the first ACTIVE device (the data address is not an IP address)")
+		}
+		if err != nil {
+			ep.Device, ep.NoDevice = "", err.Error()
+			return nil
+		}
+		ep.Device, ep.Port, ep.DeviceFrom = dp.Device, dp.Port, dp.From
+		if ep.Interface == "" {
+			ep.Interface = dp.Netdev
+		}
+		if ep.GIDIndex == nil {
+			ep.GIDIndex = dp.GIDIndex
+			return nil
+		}
+		_, p, _ := inv.Pick(dp.Device)
+		return d.checkGID(ep, p)
+	}
+	if err := d.named(ep, inv, ep.Device, "scenario"); err != nil {
+		return err
+	}
+	if dp, err := inv.DataPath(req); err == nil && dp.Device != ep.Device {
+		ep.DataDevice = dp.Device
+	}
+	return nil
+}
+
+// named checks a device by name ("auto": the first ACTIVE one) and fills
+// the endpoint from it.
+func (d *Discovery) named(ep *backend.Endpoint, inv *nic.Inventory, name, from string) error {
+	dev, p, err := inv.Pick(name)
 	if err != nil {
-		if auto {
-			ep.Device = ""
+		if name == "auto" {
+			ep.Device, ep.NoDevice = "", err.Error()
 			return nil
 		}
 		return fmt.Errorf("%s %s: endpoint %s: %w", d.Prefix, d.Key(*ep), ep.Name, err)
 	}
-	ep.Device = dev.Name
+	ep.Device, ep.Port, ep.DeviceFrom = dev.Name, p.Port, from
 	if ep.Interface == "" { // the RDMA port's netdev (NCCL_SOCKET_IFNAME); a pod's keeps its network's
 		ep.Interface = p.Netdev
 	}
 	if ep.GIDIndex == nil {
-		ep.GIDIndex = p.RoCEv2GIDIndex
+		addr := ep.Address
+		if net.ParseIP(addr) == nil {
+			addr = ""
+		}
+		ep.GIDIndex = nic.DataGID(p, "", addr)
+		if ep.GIDIndex == nil {
+			ep.GIDIndex = p.RoCEv2GIDIndex
+		}
 		return nil
 	}
 	return d.checkGID(ep, p)
@@ -104,30 +166,56 @@ func (d *Discovery) checkGID(ep *backend.Endpoint, p *nic.Port) error {
 		d.Prefix, d.Key(*ep), ep.Name, *ep.GIDIndex, ep.Device, p.Port, strings.Join(have, ", "), hint)
 }
 
-// LineRate is `lineRate: auto`: the rate of ep's device (or its machine's
-// first ACTIVE port) with where it came from ("vm1 rxe0 port 1: 2.5
-// Gb/sec (1X SDR)").
+// LineRate is `lineRate: auto`: the rate of ep's device and port (or its
+// machine's first ACTIVE port) with where it came from ("vm1 rxe0 port 1:
+// 2.5 Gb/sec (1X SDR)").
 func (d *Discovery) LineRate(ctx context.Context, ep backend.Endpoint) (bps float64, detail string, ok bool) {
+	if ep.NoDevice != "" {
+		return 0, "", false
+	}
 	inv, err := d.Discover(ctx, ep)
 	if err != nil {
 		return 0, err.Error(), false
 	}
 	dev, p, err := inv.Pick(ep.Device)
-	if err != nil || p.RateBps <= 0 {
+	if err != nil {
+		return 0, "", false
+	}
+	if q := portOf(dev, ep.Port); q != nil {
+		p = q
+	}
+	if p.RateBps <= 0 {
 		return 0, "", false
 	}
 	return p.RateBps, fmt.Sprintf("%s %s port %d: %s", d.Key(ep), dev.Name, p.Port, p.Rate), true
 }
 
-// HasRDMA reports whether ep's machine has an RDMA device with an ACTIVE
-// port (the runner skips RDMA tests where it has none).
+func portOf(dev *nic.Device, n int) *nic.Port {
+	for i := range dev.Ports {
+		if dev.Ports[i].Port == n {
+			return &dev.Ports[i]
+		}
+	}
+	return nil
+}
+
+// HasRDMA reports whether ep has an RDMA device with an ACTIVE port: its
+// own (once resolved), else any of its machine's (the runner skips RDMA
+// tests where it has none).
 func (d *Discovery) HasRDMA(ctx context.Context, ep backend.Endpoint) bool {
+	if ep.NoDevice != "" {
+		return false
+	}
 	inv, err := d.Discover(ctx, ep)
 	if err != nil {
 		return false
 	}
-	_, p, err := inv.Pick("auto")
-	return err == nil && p != nil
+	name := "auto"
+	if ep.Device != "" {
+		name = ep.Device
+	}
+	_, p, err := inv.Pick(name)
+	return err == nil && p != nil && p.State == "ACTIVE"
 }
 
 // Fingerprint is what ep's machine says about the system measured: its

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"strconv"
@@ -13,11 +14,17 @@ import (
 	"time"
 
 	"github.com/rdmabench/rdmabench/runner/backend"
+	runetcd "github.com/rdmabench/rdmabench/runner/etcd"
 )
 
-// EtcdPort is where the run's etcd listens on its host: the address the
-// tools on the other hosts use.
-const EtcdPort = 2379
+// The run's etcd listens on its host at a port drawn from this range (a
+// fixed port would be a second run's, or the host's own etcd's), under a
+// member name of its own, so that the runner knows it answers its own.
+const (
+	etcdPortBase  = 20000
+	etcdPortRange = 10000
+	etcdAttempts  = 3
+)
 
 // etcdStartBound bounds the etcd's start on its host.
 const etcdStartBound = 60 * time.Second
@@ -27,7 +34,8 @@ const etcdStartBound = 60 * time.Second
 // run's hosts need not reach this machine. The runner's own client reaches
 // it through a forward over that host's ssh connection. It returns the URL
 // the tools use and the local one; Cleanup stops the etcd (a tracked
-// process) and the forward.
+// process) and the forward. A port another process holds is left for
+// another, at most etcdAttempts times.
 func (b *Backend) StartEtcd(ctx context.Context) (toolURL, localURL string, err error) {
 	b.mu.Lock()
 	var ep backend.Endpoint
@@ -38,35 +46,77 @@ func (b *Backend) StartEtcd(ctx context.Context) (toolURL, localURL string, err 
 	if ep.Name == "" {
 		return "", "", fmt.Errorf("ssh: no endpoint to run nixlbench's etcd on (Provision first)")
 	}
-	addr := net.JoinHostPort(ep.Address, strconv.Itoa(EtcdPort))
-	toolURL = "http://" + addr
 	ctx, cancel := context.WithTimeout(ctx, etcdStartBound)
 	defer cancel()
+	for attempt := 1; ; attempt++ {
+		port := b.etcdPort()
+		toolURL, localURL, taken, err := b.startEtcdAt(ctx, ep, port)
+		if !taken || attempt == etcdAttempts {
+			return toolURL, localURL, err
+		}
+	}
+}
+
+// etcdPort draws a port for the run's etcd (tests pick their own).
+func (b *Backend) etcdPort() int {
+	if b.pickEtcdPort != nil {
+		return b.pickEtcdPort()
+	}
+	return etcdPortBase + rand.IntN(etcdPortRange)
+}
+
+// startEtcdAt starts the etcd at port; taken says the port was someone
+// else's (the etcd could not bind it, or another etcd answers there).
+func (b *Backend) startEtcdAt(ctx context.Context, ep backend.Endpoint, port int) (toolURL, localURL string, taken bool, err error) {
+	addr := net.JoinHostPort(ep.Address, strconv.Itoa(port))
+	toolURL = "http://" + addr
+	name := fmt.Sprintf("rdmabench-%08x", rand.Uint32())
 	out := &lockedBuffer{b: &bytes.Buffer{}}
-	p, err := b.start(ctx, ep, backend.Command{Argv: []string{"rdmabench", "etcd", "--listen-client-urls", toolURL},
+	p, err := b.start(ctx, ep, backend.Command{Argv: []string{"rdmabench", "etcd", "--name", name, "--listen-client-urls", toolURL},
 		Stdout: out, Stderr: out})
 	if err != nil {
-		return "", "", fmt.Errorf("ssh: start rdmabench etcd on %s: %w", ep.Host, err)
+		return "", "", false, fmt.Errorf("ssh: start rdmabench etcd on %s: %w", ep.Host, err)
 	}
 	h, _ := b.host(ep)
 	local, err := b.forward(h.Name, addr)
 	if err != nil {
-		return "", "", err
+		return "", "", false, err
 	}
 	localURL = "http://" + local
 	for {
+		select { // first: an etcd that could not start must not pass for one that answers
+		case <-p.Done():
+			if strings.Contains(out.text(), "address already in use") {
+				return "", "", true, fmt.Errorf("ssh: port %d on %s is taken: %s", port, ep.Host, out.text())
+			}
+			return "", "", false, fmt.Errorf("ssh: rdmabench etcd on %s exited (%s): %s (install rdmabench on the host, or pass --etcd with an etcd the hosts and this machine reach)",
+				ep.Host, exitWords(p.Exit), out.text())
+		default:
+		}
 		if etcdServes(ctx, localURL) {
-			return toolURL, localURL, nil
+			if got, err := memberName(ctx, localURL); err != nil || got != name {
+				_ = p.Kill() // another etcd answers: ours, if it runs, is not the one to use
+				return "", "", true, fmt.Errorf("ssh: another etcd answers at %s on %s (member %q, %v)", toolURL, ep.Host, got, err)
+			}
+			return toolURL, localURL, false, nil
 		}
 		select {
 		case <-p.Done():
-			return "", "", fmt.Errorf("ssh: rdmabench etcd on %s exited (%s): %s (install rdmabench on the host, or pass --etcd with an etcd the hosts and this machine reach)",
-				ep.Host, exitWords(p.Exit), out.text())
 		case <-ctx.Done():
-			return "", "", fmt.Errorf("ssh: etcd on %s did not serve %s within %s: %s", ep.Host, toolURL, etcdStartBound, out.text())
+			return "", "", false, fmt.Errorf("ssh: etcd on %s did not serve %s within %s: %s", ep.Host, toolURL, etcdStartBound, out.text())
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
+}
+
+// memberName asks the etcd at url for its member's name.
+func memberName(ctx context.Context, url string) (string, error) {
+	c, err := runetcd.NewClient(url)
+	if err != nil {
+		return "", err
+	}
+	defer c.Close()
+	return runetcd.MemberName(ctx, c)
 }
 
 func exitWords(e backend.Exit) string {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"syscall"
 	"testing"
@@ -89,8 +90,12 @@ func (s *testServer) serve(c net.Conn, cfg *ssh.ServerConfig) {
 	}
 	go ssh.DiscardRequests(reqs)
 	for nc := range chans {
+		if nc.ChannelType() == "direct-tcpip" {
+			go s.directTCPIP(nc)
+			continue
+		}
 		if nc.ChannelType() != "session" {
-			_ = nc.Reject(ssh.UnknownChannelType, "only sessions")
+			_ = nc.Reject(ssh.UnknownChannelType, "only sessions and direct-tcpip")
 			continue
 		}
 		ch, creqs, err := nc.Accept()
@@ -125,4 +130,33 @@ func (s *testServer) session(ch ssh.Channel, reqs <-chan *ssh.Request) {
 		_, _ = ch.SendRequest("exit-status", false, binary.BigEndian.AppendUint32(nil, uint32(status)))
 		return
 	}
+}
+
+// directTCPIP carries a forwarded connection to its target, as sshd does
+// for ssh -L (RFC 4254 7.2: host, port, originator, originator port).
+func (s *testServer) directTCPIP(nc ssh.NewChannel) {
+	var req struct {
+		Host     string
+		Port     uint32
+		OrigHost string
+		OrigPort uint32
+	}
+	if err := ssh.Unmarshal(nc.ExtraData(), &req); err != nil {
+		_ = nc.Reject(ssh.ConnectionFailed, err.Error())
+		return
+	}
+	conn, err := net.Dial("tcp", net.JoinHostPort(req.Host, strconv.Itoa(int(req.Port))))
+	if err != nil {
+		_ = nc.Reject(ssh.ConnectionFailed, err.Error())
+		return
+	}
+	ch, reqs, err := nc.Accept()
+	if err != nil {
+		conn.Close()
+		return
+	}
+	go ssh.DiscardRequests(reqs)
+	go func() { _, _ = io.Copy(ch, conn); _ = ch.CloseWrite() }()
+	_, _ = io.Copy(conn, ch)
+	conn.Close()
 }

@@ -45,7 +45,9 @@ type Backend struct {
 	// provisioned are the endpoints as Provision returned them (StartEtcd
 	// runs the etcd on the first); listeners the etcd's local forward.
 	provisioned []backend.Endpoint
-	listeners   []net.Listener
+	// pickEtcdPort replaces the etcd's drawn port (tests).
+	pickEtcdPort func() int
+	listeners    []net.Listener
 }
 
 // The contract (runner/backend) and the capabilities this backend has.
@@ -106,7 +108,7 @@ func (b *Backend) Provision(ctx context.Context, eps []backend.Endpoint) ([]back
 			return nil, err
 		}
 		ep.Address = dataAddress(h)
-		if err := b.disc.ResolveDevice(ctx, &ep); err != nil {
+		if err := b.disc.ResolveDevice(ctx, &ep, remote.DeviceHints{}); err != nil {
 			return nil, err
 		}
 		out[i] = ep

@@ -69,6 +69,8 @@ type networkStatus struct {
 	MAC       string   `json:"mac,omitempty"`
 	Default   bool     `json:"default,omitempty"`
 	DNS       struct{} `json:"dns"`
+	// DeviceInfo is what an SR-IOV CNI reports of the device behind it.
+	DeviceInfo *DeviceInfo `json:"device-info,omitempty"`
 }
 
 // NetworkStatus renders the attachments as the network-status annotation:
@@ -78,7 +80,7 @@ func NetworkStatus(atts []Attachment) string {
 	for _, a := range atts {
 		list = append(list, networkStatus{
 			Name: a.Network, Interface: a.Interface, IPs: []string{a.IP.String()},
-			MAC: a.MAC, Default: a.Default,
+			MAC: a.MAC, Default: a.Default, DeviceInfo: a.DeviceInfo,
 		})
 	}
 	b, _ := json.MarshalIndent(list, "", "    ")

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -26,6 +27,10 @@ type Fabric struct {
 	Primary, Secondary string
 	// PrimaryNet and SecondaryNet are the pools (e.g. 10.244.0.0/16).
 	PrimaryNet, SecondaryNet *net.IPNet
+	// SRIOVNetworks are the secondary networks ("namespace/name") whose
+	// attachments report a device in network-status, as the SR-IOV CNI
+	// does: a PCI function and its RDMA device (DeviceInfo).
+	SRIOVNetworks []string
 
 	mu   sync.Mutex
 	next int // addresses handed out; the n-th is .0.2 + n
@@ -98,6 +103,34 @@ type Attachment struct {
 	IP        net.IP
 	MAC       string
 	Default   bool
+	// DeviceInfo is the device the CNI reports for this attachment
+	// (SRIOVNetworks), nil for the bridge's veths.
+	DeviceInfo *DeviceInfo
+}
+
+// DeviceInfo is the network-status "device-info" of an attachment, in the
+// Network Plumbing Working Group's Device Information format (v1.1.0),
+// as the SR-IOV CNI writes it for a virtual function.
+type DeviceInfo struct {
+	Type    string         `json:"type"`
+	Version string         `json:"version"`
+	PCI     *PCIDeviceInfo `json:"pci,omitempty"`
+}
+
+// PCIDeviceInfo is a PCI device's part of DeviceInfo.
+type PCIDeviceInfo struct {
+	PCIAddress   string `json:"pci-address"`
+	RDMADevice   string `json:"rdma-device,omitempty"`
+	PFPCIAddress string `json:"pf-pci-address,omitempty"`
+}
+
+// sriovDevice is the virtual function the agent says it gave the n-th
+// pod on an SR-IOV network (the node has no such device: the test's pods
+// see no RDMA device, and rdmabench must say so).
+func sriovDevice(n int) *DeviceInfo {
+	return &DeviceInfo{Type: "pci", Version: "1.1.0", PCI: &PCIDeviceInfo{
+		PCIAddress: fmt.Sprintf("0000:3b:%02x.%d", 2+n/8%0x1e, n%8), RDMADevice: fmt.Sprintf("mlx5_%d", 4+n%60),
+		PFPCIAddress: "0000:3b:00.0"}}
 }
 
 // PodNet is a pod's network namespace and its interfaces.
@@ -134,6 +167,9 @@ func (f *Fabric) Setup(ctx context.Context, secondaries []string) (*PodNet, erro
 			// addresses: later ones take addresses from the top half.
 			if i > 1 {
 				a.IP = addr(f.SecondaryNet, host+(i-1)*30000)
+			}
+			if slices.Contains(f.SRIOVNetworks, name) {
+				a.DeviceInfo = sriovDevice(host)
 			}
 		}
 		hv := fmt.Sprintf("%sh%d", base, i)

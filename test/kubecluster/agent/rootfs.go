@@ -24,7 +24,8 @@ import (
 //	  /proc                 a proc mount
 //	  /sys                  the pod's network namespace's sysfs (ip netns exec)
 //	  /dev                  a tmpfs with null, zero, full, random, urandom, tty,
-//	                        pts (a new devpts instance), shm (tmpfs), fd links,
+//	                        pts (a new devpts instance), shm (tmpfs, sized as the
+//	                        pod's memory-backed emptyDir at /dev/shm), fd links,
 //	                        /dev/infiniband when the host has it, and one
 //	                        placeholder /dev/nvidiaN (a bind of /dev/null) per
 //	                        nvidia.com/gpu the pod's containers request
@@ -55,10 +56,11 @@ type podRoot struct {
 
 // rootSetup runs under `[ip netns exec NS] unshare -m --propagation private`,
 // with $1 lower, $2 the per-pod dir, $3 the extra bin dir ("" for none),
-// $4 the number of GPU placeholders. It prints "ready" once every mount is
-// in place, then becomes the holder.
+// $4 the number of GPU placeholders, $5 the size of /dev/shm in bytes (""
+// for the runtime's default, unbounded here). It prints "ready" once every
+// mount is in place, then becomes the holder.
 const rootSetup = `set -e
-L=$1; D=$2; X=$3; G=$4; R=$D/root
+L=$1; D=$2; X=$3; G=$4; S=$5; R=$D/root
 mount -t overlay overlay -o "lowerdir=$L,upperdir=$D/upper,workdir=$D/work" "$R"
 mount -t proc proc "$R/proc"
 mount --rbind /sys "$R/sys"
@@ -67,7 +69,7 @@ for d in null zero full random urandom tty; do touch "$R/dev/$d"; mount --bind "
 mkdir "$R/dev/pts" "$R/dev/shm"
 mount -t devpts -o newinstance,ptmxmode=0666,mode=0620 devpts "$R/dev/pts"
 ln -s pts/ptmx "$R/dev/ptmx"
-mount -t tmpfs -o mode=1777,nosuid,nodev tmpfs "$R/dev/shm"
+mount -t tmpfs -o "mode=1777,nosuid,nodev${S:+,size=$S}" tmpfs "$R/dev/shm"
 ln -s /proc/self/fd "$R/dev/fd"; ln -s /proc/self/fd/0 "$R/dev/stdin"
 ln -s /proc/self/fd/1 "$R/dev/stdout"; ln -s /proc/self/fd/2 "$R/dev/stderr"
 if [ -d /dev/infiniband ]; then mkdir "$R/dev/infiniband"; mount --rbind /dev/infiniband "$R/dev/infiniband"; fi
@@ -79,6 +81,25 @@ if [ -n "$X" ]; then mkdir -p "$R` + ExtraBinMount + `"; mount --bind -o ro "$X"
 echo ready
 exec sleep infinity
 `
+
+// shmBytes is the size of the memory-backed emptyDir a container mounts
+// at /dev/shm (its sizeLimit, as a kubelet sizes such a tmpfs), "" when
+// none does.
+func shmBytes(spec *corev1.Pod) string {
+	vols := map[string]corev1.Volume{}
+	for _, v := range spec.Spec.Volumes {
+		vols[v.Name] = v
+	}
+	for _, c := range spec.Spec.Containers {
+		for _, m := range c.VolumeMounts {
+			v, ok := vols[m.Name]
+			if m.MountPath == "/dev/shm" && ok && v.EmptyDir != nil && v.EmptyDir.Medium == corev1.StorageMediumMemory && v.EmptyDir.SizeLimit != nil {
+				return strconv.FormatInt(v.EmptyDir.SizeLimit.Value(), 10)
+			}
+		}
+	}
+	return ""
+}
 
 // podGPUs is the number of nvidia.com/gpu the pod's containers ask for
 // (limits, else requests), as a device plugin would allocate them.
@@ -147,7 +168,7 @@ func (p *pod) setupRoot(podDir string) error {
 		args = []string{"ip", "netns", "exec", p.net.NetNS}
 	}
 	args = append(args, "unshare", "-m", "--propagation", "private", "/bin/sh", "-c", rootSetup, "sh",
-		lower, r.dir, p.agent.opts.ExtraBinDir, strconv.Itoa(podGPUs(p.spec)))
+		lower, r.dir, p.agent.opts.ExtraBinDir, strconv.Itoa(podGPUs(p.spec)), shmBytes(p.spec))
 	cmd := exec.Command(args[0], args[1:]...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	var stderr strings.Builder
@@ -231,7 +252,9 @@ func (p *pod) removeRoot() error {
 }
 
 // wrap makes argv run in the pod: in its root (mount namespace, chroot)
-// when it has one, else in its network namespace on the host's files.
+// when it has one, else in its network namespace on the host's files; with
+// the capabilities, user and no_new_privs its securityContext gives
+// (restrict), as a container runtime would.
 func (p *pod) wrap(c *container, argv []string) []string {
 	p.mu.Lock()
 	r := p.root
@@ -241,6 +264,7 @@ func (p *pod) wrap(c *container, argv []string) []string {
 		if p.net.NetNS != "" { // hostNetwork pods run in the host's
 			args = []string{"ip", "netns", "exec", p.net.NetNS}
 		}
+		args = append(args, p.restrict(c, "/")...)
 		return append(args, argv...)
 	}
 	args := []string{"nsenter", "-t", strconv.Itoa(r.holder.Process.Pid), "-m"}
@@ -248,6 +272,7 @@ func (p *pod) wrap(c *container, argv []string) []string {
 		args = append(args, "-n")
 	}
 	args = append(args, "--", chrootPath(), r.root)
+	args = append(args, p.restrict(c, r.root)...)
 	if c.spec.WorkingDir != "" {
 		args = append(args, "env", "-C", c.spec.WorkingDir)
 	}

@@ -82,6 +82,10 @@ type Options struct {
 	// the ones joined machines reach this host by (10.0.2.2 from a QEMU
 	// guest on a user-mode network, which QEMU maps to this host's loopback).
 	APIServerIPs []net.IP
+	// SRIOVNetworks are secondary networks ("namespace/name") whose
+	// attachments the agents report with a device-info (a PCI function
+	// and its RDMA device), as the SR-IOV CNI does through Multus.
+	SRIOVNetworks []string
 }
 
 // RemoteNode is a node whose pods run on another machine (agent.Remote).
@@ -113,6 +117,7 @@ type Cluster struct {
 	scheduler *process
 	ctrlmgr   *process
 	fabric    *agent.Fabric
+	mu        sync.Mutex // guards agents once the cluster runs (AddNode, RemoveNode)
 	agents    []*agent.Agent
 	egress    *egressProxy // the way to joined kubelets
 	client    kubernetes.Interface
@@ -237,8 +242,9 @@ func (c *Cluster) RESTConfig() *rest.Config { return c.restConfig("admin") }
 
 // NodeNames are the nodes' names, in order.
 func (c *Cluster) NodeNames() []string {
-	names := make([]string, 0, len(c.agents))
-	for _, a := range c.agents {
+	agents := c.agentList()
+	names := make([]string, 0, len(agents))
+	for _, a := range agents {
 		names = append(names, a.Name())
 	}
 	return names
@@ -248,7 +254,7 @@ func (c *Cluster) NodeNames() []string {
 // namespace on any node.
 func (c *Cluster) Processes() []agent.ProcessInfo {
 	var out []agent.ProcessInfo
-	for _, a := range c.agents {
+	for _, a := range c.agentList() {
 		out = append(out, a.Processes()...)
 	}
 	return out
@@ -278,4 +284,11 @@ func randomID() string {
 	b := make([]byte, 2)
 	_, _ = rand.Read(b)
 	return hex.EncodeToString(b)
+}
+
+// agentList is the running node agents, a copy.
+func (c *Cluster) agentList() []*agent.Agent {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]*agent.Agent(nil), c.agents...)
 }

@@ -192,7 +192,7 @@ func (c *Cluster) startControllers(ctx context.Context) error {
 		}
 		if name == "kube-controller-manager" {
 			args = append(args,
-				"--controllers=garbagecollector,namespace,replicaset,deployment,job,statefulset,serviceaccount",
+				"--controllers=garbagecollector,namespace,replicaset,deployment,job,statefulset,serviceaccount,resourceclaim-controller",
 				"--cert-dir="+filepath.Join(c.WorkDir, "pki", "kcm"))
 		}
 		p := &process{name: name, path: filepath.Join(c.opts.BinDir, name), args: args,

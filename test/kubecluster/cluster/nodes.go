@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/rdmabench/rdmabench/test/kubecluster/agent"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 )
 
@@ -32,16 +35,8 @@ func (c *Cluster) startNodes(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	f.SRIOVNetworks = c.opts.SRIOVNetworks
 	c.fabric = f
-	cs, err := kubernetes.NewForConfig(c.restConfig("system:node-agent"))
-	if err != nil {
-		return err
-	}
-	type nodeSpec struct {
-		name   string
-		remote *agent.Remote
-		labels map[string]string
-	}
 	var specs []nodeSpec
 	for i := 1; i <= c.opts.Nodes; i++ {
 		specs = append(specs, nodeSpec{name: fmt.Sprintf("%s%d", c.opts.NodePrefix, i)})
@@ -50,32 +45,84 @@ func (c *Cluster) startNodes(ctx context.Context) error {
 		specs = append(specs, nodeSpec{name: r.Name, remote: &r.Remote, labels: r.Labels})
 	}
 	for _, n := range specs {
-		port, err := freePort()
-		if err != nil {
+		if err := c.startAgent(ctx, n); err != nil {
 			return err
 		}
-		tlsCfg, err := c.pki.serverTLS(n.name)
-		if err != nil {
-			return err
-		}
-		opts := agent.Options{
-			Name: n.name, Client: cs, Fabric: f, TLS: tlsCfg, Port: port,
-			Capacity:    c.opts.Capacity.DeepCopy(),
-			WorkDir:     filepath.Join(c.WorkDir, "nodes", n.name),
-			BrokenImage: c.brokenImage, RootFS: c.rootFS, ExtraBinDir: c.opts.ExtraBinDir,
-			BackoffBase: c.opts.BackoffBase, BackoffMax: c.opts.BackoffMax,
-			Log: c.opts.Log, Labels: n.labels, Remote: n.remote,
-		}
-		if n.remote != nil {
-			opts.RootFS = nil // the machine's own file system
-		}
-		a, err := agent.Start(ctx, opts, c.opts.StartTimeout)
-		if err != nil {
-			return err
-		}
-		c.agents = append(c.agents, a)
 	}
 	return nil
+}
+
+// nodeSpec is one node to start.
+type nodeSpec struct {
+	name   string
+	remote *agent.Remote
+	labels map[string]string
+}
+
+// startAgent starts one node's agent, its kubelet API on a loopback port
+// of its own, and waits until the node is Ready.
+func (c *Cluster) startAgent(ctx context.Context, n nodeSpec) error {
+	cs, err := kubernetes.NewForConfig(c.restConfig("system:node-agent"))
+	if err != nil {
+		return err
+	}
+	port, err := freePort()
+	if err != nil {
+		return err
+	}
+	tlsCfg, err := c.pki.serverTLS(n.name)
+	if err != nil {
+		return err
+	}
+	opts := agent.Options{
+		Name: n.name, Client: cs, Fabric: c.fabric, TLS: tlsCfg, Port: port,
+		Capacity:    c.opts.Capacity.DeepCopy(),
+		WorkDir:     filepath.Join(c.WorkDir, "nodes", n.name),
+		BrokenImage: c.brokenImage, RootFS: c.rootFS, ExtraBinDir: c.opts.ExtraBinDir,
+		BackoffBase: c.opts.BackoffBase, BackoffMax: c.opts.BackoffMax,
+		Log: c.opts.Log, Labels: n.labels, Remote: n.remote,
+	}
+	if n.remote != nil {
+		opts.RootFS = nil // the machine's own file system
+	}
+	a, err := agent.Start(ctx, opts, c.opts.StartTimeout)
+	if err != nil {
+		return err
+	}
+	c.mu.Lock()
+	c.agents = append(c.agents, a)
+	c.mu.Unlock()
+	return nil
+}
+
+// AddNode starts one more local node, as a cluster autoscaler's new
+// machine joins, and returns once it is Ready. Stop removes it with the
+// rest; RemoveNode earlier.
+func (c *Cluster) AddNode(ctx context.Context, name string, labels map[string]string) error {
+	return c.startAgent(ctx, nodeSpec{name: name, labels: labels})
+}
+
+// RemoveNode stops a node's agent (its pods' processes and namespaces go
+// with it) and deletes the Node object, as a scale-down does.
+func (c *Cluster) RemoveNode(ctx context.Context, name string) error {
+	c.mu.Lock()
+	var a *agent.Agent
+	for i, x := range c.agents {
+		if x.Name() == name {
+			a = x
+			c.agents = slices.Delete(c.agents, i, i+1)
+			break
+		}
+	}
+	c.mu.Unlock()
+	if a == nil {
+		return fmt.Errorf("no node %s", name)
+	}
+	err := a.Stop(ctx)
+	if derr := c.client.CoreV1().Nodes().Delete(ctx, name, metav1.DeleteOptions{}); derr != nil && !apierrors.IsNotFound(derr) {
+		err = errors.Join(err, derr)
+	}
+	return err
 }
 
 func netInterfaces() ([]string, error) {

@@ -37,7 +37,7 @@ func (c *Cluster) stop() error {
 	var errs []error
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	for _, a := range c.agents {
+	for _, a := range c.agentList() {
 		if err := a.Stop(ctx); err != nil {
 			errs = append(errs, err)
 		}

@@ -1,0 +1,26 @@
+package main
+
+import (
+	"github.com/rdmabench/rdmabench/runner/backend/kube"
+	"github.com/rdmabench/rdmabench/runner/plan"
+	"github.com/rdmabench/rdmabench/scenarios"
+)
+
+// loadScenario is scenarios.Load and, for a kube scenario, the checks that
+// need the Kubernetes API types (kube.CheckScenario: cluster.podPatch
+// against the Pod API, on every endpoint's pod), so that every command
+// reports them as FILE:LINE:COL problems (exit 2) before touching anything.
+func loadScenario(path string) (*scenarios.Scenario, error) {
+	sc, err := scenarios.Load(path)
+	if err != nil || sc.Backend != scenarios.BackendKube {
+		return sc, err
+	}
+	eps, err := plan.Endpoints(sc, plan.CompileOptions{})
+	if err != nil {
+		return nil, err
+	}
+	if list := kube.CheckScenario(sc, eps); len(list) > 0 {
+		return nil, list
+	}
+	return sc, nil
+}

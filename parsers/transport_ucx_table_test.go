@@ -1,0 +1,79 @@
+package parsers
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// Lines as UCX 1.22 printed them between the soft-RoCE VMs
+// (testdata/nixl/softroce-vms-ssh), cut to the tables that matter.
+const ucxWriteTable = `[1795584545.028608] [vm2:179  :0]   +----------+-------------+---------------------------------+
+[1795584545.028608] [vm2:179  :0]   | initiator inter-node cfg#1                               |
+[1795584545.028608] [vm2:179  :0]   | remote memory write by ucp_put* from host memory to host |
+[1795584545.028608] [vm2:179  :0]   +----------+-------------+---------------------------------+
+[1795584545.028608] [vm2:179  :0]   |  Range   | Description |             Config              |
+[1795584545.028608] [vm2:179  :0]   +----------+-------------+---------------------------------+
+[1795584545.028608] [vm2:179  :0]   |    0..80 | short       | rc_verbs/rxe0:1                 |
+[1795584545.028608] [vm2:179  :0]   |  81..477 | copy-in     | rc_verbs/rxe0:1                 |
+[1795584545.028608] [vm2:179  :0]   | 478..inf | zero-copy   | rc_verbs/rxe0:1                 |
+[1795584545.028608] [vm2:179  :0]   +----------+-------------+---------------------------------+
+`
+
+const ucxReadTable = `[1795584553.844636] [vm2:179  :0]   +--------+-------------+-------------------------------------------+
+[1795584553.844636] [vm2:179  :0]   | initiator inter-node cfg#1                                       |
+[1795584553.844636] [vm2:179  :0]   | remote memory read by ucp_get*(multi) into host memory from host |
+[1795584553.844636] [vm2:179  :0]   +--------+-------------+-------------------------------------------+
+[1795584553.844636] [vm2:179  :0]   | Range  | Description |                  Config                   |
+[1795584553.844636] [vm2:179  :0]   +--------+-------------+-------------------------------------------+
+[1795584553.844636] [vm2:179  :0]   | 0..inf | copy-out    | rc_verbs/rxe0:1                           |
+[1795584553.844636] [vm2:179  :0]   +--------+-------------+-------------------------------------------+
+`
+
+// The copies a transfer goes through are its op's, at its sizes: a read
+// copies out at every size; a write copies in from 81 to 477 bytes only,
+// and moves 256 KiB by zero-copy.
+func TestUCXCopyPerOpAndSize(t *testing.T) {
+	tr := DetectTransport(ucxWriteTable + ucxReadTable)
+	if tr == nil || tr.Kind != TransportRDMA {
+		t.Fatalf("transport %+v", tr)
+	}
+	read, write := *tr, *tr
+	read.ForOp("READ")
+	write.ForOp("WRITE")
+	if !reflect.DeepEqual(read.CopyRanges, []ByteRange{{0, -1}}) || !read.CopiesAt(256<<10) {
+		t.Errorf("READ copies %+v", read.CopyRanges)
+	}
+	if !reflect.DeepEqual(write.CopyRanges, []ByteRange{{81, 477}}) || write.CopiesAt(256<<10) || !write.CopiesAt(100) {
+		t.Errorf("WRITE copies %+v", write.CopyRanges)
+	}
+}
+
+// A table ends where its rows do: an ep_cfg log line after a table of tcp
+// rows is read for its own rma(…), not as a row of that table.
+func TestUCXTableEndsAtItsRows(t *testing.T) {
+	tcpTable := strings.ReplaceAll(ucxReadTable, "rc_verbs/rxe0:1", "tcp/eth0       ")
+	epCfg := "[1795584553.900000] [vm2:179  :0]           ucp_ep.c:1505 UCX  DIAG  ep_cfg[2]: tag(rc_verbs/rxe0:1) am(rc_verbs/rxe0:1) rma(tcp/eth0)\n"
+	tr := DetectTransport(tcpTable + epCfg)
+	if tr == nil || tr.Kind != TransportTCP || !strings.HasPrefix(tr.Detail, "tcp (data)") {
+		t.Errorf("transport %+v; want tcp data (rc_verbs only for tags and active messages)", tr)
+	}
+}
+
+// UCX_PROTO_INFO titles name each side's memory; the key puts the local
+// (initiator's) buffer first, as UCXPathKey does from nixlbench's segments.
+func TestUCXPathKeys(t *testing.T) {
+	for title, want := range map[string]string{
+		"[1.5] [vm:1 :0]   | remote memory read by ucp_get*(multi) into cuda/GPU0 from cuda/dev[0] |": "READ cuda<-cuda",
+		"[1.5] [vm:1 :0]   | remote memory write by ucp_put* from host memory to host |":               "WRITE host->host",
+		"| remote memory write by ucp_put*(fast-completion) from host memory to cuda/dev[0] |":         "WRITE host->cuda",
+		"| remote memory read by ucp_get* into host memory from host |":                                "READ host<-host",
+	} {
+		if got := ucxPathKeyOf(title); got != want {
+			t.Errorf("%q: %q, want %q", title, got, want)
+		}
+	}
+	if got := UCXPathKey("read", "VRAM", "DRAM"); got != "READ cuda<-host" {
+		t.Errorf("UCXPathKey: %q", got)
+	}
+}

@@ -1,0 +1,17 @@
+package tools
+
+import (
+	"testing"
+
+	"github.com/rdmabench/rdmabench/scenarios"
+)
+
+// nixlbench refuses any argument containing "fromenv" or "flagfile"; a
+// group made of test and endpoint names never carries them.
+func TestNixlGroupAvoidsRefusedWords(t *testing.T) {
+	for _, name := range []string{"kv-fromenv-r0", "flagfile-test", "tryfromenv"} {
+		if g := NixlGroup(name); scenarios.NixlRefusedWord(g) != "" {
+			t.Errorf("%s → %s", name, g)
+		}
+	}
+}
