@@ -75,7 +75,10 @@ func startNodeCluster(t *testing.T) *cluster.Cluster {
 			t.Errorf("stop: %v", err)
 		}
 	})
-	ctx, cancel = context.WithTimeout(context.Background(), 6*time.Minute)
+	// Importing the images (about 300 MB of layers) into containerd under
+	// emulation dominates the join: about 2 minutes on an idle 2-core host,
+	// over 6 with other work beside it. Bounded, with room for the latter.
+	ctx, cancel = context.WithTimeout(context.Background(), 12*time.Minute)
 	defer cancel()
 	joins, err := pair.Join(ctx, c)
 	for _, j := range joins {
