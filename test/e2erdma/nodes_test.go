@@ -76,8 +76,8 @@ func startNodeCluster(t *testing.T) *cluster.Cluster {
 		}
 	})
 	// Importing the images (about 300 MB of layers) into containerd under
-	// emulation dominates the join: about 2 minutes on an idle 2-core host,
-	// over 6 with other work beside it. Bounded, with room for the latter.
+	// emulation dominates the join: it took over 6 minutes on this 2-core
+	// host at load average 14. Bounded, with room for that.
 	ctx, cancel = context.WithTimeout(context.Background(), 12*time.Minute)
 	defer cancel()
 	joins, err := pair.Join(ctx, c)
