@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rdmabench/rdmabench/exitcode"
+
 	"github.com/rdmabench/rdmabench/report"
 )
 
@@ -189,11 +191,12 @@ mkdir -p /home/bench/.ssh && cp /root/.ssh/authorized_keys /home/bench/.ssh/ && 
 }
 
 // assertSkipped runs the scenario: its one RDMA test must be skipped with
-// the reason starting with prefix.
+// the reason starting with prefix, and the run, having measured nothing,
+// exits NothingMeasured.
 func assertSkipped(t *testing.T, sc, prefix string) {
 	t.Helper()
 	code, rep := runReport(t, sc)
-	if code != 0 || len(rep.Results) != 1 {
+	if code != exitcode.NothingMeasured || len(rep.Results) != 1 {
 		t.Fatalf("exit %d, %d results", code, len(rep.Results))
 	}
 	r := rep.Results[0]
