@@ -117,6 +117,11 @@ cluster:
     ` + NodeLabel + `: "true"
   resources:
     ` + RDMAResource + `: "1"
+  # The VMs have one vCPU and 2 GiB each (rdmabench's defaults, 2 CPUs and
+  # 4Gi per pod, would never schedule there).
+  cpu: 100m
+  memory: 256Mi
+  shmSize: 64Mi
   antiAffinity: kubernetes.io/hostname
   startupTimeout: 3m
 ` + capabilities + `lineRate: auto
