@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -16,14 +17,23 @@ import (
 	"github.com/rdmabench/rdmabench/test/kubecluster/cluster"
 )
 
-// The node agent on the VMs (agent.Remote: pods as processes started over
-// ssh) is kept for the real-nixlbench lane, whose NIXL build is copied into
-// the VMs rather than into an image; the VMs as real nodes (kubelet,
-// containerd) are nodes_test.go.
-
 // vmShell is the ssh command line that runs one shell line on a VM (the
 // node agent's agent.Remote.Shell).
 func vmShell(vm *VM) []string { return pair.SSH(vm) }
+
+// TestKubeOnVMs: the kube backend on the soft-RoCE VMs. A real
+// kube-apiserver, scheduler and controller-manager run here; the two VMs
+// are its nodes (the node agent serves their kubelet API here and runs
+// their pods' processes in the VMs over ssh, hostNetwork). `rdmabench run`
+// places one pod per VM by anti-affinity and runs ib_write_bw and rping pod
+// to pod over rxe0 through the exec API, with discovery, preflight and the
+// path proof inside the pods; then nothing is left in the API or the VMs.
+func TestKubeOnVMs(t *testing.T) {
+	needVMs(t)
+	c, log := startVMCluster(t)
+	t.Run("run", func(t *testing.T) { kubeRunOnVMs(t, c, log) })
+	t.Run("ctrl-c", func(t *testing.T) { kubeInterruptOnVMs(t, c, log) })
+}
 
 // startVMCluster starts the control plane with the two VMs as its nodes,
 // stopped when the test ends.
@@ -53,6 +63,155 @@ func startVMCluster(t *testing.T) (*cluster.Cluster, *syncBuffer) {
 	})
 	t.Logf("control plane up with nodes %v", c.NodeNames())
 	return c, log
+}
+
+// kubeScenario writes a kube scenario placing one pod on each VM (host
+// network: rxe0 and its address are the VM's) with the given tests.
+func kubeScenario(t *testing.T, tests string) string {
+	doc := `apiVersion: rdmabench.io/v1alpha1
+kind: Scenario
+metadata:
+  name: kube-softroce
+backend: kube
+cluster:
+  namespace: softroce
+  image: host/rdmabench:test
+  hostNetwork: true
+  nodeSelector:
+    rdmabench.io/soft-roce: "true"
+  antiAffinity: kubernetes.io/hostname
+  startupTimeout: 90s
+lineRate: auto
+defaults:
+  device: rxe0
+  gidIndex: 1
+  timeout: 90s
+pools:
+  - name: server
+  - name: client
+    avoidPools: [server]
+tests:
+` + tests
+	scenario := filepath.Join(t.TempDir(), "kube-softroce.yaml")
+	if err := os.WriteFile(scenario, []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return scenario
+}
+
+func kubeRunOnVMs(t *testing.T, c *cluster.Cluster, log *syncBuffer) {
+	scenario := kubeScenario(t, `  - name: write-bw
+    tool: ib_write_bw
+    from: client
+    to: server
+    args:
+      sizes: [64KiB]
+      iterations: 200
+  - name: rping
+    tool: rping
+    from: client
+    to: server
+    args:
+      count: 5
+`)
+	out := filepath.Join(t.TempDir(), "run")
+	code, stdout, stderr := rdmabench(t, "run", scenario, "--kubeconfig", c.Kubeconfig, "--out", out, "--html", "none")
+	t.Logf("rdmabench run (exit %d):\n%s%s", code, stderr, stdout)
+	rep, err := report.Load(filepath.Join(out, "report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code != 0 {
+		t.Fatalf("exit %d; want 0 (every test passes)", code)
+	}
+	// Placement: one pod per VM, their addresses the VMs' rxe0 addresses.
+	nodes := map[string]string{}
+	for _, ep := range rep.Endpoints {
+		nodes[ep.Name] = ep.Node
+		want := map[string]string{"vm1": "10.9.0.1", "vm2": "10.9.0.2"}[ep.Node]
+		if want == "" || ep.Address != want || ep.Device != "rxe0" {
+			t.Errorf("endpoint %s: node %q address %q device %q; want a VM, its 10.9.0.x address and rxe0", ep.Name, ep.Node, ep.Address, ep.Device)
+		}
+	}
+	if len(nodes) != 2 || nodes["server-0"] == nodes["client-0"] {
+		t.Errorf("pods on nodes %v; want server and client on different VMs", nodes)
+	}
+	if rep.Run.LineRate == nil || rep.Run.LineRate.Bps <= 0 {
+		t.Errorf("line rate %+v; want rxe0's, read in the pod", rep.Run.LineRate)
+	}
+	for _, r := range rep.Results {
+		if r.Verdict != report.VerdictPass {
+			t.Errorf("%s: %s (%s)", r.Test, r.Verdict, r.Reason)
+			continue
+		}
+		switch r.Tool {
+		case "ib_write_bw":
+			if r.Transport == nil || r.Transport.Kind != "rdma" || r.BestBps <= 0 || r.BestBps >= 2.5e9 {
+				t.Errorf("ib_write_bw: transport %+v best %v; want RDMA below rxe's 2.5 Gb/s", r.Transport, r.BestBps)
+			}
+			if r.Path == nil || r.Path.Invalid {
+				t.Errorf("ib_write_bw: path %+v; want rxe0's counters read in the pods", r.Path)
+			}
+			t.Logf("ib_write_bw pod to pod over rxe0: %.0f Mb/s; path: %s", r.BestBps/1e6, pathDetail(r.Path))
+		case "rping":
+			t.Logf("rping pod to pod: %s", r.Reason)
+		}
+	}
+	if len(rep.Results) != 2 {
+		t.Errorf("%d results; want 2", len(rep.Results))
+	}
+
+	assertNothingLeftOnVMs(t, c, log)
+}
+
+// kubeInterruptOnVMs: Ctrl-C while ib_write_bw runs in the VM pods ends the
+// run with exit 130, report.json kept, and leaves no pod in the API and no
+// process of a pod in either VM.
+func kubeInterruptOnVMs(t *testing.T, c *cluster.Cluster, log *syncBuffer) {
+	scenario := kubeScenario(t, `  - name: long-write-bw
+    tool: ib_write_bw
+    from: client
+    to: server
+    args:
+      sizes: [64KiB]
+      duration: 60s
+`)
+	out := filepath.Join(t.TempDir(), "run")
+	r := startRun(t, "run", scenario, "--kubeconfig", c.Kubeconfig, "--out", out, "--html", "none")
+	// ib_write_bw runs in both pods once the server listens and the client
+	// started; give it the time to.
+	for _, vm := range pair.VMs {
+		waitVMProcess(t, vm, "ib_write_bw", 30*time.Second)
+	}
+	code := r.interrupt(t)
+	t.Logf("rdmabench run after Ctrl-C:\n%s", r.stderr.String())
+	if code != 130 {
+		t.Errorf("exit %d; want 130", code)
+	}
+	if _, err := report.Load(filepath.Join(out, "report.json")); err != nil {
+		t.Errorf("report.json after Ctrl-C: %v", err)
+	}
+	assertNothingLeftOnVMs(t, c, log)
+}
+
+// waitVMProcess waits until a pod process whose command line holds name
+// runs on vm.
+func waitVMProcess(t *testing.T, vm *VM, name string, bound time.Duration) {
+	deadline := time.Now().Add(bound)
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		procs, err := agent.RemoteProcesses(ctx, vmShell(vm))
+		cancel()
+		for _, p := range procs {
+			if strings.Contains(p.Cmdline, name) {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: no %s among the pod processes (%v): %v", vm.Name, name, err, procs)
+		}
+		time.Sleep(300 * time.Millisecond)
+	}
 }
 
 // assertNothingLeftOnVMs: no pod of a run in the API, no pod process in the
