@@ -7,7 +7,7 @@ LDFLAGS  := -X main.version=$(VERSION)
 FUZZTIME ?= 60s
 
 # `make image`: the tools image, an OCI archive (images/tools, README "The tools image").
-.PHONY: lint-tools image build assets test test-go test-report e2e e2e-local e2e-rdma e2e-gpu e2e-kube e2e-nixl kube-bins lint clean \
+.PHONY: lint-tools image kubelet build assets test test-go test-report e2e e2e-local e2e-rdma e2e-nodes e2e-gpu e2e-kube e2e-nixl kube-bins lint clean \
 	fuzz fuzz-scenarios fuzz-parsers bench bench-plan bench-parsers bench-runner bench-report bench-kube
 
 build: assets
@@ -50,11 +50,21 @@ test-report: assets
 # The soft-RoCE lane: two QEMU VMs with rdma_rxe, built from Debian packages
 # (images/), driven over ssh: real ib_write_bw, ib_read_lat, rping and
 # ucx_perftest between two kernels. Needs qemu-system-x86 (./.ci/setup).
-# The VMs are also joined as nodes to the kube lane's control plane (kube-bins)
-# for the kube backend over rxe (TestKubeOnVMs).
+# The VMs then join the kube lane's control plane (kube-bins) as real nodes:
+# kubelet (make kubelet), containerd, runc, the CNI bridge and the lane's RDMA
+# device plugin from their node disk (make -C images softroce-node), the tools
+# image (make image) imported into containerd (TestKubeOnVMNodes).
 e2e-rdma: build kube-bins
 	$(MAKE) -C images softroce GO="$(GO)"
 	RDMABENCH_SOFTROCE=$(CURDIR)/.work/softroce RDMABENCH_KUBE_BIN=$(CURDIR)/$(KUBE_BIN) $(GO) test -count=1 -timeout 20m -v ./test/e2erdma/
+
+# The soft-RoCE VMs as real Kubernetes nodes (kubelet, containerd, runc, the
+# CNI bridge, the lane's RDMA device plugin; the tools image imported into
+# containerd): by hand, not in `make test` (the join alone takes minutes
+# under emulation). Root.
+e2e-nodes: build kube-bins kubelet image
+	$(MAKE) -C images softroce softroce-node GO="$(GO)" KUBELET=$(CURDIR)/$(KUBE_BIN)/kubelet
+	RDMABENCH_VM_NODES=1 RDMABENCH_SOFTROCE=$(CURDIR)/.work/softroce RDMABENCH_KUBE_BIN=$(CURDIR)/$(KUBE_BIN) $(GO) test -count=1 -timeout 40m -v -run TestKubeOnVMNodes ./test/e2erdma/
 
 # The real-nixlbench lane (not in `make test`: CI's machines cannot fetch NIXL's
 # sources; CI replays this lane's captures in testdata/nixl). NIXL_PREFIX names
@@ -88,6 +98,16 @@ $(addprefix $(KUBE_BIN)/,$(KUBE_CMDS)) &: test/kubecluster/k8s/go.mod test/kubec
 	mkdir -p $(KUBE_BIN)
 	cd test/kubecluster/k8s && GOWORK=off $(GO) build -o $(CURDIR)/$(KUBE_BIN)/ $(addprefix k8s.io/kubernetes/cmd/,$(KUBE_CMDS))
 	touch $(addprefix $(KUBE_BIN)/,$(KUBE_CMDS))
+# The VM nodes' kubelet, from the same module and version, static (the VMs
+# have Debian's libc but no more), stamped with the module's version.
+K8S_VERSION := $(shell sed -n 's/^require k8s.io\/kubernetes \(v[0-9.]*\)$$/\1/p' test/kubecluster/k8s/go.mod)
+K8S_LDFLAGS := -s -w -X k8s.io/component-base/version.gitVersion=$(K8S_VERSION) \
+	-X k8s.io/component-base/version.gitMajor=$(word 2,$(subst ., ,$(subst v,v ,$(K8S_VERSION)))) \
+	-X k8s.io/component-base/version.gitMinor=$(word 2,$(subst ., ,$(K8S_VERSION)))
+kubelet: $(KUBE_BIN)/kubelet
+$(KUBE_BIN)/kubelet: test/kubecluster/k8s/go.mod test/kubecluster/k8s/go.sum
+	mkdir -p $(KUBE_BIN)
+	cd test/kubecluster/k8s && GOWORK=off CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(K8S_LDFLAGS)" -o $(CURDIR)/$@ k8s.io/kubernetes/cmd/kubelet
 # The cluster's own tests, then `rdmabench run` against it (test/e2ekube).
 # Its pods run in the tools image (make image, cached: rebuilt only when
 # images/tools or rdmabench's sources change), with the stand-ins bound in.

@@ -25,7 +25,9 @@ cd "$img"
 mkdir -p bin sbin usr/bin usr/sbin etc/dropbear root/.ssh proc sys dev tmp run lib/modules
 # 2. Kernel modules in load order (modprobe --show-depends on the tree).
 : > etc/rdmabench-modules
-for m in crc32_generic virtio_pci virtio_net rdma_rxe rdma_ucm ib_uverbs; do
+# virtio_blk, ext4: the node disk; overlay, bridge, veth: containerd's
+# snapshots and the CNI bridge of the VMs as Kubernetes nodes.
+for m in crc32_generic virtio_pci virtio_net rdma_rxe rdma_ucm ib_uverbs virtio_blk ext4 overlay bridge veth; do
   modprobe -d "$root" -S "$V" --show-depends "$m" | sed -n "s#^insmod $root/lib/modules/##p" | sed 's/ *$//'
 done | awk '!seen[$0]++' | while read -r ko; do
   mkdir -p "lib/modules/$(dirname "$ko")"; cp "$root/lib/modules/$ko" "lib/modules/$ko"; echo "$ko" >> etc/rdmabench-modules

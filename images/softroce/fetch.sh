@@ -1,28 +1,36 @@
 #!/bin/sh
 # $pkgs and $need are word lists, split on purpose where they are passed on.
 # shellcheck disable=SC2086
-# fetch.sh DEBDIR: downloads the soft-RoCE VM packages, their dependencies
-# and the kernel (linux-image-amd64's versioned image) with apt-get download.
+# fetch.sh DEBDIR [LIST]: downloads the packages of LIST (default
+# packages.txt: the soft-RoCE VM's), their dependencies and the kernel
+# (linux-image-amd64's versioned image) with apt-get download.
 # Cached: a second run with every .deb present downloads nothing.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 debs=$1
+pkglist=${2:-$here/packages.txt}
+# The kernel comes with the VM's own list only (a node list adds to a VM).
+[ $# -ge 2 ] && kimg= || kimg=linux-image-amd64
 mkdir -p "$debs"
-pkgs=$(grep -v '^#' "$here/packages.txt")
+pkgs=$(grep -v '^#' "$pkglist")
 closure() {
   apt-cache depends --recurse --no-recommends --no-suggests --no-conflicts \
     --no-breaks --no-replaces --no-enhances $pkgs 2>/dev/null | grep -v '^ ' | grep -v '^<' | sort -u
 }
 # Without package lists apt still knows what is installed (dpkg's status), so
 # the closure alone is no test: every package must be known to apt.
-known() { for p in $pkgs linux-image-amd64; do apt-cache show "$p" >/dev/null 2>&1 || return 1; done; }
+known() { for p in $pkgs $kimg; do apt-cache show "$p" >/dev/null 2>&1 || return 1; done; }
 if ! known; then
   echo "fetch.sh: apt has no package lists (or stale ones); running apt-get update" >&2
   apt-get update -qq
 fi
+kernel_package() {
+  [ -n "$kimg" ] || return 0
+  apt-cache depends "$kimg" | sed -n 's/^ *Depends: \(linux-image-[0-9].*\)$/\1/p' | head -1
+}
 list=$(closure)
-kernel=$(apt-cache depends linux-image-amd64 | sed -n 's/^ *Depends: \(linux-image-[0-9].*\)$/\1/p' | head -1)
-[ -n "$kernel" ] || { echo "fetch.sh: cannot resolve linux-image-amd64 (apt-get update?)" >&2; exit 1; }
+kernel=$(kernel_package)
+[ -n "$kernel" ] || [ -z "$kimg" ] || { echo "fetch.sh: cannot resolve linux-image-amd64 (apt-get update?)" >&2; exit 1; }
 cd "$debs"
 need=
 for p in $list $kernel; do
@@ -37,7 +45,7 @@ if [ -n "$need" ]; then
   if ! dl $need; then
     echo "fetch.sh: download failed; running apt-get update and retrying" >&2
     apt-get update -qq
-    kernel=$(apt-cache depends linux-image-amd64 | sed -n 's/^ *Depends: \(linux-image-[0-9].*\)$/\1/p' | head -1)
+    kernel=$(kernel_package)
     need=
     for p in $(closure) $kernel; do
       ls "${p}_"*.deb >/dev/null 2>&1 || need="$need $p"
@@ -45,4 +53,4 @@ if [ -n "$need" ]; then
     [ -z "$need" ] || dl $need
   fi
 fi
-echo "$kernel" | sed 's/^linux-image-//' > kernel-version
+[ -z "$kimg" ] || echo "$kernel" | sed 's/^linux-image-//' > kernel-version

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -20,11 +19,7 @@ import (
 
 // vmShell is the ssh command line that runs one shell line on a VM (the
 // node agent's agent.Remote.Shell).
-func vmShell(vm *VM) []string {
-	return []string{"ssh", "-i", pair.KeyFile, "-p", strconv.Itoa(vm.SSHPort),
-		"-o", "BatchMode=yes", "-o", "StrictHostKeyChecking=yes", "-o", "UserKnownHostsFile=" + pair.KnownHosts,
-		"-o", "ConnectTimeout=10", "-o", "ServerAliveInterval=5", "-o", "LogLevel=ERROR", "root@127.0.0.1"}
-}
+func vmShell(vm *VM) []string { return pair.SSH(vm) }
 
 // TestKubeOnVMs: the kube backend on the soft-RoCE VMs. A real
 // kube-apiserver, scheduler and controller-manager run here; the two VMs

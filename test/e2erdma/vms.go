@@ -25,16 +25,30 @@ type Config struct {
 	Work       string // the image directory (.work/softroce)
 	SSHPorts   [2]int // 127.0.0.1 ports forwarded to each VM's sshd
 	SocketPort int    // the QEMU socket network between the VMs
+	// KubeletPorts are 127.0.0.1 ports forwarded to each VM's kubelet
+	// (10250), for the VMs as Kubernetes nodes (nodes.go).
+	KubeletPorts [2]int
 	// RailPort is a second socket network between the VMs (10.9.1.0/24,
 	// rxe1 on each); 0: none.
-	RailPort  int
+	RailPort int
+	// MemoryMiB is each VM's RAM: 2 GiB leaves room for containerd, the
+	// kubelet and a pod beside the tools (the images live on the node disk).
 	MemoryMiB int
 }
 
 // DefaultConfig is the layout scenarios/softroce.yaml expects.
 func DefaultConfig(work string) Config {
-	return Config{Work: work, SSHPorts: [2]int{42201, 42202}, SocketPort: 42210, RailPort: 42211, MemoryMiB: 1024}
+	return Config{Work: work, SSHPorts: [2]int{42201, 42202}, SocketPort: 42210, RailPort: 42211, KubeletPorts: [2]int{42251, 42252}, MemoryMiB: 2048}
 }
+
+// Node disks: made by `make -C images softroce-node` (node.sh,
+// node-images.sh). A VM gets them when they exist: node.img as its first
+// disk (opened with snapshot=on, so what the VM writes is thrown away when
+// QEMU exits and both VMs share one file), the images archive as its second.
+const (
+	nodeDisk   = "node.img"
+	nodeImages = "node-images.oci.tar"
+)
 
 // VM is one running QEMU.
 type VM struct {
@@ -44,9 +58,14 @@ type VM struct {
 	// "" without one.
 	RailIP  string
 	SSHPort int
-	cmd     *exec.Cmd
-	serial  *syncBuffer
-	exited  chan struct{}
+	// KubeletPort is where this host reaches the VM's kubelet.
+	KubeletPort int
+	// NodeDisk says whether the VM has the node disk (it can join).
+	NodeDisk bool
+	tmp      string // QEMU's TMPDIR (the node disk's snapshot file)
+	cmd      *exec.Cmd
+	serial   *syncBuffer
+	exited   chan struct{}
 }
 
 // Pair is the two VMs: vm1 (10.9.0.1, the socket listener) and vm2.
@@ -114,7 +133,7 @@ func writeKnownHosts(cfg Config, path string) error {
 func startVM(cfg Config, i int) (*VM, error) {
 	n := i + 1
 	vm := &VM{Name: "vm" + strconv.Itoa(n), DataIP: "10.9.0." + strconv.Itoa(n), SSHPort: cfg.SSHPorts[i],
-		serial: &syncBuffer{}, exited: make(chan struct{})}
+		KubeletPort: cfg.KubeletPorts[i], serial: &syncBuffer{}, exited: make(chan struct{})}
 	sock := "listen=127.0.0.1:" + strconv.Itoa(cfg.SocketPort)
 	if i > 0 {
 		sock = "connect=127.0.0.1:" + strconv.Itoa(cfg.SocketPort)
@@ -124,7 +143,7 @@ func startVM(cfg Config, i int) (*VM, error) {
 		"-append", fmt.Sprintf("console=ttyS0 quiet panic=-1 rdmabench.name=%s rdmabench.ip=%s", vm.Name, vm.DataIP),
 		"-netdev", "socket,id=d0," + sock,
 		"-device", fmt.Sprintf("virtio-net-pci,netdev=d0,mac=52:54:00:09:00:%02x,romfile=", n),
-		"-netdev", fmt.Sprintf("user,id=m0,hostfwd=tcp:127.0.0.1:%d-:22", vm.SSHPort),
+		"-netdev", fmt.Sprintf("user,id=m0,hostfwd=tcp:127.0.0.1:%d-:22,hostfwd=tcp:127.0.0.1:%d-:10250", vm.SSHPort, vm.KubeletPort),
 		"-device", fmt.Sprintf("virtio-net-pci,netdev=m0,mac=52:54:00:02:00:%02x,romfile=", n)}
 	if cfg.RailPort > 0 {
 		rail := "listen=127.0.0.1:" + strconv.Itoa(cfg.RailPort)
@@ -135,13 +154,30 @@ func startVM(cfg Config, i int) (*VM, error) {
 		args = append(args, "-netdev", "socket,id=d1,"+rail,
 			"-device", fmt.Sprintf("virtio-net-pci,netdev=d1,mac=52:54:00:0a:00:%02x,romfile=", n))
 	}
+	disk, images := filepath.Join(cfg.Work, nodeDisk), filepath.Join(cfg.Work, nodeImages)
+	if exists(disk) && exists(images) {
+		vm.NodeDisk = true
+		args = append(args, "-drive", "file="+disk+",if=virtio,format=raw,snapshot=on",
+			"-drive", "file="+images+",if=virtio,format=raw,readonly=on")
+	}
 	vm.cmd = exec.Command("qemu-system-x86_64", args...)
 	vm.cmd.Stdout, vm.cmd.Stderr = vm.serial, vm.serial
+	if vm.NodeDisk {
+		// snapshot=on writes to a temporary file that QEMU deletes only
+		// when it closes it, so a killed QEMU would leave it: give QEMU
+		// a folder of its own, removed (file open or not) once it booted.
+		tmp, err := os.MkdirTemp("", "rdmabench-"+vm.Name+"-*")
+		if err != nil {
+			return nil, err
+		}
+		vm.tmp = tmp
+		vm.cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+	}
 	vm.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if err := vm.cmd.Start(); err != nil {
 		return nil, fmt.Errorf("starting %s: %w (install qemu-system-x86: ./.ci/setup)", vm.Name, err)
 	}
-	go func() { _ = vm.cmd.Wait(); close(vm.exited) }()
+	go func() { _ = vm.cmd.Wait(); vm.dropTemp(); close(vm.exited) }()
 	return vm, nil
 }
 
@@ -149,6 +185,7 @@ func (vm *VM) waitReady(ctx context.Context) error {
 	want := "rdmabench-vm: " + vm.Name + " ready"
 	t := time.NewTicker(100 * time.Millisecond)
 	defer t.Stop()
+	defer vm.dropTemp() // QEMU opened its disks long before init's ready line
 	for !strings.Contains(vm.serial.String(), want) {
 		select {
 		case <-ctx.Done():
@@ -159,6 +196,14 @@ func (vm *VM) waitReady(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// dropTemp removes QEMU's temporary folder: the snapshot file lives on
+// through QEMU's open descriptor and goes when QEMU does, however it ends.
+func (vm *VM) dropTemp() {
+	if vm.tmp != "" {
+		_ = os.RemoveAll(vm.tmp)
+	}
 }
 
 // Console is the VM's serial output so far (the tail, for error messages).
@@ -243,4 +288,9 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }

@@ -12,9 +12,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"syscall"
 
 	"github.com/rdmabench/rdmabench/test/kubecluster/cluster"
@@ -34,8 +37,29 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&opts.Kubeconfig, "kubeconfig", "", "where to write the admin kubeconfig (default WORKDIR/kubeconfig)")
 	fs.StringVar(&opts.WorkDir, "workdir", "", "certificates, logs and kubeconfigs (default a temporary folder, removed at exit)")
 	fs.StringVar(&opts.BinDir, "bin", "", "kube-apiserver, kube-scheduler, kube-controller-manager (default .work/bin, built when missing)")
+	var joins joinFlag
+	fs.Var(&joins, "join", "NAME=IP=KUBELETADDR: a machine that joins with its own kubelet (repeatable); its files go to WORKDIR/join/NAME")
+	apiIP := fs.String("apiserver-ip", "", "the address joining machines reach this host by (10.0.2.2 from a QEMU guest); their kubeconfig names it")
 	if err := fs.Parse(args[1:]); err != nil {
 		return 2
+	}
+	opts.JoinNodes = joins
+	if *apiIP != "" {
+		ip := net.ParseIP(*apiIP)
+		if ip == nil {
+			fmt.Fprintf(stderr, "--apiserver-ip %q: not an IP address\n", *apiIP)
+			return 2
+		}
+		opts.APIServerIPs = []net.IP{ip}
+	}
+	if len(joins) > 0 && *apiIP == "" {
+		fmt.Fprintln(stderr, "--join needs --apiserver-ip (the address the machines reach this host by)")
+		return 2
+	}
+	nodesSet := false
+	fs.Visit(func(f *flag.Flag) { nodesSet = nodesSet || f.Name == "nodes" })
+	if len(joins) > 0 && !nodesSet {
+		opts.Nodes = 0 // only the joining machines
 	}
 	if opts.Kubeconfig != "" {
 		abs, err := filepath.Abs(opts.Kubeconfig)
@@ -55,6 +79,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		return 1
 	}
+	for _, j := range joins {
+		if err := writeJoinFiles(c, j.Name, *apiIP); err != nil {
+			fmt.Fprintln(stderr, "kubecluster:", err)
+			_ = c.Stop()
+			return 1
+		}
+		fmt.Fprintf(stderr, "kubecluster: %s's kubelet files in %s (images/softroce/node/join.sh reads them from /etc/kubernetes)\n",
+			j.Name, filepath.Join(c.WorkDir, "join", j.Name))
+	}
 	fmt.Fprintf(stdout, "%s\n", c.Kubeconfig)
 	fmt.Fprintf(stderr, "kubecluster: %d nodes %v; apiserver %s; logs in %s/logs\n", len(c.NodeNames()), c.NodeNames(), c.Server, c.WorkDir)
 	fmt.Fprintf(stderr, "kubecluster: export KUBECONFIG=%s  (kubectl get nodes; rdmabench run --kubeconfig %s ...)\n", c.Kubeconfig, c.Kubeconfig)
@@ -70,4 +103,37 @@ func run(args []string, stdout, stderr io.Writer) int {
 		_ = os.Remove(opts.Kubeconfig)
 	}
 	return 0
+}
+
+// joinFlag is --join NAME=IP=KUBELETADDR, repeatable.
+type joinFlag []cluster.JoinNode
+
+func (j *joinFlag) String() string { return fmt.Sprint(*j) }
+
+func (j *joinFlag) Set(v string) error {
+	parts := strings.SplitN(v, "=", 3)
+	if len(parts) != 3 || net.ParseIP(parts[1]) == nil {
+		return fmt.Errorf("%q: want NAME=IP=KUBELETADDR, e.g. vm1=10.9.0.1=127.0.0.1:42251", v)
+	}
+	*j = append(*j, cluster.JoinNode{Name: parts[0], IP: net.ParseIP(parts[1]), KubeletAddr: parts[2]})
+	return nil
+}
+
+// writeJoinFiles writes a joining machine's kubelet files, its kubeconfig
+// naming the apiserver at apiIP.
+func writeJoinFiles(c *cluster.Cluster, name, apiIP string) error {
+	files, err := c.JoinFiles(name, fmt.Sprintf("https://%s", net.JoinHostPort(apiIP, strconv.Itoa(c.APIServerPort))))
+	if err != nil {
+		return err
+	}
+	dir := filepath.Join(c.WorkDir, "join", name)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	for f, b := range files {
+		if err := os.WriteFile(filepath.Join(dir, f), b, 0o600); err != nil {
+			return err
+		}
+	}
+	return nil
 }

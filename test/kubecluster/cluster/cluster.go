@@ -13,6 +13,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -77,6 +78,13 @@ type Options struct {
 	// RemoteNodes are nodes on other machines (the soft-RoCE VMs), after
 	// the Nodes local ones; with RemoteNodes, Nodes defaults to 0.
 	RemoteNodes []RemoteNode
+	// JoinNodes are machines that join with a kubelet of their own
+	// (JoinFiles); with JoinNodes, Nodes defaults to 0.
+	JoinNodes []JoinNode
+	// APIServerIPs are more addresses for the apiserver's certificate:
+	// the ones joined machines reach this host by (10.0.2.2 from a QEMU
+	// guest on a user-mode network, which QEMU maps to this host's loopback).
+	APIServerIPs []net.IP
 	// SRIOVNetworks are secondary networks ("namespace/name") whose
 	// attachments the agents report with a device-info (a PCI function
 	// and its RDMA device), as the SR-IOV CNI does through Multus.
@@ -99,6 +107,8 @@ type Cluster struct {
 	WorkDir string
 	// Server is the apiserver's URL.
 	Server string
+	// APIServerPort is its port on 127.0.0.1.
+	APIServerPort int
 
 	opts      Options
 	ownsDir   bool
@@ -112,13 +122,14 @@ type Cluster struct {
 	fabric    *agent.Fabric
 	mu        sync.Mutex // guards agents once the cluster runs (AddNode, RemoveNode)
 	agents    []*agent.Agent
+	egress    *egressProxy // the way to joined kubelets
 	client    kubernetes.Interface
 	stopOnce  sync.Once
 	stopErr   error
 }
 
 func (o *Options) defaults() error {
-	if o.Nodes == 0 && len(o.RemoteNodes) == 0 {
+	if o.Nodes == 0 && len(o.RemoteNodes) == 0 && len(o.JoinNodes) == 0 {
 		o.Nodes = 3
 	}
 	if o.NodePrefix == "" {

@@ -36,7 +36,7 @@ func (c *Cluster) writeCredentials(context.Context) error {
 	if err := p.writeFiles(filepath.Join(c.WorkDir, "pki")); err != nil {
 		return err
 	}
-	crt, key, err := p.issue("kube-apiserver", true)
+	crt, key, err := p.issueFor("kube-apiserver", true, c.opts.APIServerIPs)
 	if err != nil {
 		return err
 	}
@@ -51,6 +51,13 @@ func (c *Cluster) writeCredentials(context.Context) error {
 	for _, u := range users {
 		c.tokens[u] = randomToken()
 		lines = append(lines, fmt.Sprintf("%s,%s,%s,system:masters", c.tokens[u], u, u))
+	}
+	// Joined kubelets are nodes, not masters: the Node authorizer and
+	// NodeRestriction admission bound what each may touch.
+	for _, n := range c.opts.JoinNodes {
+		u := nodeUser(n.Name)
+		c.tokens[u] = randomToken()
+		lines = append(lines, fmt.Sprintf("%s,%s,%s,system:nodes", c.tokens[u], u, u))
 	}
 	return os.WriteFile(c.pkiPath("tokens.csv"), []byte(strings.Join(lines, "\n")+"\n"), 0o600)
 }
@@ -70,11 +77,21 @@ func (c *Cluster) startAPIServer(ctx context.Context) error {
 		return err
 	}
 	c.Server = fmt.Sprintf("https://127.0.0.1:%d", port)
+	c.APIServerPort = port
+	var egress []string
+	if len(c.opts.JoinNodes) > 0 {
+		p, cfg, err := startEgressProxy(filepath.Join(c.WorkDir, "egress.sock"), c.opts.egressRoutes())
+		if err != nil {
+			return fmt.Errorf("egress proxy: %w", err)
+		}
+		c.egress = p
+		egress = []string{"--egress-selector-config-file=" + cfg}
+	}
 	c.apiserver = &process{
 		name: "kube-apiserver",
 		path: filepath.Join(c.opts.BinDir, "kube-apiserver"),
 		log:  filepath.Join(c.WorkDir, "logs", "kube-apiserver.log"),
-		args: []string{
+		args: append([]string{
 			"--etcd-servers=" + c.etcd.URL,
 			"--bind-address=127.0.0.1", "--advertise-address=127.0.0.1",
 			"--secure-port=" + strconv.Itoa(port),
@@ -83,7 +100,8 @@ func (c *Cluster) startAPIServer(ctx context.Context) error {
 			"--tls-private-key-file=" + c.pkiPath("apiserver.key"),
 			"--client-ca-file=" + c.pkiPath("ca.crt"),
 			"--token-auth-file=" + c.pkiPath("tokens.csv"),
-			"--authorization-mode=RBAC",
+			"--authorization-mode=Node,RBAC",
+			"--enable-admission-plugins=NodeRestriction",
 			"--service-cluster-ip-range=10.96.0.0/16",
 			"--allow-privileged=true",
 			"--service-account-issuer=https://localhost",
@@ -99,7 +117,7 @@ func (c *Cluster) startAPIServer(ctx context.Context) error {
 			"--endpoint-reconciler-type=none",
 			"--enable-priority-and-fairness=false",
 			"--profiling=false",
-		},
+		}, egress...),
 	}
 	if err := c.apiserver.start(); err != nil {
 		return err

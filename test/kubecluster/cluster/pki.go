@@ -55,6 +55,12 @@ func newPKI() (*pki, error) {
 // issue signs a leaf certificate: a server one for 127.0.0.1 when server is
 // true, otherwise a client one named cn.
 func (p *pki) issue(cn string, server bool) (certPEM, keyPEM []byte, err error) {
+	return p.issueFor(cn, server, nil)
+}
+
+// issueFor is issue with more addresses in a server certificate: the
+// apiserver's as a QEMU guest reaches it, a joined kubelet's node IP.
+func (p *pki) issueFor(cn string, server bool, ips []net.IP) (certPEM, keyPEM []byte, err error) {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		return nil, nil, err
@@ -69,7 +75,7 @@ func (p *pki) issue(cn string, server bool) (certPEM, keyPEM []byte, err error) 
 	}
 	if server {
 		tmpl.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}
-		tmpl.IPAddresses = []net.IP{net.IPv4(127, 0, 0, 1)}
+		tmpl.IPAddresses = append([]net.IP{net.IPv4(127, 0, 0, 1)}, ips...)
 		tmpl.DNSNames = []string{"localhost", cn}
 	}
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, p.cert, &key.PublicKey, p.key)

@@ -56,6 +56,11 @@ func (c *Cluster) stop() error {
 			}
 		}
 	}
+	if c.egress != nil {
+		if err := c.egress.close(); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	if c.etcd != nil {
 		if err := c.etcd.Close(); err != nil {
 			errs = append(errs, fmt.Errorf("etcd: %w", err))
