@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/rdmabench/rdmabench/runner/backend/kube"
 	"github.com/rdmabench/rdmabench/runner/plan"
@@ -60,7 +59,7 @@ func runPlanCronJob(opts *planOptions, stdout io.Writer) error {
 	if _, err := plan.Compile(s, plan.CompileOptions{}); err != nil {
 		return err
 	}
-	data, err := os.ReadFile(opts.file)
+	data, err := scenarioData(s)
 	if err != nil {
 		return err
 	}
