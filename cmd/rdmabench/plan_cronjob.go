@@ -83,7 +83,25 @@ func runPlanCronJob(opts *planOptions, stdout io.Writer) error {
 	if err != nil {
 		return usageError{err}
 	}
+	fmt.Fprint(stdout, imageNote(image, f.image != ""))
 	return kube.WriteManifest(stdout, objs)
+}
+
+// imageNote is the comment at the head of the manifest that says what the
+// CronJob's image is: the name alone does not say whether it exists.
+func imageNote(image string, given bool) string {
+	if given {
+		return fmt.Sprintf("# image %s: given with --image; it must hold rdmabench on PATH and /bin/sh.\n", image)
+	}
+	why := "this binary's version"
+	if imageTag() == "latest" {
+		why = "latest, as this is a development build without a version"
+	}
+	return fmt.Sprintf(`# image %s: the tools image (images/tools: rdmabench, perftest, rping, ucx_perftest,
+# iperf3, Open MPI), tagged with %s. The release workflow publishes it on a
+# version tag; else build it with `+"`make image`"+` and push it to a registry the cluster
+# pulls from, and name it with --image REGISTRY/NAME:TAG.
+`, image, why)
 }
 
 // imageTag is the tag of the default image: this binary's version, or
