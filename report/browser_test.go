@@ -3,7 +3,6 @@ package report
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -272,9 +271,6 @@ func TestBrowserRendersComparison(t *testing.T) {
 	b := newBrowser(t, 1366, 1200)
 	var buf bytes.Buffer
 	if err := WriteCompareHTML(&buf, compareFixture(t)); err != nil {
-		if errors.Is(err, ErrEChartsMissing) && os.Getenv("CI") == "" {
-			t.Skip(err)
-		}
 		t.Fatal(err)
 	}
 	dir := t.TempDir()

@@ -64,10 +64,7 @@ type historyChart struct {
 // axis; clicking a point opens that run's report; a table of every series
 // and every run with links.
 func WriteHistoryHTML(w io.Writer, h *History, o HistoryHTMLOptions) error {
-	js, err := echartsJS()
-	if err != nil {
-		return err
-	}
+	js := echartsJS()
 	p := &historyPage{H: h, ECharts: js, Stepped: h.SteppedDown()}
 	if len(h.Runs) > 0 {
 		p.First, p.Last = h.Runs[0].Start.UTC().Format("2006-01-02"), h.Runs[len(h.Runs)-1].Start.UTC().Format("2006-01-02")

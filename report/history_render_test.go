@@ -2,7 +2,6 @@ package report
 
 import (
 	"bytes"
-	"errors"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -45,9 +44,6 @@ func renderHistoryHTML(t testing.TB, h *History, dir string) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	if err := WriteHistoryHTML(&buf, h, HistoryHTMLOptions{Dir: dir}); err != nil {
-		if errors.Is(err, ErrEChartsMissing) && os.Getenv("CI") == "" {
-			t.Skip(err)
-		}
 		t.Fatal(err)
 	}
 	return buf.Bytes()

@@ -117,7 +117,7 @@ func writeCompareFiles(o *compareOptions, c *report.Comparison, stderr io.Writer
 		if err := writeFileWith(o.html, func(w io.Writer) error { return report.WriteCompareHTML(w, c) }); err != nil {
 			return err
 		}
-		fmt.Fprintln(stderr, "wrote", o.html)
+		wroteHTML(stderr, o.html)
 	}
 	if o.junit != "" {
 		if err := writeFileWith(o.junit, func(w io.Writer) error { return report.WriteCompareJUnit(w, c) }); err != nil {

@@ -73,7 +73,7 @@ func runHistory(o *historyOptions, dirs []string, stdout, stderr io.Writer) erro
 		}); err != nil {
 			return err
 		}
-		fmt.Fprintln(stderr, "wrote", dest)
+		wroteHTML(stderr, dest)
 	}
 	if o.output == "json" {
 		return writeJSON(stdout, h)

@@ -107,8 +107,8 @@ func imageNote(image string, given bool) string {
 // imageTag is the tag of the default image: this binary's version, or
 // latest for a development build.
 func imageTag() string {
-	if version == "dev" || version == "" {
-		return "latest"
+	if v := buildVersion(); v != "dev" {
+		return v
 	}
-	return version
+	return "latest"
 }
