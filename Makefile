@@ -7,7 +7,7 @@ LDFLAGS  := -X main.version=$(VERSION)
 FUZZTIME ?= 60s
 
 # `make image`: the tools image, an OCI archive (images/tools, README "The tools image").
-.PHONY: lint-tools image build assets test test-go test-report e2e e2e-local e2e-rdma e2e-gpu e2e-kube e2e-nixl kube-bins lint clean \
+.PHONY: release lint-tools image build assets test test-go test-report e2e e2e-local e2e-rdma e2e-gpu e2e-kube e2e-nixl kube-bins lint clean \
 	fuzz fuzz-scenarios fuzz-parsers bench bench-plan bench-parsers bench-runner bench-report bench-kube
 
 build: assets
@@ -23,6 +23,23 @@ $(ECHARTS): report/assets/package.json report/assets/package-lock.json
 
 image:
 	$(MAKE) -C images tools GO="$(GO)"
+
+# `make release VERSION=v0.4.0`: static binaries for every platform below,
+# named without the version (so .../releases/latest/download/rdmabench-linux-amd64
+# always names the newest) with ECharts embedded, and SHA256SUMS over them, in
+# dist/. Plain `go build` cross-compiles them all (CGO_ENABLED=0, -trimpath),
+# so a release needs no tool beyond Go and npm (the assets).
+# .github/workflows/release.yml runs it on a version tag.
+DIST              := dist
+RELEASE_PLATFORMS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64
+release: assets
+	rm -rf $(DIST) && mkdir -p $(DIST)
+	set -e; for p in $(RELEASE_PLATFORMS); do \
+		os=$${p%/*}; arch=$${p#*/}; echo "rdmabench $(VERSION) $$os/$$arch"; \
+		CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath -ldflags "-s -w $(LDFLAGS)" \
+			-o $(DIST)/rdmabench-$$os-$$arch ./cmd/rdmabench; \
+	done
+	cd $(DIST) && sha256sum rdmabench-* > SHA256SUMS && cat SHA256SUMS
 
 # ---- test lanes -------------------------------------------------------------
 # Every lane is real where it can be (README "Tests"):
@@ -141,5 +158,5 @@ bench-kube: kube-bins
 	RDMABENCH_KUBE_BIN=$(CURDIR)/$(KUBE_BIN) $(GO) test -count=1 -run '^$$' -bench 'PodsToReady|KubeHarnessOverhead' -benchtime 2x -timeout 20m ./test/e2ekube/
 
 clean:
-	rm -rf bin results .work
+	rm -rf bin results .work $(DIST)
 	$(MAKE) -C images clean

@@ -26,7 +26,7 @@ func (f *cronJobFlags) register(cmd *cobra.Command) {
 	f.cmd = cmd
 	fl := cmd.Flags()
 	fl.StringVar(&f.schedule, "schedule", "0 2 * * *", "-o cronjob: when to run, in cron syntax (in --time-zone, else the controller's time zone)")
-	fl.StringVar(&f.image, "image", "", "-o cronjob: an image with rdmabench on PATH and /bin/sh (default rdmabench/rdmabench:VERSION)")
+	fl.StringVar(&f.image, "image", "", "-o cronjob: an image with rdmabench on PATH and /bin/sh (default quay.io/rdmabench/tools:VERSION, the tools image)")
 	fl.StringVarP(&f.namespace, "namespace", "n", "", "-o cronjob, -o manifests: where the run's objects go (default the scenario's cluster.namespace)")
 	fl.StringVar(&f.resultsClaim, "results-claim", "rdmabench-results", "-o cronjob: the PersistentVolumeClaim that keeps every run")
 	fl.StringVar(&f.storage, "storage", "10Gi", "-o cronjob: the size the results claim requests")
@@ -73,7 +73,7 @@ func runPlanCronJob(opts *planOptions, stdout io.Writer) error {
 	}
 	image := f.image
 	if image == "" {
-		image = "rdmabench/rdmabench:" + imageTag()
+		image = "quay.io/rdmabench/tools:" + imageTag()
 	}
 	objs, err := kube.CronJob(kube.CronJobOptions{
 		Scenario: s.Metadata.Name, ScenarioYAML: data, Namespace: ns, Schedule: f.schedule,

@@ -166,7 +166,7 @@ func TestPlanCronJobExplainsImage(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
 	head := out[:strings.Index(out, "apiVersion:")]
-	for _, want := range []string{"# image rdmabench/rdmabench:latest", "the tools image", "make image", "--image", "development build"} {
+	for _, want := range []string{"# image quay.io/rdmabench/tools:latest", "the tools image", "make image", "--image", "development build"} {
 		if !strings.Contains(head, want) {
 			t.Errorf("manifest head lacks %q:\n%s", want, head)
 		}
