@@ -1,5 +1,5 @@
 # rdmabench — build and test. `make test` runs every test lane that can run on
-# this machine (README "Tests"); `./.ci/setup` installs what the lanes need.
+# this machine (README "Tests"); `./.ci/setup --tests` installs what the lanes need.
 GO       ?= go
 BIN      := bin/rdmabench
 VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
@@ -66,7 +66,7 @@ test-report: assets
 
 # The soft-RoCE lane: two QEMU VMs with rdma_rxe, built from Debian packages
 # (images/), driven over ssh: real ib_write_bw, ib_read_lat, rping and
-# ucx_perftest between two kernels. Needs qemu-system-x86 (./.ci/setup).
+# ucx_perftest between two kernels. Needs qemu-system-x86 (./.ci/setup --tests).
 # The VMs are also joined as nodes to the kube lane's control plane (kube-bins)
 # for the kube backend over rxe (TestKubeOnVMs).
 e2e-rdma: build kube-bins

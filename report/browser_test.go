@@ -32,9 +32,9 @@ func chromiumPath(t testing.TB) string {
 		}
 	}
 	if os.Getenv("CI") != "" {
-		t.Fatal("chromium not found: .ci/setup installs it (apt-get install chromium)")
+		t.Fatal("chromium not found: .ci/setup --tests installs it (apt-get install chromium)")
 	}
-	t.Skip("chromium not installed (run .ci/setup); the browser test runs in CI")
+	t.Skip("chromium not installed (run .ci/setup --tests); the browser test runs in CI")
 	return ""
 }
 
