@@ -33,8 +33,8 @@ type CompareOptions struct {
 	Alpha float64
 }
 
-// CompareRule documents the regression rule; it is printed with every
-// comparison so that a CI log says how it decided.
+// CompareRule documents the regression rule; report.json and the HTML
+// carry it, and `compare --explain` prints it after the table.
 const CompareRule = "regression = worse than the baseline by more than the threshold AND, " +
 	"when both runs have >= 2 repetitions at that size, significant by a one-sided Welch t-test " +
 	"(p < alpha); bandwidth worse = lower, latency worse = higher; a result that measured in the " +

@@ -16,6 +16,12 @@ func TestHistoryTable(t *testing.T) {
 	if err := WriteHistoryTable(&buf, h, MaxHistoryTableRows); err != nil {
 		t.Fatal(err)
 	}
+	if strings.Contains(buf.String(), "rule:") {
+		t.Errorf("the rule is printed without --explain")
+	}
+	if err := WriteHistoryRule(&buf, h); err != nil {
+		t.Fatal(err)
+	}
 	out := buf.String()
 	for _, want := range []string{
 		"20 runs from 2026-01-01 (nightly-00) to 2026-01-20 (nightly-19), 3 series, 2 stepped down",

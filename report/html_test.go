@@ -44,7 +44,6 @@ func TestHTMLContent(t *testing.T) {
 	}
 }
 
-
 // writeHTMLFile renders r into dir/report.html.
 func writeHTMLFile(t testing.TB, dir string, r *Report) string {
 	t.Helper()

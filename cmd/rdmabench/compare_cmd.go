@@ -19,6 +19,7 @@ type compareOptions struct {
 	junit     string
 	output    string
 	baseline  string
+	explain   bool
 }
 
 func newCompareCmd(stdout, stderr io.Writer) *cobra.Command {
@@ -63,6 +64,7 @@ Exit codes: 0 no regression, 1 regression (or a measured result missing now),
 	f.StringVar(&o.html, "html", "", "write the comparison as HTML to this file")
 	f.StringVar(&o.junit, "junit", "", "write JUnit XML to this file (a failure per regression)")
 	f.StringVarP(&o.output, "output", "o", "table", "stdout format: table or json")
+	f.BoolVar(&o.explain, "explain", false, "after the table, the rule that decided each status")
 	f.StringVar(&o.baseline, "baseline", "", `"auto": the first argument is a folder of runs to pick the baseline from`)
 	return cmd
 }
@@ -102,6 +104,9 @@ func runCompare(o *compareOptions, basePath, curPath string, stdout, stderr io.W
 		err = writeJSON(stdout, c)
 	} else {
 		err = report.WriteCompareTable(stdout, c)
+		if err == nil && o.explain {
+			err = report.WriteCompareRule(stdout, c)
+		}
 	}
 	if err != nil {
 		return err

@@ -56,3 +56,34 @@ func TestScenarioByName(t *testing.T) {
 		}
 	}
 }
+
+// TestParseTableTransport: the transport the output proves is a column,
+// "kind (detail)", blank where the output says nothing of it.
+func TestParseTableTransport(t *testing.T) {
+	code, out, stderr := runCLI(t, "", "parse", "-o", "table",
+		filepath.Join("..", "..", "testdata", "parsers", "nccl-tests", "h200x2", "all_reduce_g2_debug_info.txt"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(out, "TRANSPORT") || !strings.Contains(out, "p2p (P2P/direct pointer)") {
+		t.Errorf("no transport column:\n%s", out)
+	}
+	code, out, _ = runCLI(t, "", "parse", "-o", "table", "--tool", "ucx_perftest", testdata("ucx_perftest", "tag_bw_64k_client.txt"))
+	if code != 0 || !strings.Contains(out, "TRANSPORT") {
+		t.Errorf("no transport column for ucx_perftest:\n%s", out)
+	}
+}
+
+// TestParseTableFitsColumns: COLUMNS bounds the table's width.
+func TestParseTableFitsColumns(t *testing.T) {
+	t.Setenv("COLUMNS", "100")
+	code, out, _ := runCLI(t, "", "parse", "-o", "table", "--tool", "ucx_perftest", testdata("ucx_perftest", "connect_refused_client.txt"))
+	if code != 0 {
+		t.Fatal(code)
+	}
+	for _, line := range strings.Split(strings.TrimRight(out, "\n"), "\n") {
+		if n := len([]rune(line)); n > 100 {
+			t.Errorf("a line of %d columns with COLUMNS=100: %s", n, line)
+		}
+	}
+}

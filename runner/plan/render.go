@@ -9,8 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/tw"
+	"github.com/rdmabench/rdmabench/internal/term"
 	"github.com/rdmabench/rdmabench/runner/tools"
 	"gopkg.in/yaml.v3"
 )
@@ -82,15 +81,10 @@ func WriteTable(w io.Writer, p *Plan) error {
 	return nil
 }
 
-func newTable(w io.Writer, header ...any) *tablewriter.Table {
-	t := tablewriter.NewTable(w,
-		tablewriter.WithHeaderAutoFormat(tw.Off),
-		tablewriter.WithRowAutoWrap(tw.WrapNone),
-		tablewriter.WithHeaderAlignment(tw.AlignLeft),
-		tablewriter.WithRowAlignment(tw.AlignLeft),
-	)
-	t.Header(header...)
-	return t
+// newTable is a table fitted to the terminal: the command column, the
+// widest, is elided there (-o json and -o yaml have every command whole).
+func newTable(w io.Writer, header ...string) *term.Table {
+	return term.NewTable(w, header...)
 }
 
 func endpointTable(w io.Writer, p *Plan) error {
@@ -100,9 +94,7 @@ func endpointTable(w io.Writer, p *Plan) error {
 		if dev == "" {
 			dev = "(auto)"
 		}
-		if err := t.Append(ep.Name, ep.Pool, dashIfEmpty(ep.Host), dev, ep.Address, strconv.Itoa(ep.GPUs)); err != nil {
-			return err
-		}
+		t.Append(ep.Name, ep.Pool, dashIfEmpty(ep.Host), dev, ep.Address, strconv.Itoa(ep.GPUs))
 	}
 	return t.Render()
 }
@@ -117,24 +109,26 @@ func commandTable(w io.Writer, p *Plan) error {
 					if l.Variant != "" {
 						leg += " " + l.Variant
 					}
-					row := []any{strconv.Itoa(r.Index), j.ID, leg, strconv.FormatFloat(j.TimeoutSec, 'f', -1, 64) + "s",
-						c.Endpoint, role(c), ready(c), commandLine(c)}
-					if err := t.Append(row...); err != nil {
-						return err
-					}
+					t.Append(strconv.Itoa(r.Index), j.ID, leg, strconv.FormatFloat(j.TimeoutSec, 'f', -1, 64)+"s",
+						c.Endpoint, role(c), ready(c), commandLine(c))
 				}
 			}
 		}
 	}
-	return t.Render()
+	if err := t.Render(); err != nil {
+		return err
+	}
+	if t.Cut {
+		_, err := fmt.Fprintln(w, "(commands cut to fit the terminal; -o json or -o yaml has them whole)")
+		return err
+	}
+	return nil
 }
 
 func skippedTable(w io.Writer, p *Plan) error {
 	t := newTable(w, "SKIPPED TEST", "TOOL", "REASON")
 	for _, s := range p.Skipped {
-		if err := t.Append(s.Test, s.Tool, s.Reason); err != nil {
-			return err
-		}
+		t.Append(s.Test, s.Tool, s.Reason)
 	}
 	return t.Render()
 }
