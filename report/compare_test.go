@@ -154,10 +154,15 @@ func TestCompareBroken(t *testing.T) {
 
 // Latency: higher is worse.
 func TestClassifyLatency(t *testing.T) {
-	row := CompareRow{Baseline: &Estimate{Mean: 2, N: 1}, Current: &Estimate{Mean: 2.4, N: 1}}
+	row := CompareRow{Baseline: &Estimate{Mean: 2, N: 1}, Current: &Estimate{Mean: 2.6, N: 1}}
 	classify(&row, CompareOptions{ThresholdPct: 5, Alpha: 0.05}, true)
 	if row.Status != StatusRegression {
-		t.Fatalf("latency +20%% = %s", row.Status)
+		t.Fatalf("latency +30%% (one repetition, beyond 25%%) = %s", row.Status)
+	}
+	row = CompareRow{Baseline: &Estimate{Mean: 2, N: 1}, Current: &Estimate{Mean: 2.4, N: 1}}
+	classify(&row, CompareOptions{ThresholdPct: 5, Alpha: 0.05}, true)
+	if row.Status != StatusNoise {
+		t.Fatalf("latency +20%% (one repetition) = %s, want noise", row.Status)
 	}
 	row = CompareRow{Baseline: &Estimate{Mean: 2, Stddev: 0.01, N: 3}, Current: &Estimate{Mean: 1.6, Stddev: 0.01, N: 3}}
 	classify(&row, CompareOptions{ThresholdPct: 5, Alpha: 0.05}, true)
