@@ -52,11 +52,11 @@ type verdictRow struct {
 	// Nodes is where the pair ran ("node-a → node-b"), shown under it.
 	Nodes string
 	// SameReason: the row above in the same test has this row's reason.
-	SameReason bool
-	Best, Eff, Transport, TransportClass, Reason  string
-	EffWidth                                      float64
-	Raw                                           []rawLink
-	Folded                                        bool
+	SameReason                                   bool
+	Best, Eff, Transport, TransportClass, Reason string
+	EffWidth                                     float64
+	Raw                                          []rawLink
+	Folded                                       bool
 	// Verified: the RDMA port counters agree with the tool (PathTitle says how).
 	Verified  bool
 	PathTitle string
