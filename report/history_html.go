@@ -140,7 +140,7 @@ func trendChart(h *History, s *Series) chartSpec {
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
 		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(false)}),
 		charts.WithGridOpts(opts.Grid{Left: "2%", Right: "4%", Top: "36", Bottom: "8", ContainLabel: opts.Bool(true)}),
-		charts.WithXAxisOpts(opts.XAxis{Type: "time"}),
+		charts.WithXAxisOpts(opts.XAxis{Type: "time", Name: "run start (UTC)", NameLocation: "middle", NameGap: 28}),
 		charts.WithYAxisOpts(opts.YAxis{Type: "value", Name: unit, Scale: opts.Bool(true)}),
 	)
 	c.AddSeries(string(s.Metric), data, lineSeriesOpts(seriesPalette[0], false)...)

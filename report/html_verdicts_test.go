@@ -35,3 +35,12 @@ func TestHTMLVerdictTable(t *testing.T) {
 		t.Error("node placement not on the page")
 	}
 }
+
+// TestChartsNameTheirAxes: the history trend and the waterfall say what
+// their x axis is.
+func TestChartsNameTheirAxes(t *testing.T) {
+	html := string(renderHistoryHTML(t, BuildHistory(nightlyReports(5)), t.TempDir()))
+	if !strings.Contains(html, `run start (UTC)`) {
+		t.Error("history chart without an x-axis name")
+	}
+}
