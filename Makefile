@@ -7,7 +7,7 @@ LDFLAGS  := -X main.version=$(VERSION)
 FUZZTIME ?= 60s
 
 # `make image`: the tools image, an OCI archive (images/tools, README "The tools image").
-.PHONY: release lint-tools image build assets test test-go test-report e2e e2e-local e2e-rdma e2e-gpu e2e-kube e2e-nixl kube-bins lint clean \
+.PHONY: kube-up release lint-tools image build assets test test-go test-report e2e e2e-local e2e-rdma e2e-gpu e2e-kube e2e-nixl kube-bins lint clean \
 	fuzz fuzz-scenarios fuzz-parsers bench bench-plan bench-parsers bench-runner bench-report bench-kube
 
 build: assets
@@ -105,6 +105,17 @@ $(addprefix $(KUBE_BIN)/,$(KUBE_CMDS)) &: test/kubecluster/k8s/go.mod test/kubec
 	mkdir -p $(KUBE_BIN)
 	cd test/kubecluster/k8s && GOWORK=off $(GO) build -o $(CURDIR)/$(KUBE_BIN)/ $(addprefix k8s.io/kubernetes/cmd/,$(KUBE_CMDS))
 	touch $(addprefix $(KUBE_BIN)/,$(KUBE_CMDS))
+# `make kube-up`: the test control plane to try the kube backend on, in the
+# foreground (Ctrl-C removes it): four nodes (pd-disagg's and wideep's pods,
+# one per node), the NetworkAttachmentDefinition API and the NAD the shipped
+# kube scenarios name (rdmabench/rdma-sriov); progress every 10 s while it
+# starts; then the kubeconfig (.work/kubeconfig) and the next command. Needs
+# root and `ip netns` (iproute2), as the kube lane does.
+KUBE_UP_CONFIG := $(CURDIR)/.work/kubeconfig
+kube-up: build kube-bins
+	$(GO) run ./test/kubecluster up --nodes 4 --bin $(CURDIR)/$(KUBE_BIN) --kubeconfig $(KUBE_UP_CONFIG) \
+		--nad rdmabench/rdma-sriov --next "./bin/rdmabench preflight pd-disagg --kubeconfig KUBECONFIG_FILE"
+
 # The cluster's own tests, then `rdmabench run` against it (test/e2ekube).
 # Its pods run in the tools image (make image, cached: rebuilt only when
 # images/tools or rdmabench's sources change), with the stand-ins bound in.
