@@ -65,9 +65,9 @@ func TestUCXTableEndsAtItsRows(t *testing.T) {
 func TestUCXPathKeys(t *testing.T) {
 	for title, want := range map[string]string{
 		"[1.5] [vm:1 :0]   | remote memory read by ucp_get*(multi) into cuda/GPU0 from cuda/dev[0] |": "READ cuda<-cuda",
-		"[1.5] [vm:1 :0]   | remote memory write by ucp_put* from host memory to host |":               "WRITE host->host",
-		"| remote memory write by ucp_put*(fast-completion) from host memory to cuda/dev[0] |":         "WRITE host->cuda",
-		"| remote memory read by ucp_get* into host memory from host |":                                "READ host<-host",
+		"[1.5] [vm:1 :0]   | remote memory write by ucp_put* from host memory to host |":              "WRITE host->host",
+		"| remote memory write by ucp_put*(fast-completion) from host memory to cuda/dev[0] |":        "WRITE host->cuda",
+		"| remote memory read by ucp_get* into host memory from host |":                               "READ host<-host",
 	} {
 		if got := ucxPathKeyOf(title); got != want {
 			t.Errorf("%q: %q, want %q", title, got, want)
