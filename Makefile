@@ -1,5 +1,5 @@
 # rdmabench — build and test. `make test` runs every test lane that can run on
-# this machine (README "Tests"); `./.ci/setup` installs what the lanes need.
+# this machine (README "Tests"); `./.ci/setup --tests` installs what the lanes need.
 GO       ?= go
 BIN      := bin/rdmabench
 VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
@@ -7,7 +7,7 @@ LDFLAGS  := -X main.version=$(VERSION)
 FUZZTIME ?= 60s
 
 # `make image`: the tools image, an OCI archive (images/tools, README "The tools image").
-.PHONY: lint-tools image kubelet build assets test test-go test-report e2e e2e-local e2e-rdma e2e-nodes e2e-gpu e2e-kube e2e-nixl kube-bins lint clean \
+.PHONY: kube-up release lint-tools image kubelet build assets test test-go test-report e2e e2e-local e2e-rdma e2e-nodes e2e-gpu e2e-kube e2e-nixl kube-bins lint clean \
 	fuzz fuzz-scenarios fuzz-parsers bench bench-plan bench-parsers bench-runner bench-report bench-kube
 
 build: assets
@@ -23,6 +23,23 @@ $(ECHARTS): report/assets/package.json report/assets/package-lock.json
 
 image:
 	$(MAKE) -C images tools GO="$(GO)"
+
+# `make release VERSION=v0.4.0`: static binaries for every platform below,
+# named without the version (so .../releases/latest/download/rdmabench-linux-amd64
+# always names the newest) with ECharts embedded, and SHA256SUMS over them, in
+# dist/. Plain `go build` cross-compiles them all (CGO_ENABLED=0, -trimpath),
+# so a release needs no tool beyond Go and npm (the assets).
+# .github/workflows/release.yml runs it on a version tag.
+DIST              := dist
+RELEASE_PLATFORMS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64
+release: assets
+	rm -rf $(DIST) && mkdir -p $(DIST)
+	set -e; for p in $(RELEASE_PLATFORMS); do \
+		os=$${p%/*}; arch=$${p#*/}; echo "rdmabench $(VERSION) $$os/$$arch"; \
+		CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath -ldflags "-s -w $(LDFLAGS)" \
+			-o $(DIST)/rdmabench-$$os-$$arch ./cmd/rdmabench; \
+	done
+	cd $(DIST) && sha256sum rdmabench-* > SHA256SUMS && cat SHA256SUMS
 
 # ---- test lanes -------------------------------------------------------------
 # Every lane is real where it can be (README "Tests"):
@@ -49,11 +66,11 @@ test-report: assets
 
 # The soft-RoCE lane: two QEMU VMs with rdma_rxe, built from Debian packages
 # (images/), driven over ssh: real ib_write_bw, ib_read_lat, rping and
-# ucx_perftest between two kernels. Needs qemu-system-x86 (./.ci/setup).
-# The VMs then join the kube lane's control plane (kube-bins) as real nodes:
-# kubelet (make kubelet), containerd, runc, the CNI bridge and the lane's RDMA
-# device plugin from their node disk (make -C images softroce-node), the tools
-# image (make image) imported into containerd (TestKubeOnVMNodes).
+# ucx_perftest between two kernels. Needs qemu-system-x86 (./.ci/setup --tests).
+# The VMs are also joined as nodes to the kube lane's control plane (kube-bins)
+# for the kube backend over rxe (TestKubeOnVMs).
+# The VMs as real nodes (kubelet, containerd, runc, the CNI bridge, the lane's
+# RDMA device plugin) are their own lane, e2e-nodes, below.
 e2e-rdma: build kube-bins
 	$(MAKE) -C images softroce GO="$(GO)"
 	RDMABENCH_SOFTROCE=$(CURDIR)/.work/softroce RDMABENCH_KUBE_BIN=$(CURDIR)/$(KUBE_BIN) $(GO) test -count=1 -timeout 20m -v ./test/e2erdma/
@@ -108,6 +125,17 @@ kubelet: $(KUBE_BIN)/kubelet
 $(KUBE_BIN)/kubelet: test/kubecluster/k8s/go.mod test/kubecluster/k8s/go.sum
 	mkdir -p $(KUBE_BIN)
 	cd test/kubecluster/k8s && GOWORK=off CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(K8S_LDFLAGS)" -o $(CURDIR)/$@ k8s.io/kubernetes/cmd/kubelet
+# `make kube-up`: the test control plane to try the kube backend on, in the
+# foreground (Ctrl-C removes it): four nodes (pd-disagg's and wideep's pods,
+# one per node), the NetworkAttachmentDefinition API and the NAD the shipped
+# kube scenarios name (rdmabench/rdma-sriov); progress every 10 s while it
+# starts; then the kubeconfig (.work/kubeconfig) and the next command. Needs
+# root and `ip netns` (iproute2), as the kube lane does.
+KUBE_UP_CONFIG := $(CURDIR)/.work/kubeconfig
+kube-up: build kube-bins
+	$(GO) run ./test/kubecluster up --nodes 4 --bin $(CURDIR)/$(KUBE_BIN) --kubeconfig $(KUBE_UP_CONFIG) \
+		--nad rdmabench/rdma-sriov --next "./bin/rdmabench preflight pd-disagg --kubeconfig KUBECONFIG_FILE"
+
 # The cluster's own tests, then `rdmabench run` against it (test/e2ekube).
 # Its pods run in the tools image (make image, cached: rebuilt only when
 # images/tools or rdmabench's sources change), with the stand-ins bound in.
@@ -162,5 +190,5 @@ bench-kube: kube-bins
 	RDMABENCH_KUBE_BIN=$(CURDIR)/$(KUBE_BIN) $(GO) test -count=1 -run '^$$' -bench 'PodsToReady|KubeHarnessOverhead' -benchtime 2x -timeout 20m ./test/e2ekube/
 
 clean:
-	rm -rf bin results .work
+	rm -rf bin results .work $(DIST)
 	$(MAKE) -C images clean

@@ -32,11 +32,17 @@ type NoBaselineError struct {
 	Dirs     []string
 	Scenario string
 	Rejected []string
+	// Rule is the rule no run met (default BaselineRule).
+	Rule string
 }
 
 // Error names the folders, the scenario and why every run was rejected.
 func (e *NoBaselineError) Error() string {
-	msg := fmt.Sprintf("no baseline for scenario %q under %s: %s", e.Scenario, strings.Join(e.Dirs, ", "), BaselineRule)
+	rule := e.Rule
+	if rule == "" {
+		rule = BaselineRule
+	}
+	msg := fmt.Sprintf("no baseline for scenario %q under %s: %s", e.Scenario, strings.Join(e.Dirs, ", "), rule)
 	if len(e.Rejected) == 0 {
 		return msg + "; no other run found"
 	}

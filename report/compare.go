@@ -33,13 +33,22 @@ type CompareOptions struct {
 	Alpha float64
 }
 
-// CompareRule documents the regression rule; it is printed with every
-// comparison so that a CI log says how it decided.
+// CompareRule documents the regression rule; report.json and the HTML
+// carry it, and `compare --explain` prints it after the table.
 const CompareRule = "regression = worse than the baseline by more than the threshold AND, " +
 	"when both runs have >= 2 repetitions at that size, significant by a one-sided Welch t-test " +
-	"(p < alpha); bandwidth worse = lower, latency worse = higher; a result that measured in the " +
+	"(p < alpha); with 1 repetition on a side the noise is unknown and a drop counts only beyond " +
+	"max(3 x threshold, 25%); bandwidth worse = lower, latency worse = higher; a result that measured in the " +
 	"baseline and errors now is a regression (broken), and so is one that measured in the baseline " +
 	"and is missing now"
+
+// SingleRunThresholdPct is the drop that counts when a side has one
+// repetition, so that its noise is unknown: three times the threshold, and
+// at least 25% (a loaded host was seen to move one iperf3 figure by 78%;
+// repetitions: 3 or more give the t-test instead).
+func SingleRunThresholdPct(thresholdPct float64) float64 {
+	return max(3*thresholdPct, 25)
+}
 
 // Comparison is the outcome of comparing a current run with a baseline.
 type Comparison struct {
@@ -155,6 +164,10 @@ func Compare(base, cur *Report, opt CompareOptions) *Comparison {
 		Current:      RunRef{ID: cur.Run.ID, Version: cur.Run.Version},
 		ThresholdPct: opt.ThresholdPct, Alpha: opt.Alpha, Rule: CompareRule,
 		Warnings: append(runWarnings(cur), environmentWarnings(base, cur)...), Counts: map[string]int{},
+	}
+	if base.Run.ID != "" && base.Run.ID == cur.Run.ID && base.Run.Start.Equal(cur.Run.Start) {
+		c.Warnings = append([]string{fmt.Sprintf("baseline and current are the same run (%s, started %s): nothing can have changed; "+
+			"compare with an earlier run, or use --baseline auto", cur.Run.ID, cur.Run.Start.UTC().Format("2006-01-02 15:04:05 UTC"))}, c.Warnings...)
 	}
 	bm, bkeys := indexResults(base.Results)
 	cm, ckeys := indexResults(cur.Results)
@@ -278,6 +291,15 @@ func classify(row *CompareRow, opt CompareOptions, lowerIsBetter bool) {
 		p := welchOneSided(b, c, worse > 0 != lowerIsBetter)
 		row.PValue = &p
 		significant = p < opt.Alpha
+	} else if wide := SingleRunThresholdPct(opt.ThresholdPct); worse > 0 {
+		// One repetition on a side: its noise is unknown, and a busy
+		// host moves one figure by tens of percent.
+		if worse <= wide {
+			row.Status, row.Note = StatusNoise, fmt.Sprintf("noise unknown (1 rep.): counts beyond %g%%", wide)
+			return
+		}
+		row.Status, row.Note = StatusRegression, fmt.Sprintf("1 rep.: counts beyond %g%%", wide)
+		return
 	}
 	switch {
 	case worse > 0 && significant:

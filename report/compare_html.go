@@ -39,10 +39,7 @@ const maxCompareChartBars = 40
 // environment warnings, the worst change of each result as a chart, and
 // every row that is not unchanged.
 func WriteCompareHTML(w io.Writer, c *Comparison) error {
-	js, err := echartsJS()
-	if err != nil {
-		return err
-	}
+	js := echartsJS()
 	p := &comparePage{C: c, ECharts: js}
 	for _, k := range []string{StatusBroken, StatusRegression, StatusMissing, StatusNoise, StatusNew, StatusImprovement, StatusUnchanged} {
 		p.Counts = append(p.Counts, [2]any{k, c.Counts[k]})

@@ -6,37 +6,29 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/tw"
-
+	"github.com/rdmabench/rdmabench/internal/term"
 	"github.com/rdmabench/rdmabench/parsers"
 	"github.com/rdmabench/rdmabench/units"
 )
 
 // WriteCompareTable writes a comparison for a terminal or a CI log: the
 // environment warnings, every row that is not unchanged (regressions
-// first), the counts and the rule that decided.
+// first) and the counts; WriteCompareRule adds the rule that decided.
 func WriteCompareTable(w io.Writer, c *Comparison) error {
 	fmt.Fprintf(w, "baseline %s → current %s, threshold %g%%\n", c.Baseline.ID, c.Current.ID, c.ThresholdPct)
 	for _, warn := range c.Warnings {
 		fmt.Fprintln(w, "WARNING:", warn)
 	}
-	t := tablewriter.NewTable(w,
-		tablewriter.WithHeaderAutoFormat(tw.Off),
-		tablewriter.WithRowAutoWrap(tw.WrapNone),
-		tablewriter.WithHeaderAlignment(tw.AlignLeft),
-		tablewriter.WithRowAlignment(tw.AlignLeft),
-	)
-	t.Header("STATUS", "TEST", "PAIR", "BACKEND", "SIZE", "BASELINE", "CURRENT", "CHANGE", "P", "NOTE")
+	t := term.NewTable(w, "STATUS", "TEST", "PAIR", "BACKEND", "SIZE", "BASELINE", "CURRENT", "CHANGE", "P", "NOTE")
+	color := term.Color(w)
 	shown := foldCompareRows(c.Rows, MaxCompareTableRows)
 	for _, f := range shown {
 		cells := compareRowCells(f.Row)
 		if f.More > 0 {
 			cells[9] = oneLine(strings.TrimSpace(fmt.Sprintf("%s (+%d more sizes)", cells[9], f.More)), 48)
 		}
-		if err := t.Append(cells); err != nil {
-			return err
-		}
+		cells[0] = term.Paint(color, cells[0])
+		t.Append(cells...)
 	}
 	if len(shown) > 0 {
 		if err := t.Render(); err != nil {
@@ -46,7 +38,14 @@ func WriteCompareTable(w io.Writer, c *Comparison) error {
 	if n := countChanged(c.Rows) - shownRows(shown); n > 0 {
 		fmt.Fprintf(w, "… %d more changed rows not shown (-o json has every row)\n", n)
 	}
-	_, err := fmt.Fprintf(w, "%s\nrule: %s\n", countsLine(c.Counts), CompareRule)
+	_, err := fmt.Fprintln(w, countsLine(c.Counts))
+	return err
+}
+
+// WriteCompareRule writes the rule that decided each status (compare
+// --explain): a paragraph once read, not after every comparison.
+func WriteCompareRule(w io.Writer, c *Comparison) error {
+	_, err := fmt.Fprintf(w, "rule: %s\n", c.Rule)
 	return err
 }
 

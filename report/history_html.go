@@ -64,10 +64,7 @@ type historyChart struct {
 // axis; clicking a point opens that run's report; a table of every series
 // and every run with links.
 func WriteHistoryHTML(w io.Writer, h *History, o HistoryHTMLOptions) error {
-	js, err := echartsJS()
-	if err != nil {
-		return err
-	}
+	js := echartsJS()
 	p := &historyPage{H: h, ECharts: js, Stepped: h.SteppedDown()}
 	if len(h.Runs) > 0 {
 		p.First, p.Last = h.Runs[0].Start.UTC().Format("2006-01-02"), h.Runs[len(h.Runs)-1].Start.UTC().Format("2006-01-02")
@@ -143,7 +140,7 @@ func trendChart(h *History, s *Series) chartSpec {
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
 		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(false)}),
 		charts.WithGridOpts(opts.Grid{Left: "2%", Right: "4%", Top: "36", Bottom: "8", ContainLabel: opts.Bool(true)}),
-		charts.WithXAxisOpts(opts.XAxis{Type: "time"}),
+		charts.WithXAxisOpts(opts.XAxis{Type: "time", Name: "run start (UTC)", NameLocation: "middle", NameGap: 28}),
 		charts.WithYAxisOpts(opts.YAxis{Type: "value", Name: unit, Scale: opts.Bool(true)}),
 	)
 	c.AddSeries(string(s.Metric), data, lineSeriesOpts(seriesPalette[0], false)...)

@@ -68,16 +68,23 @@ func FindReports(dirs []string) ([]ReportFile, []error) {
 	}
 	files := make([]ReportFile, 0, len(paths))
 	seen := map[string]bool{}
+	runs := map[string]string{} // run id and start → the path it was first read from
 	for _, p := range paths {
-		if seen[p] {
+		if seen[absOr(p)] { // a folder given twice, or inside another given
 			continue
 		}
-		seen[p] = true
+		seen[absOr(p)] = true
 		meta, err := readRunHead(p)
 		if err != nil {
 			problems = append(problems, err)
 			continue
 		}
+		id := meta.ID + "\x00" + meta.Start.UTC().String()
+		if first, ok := runs[id]; ok && meta.ID != "" {
+			problems = append(problems, fmt.Errorf("%s: the same run as %s (%s, a copy?): counted once", p, first, meta.ID))
+			continue
+		}
+		runs[id] = p
 		files = append(files, ReportFile{Path: p, Run: meta})
 	}
 	sort.SliceStable(files, func(i, j int) bool {

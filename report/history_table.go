@@ -5,8 +5,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/tw"
+	"github.com/rdmabench/rdmabench/internal/term"
 )
 
 // MaxHistoryTableRows bounds the series a terminal table lists (a year of
@@ -15,7 +14,7 @@ const MaxHistoryTableRows = 100
 
 // WriteHistoryTable writes a history for a terminal or a CI log: the runs
 // it read, the environment changes, then one row per series, stepped-down
-// ones first, and the rule.
+// ones first; WriteHistoryRule adds the rule.
 func WriteHistoryTable(w io.Writer, h *History, maxRows int) error {
 	if len(h.Runs) == 0 {
 		_, err := fmt.Fprintln(w, "no runs found")
@@ -28,18 +27,10 @@ func WriteHistoryTable(w io.Writer, h *History, maxRows int) error {
 	for _, c := range h.Changes {
 		fmt.Fprintf(w, "environment changed at %s (%s): %s\n", h.Runs[c.Run].ID, c.Time.UTC().Format("2006-01-02"), strings.Join(c.What, "; "))
 	}
-	t := tablewriter.NewTable(w,
-		tablewriter.WithHeaderAutoFormat(tw.Off),
-		tablewriter.WithRowAutoWrap(tw.WrapNone),
-		tablewriter.WithHeaderAlignment(tw.AlignLeft),
-		tablewriter.WithRowAlignment(tw.AlignLeft),
-	)
-	t.Header("TEST", "PAIR", "BACKEND", "SIZE", "RUNS", "LATEST", "BEST", "MEDIAN", "NOISE", "STEPPED DOWN")
+	t := term.NewTable(w, "TEST", "PAIR", "BACKEND", "SIZE", "RUNS", "LATEST", "BEST", "MEDIAN", "NOISE", "STEPPED DOWN")
 	shown := min(len(h.Series), maxRows)
 	for _, s := range h.Series[:shown] {
-		if err := t.Append(historyRowCells(s)); err != nil {
-			return err
-		}
+		t.Append(historyRowCells(s)...)
 	}
 	if shown > 0 {
 		if err := t.Render(); err != nil {
@@ -49,6 +40,11 @@ func WriteHistoryTable(w io.Writer, h *History, maxRows int) error {
 	if n := len(h.Series) - shown; n > 0 {
 		fmt.Fprintf(w, "… %d more series not shown (-o json has every one)\n", n)
 	}
+	return nil
+}
+
+// WriteHistoryRule writes how series are judged (history --explain).
+func WriteHistoryRule(w io.Writer, h *History) error {
 	_, err := fmt.Fprintf(w, "rule: %s\n", h.Rule)
 	return err
 }

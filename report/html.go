@@ -17,10 +17,11 @@ var compareTemplate string
 var htmlCSS string
 
 var templateFuncs = template.FuncMap{
-	"js":    func(s string) template.JS { return template.JS(s) },
-	"css":   func() template.CSS { return template.CSS(htmlCSS) },
-	"lower": strings.ToLower,
-	"upper": strings.ToUpper,
+	"js":       func(s string) template.JS { return template.JS(s) },
+	"css":      func() template.CSS { return template.CSS(htmlCSS) },
+	"lower":    strings.ToLower,
+	"nocharts": func() string { return NoChartsNote },
+	"upper":    strings.ToUpper,
 }
 
 var pageTemplate = template.Must(template.New("report").Funcs(templateFuncs).Parse(htmlTemplate))
@@ -29,13 +30,10 @@ var comparePageTemplate = template.Must(template.New("compare").Funcs(templateFu
 
 // WriteHTML writes r as one self-contained HTML file: ECharts is inlined
 // from the embedded asset, so the file opens offline and makes no network
-// request. It fails with ErrEChartsMissing when the binary was built
-// without `make assets`.
+// request. A binary built without `make assets` writes the page without
+// charts (NoChartsNote where each would be).
 func WriteHTML(w io.Writer, r *Report, o HTMLOptions) error {
-	js, err := echartsJS()
-	if err != nil {
-		return err
-	}
+	js := echartsJS()
 	p := buildPage(r, o)
 	p.ECharts = js
 	return pageTemplate.Execute(w, p)

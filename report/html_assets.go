@@ -2,27 +2,34 @@ package report
 
 import (
 	"embed"
-	"errors"
 	"io/fs"
 )
 
 // The ECharts library is embedded at build time from the npm package pinned
 // in assets/package-lock.json (`make assets` copies its dist/echarts.min.js
 // into assets/dist, which git ignores): the HTML report is one offline file
-// and no library code is committed.
+// and no library code is committed. A binary built without that step (`go
+// install`, `go build`) still writes every page, with its tables, and a
+// note where each chart would be.
 //
 //go:embed all:assets/dist
 var assetFS embed.FS
 
-// ErrEChartsMissing is returned by the HTML renderers when the binary was
+// NoChartsNote stands where a chart would be in a page written by a binary
 // built without the ECharts asset.
-var ErrEChartsMissing = errors.New("echarts asset missing: run make assets")
+const NoChartsNote = "Chart not drawn: this rdmabench was built without ECharts (a release binary or `make build` includes it); the tables hold every figure."
 
-// echartsJS returns the embedded echarts.min.js.
-func echartsJS() (string, error) {
-	b, err := fs.ReadFile(assetFS, "assets/dist/echarts.min.js")
-	if err != nil || len(b) == 0 {
-		return "", ErrEChartsMissing
-	}
-	return string(b), nil
+// echartsData reads the embedded echarts.min.js (nil when absent); a
+// variable so that tests render as a binary built without it.
+var echartsData = func() []byte {
+	b, _ := fs.ReadFile(assetFS, "assets/dist/echarts.min.js")
+	return b
 }
+
+// ChartsIncluded reports whether this binary can draw charts (rdmabench
+// version says so).
+func ChartsIncluded() bool { return len(echartsData()) > 0 }
+
+// echartsJS returns the embedded library, or "" when the binary has none:
+// the templates then leave the charts out and write NoChartsNote.
+func echartsJS() string { return string(echartsData()) }

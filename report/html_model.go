@@ -47,10 +47,16 @@ type htmlTable struct {
 // verdictRow is one line of the verdict summary.
 type verdictRow struct {
 	Verdict, Test, Tool, Backend, Pair, PairTitle string
-	Best, Eff, Transport, TransportClass, Reason  string
-	EffWidth                                      float64
-	Raw                                           []rawLink
-	Folded                                        bool
+	// Expect is the rule the verdict judged ("at least 90% of line rate").
+	Expect string
+	// Nodes is where the pair ran ("node-a → node-b"), shown under it.
+	Nodes string
+	// SameReason: the row above in the same test has this row's reason.
+	SameReason                                   bool
+	Best, Eff, Transport, TransportClass, Reason string
+	EffWidth                                     float64
+	Raw                                          []rawLink
+	Folded                                       bool
 	// Verified: the RDMA port counters agree with the tool (PathTitle says how).
 	Verified  bool
 	PathTitle string
@@ -140,6 +146,10 @@ func verdictRows(r *Report, o HTMLOptions) []verdictRow {
 		shown[res.Test]++
 		rows = append(rows, verdictRowOf(res, o, eps))
 	}
+	for i := 1; i < len(rows); i++ {
+		a, b := rows[i-1], rows[i]
+		rows[i].SameReason = b.Reason != "" && a.Test == b.Test && a.Reason == b.Reason
+	}
 	for _, t := range order {
 		cells := folded[t].row(t)
 		rows = append(rows, verdictRow{Verdict: VerdictPass, Test: t, Tool: cells[2], Pair: cells[4], Eff: cells[6], Reason: "all pass", Folded: true})
@@ -157,10 +167,15 @@ func verdictRowOf(res *Result, o HTMLOptions, eps map[string]EndpointInfo) verdi
 	if row.TransportClass == "" {
 		row.TransportClass = "unknown"
 	}
-	var where []string
+	row.Expect = res.Expectation
+	var where, nodes []string
 	for _, e := range resultEndpoints(res, eps) {
 		where = append(where, strings.Join(strings.Fields(fmt.Sprintf("%s %s: %s %s %s", e.Role, e.Name, e.Node, e.Device, e.Address)), " "))
+		if e.Node != "" && (len(nodes) == 0 || nodes[len(nodes)-1] != e.Node) {
+			nodes = append(nodes, e.Node)
+		}
 	}
+	row.Nodes = strings.Join(nodes, " → ")
 	row.PairTitle = strings.Join(where, "\n")
 	if res.Path != nil {
 		row.Verified, row.PathTitle = res.Path.Verified, res.Path.Detail

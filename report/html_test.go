@@ -2,7 +2,6 @@ package report
 
 import (
 	"bytes"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,9 +14,6 @@ func renderHTML(t testing.TB, r *Report) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	if err := WriteHTML(&buf, r, HTMLOptions{}); err != nil {
-		if errors.Is(err, ErrEChartsMissing) && os.Getenv("CI") == "" {
-			t.Skip(err)
-		}
 		t.Fatal(err)
 	}
 	return buf.Bytes()
@@ -46,16 +42,6 @@ func TestHTMLContent(t *testing.T) {
 	if i < 0 || !strings.Contains(html[i:i+600], "ep-3") && !strings.Contains(html[i:i+600], "ep-5") {
 		t.Errorf("slow endpoint table does not start with ep-3 or ep-5")
 	}
-}
-
-func TestHTMLWithoutAssetFails(t *testing.T) {
-	if _, err := echartsJS(); err != nil {
-		if err.Error() != "echarts asset missing: run make assets" {
-			t.Fatalf("error = %q", err)
-		}
-		return
-	}
-	t.Log("asset present: the missing-asset path is covered by ErrEChartsMissing's message")
 }
 
 // writeHTMLFile renders r into dir/report.html.

@@ -115,7 +115,7 @@ func waterfallChart(w Waterfall) chartSpec {
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
 		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(false)}),
 		charts.WithGridOpts(opts.Grid{Left: "2%", Right: "2%", Top: "40", Bottom: "24", ContainLabel: opts.Bool(true)}),
-		charts.WithXAxisOpts(opts.XAxis{Type: "category", Data: names, AxisLabel: &opts.AxisLabel{Interval: "0"}}),
+		charts.WithXAxisOpts(opts.XAxis{Type: "category", Data: names, Name: "layer", NameLocation: "middle", NameGap: 28, AxisLabel: &opts.AxisLabel{Interval: "0"}}),
 		charts.WithYAxisOpts(opts.YAxis{Type: "value", Name: "Gb/s"}),
 	)
 	c.AddSeries("best bandwidth", data, charts.WithBarChartOpts(opts.BarChart{BarWidth: "50%"}))

@@ -5,8 +5,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/tw"
+	"github.com/rdmabench/rdmabench/internal/term"
 )
 
 // SummaryRowsPerTest bounds the rows one test contributes to the terminal
@@ -23,17 +22,11 @@ func WriteSummaryTable(w io.Writer, r *Report) error {
 	if err := WritePreflightProblems(w, r.Preflight); err != nil {
 		return err
 	}
-	t := tablewriter.NewTable(w,
-		tablewriter.WithHeaderAutoFormat(tw.Off),
-		tablewriter.WithRowAutoWrap(tw.WrapNone),
-		tablewriter.WithHeaderAlignment(tw.AlignLeft),
-		tablewriter.WithRowAlignment(tw.AlignLeft),
-	)
-	t.Header("VERDICT", "TEST", "TOOL", "BACKEND", "PAIR", "BEST", "% LINE", "TRANSPORT", "REASON")
+	t := term.NewTable(w, "VERDICT", "TEST", "TOOL", "BACKEND", "PAIR", "BEST", "% LINE", "TRANSPORT", "REASON")
+	color := term.Color(w)
 	for _, row := range summaryRows(r.Results) {
-		if err := t.Append(row); err != nil {
-			return err
-		}
+		row[0] = term.Paint(color, row[0])
+		t.Append(row...)
 	}
 	if err := t.Render(); err != nil {
 		return err

@@ -5,8 +5,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/tw"
+	"github.com/rdmabench/rdmabench/internal/term"
 )
 
 // verdictMark is the verdict as the terminal shows it; "✓" marks a
@@ -57,17 +56,9 @@ func WritePreflightTable(w io.Writer, eps []PreflightEndpoint) error {
 }
 
 func writePreflightTable(w io.Writer, rows [][]string) error {
-	t := tablewriter.NewTable(w,
-		tablewriter.WithHeaderAutoFormat(tw.Off),
-		tablewriter.WithRowAutoWrap(tw.WrapNone),
-		tablewriter.WithHeaderAlignment(tw.AlignLeft),
-		tablewriter.WithRowAlignment(tw.AlignLeft),
-	)
-	t.Header("PREFLIGHT", "ENDPOINT", "CHECK", "EVIDENCE", "FIX")
+	t := term.NewTable(w, "PREFLIGHT", "ENDPOINT", "CHECK", "EVIDENCE", "FIX")
 	for _, row := range rows {
-		if err := t.Append(row); err != nil {
-			return err
-		}
+		t.Append(row...)
 	}
 	return t.Render()
 }

@@ -38,3 +38,39 @@ func TestNearestAndSuggest(t *testing.T) {
 		t.Errorf("suggest with none: %s", got)
 	}
 }
+
+// TestToolSuggestion: the names people type for a tool (its family, its
+// package, its binary, a part of it) lead to the scenario's tool name.
+func TestToolSuggestion(t *testing.T) {
+	for _, c := range []struct{ word, want string }{
+		{"iperf", `did you mean "iperf3"?`},
+		{"ib-write-bw", `did you mean "ib_write_bw"?`},
+		{"write_bw", `did you mean "ib_write_bw"?`},
+		{"read_lat", `did you mean "ib_read_lat"?`},
+		{"nccl-tests", `did you mean "nccl"? (nccl-tests: tool: nccl with args.collective, or the binary name such as all_reduce_perf)`},
+		{"nccl_tests", `did you mean "nccl"?`},
+		{"perftest", `did you mean "ib_write_bw"? (perftest is the package: name one of its tools, ib_write_bw, ib_read_bw, ib_send_bw, ib_write_lat, ib_read_lat, ib_send_lat)`},
+		{"ucx", `did you mean "ucx_perftest"?`},
+		{"nixl", `did you mean "nixlbench"?`},
+		{"UCX_PERFTEST", `did you mean "ucx_perftest"?`},
+	} {
+		got := ToolSuggestion(c.word)
+		if len(got) < len(c.want) || got[:len(c.want)] != c.want {
+			t.Errorf("ToolSuggestion(%q) = %q, want it to start with %q", c.word, got, c.want)
+		}
+	}
+	if got := ToolSuggestion("zzzz"); got != "tools are: ib_write_bw, ib_read_bw, ib_send_bw, ib_write_lat, ib_read_lat, ib_send_lat, rping, nixlbench, nccl, ucx_perftest, iperf3" {
+		t.Errorf("no near tool: %q", got)
+	}
+}
+
+func TestNearestSubstring(t *testing.T) {
+	known := []string{"ib_write_bw", "ib_read_bw", "iperf3"}
+	for _, c := range []struct{ word, want string }{
+		{"write_bw", "ib_write_bw"}, {"read_bw", "ib_read_bw"}, {"bw", ""}, {"ib_", ""},
+	} {
+		if got := Nearest(c.word, known); got != c.want {
+			t.Errorf("Nearest(%q) = %q, want %q", c.word, got, c.want)
+		}
+	}
+}

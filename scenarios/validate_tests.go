@@ -48,7 +48,7 @@ func (v *validator) tool(path string, t *Test) bool {
 		return false
 	}
 	if _, ok := toolSpecs[t.Tool]; !ok {
-		v.errf(path+".tool", suggest(t.Tool, "tools", Tools), "unknown tool %q", t.Tool)
+		v.errf(path+".tool", ToolSuggestion(t.Tool), "unknown tool %q", t.Tool)
 		return false
 	}
 	return true

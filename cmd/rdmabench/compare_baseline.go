@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/rdmabench/rdmabench/report"
 )
@@ -14,30 +15,40 @@ import (
 // an environment change, has nothing to compare with yet.
 const exitNoBaseline = 4
 
-// autoBaseline resolves `compare --baseline auto DIR CURRENT` to the
-// report.json paths compare reads, saying on stderr which run it picked
-// and why the others were not.
-func autoBaseline(mode, dir, current string, stderr io.Writer) (string, string, error) {
+// autoBaseline resolves `compare --baseline auto DIR CURRENT`: the
+// baseline is built per result from the runs under DIR
+// (report.PickSeriesBaseline), and stderr says which runs served and why
+// the others did not.
+func autoBaseline(mode, dir, current string, stderr io.Writer) (*loaded, *loaded, error) {
 	if mode != "auto" {
-		return "", "", usageError{fmt.Errorf("--baseline %q: the only mode is auto (or give BASELINE.json as the first argument without --baseline)", mode)}
+		return nil, nil, usageError{fmt.Errorf("--baseline %q: the only mode is auto (or give BASELINE.json as the first argument without --baseline)", mode)}
 	}
 	current = runReportPath(current)
 	cur, err := report.Load(current)
 	if err != nil {
-		return "", "", inputError{fmt.Errorf("current: %w", err)}
+		return nil, nil, inputError{fmt.Errorf("current: %w", err)}
 	}
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		return "", "", inputError{fmt.Errorf("--baseline auto: %s is not a folder of runs (give the folder rdmabench run writes into, e.g. results/)", dir)}
+		return nil, nil, inputError{fmt.Errorf("--baseline auto: %s is not a folder of runs (give the folder rdmabench run writes into, e.g. results/)", dir)}
 	}
-	choice, err := report.PickBaseline([]string{dir}, cur, current)
+	choice, err := report.PickSeriesBaseline([]string{dir}, cur, current)
 	if err != nil {
-		return "", "", err
+		return nil, nil, err
 	}
-	fmt.Fprintf(stderr, "baseline: %s (%s): %s\n", choice.Run.ID, choice.Path, choice.Why)
+	for _, s := range choice.Served {
+		fmt.Fprintln(stderr, "baseline:", s)
+	}
+	if choice.Unserved > 0 {
+		fmt.Fprintf(stderr, "baseline: %d result(s) passed in no eligible run: compared as new\n", choice.Unserved)
+	}
 	for _, r := range choice.Rejected {
-		fmt.Fprintln(stderr, "baseline: not picked:", r)
+		fmt.Fprintln(stderr, "baseline: not used:", r)
 	}
-	return choice.Path, current, nil
+	path := choice.Report.Run.ID
+	if len(choice.Served) == 1 {
+		path = strings.SplitN(strings.SplitN(choice.Served[0], " (", 2)[1], "): ", 2)[0]
+	}
+	return &loaded{path: path, r: choice.Report}, &loaded{path: current, r: cur}, nil
 }
 
 // runReportPath accepts a run folder for its report.json.

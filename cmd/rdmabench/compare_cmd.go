@@ -19,12 +19,15 @@ type compareOptions struct {
 	junit     string
 	output    string
 	baseline  string
+	explain   bool
 }
 
 func newCompareCmd(stdout, stderr io.Writer) *cobra.Command {
 	o := &compareOptions{}
 	cmd := &cobra.Command{
-		Use:   "compare BASELINE.json CURRENT.json | compare --baseline auto DIR CURRENT",
+		Use: "compare BASELINE CURRENT | compare --baseline auto DIR CURRENT",
+		Example: `  rdmabench compare results/loopback-20260101-020000 results/loopback-20260102-020000
+  rdmabench compare --baseline auto results/ results/loopback-20260102-020000 --junit compare.xml`,
 		Short: "Compare a run with a baseline; exit 1 on regression (the nightly CI verb)",
 		Long: `compare matches the results of two report.json files by test, pair, backend,
 operation and message size, and reports regressions, drops within the noise,
@@ -32,8 +35,11 @@ improvements, missing and new results, and differences of environment.
 
 ` + report.CompareRule + `.
 
---baseline auto DIR CURRENT picks the baseline itself under DIR: ` + report.BaselineRule + `;
-it says on stderr which run it picked and why the others were not.
+--baseline auto DIR CURRENT builds the baseline itself from the runs under DIR:
+` + report.SeriesBaselineRule + `. It says on stderr which runs served which
+results and why the others did not.
+
+BASELINE and CURRENT may be run folders (their report.json is read).
 
 Exit codes: 0 no regression, 1 regression (or a measured result missing now),
 2 unreadable input or bad flags, 4 --baseline auto found no baseline.`,
@@ -47,14 +53,14 @@ Exit codes: 0 no regression, 1 regression (or a measured result missing now),
 			return nil
 		},
 		RunE: func(_ *cobra.Command, args []string) error {
-			base, cur := args[0], args[1]
 			if o.baseline != "" {
-				var err error
-				if base, cur, err = autoBaseline(o.baseline, base, cur, stderr); err != nil {
+				base, cur, err := autoBaseline(o.baseline, args[0], args[1], stderr)
+				if err != nil {
 					return err
 				}
+				return runCompare(o, base, cur, stdout, stderr)
 			}
-			return runCompare(o, base, cur, stdout, stderr)
+			return runCompare(o, &loaded{path: runReportPath(args[0])}, &loaded{path: runReportPath(args[1])}, stdout, stderr)
 		},
 	}
 	f := cmd.Flags()
@@ -63,11 +69,26 @@ Exit codes: 0 no regression, 1 regression (or a measured result missing now),
 	f.StringVar(&o.html, "html", "", "write the comparison as HTML to this file")
 	f.StringVar(&o.junit, "junit", "", "write JUnit XML to this file (a failure per regression)")
 	f.StringVarP(&o.output, "output", "o", "table", "stdout format: table or json")
+	f.BoolVar(&o.explain, "explain", false, "after the table, the rule that decided each status")
 	f.StringVar(&o.baseline, "baseline", "", `"auto": the first argument is a folder of runs to pick the baseline from`)
 	return cmd
 }
 
-func runCompare(o *compareOptions, basePath, curPath string, stdout, stderr io.Writer) error {
+// loaded is a report given by its path, or already read (r set).
+type loaded struct {
+	path string
+	r    *report.Report
+}
+
+func (l *loaded) load() (*report.Report, error) {
+	if l.r != nil {
+		return l.r, nil
+	}
+	return report.Load(l.path)
+}
+
+func runCompare(o *compareOptions, baseIn, curIn *loaded, stdout, stderr io.Writer) error {
+	basePath, curPath := baseIn.path, curIn.path
 	if err := checkOutput(o.output); err != nil {
 		return err
 	}
@@ -82,11 +103,11 @@ func runCompare(o *compareOptions, basePath, curPath string, stdout, stderr io.W
 	if o.alpha <= 0 || o.alpha >= 1 {
 		return usageError{fmt.Errorf("--alpha %g: want a probability between 0 and 1, such as 0.05", o.alpha)}
 	}
-	base, err := report.Load(basePath)
+	base, err := baseIn.load()
 	if err != nil {
 		return inputError{fmt.Errorf("baseline: %w", err)}
 	}
-	cur, err := report.Load(curPath)
+	cur, err := curIn.load()
 	if err != nil {
 		return inputError{fmt.Errorf("current: %w", err)}
 	}
@@ -102,6 +123,9 @@ func runCompare(o *compareOptions, basePath, curPath string, stdout, stderr io.W
 		err = writeJSON(stdout, c)
 	} else {
 		err = report.WriteCompareTable(stdout, c)
+		if err == nil && o.explain {
+			err = report.WriteCompareRule(stdout, c)
+		}
 	}
 	if err != nil {
 		return err
@@ -117,7 +141,7 @@ func writeCompareFiles(o *compareOptions, c *report.Comparison, stderr io.Writer
 		if err := writeFileWith(o.html, func(w io.Writer) error { return report.WriteCompareHTML(w, c) }); err != nil {
 			return err
 		}
-		fmt.Fprintln(stderr, "wrote", o.html)
+		wroteHTML(stderr, o.html)
 	}
 	if o.junit != "" {
 		if err := writeFileWith(o.junit, func(w io.Writer) error { return report.WriteCompareJUnit(w, c) }); err != nil {

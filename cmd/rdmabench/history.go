@@ -12,9 +12,10 @@ import (
 
 // historyOptions are the flags of `rdmabench history`.
 type historyOptions struct {
-	html   string
-	output string
-	rows   int
+	html    string
+	output  string
+	rows    int
+	explain bool
 }
 
 func newHistoryCmd(stdout, stderr io.Writer) *cobra.Command {
@@ -49,6 +50,7 @@ run found or bad flags.`,
 	f.StringVar(&o.html, "html", "", "write the trend charts as one offline HTML file")
 	f.StringVarP(&o.output, "output", "o", "table", "stdout format: table or json (every series with every point)")
 	f.IntVar(&o.rows, "rows", report.MaxHistoryTableRows, "series listed in the table, worst first")
+	f.BoolVar(&o.explain, "explain", false, "after the table, how noise and step-downs are judged")
 	return cmd
 }
 
@@ -73,10 +75,13 @@ func runHistory(o *historyOptions, dirs []string, stdout, stderr io.Writer) erro
 		}); err != nil {
 			return err
 		}
-		fmt.Fprintln(stderr, "wrote", dest)
+		wroteHTML(stderr, dest)
 	}
 	if o.output == "json" {
 		return writeJSON(stdout, h)
 	}
-	return report.WriteHistoryTable(stdout, h, o.rows)
+	if err := report.WriteHistoryTable(stdout, h, o.rows); err != nil || !o.explain {
+		return err
+	}
+	return report.WriteHistoryRule(stdout, h)
 }

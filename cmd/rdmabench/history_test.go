@@ -96,7 +96,7 @@ func TestCompareBaselineAuto(t *testing.T) {
 	other := nightRun(4, 390, report.VerdictPass, "28.43.1014")
 	other.Run.Scenario = "wideep"
 	saveRun(t, dir, other)
-	cur := saveRun(t, dir, nightRun(5, 300, report.VerdictFail, "28.43.1014")) // inside DIR itself
+	cur := saveRun(t, dir, nightRun(5, 250, report.VerdictFail, "28.43.1014")) // inside DIR itself; -36%
 	saveRun(t, dir, nightRun(6, 390, report.VerdictPass, "28.43.1014"))        // after the current run
 
 	junit := filepath.Join(t.TempDir(), "junit.xml")
@@ -105,11 +105,11 @@ func TestCompareBaselineAuto(t *testing.T) {
 		t.Fatalf("exit %d, want 1 (regression): %s\n%s", code, stderr, out)
 	}
 	for _, want := range []string{
-		"baseline: nightly-01 (" + filepath.Join(dir, "nightly-01", "report.json") + "): latest passing run of scenario nightly",
-		"not picked: 1 run(s): started after the current run (latest nightly-06)",
-		"not picked: 1 run(s): another scenario (latest nightly-04: wideep)",
-		`not picked: 1 run(s): fingerprint differs (latest nightly-03: nic.firmware "28.44.1000", current "28.43.1014")`,
-		"not picked: 1 run(s): did not pass (latest nightly-02: fail, 0 pass, 1 fail, 0 error)",
+		"baseline: nightly-01 (" + filepath.Join(dir, "nightly-01", "report.json") + "): 1 of 1 result(s), the latest run that passed them",
+		"not used: 1 run(s): started after the current run (latest nightly-06)",
+		"not used: 1 run(s): another scenario (latest nightly-04: wideep)",
+		`not used: 1 run(s): fingerprint differs (latest nightly-03: nic.firmware "28.44.1000", current "28.43.1014")`,
+		"not used: 1 run(s): passed none of the current run's results (latest nightly-02: fail, 0 pass, 1 fail, 0 error)",
 	} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("no %q in stderr:\n%s", want, stderr)
@@ -171,5 +171,82 @@ func TestHistoryCmdSameWithIndex(t *testing.T) {
 	code, warm, stderr := runInTempDir(t, "history", dir, "-o", "json")
 	if code != 0 || warm != cold || !strings.Contains(cold, `"changes"`) {
 		t.Errorf("exit %d %s; with the index:\n%s\nwithout:\n%s", code, stderr, warm, cold)
+	}
+}
+
+// twoTests is nightRun with a second result, read-bw, of its own figure
+// and verdict.
+func twoTests(night int, write, read float64, writeVerdict, readVerdict string) *report.Report {
+	r := nightRun(night, write, writeVerdict, "28.43.1014")
+	v := read * 1e9
+	r.Results = append(r.Results, report.Result{Test: "read-bw", Tool: "ib_read_bw", Family: parsers.FamilyPerftest, Metric: parsers.MetricBandwidth,
+		From: "a-0", To: "b-0", Verdict: readVerdict, Samples: []parsers.Sample{{Bytes: 1 << 20, BWAvgBps: &v}}})
+	r.Summary = report.CountVerdicts(r.Results)
+	return r
+}
+
+// TestCompareBaselineAutoPerSeries: a nightly with one known-bad link
+// still gets a baseline for everything else: each result is compared with
+// the latest run that passed it, and stderr says which run served what.
+func TestCompareBaselineAutoPerSeries(t *testing.T) {
+	dir := t.TempDir()
+	saveRun(t, dir, twoTests(0, 390, 380, report.VerdictPass, report.VerdictPass)) // the last night read-bw passed
+	saveRun(t, dir, twoTests(1, 391, 100, report.VerdictPass, report.VerdictFail)) // read-bw broke; write-bw fine
+	saveRun(t, dir, twoTests(2, 392, 0, report.VerdictPass, report.VerdictError))
+	cur := saveRun(t, dir, twoTests(3, 250, 379, report.VerdictPass, report.VerdictPass)) // write-bw dropped 36%
+	code, out, stderr := runInTempDir(t, "compare", "--baseline", "auto", dir, filepath.Dir(cur))
+	if code != 1 {
+		t.Fatalf("exit %d, want 1 (write-bw regressed against nightly-02): %s\n%s", code, stderr, out)
+	}
+	for _, want := range []string{
+		"baseline: nightly-02 (" + filepath.Join(dir, "nightly-02", "report.json") + "): 1 of 2 result(s)",
+		"baseline: nightly-00 (" + filepath.Join(dir, "nightly-00", "report.json") + "): 1 of 2 result(s)",
+	} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("no %q in stderr:\n%s", want, stderr)
+		}
+	}
+	if !strings.Contains(out, "REGRESSION") || !strings.Contains(out, "392.00 Gb/s") || strings.Contains(out, "100.00 Gb/s") {
+		t.Errorf("write-bw not compared with nightly-02, or read-bw with the failed night:\n%s", out)
+	}
+}
+
+// TestHistoryRunTwice: a run reached twice (a folder given twice, a copy of
+// a run folder) is counted once and the copy named; compare DIR DIR reads
+// each folder's report.json and flags a run compared with itself.
+func TestHistoryRunTwice(t *testing.T) {
+	dir := t.TempDir()
+	for i := range 3 {
+		saveRun(t, dir, nightRun(i, 390, report.VerdictPass, "28.43.1014"))
+	}
+	copyDir := filepath.Join(dir, "copy")
+	saveRun(t, copyDir, nightRun(1, 390, report.VerdictPass, "28.43.1014"))
+	code, out, stderr := runInTempDir(t, "history", dir, filepath.Join(dir, "nightly-00"))
+	if code != 0 || !strings.Contains(out, "3 runs from") {
+		t.Fatalf("exit %d, want 3 runs:\n%s\n%s", code, out, stderr)
+	}
+	if !strings.Contains(stderr, filepath.Join(copyDir, "nightly-01", "report.json")) || !strings.Contains(stderr, "the same run as") {
+		t.Errorf("the copy is not named:\n%s", stderr)
+	}
+	if strings.Contains(out, "rule:") {
+		t.Errorf("rule printed without --explain:\n%s", out)
+	}
+	_, out, _ = runInTempDir(t, "history", "--explain", dir)
+	if !strings.Contains(out, "rule: ") {
+		t.Errorf("--explain prints no rule:\n%s", out)
+	}
+
+	run := filepath.Join(dir, "nightly-02")
+	code, out, stderr = runInTempDir(t, "compare", filepath.Join(dir, "nightly-01"), run)
+	if code != 0 || !strings.Contains(out, "baseline nightly-01 → current nightly-02") || strings.Contains(out, "rule:") {
+		t.Errorf("compare DIR DIR: exit %d\n%s\n%s", code, out, stderr)
+	}
+	code, _, stderr = runInTempDir(t, "compare", run, run)
+	if code != 0 || !strings.Contains(stderr, "warning: baseline and current are the same run (nightly-02") {
+		t.Errorf("compare RUN RUN: exit %d, stderr:\n%s", code, stderr)
+	}
+	_, out, _ = runInTempDir(t, "compare", "--explain", filepath.Join(dir, "nightly-01"), run)
+	if !strings.Contains(out, "rule: regression = ") {
+		t.Errorf("--explain prints no rule:\n%s", out)
 	}
 }

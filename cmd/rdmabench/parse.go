@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/rdmabench/rdmabench/parsers"
+	"github.com/rdmabench/rdmabench/scenarios"
 	"github.com/spf13/cobra"
 )
 
@@ -63,7 +64,7 @@ func runParse(o *parseOptions, stdin io.Reader, stdout io.Writer) error {
 	}
 	if o.tool != "" {
 		if _, ok := parsers.FamilyOf(o.tool); !ok {
-			return usageError{&parsers.UnknownToolError{Tool: o.tool}}
+			return usageError{unknownToolError(o.tool)}
 		}
 	}
 	var all []parsedFile
@@ -135,4 +136,13 @@ func displayName(p string) string {
 		return "stdin"
 	}
 	return filepath.Base(p)
+}
+
+// unknownToolError is parsers' error with the nearest tool name first.
+func unknownToolError(tool string) error {
+	err := &parsers.UnknownToolError{Tool: tool}
+	if n := scenarios.Nearest(tool, parsers.Tools()); n != "" {
+		return fmt.Errorf("did you mean %q? %w", n, err)
+	}
+	return err
 }

@@ -6,8 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/tw"
+	"github.com/rdmabench/rdmabench/internal/term"
 	"github.com/rdmabench/rdmabench/parsers"
 	"github.com/rdmabench/rdmabench/units"
 )
@@ -15,24 +14,38 @@ import (
 // renderParseTable prints one row per sample (one per failed run). Files
 // of collectives (nccl-tests) get their own columns: bus bandwidth in GB/s.
 func renderParseTable(w io.Writer, files []parsedFile) error {
-	t := tablewriter.NewTable(w, tablewriter.WithHeaderAutoFormat(tw.Off))
 	rowsOf := measurementRows
+	header := []string{"FILE", "TOOL", "SIDE", "RESULT", "BYTES", "BW AVG", "BW PEAK", "MSG RATE", "LAT AVG us", "LAT P99 us", "TRANSPORT", "NOTE"}
+	result := 3
 	if allCollective(files) {
 		rowsOf = collectiveRows
-		t.Header("FILE", "TOOL", "RESULT", "BYTES", "TIME us", "ALGBW", "BUSBW", "IN-PLACE BUSBW", "#WRONG", "NOTE")
-	} else {
-		t.Header("FILE", "TOOL", "SIDE", "RESULT", "BYTES", "BW AVG", "BW PEAK", "MSG RATE", "LAT AVG us", "LAT P99 us", "NOTE")
+		header = []string{"FILE", "TOOL", "RESULT", "BYTES", "TIME us", "ALGBW", "BUSBW", "IN-PLACE BUSBW", "#WRONG", "TRANSPORT", "NOTE"}
+		result = 2
 	}
+	t := term.NewTable(w, header...)
+	color := term.Color(w)
 	for _, f := range files {
 		for _, m := range f.ms {
 			for _, row := range rowsOf(displayName(f.name), m) {
-				if err := t.Append(row); err != nil {
-					return err
-				}
+				row = append(row[:len(row)-1], transportCell(m), row[len(row)-1])
+				row[result] = term.Paint(color, row[result])
+				t.Append(row...)
 			}
 		}
 	}
 	return t.Render()
+}
+
+// transportCell is what carried the data, as the output proves it:
+// "rdma (rc_mlx5)", "p2p (P2P/direct pointer)"; blank without evidence.
+func transportCell(m parsers.Measurement) string {
+	if m.Transport == nil || m.Transport.Kind == "" {
+		return ""
+	}
+	if m.Transport.Detail == "" || m.Transport.Detail == m.Transport.Kind {
+		return m.Transport.Kind
+	}
+	return m.Transport.Kind + " (" + m.Transport.Detail + ")"
 }
 
 func measurementRows(file string, m parsers.Measurement) [][]string {

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/rdmabench/rdmabench/runner/backend/kube"
 	"github.com/rdmabench/rdmabench/runner/plan"
@@ -27,7 +26,7 @@ func (f *cronJobFlags) register(cmd *cobra.Command) {
 	f.cmd = cmd
 	fl := cmd.Flags()
 	fl.StringVar(&f.schedule, "schedule", "0 2 * * *", "-o cronjob: when to run, in cron syntax (in --time-zone, else the controller's time zone)")
-	fl.StringVar(&f.image, "image", "", "-o cronjob: an image with rdmabench on PATH and /bin/sh (default rdmabench/rdmabench:VERSION)")
+	fl.StringVar(&f.image, "image", "", "-o cronjob: an image with rdmabench on PATH and /bin/sh (default quay.io/rdmabench/tools:VERSION, the tools image)")
 	fl.StringVarP(&f.namespace, "namespace", "n", "", "-o cronjob, -o manifests: where the run's objects go (default the scenario's cluster.namespace)")
 	fl.StringVar(&f.resultsClaim, "results-claim", "rdmabench-results", "-o cronjob: the PersistentVolumeClaim that keeps every run")
 	fl.StringVar(&f.storage, "storage", "10Gi", "-o cronjob: the size the results claim requests")
@@ -60,7 +59,7 @@ func runPlanCronJob(opts *planOptions, stdout io.Writer) error {
 	if _, err := plan.Compile(s, plan.CompileOptions{}); err != nil {
 		return err
 	}
-	data, err := os.ReadFile(opts.file)
+	data, err := scenarioData(s)
 	if err != nil {
 		return err
 	}
@@ -74,7 +73,7 @@ func runPlanCronJob(opts *planOptions, stdout io.Writer) error {
 	}
 	image := f.image
 	if image == "" {
-		image = "rdmabench/rdmabench:" + imageTag()
+		image = "quay.io/rdmabench/tools:" + imageTag()
 	}
 	objs, err := kube.CronJob(kube.CronJobOptions{
 		Scenario: s.Metadata.Name, ScenarioYAML: data, Namespace: ns, Schedule: f.schedule,
@@ -84,14 +83,32 @@ func runPlanCronJob(opts *planOptions, stdout io.Writer) error {
 	if err != nil {
 		return usageError{err}
 	}
+	fmt.Fprint(stdout, imageNote(image, f.image != ""))
 	return kube.WriteManifest(stdout, objs)
+}
+
+// imageNote is the comment at the head of the manifest that says what the
+// CronJob's image is: the name alone does not say whether it exists.
+func imageNote(image string, given bool) string {
+	if given {
+		return fmt.Sprintf("# image %s: given with --image; it must hold rdmabench on PATH and /bin/sh.\n", image)
+	}
+	why := "this binary's version"
+	if imageTag() == "latest" {
+		why = "latest, as this is a development build without a version"
+	}
+	return fmt.Sprintf(`# image %s: the tools image (images/tools: rdmabench, perftest, rping, ucx_perftest,
+# iperf3, Open MPI), tagged with %s. The release workflow publishes it on a
+# version tag; else build it with `+"`make image`"+` and push it to a registry the cluster
+# pulls from, and name it with --image REGISTRY/NAME:TAG.
+`, image, why)
 }
 
 // imageTag is the tag of the default image: this binary's version, or
 // latest for a development build.
 func imageTag() string {
-	if version == "dev" || version == "" {
-		return "latest"
+	if v := buildVersion(); v != "dev" {
+		return v
 	}
-	return version
+	return "latest"
 }

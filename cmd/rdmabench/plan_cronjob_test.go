@@ -156,3 +156,23 @@ func TestPlanCronJobRefusals(t *testing.T) {
 		}
 	}
 }
+
+// The image the CronJob names is explained where the manifest is read: what
+// it must hold, where the default comes from, how to pin another.
+func TestPlanCronJobExplainsImage(t *testing.T) {
+	file := writeScenario(t, cronScenario)
+	code, out, errs := runCLI(t, "", "plan", file, "-o", "cronjob")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	head := out[:strings.Index(out, "apiVersion:")]
+	for _, want := range []string{"# image quay.io/rdmabench/tools:latest", "the tools image", "make image", "--image", "development build"} {
+		if !strings.Contains(head, want) {
+			t.Errorf("manifest head lacks %q:\n%s", want, head)
+		}
+	}
+	code, out, _ = runCLI(t, "", "plan", file, "-o", "cronjob", "--image", "reg.example.com/rb:v9")
+	if code != 0 || !strings.Contains(out, "# image reg.example.com/rb:v9: given with --image") {
+		t.Errorf("--image: exit %d, head:\n%s", code, out[:min(len(out), 400)])
+	}
+}

@@ -108,7 +108,7 @@ func writeRenderings(r *report.Report, reportJSON, html, junit string, stderr io
 		}); err != nil {
 			return err
 		}
-		fmt.Fprintln(stderr, "wrote", dest)
+		wroteHTML(stderr, dest)
 	}
 	if junit != "" {
 		if err := writeFileWith(junit, func(w io.Writer) error { return report.WriteJUnit(w, r) }); err != nil {
@@ -181,4 +181,14 @@ func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
+}
+
+// wroteHTML says where an HTML page went and, from a binary built without
+// ECharts, that it has no charts and why.
+func wroteHTML(stderr io.Writer, path string) {
+	if report.ChartsIncluded() {
+		fmt.Fprintln(stderr, "wrote", path)
+		return
+	}
+	fmt.Fprintf(stderr, "wrote %s (tables only: this rdmabench was built without ECharts; `make build` or a release binary draws the charts)\n", path)
 }

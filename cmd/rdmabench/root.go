@@ -1,13 +1,35 @@
 package main
 
 import (
+	"fmt"
 	"io"
+	"runtime"
+	"runtime/debug"
 
+	"github.com/rdmabench/rdmabench/report"
 	"github.com/spf13/cobra"
 )
 
-// version is set at build time with -ldflags "-X main.version=…".
+// version is set at build time with -ldflags "-X main.version=…" (make
+// build, the release); buildVersion falls back on the module version.
 var version = "dev"
+
+// buildVersion is the version to show: the ldflags one, else what `go
+// install …@vX.Y.Z` recorded in the binary, else dev.
+func buildVersion() string {
+	if version != "dev" && version != "" {
+		return version
+	}
+	info, _ := debug.ReadBuildInfo()
+	return versionFrom(info)
+}
+
+func versionFrom(info *debug.BuildInfo) string {
+	if info == nil || info.Main.Version == "" || info.Main.Version == "(devel)" {
+		return "dev"
+	}
+	return info.Main.Version
+}
 
 func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	root := &cobra.Command{
@@ -18,7 +40,7 @@ between the pods (or processes) a scenario describes, and reports every result
 against the NIC's line rate.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		Version:       version, // --version, as people try first
+		Version:       buildVersion(), // --version, as people try first
 	}
 	root.SetVersionTemplate("rdmabench {{.Version}}\n")
 	root.SetIn(stdin)
@@ -48,11 +70,17 @@ against the NIC's line rate.`,
 
 func newVersionCmd(stdout io.Writer) *cobra.Command {
 	return &cobra.Command{
-		Use:   "version",
-		Short: "Print the rdmabench version",
-		Args:  cobra.NoArgs,
+		Use:     "version",
+		Short:   "Print the rdmabench version, its Go toolchain and platform, and whether it draws charts",
+		Example: "  rdmabench version",
+		Args:    cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			_, err := io.WriteString(stdout, "rdmabench "+version+"\n")
+			charts := "included (ECharts)"
+			if !report.ChartsIncluded() {
+				charts = "not included: built without `make assets`; HTML reports have their tables and a note where charts would be"
+			}
+			_, err := fmt.Fprintf(stdout, "rdmabench %s\ngo: %s\nplatform: %s/%s\ncharts: %s\n",
+				buildVersion(), runtime.Version(), runtime.GOOS, runtime.GOARCH, charts)
 			return err
 		},
 	}

@@ -58,7 +58,9 @@ func newRunCmd(stdout, stderr io.Writer) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "run SCENARIO",
 		Short: "Run a scenario's tests and write a results folder (report.json, raw outputs)",
-		Long: `run loads the scenario, compiles its plan, runs it round by round on the
+		Long: `run loads the scenario (a file, or a shipped scenario's name such as
+pd-disagg: scenarios/NAME.yaml here first, then the copy in the binary),
+compiles its plan, runs it round by round on the
 scenario's backend and writes results/<scenario>-<YYYYmmdd-HHMMSS>/ (or --out):
 scenario.yaml, plan.json, raw/ (every tool's output), results.jsonl (one line
 per finished leg, written as it ends) and report.json. Progress goes to stderr,
@@ -169,7 +171,7 @@ func execute(ctx context.Context, o *runOptions, sc *scenarios.Scenario, p *plan
 	}
 	fmt.Fprintf(o.stderr, "rdmabench: running %s (%d round(s)) on %s; results in %s\n", sc.Metadata.Name, len(p.Rounds), be.Name(), out)
 	rep, runErr := runner.Run(ctx, runner.Config{
-		Plan: p, Backend: be, Scenario: sc, ScenarioBytes: asRun, ScenarioHash: fileHash(sc.File), OutDir: out, RunID: o.runID,
+		Plan: p, Backend: be, Scenario: sc, ScenarioBytes: asRun, ScenarioHash: fileHash(sc), OutDir: out, RunID: o.runID,
 		Version: version, Progress: o.stderr, Keep: o.keep, AllowEmpty: o.allowEmpty, CleanupTimeout: cleanupBound(be), Platform: platform, EtcdURL: o.etcd,
 		// Line rate and fingerprint are read once the endpoints exist:
 		// pods have no NIC to read before Provision.
@@ -223,8 +225,8 @@ func renderScenario(sc *scenarios.Scenario) ([]byte, error) {
 }
 
 // fileHash is the sha256 of the scenario file as the user wrote it.
-func fileHash(path string) string {
-	data, err := os.ReadFile(path)
+func fileHash(sc *scenarios.Scenario) string {
+	data, err := scenarioData(sc)
 	if err != nil {
 		return ""
 	}

@@ -138,11 +138,11 @@ func TestUsageErrorsExit2(t *testing.T) {
 	}
 }
 
-// `rdmabench version` and `rdmabench --version` print the same line.
+// `rdmabench version` and `rdmabench --version` start with the same line.
 func TestVersionFlagAndCommand(t *testing.T) {
 	for _, args := range [][]string{{"version"}, {"--version"}} {
 		code, out, errOut := runCLI(t, "", args...)
-		if code != 0 || out != "rdmabench "+version+"\n" || errOut != "" {
+		if code != 0 || !strings.HasPrefix(out, "rdmabench "+buildVersion()+"\n") || errOut != "" {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q", args, code, out, errOut)
 		}
 	}

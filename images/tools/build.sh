@@ -27,11 +27,11 @@ else
 fi
 pkgs=$(sed 's/#.*//' "$here/packages.txt" | tr -s ' \t' '\n' | grep -v '^$')
 for t in mmdebstrap umoci; do
-  command -v $t >/dev/null || { echo "build.sh: $t is missing (./.ci/setup installs it)" >&2; exit 1; }
+  command -v $t >/dev/null || { echo "build.sh: $t is missing (./.ci/setup --tests installs it)" >&2; exit 1; }
 done
 # Every listed package must exist in the suite: apt would otherwise pick a
 # virtual provider or fail late. apt-cache answers from the host's lists of
-# the same suite (./.ci/setup runs apt-get update); mmdebstrap then fails
+# the same suite (./.ci/setup --tests runs apt-get update); mmdebstrap then fails
 # anyway on a name its own lists lack.
 missing=
 for p in $pkgs; do

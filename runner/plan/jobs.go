@@ -129,8 +129,18 @@ func (tc *testCompiler) round(global, r int, slots []slot) (Round, error) {
 func (tc *testCompiler) job(global, r, j int, sl slot) (Job, error) {
 	eps := tc.c.plan.Endpoints
 	from, to := tc.ends(sl)
+	who := eps[from].Name + "->" + eps[to].Name
+	if sl.ranks != nil {
+		// A collective goes from no one to no one: its ranks (one per
+		// GPU, as NCCL counts them) and its first and last endpoint name it.
+		n := 0
+		for _, e := range sl.ranks {
+			n += max(eps[e].GPUs, 1)
+		}
+		who = strconv.Itoa(n) + "-ranks-" + eps[from].Name + ".." + eps[to].Name
+	}
 	job := Job{
-		ID:          tc.t.Name + "/r" + strconv.Itoa(r) + "/" + eps[from].Name + "->" + eps[to].Name,
+		ID:          tc.t.Name + "/r" + strconv.Itoa(r) + "/" + who,
 		Test:        tc.t.Name,
 		Tool:        tc.t.Tool,
 		Pattern:     patternOf(tc.t),

@@ -148,7 +148,7 @@ func TestNCCLIsOneJobOverAllRanks(t *testing.T) {
 		t.Fatalf("%d rounds", len(p.Rounds))
 	}
 	j := p.Rounds[0].Jobs[0]
-	if j.ID != "sr/r0/decode-0->prefill-1" || j.Pattern != "" {
+	if j.ID != "sr/r0/16-ranks-decode-0..prefill-1" || j.Pattern != "" {
 		t.Fatalf("job %s pattern %q", j.ID, j.Pattern)
 	}
 	l := j.Legs[0]

@@ -11,8 +11,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/tw"
+	"github.com/rdmabench/rdmabench/internal/term"
 	"github.com/rdmabench/rdmabench/runner/tools"
 	"gopkg.in/yaml.v3"
 )
@@ -168,15 +167,10 @@ func etcdWhere(backend string) string {
 	return where + ", or the one run --etcd names"
 }
 
-func newTable(w io.Writer, header ...any) *tablewriter.Table {
-	t := tablewriter.NewTable(w,
-		tablewriter.WithHeaderAutoFormat(tw.Off),
-		tablewriter.WithRowAutoWrap(tw.WrapNone),
-		tablewriter.WithHeaderAlignment(tw.AlignLeft),
-		tablewriter.WithRowAlignment(tw.AlignLeft),
-	)
-	t.Header(header...)
-	return t
+// newTable is a table fitted to the terminal: the command column, the
+// widest, is elided there (-o json and -o yaml have every command whole).
+func newTable(w io.Writer, header ...string) *term.Table {
+	return term.NewTable(w, header...)
 }
 
 func endpointTable(w io.Writer, p *Plan) error {
@@ -186,9 +180,7 @@ func endpointTable(w io.Writer, p *Plan) error {
 		if dev == "" {
 			dev = "(auto)"
 		}
-		if err := t.Append(ep.Name, ep.Pool, dashIfEmpty(ep.Host), dev, ep.Address, strconv.Itoa(ep.GPUs)); err != nil {
-			return err
-		}
+		t.Append(ep.Name, ep.Pool, dashIfEmpty(ep.Host), dev, ep.Address, strconv.Itoa(ep.GPUs))
 	}
 	return t.Render()
 }
@@ -293,9 +285,7 @@ func (b *box) flush() {
 func skippedTable(w io.Writer, p *Plan) error {
 	t := newTable(w, "SKIPPED TEST", "TOOL", "REASON")
 	for _, s := range p.Skipped {
-		if err := t.Append(s.Test, s.Tool, s.Reason); err != nil {
-			return err
-		}
+		t.Append(s.Test, s.Tool, s.Reason)
 	}
 	return t.Render()
 }

@@ -78,3 +78,32 @@ func TestShippedLoopbackWithoutRDMA(t *testing.T) {
 		}
 	}
 }
+
+// TestCollectiveJobNamedByRanks: a job of ranks (NCCL) is named by how many
+// ranks it has and the first and last, not as if it went from one to the
+// other (decode-0->prefill-1 read as a pair).
+func TestCollectiveJobNamedByRanks(t *testing.T) {
+	sc, _ := scenarios.ShippedScenario("wideep")
+	s, err := scenarios.LoadBytes("wideep.yaml", sc.Data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Compile(s, CompileOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	if err := p.EachRound(func(r *Round) error {
+		for _, j := range r.Jobs {
+			if j.Tool == scenarios.ToolNCCL {
+				ids = append(ids, j.ID)
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(ids) != 1 || ids[0] != "nccl-alltoall/r0/4-ranks-ep-0..ep-3" {
+		t.Errorf("NCCL job IDs = %q, want [nccl-alltoall/r0/4-ranks-ep-0..ep-3]", ids)
+	}
+}

@@ -125,10 +125,8 @@ func WriteSummary(w io.Writer, p *Plan) error {
 		fmt.Fprintln(w)
 		t := newTable(w, "TEST", "TOOL", "PATTERN", "ROUNDS", "JOBS", "LEGS", "REPETITIONS", "ESTIMATED")
 		for _, st := range stats {
-			if err := t.Append(st.Test, st.Tool, dashIfEmpty(st.Pattern), thousands(st.Rounds), thousands(st.Jobs),
-				thousands(st.Legs), strconv.Itoa(st.Repetitions), Human(st.Estimate)); err != nil {
-				return err
-			}
+			t.Append(st.Test, st.Tool, dashIfEmpty(st.Pattern), thousands(st.Rounds), thousands(st.Jobs),
+				thousands(st.Legs), strconv.Itoa(st.Repetitions), Human(st.Estimate))
 		}
 		if err := t.Render(); err != nil {
 			return err

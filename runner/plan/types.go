@@ -52,7 +52,7 @@ type Round struct {
 // Job is one pairing of endpoints in a round. Its legs run one after the
 // other (both directions of an all-to-all pair, each size or NIXL backend).
 type Job struct {
-	ID          string `json:"id"` // unique, stable: "write-bw/r3/decode-0->prefill-1"
+	ID          string `json:"id"` // unique, stable: "write-bw/r3/decode-0->prefill-1", "a2a/r0/16-ranks-ep-0..ep-3"
 	Test        string `json:"test"`
 	Tool        string `json:"tool"`
 	Pattern     string `json:"pattern,omitempty"`

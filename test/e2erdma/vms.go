@@ -175,7 +175,7 @@ func startVM(cfg Config, i int) (*VM, error) {
 	}
 	vm.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if err := vm.cmd.Start(); err != nil {
-		return nil, fmt.Errorf("starting %s: %w (install qemu-system-x86: ./.ci/setup)", vm.Name, err)
+		return nil, fmt.Errorf("starting %s: %w (install qemu-system-x86: ./.ci/setup --tests)", vm.Name, err)
 	}
 	go func() { _ = vm.cmd.Wait(); vm.dropTemp(); close(vm.exited) }()
 	return vm, nil

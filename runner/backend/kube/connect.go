@@ -43,7 +43,7 @@ func Connect(o ConnectOptions) (*rest.Config, kubernetes.Interface, error) {
 	cc := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: o.Context})
 	cfg, err := cc.ClientConfig()
 	if err != nil {
-		return nil, nil, fmt.Errorf("kube: no usable cluster configuration: %w (set KUBECONFIG or --kubeconfig, or run in a pod)", err)
+		return nil, nil, configError(o, err)
 	}
 	cfg.UserAgent = "rdmabench"
 	// Many pods are created and exec'd at once; the client's default

@@ -24,12 +24,6 @@ type process struct {
 	killErr  error
 }
 
-func sysProcAttr() *syscall.SysProcAttr {
-	// Own process group: Kill reaches the tool's children. Pdeathsig: if
-	// rdmabench itself dies, the tool does not outlive it.
-	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-}
-
 // reap waits for the leader, records how it ended, then kills whatever is
 // left of its group (children that outlived their parent).
 func (p *process) reap() {

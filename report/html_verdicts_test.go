@@ -1,0 +1,44 @@
+package report
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestHTMLVerdictTable: no inner scroll box; each row shows what it was
+// judged against beside its verdict; the nodes of a pair are on the page,
+// not only on hover; a skip reason shared by rows of a test is said once.
+func TestHTMLVerdictTable(t *testing.T) {
+	r := fullReport(1)
+	for i := range r.Results {
+		if r.Results[i].Expectation == "" {
+			r.Results[i].Expectation = ">= 90% of line rate"
+		}
+	}
+	for range 3 {
+		r.Results = append(r.Results, Result{Test: "rdma-only", Tool: "ib_write_bw", From: "ep-0", To: "ep-1", Verdict: VerdictSkipped,
+			Reason: "preflight rdma-device: no RDMA device under /sys/class/infiniband (a long reason said once)"})
+	}
+	html := string(renderHTML(t, r))
+	if strings.Contains(htmlCSS, "max-height:560px") {
+		t.Error("the verdict table still scrolls inside a box")
+	}
+	if !strings.Contains(html, "<th>expected</th>") || !strings.Contains(html, `<td class="expect">&gt;= 90% of line rate</td>`) {
+		t.Error("no expectation beside the verdict")
+	}
+	if n := strings.Count(html, "a long reason said once"); n != 1 {
+		t.Errorf("the shared skip reason appears %d times, want once", n)
+	}
+	if !strings.Contains(html, `<span class="nodes">`) {
+		t.Error("node placement not on the page")
+	}
+}
+
+// TestChartsNameTheirAxes: the history trend and the waterfall say what
+// their x axis is.
+func TestChartsNameTheirAxes(t *testing.T) {
+	html := string(renderHistoryHTML(t, BuildHistory(nightlyReports(5)), t.TempDir()))
+	if !strings.Contains(html, `run start (UTC)`) {
+		t.Error("history chart without an x-axis name")
+	}
+}

@@ -1,0 +1,30 @@
+package kube
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"k8s.io/client-go/tools/clientcmd"
+)
+
+// configError words a failure to load the client configuration. client-go's
+// own words for "nothing configured" point at KUBERNETES_MASTER, which no
+// one sets today; ours say what was looked at and what to set.
+func configError(o ConnectOptions, err error) error {
+	if !clientcmd.IsEmptyConfig(err) {
+		return fmt.Errorf("kube: no usable cluster configuration: %w (set KUBECONFIG or --kubeconfig, or run in a pod)", err)
+	}
+	home, _ := os.UserHomeDir()
+	def := filepath.Join(home, ".kube", "config")
+	where := "KUBECONFIG is unset"
+	if v := os.Getenv("KUBECONFIG"); v != "" {
+		where = fmt.Sprintf("KUBECONFIG=%s names no usable file", v)
+	}
+	if o.Kubeconfig != "" {
+		where = fmt.Sprintf("--kubeconfig %s holds no cluster", o.Kubeconfig)
+	}
+	return fmt.Errorf("kube: no Kubernetes cluster configured: %s, %s does not exist and rdmabench is not running in a pod "+
+		"(give --kubeconfig FILE or set KUBECONFIG to your cluster's kubeconfig; to try rdmabench without a cluster, "+
+		"`make kube-up` starts a local test cluster and prints its kubeconfig)", where, def)
+}
