@@ -1,0 +1,129 @@
+package kube
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// lostCheckBound bounds the look at a pod and its node after a failure.
+const lostCheckBound = 10 * time.Second
+
+// errPodLost is a pod of the run that is gone, or whose node is: every
+// later call on it fails at once with the same reason, so a lost node's
+// legs end as errors in every round without each waiting on the API.
+type errPodLost struct {
+	pod, node, why string
+}
+
+func (e *errPodLost) Error() string {
+	if e.node == "" {
+		return fmt.Sprintf("pod %s %s", e.pod, e.why)
+	}
+	return fmt.Sprintf("pod %s on node %s: %s", e.pod, e.node, e.why)
+}
+
+// IsPodLost says whether err is a pod (or its node) lost mid-run.
+func IsPodLost(err error) bool {
+	var e *errPodLost
+	return errors.As(err, &e)
+}
+
+// lostErr is the recorded loss of pod, or nil.
+func (b *Backend) lostErr(pod string) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if err, ok := b.lost[pod]; ok {
+		return err
+	}
+	return nil
+}
+
+// kubeletUnreachable says whether err is the apiserver failing to reach a
+// node's kubelet (the API itself answered): not worth the retry window.
+func kubeletUnreachable(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "error dialing backend")
+}
+
+// checkLost looks at pod and its node after a call on it failed (cause):
+// when the pod was deleted or evicted, or its node is gone, not Ready or
+// its kubelet unreachable, it records and returns why; else nil. One GET
+// of each, bounded; an API that does not answer proves nothing.
+func (b *Backend) checkLost(pod target, cause error) error {
+	if err := b.lostErr(pod.pod); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), lostCheckBound)
+	defer cancel()
+	node := b.nodeOfPod(pod.pod)
+	var why string
+	p, err := b.client.CoreV1().Pods(b.namespace).Get(ctx, pod.pod, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		why = "was deleted during the run (deleted or evicted)"
+	case err != nil:
+		return nil
+	case p.Status.Reason == "Evicted" || p.Status.Phase == corev1.PodFailed:
+		why = fmt.Sprintf("failed during the run (%s: %s)", orText(p.Status.Reason, string(p.Status.Phase)), p.Status.Message)
+	case p.DeletionTimestamp != nil:
+		why = "is being deleted (deleted or evicted during the run)"
+	}
+	if p != nil && p.Spec.NodeName != "" {
+		node = p.Spec.NodeName
+	}
+	if why == "" && node != "" {
+		n, err := b.client.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
+		switch {
+		case apierrors.IsNotFound(err):
+			why = "the node is gone from the cluster"
+		case err != nil:
+		default:
+			for _, c := range n.Status.Conditions {
+				if c.Type == corev1.NodeReady && c.Status != corev1.ConditionTrue {
+					why = fmt.Sprintf("the node is not Ready (%s)", orText(c.Reason, string(c.Status)))
+				}
+			}
+		}
+		if why == "" && kubeletUnreachable(cause) {
+			why = "the node's kubelet does not answer (node lost?): " + cause.Error()
+		}
+	}
+	if why == "" {
+		return nil
+	}
+	lost := &errPodLost{pod: pod.pod, node: node, why: why}
+	b.mu.Lock()
+	if prev, ok := b.lost[pod.pod]; ok {
+		lost = prev.(*errPodLost)
+	} else {
+		b.lost[pod.pod] = lost
+	}
+	b.mu.Unlock()
+	b.progressf("%s", lost.Error())
+	return lost
+}
+
+// nodeOfPod is the node the backend placed pod on, "" if unknown.
+func (b *Backend) nodeOfPod(pod string) string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, p := range b.pods {
+		if p.name == pod {
+			return p.node
+		}
+	}
+	return ""
+}
+
+func orText(s, alt string) string {
+	if s == "" {
+		return alt
+	}
+	return s
+}
