@@ -105,9 +105,9 @@ type Backend struct {
 	ownerCreated bool
 	binaries     map[string]bool // "endpoint\x00binary" → found
 	owner        *metav1.OwnerReference
-	stops        []chan struct{} // port-forwards to end in Cleanup
-	killBound    time.Duration   // how long killing one tool may take
-	plat         string          // the platform, once known (platform)
+	stops        []chan struct{}  // port-forwards to end in Cleanup
+	killBound    time.Duration    // how long killing one tool may take
+	plat         string           // the platform, once known (platform)
 	lost         map[string]error // pod name → why it is gone (lost.go)
 }
 

@@ -10,6 +10,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/rdmabench/rdmabench/runner/backend"
 )
 
 // lostCheckBound bounds the look at a pod and its node after a failure.
@@ -28,6 +30,9 @@ func (e *errPodLost) Error() string {
 	}
 	return fmt.Sprintf("pod %s on node %s: %s", e.pod, e.node, e.why)
 }
+
+// Is makes it a backend.ErrEndpointLost: the runner stops waiting on it.
+func (e *errPodLost) Is(target error) bool { return target == backend.ErrEndpointLost }
 
 // IsPodLost says whether err is a pod (or its node) lost mid-run.
 func IsPodLost(err error) bool {

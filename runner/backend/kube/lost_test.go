@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rdmabench/rdmabench/runner/backend"
+
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -53,7 +55,7 @@ func TestCheckLost(t *testing.T) {
 		"on-missing": "pod on-missing on node n-missing: the node is gone",
 	} {
 		err := b.checkLost(target{pod: pod}, errors.New("stream broke"))
-		if err == nil || !IsPodLost(err) || !strings.HasPrefix(err.Error(), want) {
+		if err == nil || !IsPodLost(err) || !errors.Is(err, backend.ErrEndpointLost) || !strings.HasPrefix(err.Error(), want) {
 			t.Errorf("%s: %v; want %q", pod, err, want)
 		}
 	}
