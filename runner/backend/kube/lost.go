@@ -52,8 +52,16 @@ func (b *Backend) lostErr(pod string) error {
 
 // kubeletUnreachable says whether err is the apiserver failing to reach a
 // node's kubelet (the API itself answered): not worth the retry window.
+// The apiserver says so in its own words: "error dialing backend: dial
+// tcp …" (SPDY, most apiservers), "Internal error occurred: error sending
+// request: Post "https://<node>:10250/exec/…": dial tcp …" (the WebSocket
+// exec of 1.30 and later).
 func kubeletUnreachable(err error) bool {
-	return err != nil && strings.Contains(err.Error(), "error dialing backend")
+	if err == nil {
+		return false
+	}
+	msg := err.Error()
+	return strings.Contains(msg, "error dialing backend") || strings.Contains(msg, "Internal error occurred: error sending request")
 }
 
 // checkLost looks at pod and its node after a call on it failed (cause):

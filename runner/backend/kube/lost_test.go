@@ -43,8 +43,11 @@ func TestCheckLost(t *testing.T) {
 		t.Errorf("healthy pod: %v", err)
 	}
 	unreachable := errors.New(`error dialing backend: dial tcp 127.0.0.1:9: connect: connection refused`)
-	if transient(unreachable) {
-		t.Error("a kubelet the API cannot reach is retried for the whole retry window")
+	wsUnreachable := errors.New(`Internal error occurred: error sending request: Post "https://127.0.0.1:45481/exec/ns/p/tools?command=true&output=1": dial tcp 127.0.0.1:45481: connect: connection refused`)
+	for _, err := range []error{unreachable, wsUnreachable} {
+		if transient(err) || !kubeletUnreachable(err) {
+			t.Errorf("a kubelet the API cannot reach is retried for the whole retry window: %v", err)
+		}
 	}
 	if err := b.checkLost(target{pod: "healthy"}, unreachable); err == nil || !strings.Contains(err.Error(), "n-ok") || !strings.Contains(err.Error(), "kubelet does not answer") {
 		t.Errorf("unreachable kubelet: %v", err)
