@@ -281,8 +281,8 @@ func (p *process) run(ctx context.Context, script string, stdout io.Writer) {
 	if err != nil && !killed {
 		p.Exit.Code = -1
 		p.Err = fmt.Errorf("kube: pod %s: %s: the exec stream broke: %w", p.pod, p.Argv[0], err)
-		if IsPodLost(err) {
-			p.Err = fmt.Errorf("kube: %s: %w", p.Argv[0], err)
+		if lerr := p.b.lostErr(p.pod.pod); lerr != nil { // (its stream ended by recordLost)
+			p.Err = fmt.Errorf("kube: %s: %w", p.Argv[0], lerr)
 		}
 		// The tool may still run in the pod with nobody reading it:
 		// end its group once the API answers again.

@@ -76,6 +76,7 @@ func (b *Backend) checkLost(pod target, cause error) error {
 	defer cancel()
 	node := b.nodeOfPod(pod.pod)
 	var why string
+	nodeLost := false
 	p, err := b.client.CoreV1().Pods(b.namespace).Get(ctx, pod.pod, metav1.GetOptions{})
 	switch {
 	case apierrors.IsNotFound(err):
@@ -106,20 +107,47 @@ func (b *Backend) checkLost(pod target, cause error) error {
 		if why == "" && kubeletUnreachable(cause) {
 			why = "the node's kubelet does not answer (node lost?): " + cause.Error()
 		}
+		nodeLost = why != ""
 	}
 	if why == "" {
 		return nil
 	}
-	lost := &errPodLost{pod: pod.pod, node: node, why: why}
-	b.mu.Lock()
-	if prev, ok := b.lost[pod.pod]; ok {
-		lost = prev.(*errPodLost)
-	} else {
-		b.lost[pod.pod] = lost
+	lost := b.recordLost(&errPodLost{pod: pod.pod, node: node, why: why})
+	if nodeLost && node != "" {
+		// Every pod of the run on that node is lost with it.
+		b.mu.Lock()
+		var others []string
+		for _, p := range b.pods {
+			if p.node == node && p.name != pod.pod {
+				others = append(others, p.name)
+			}
+		}
+		b.mu.Unlock()
+		for _, o := range others {
+			b.recordLost(&errPodLost{pod: o, node: node, why: why})
+		}
 	}
-	b.mu.Unlock()
-	b.progressf("%s", lost.Error())
 	return lost
+}
+
+// recordLost remembers a lost pod (the first reason stays), says so, and
+// ends the exec streams of its tools still running: a stream to a node
+// that died may never end by itself.
+func (b *Backend) recordLost(e *errPodLost) error {
+	b.mu.Lock()
+	if prev, ok := b.lost[e.pod]; ok {
+		b.mu.Unlock()
+		return prev
+	}
+	b.lost[e.pod] = e
+	b.mu.Unlock()
+	b.progressf("%s", e.Error())
+	for _, p := range b.procs.Snapshot() {
+		if p.pod.pod == e.pod {
+			p.cancel()
+		}
+	}
+	return e
 }
 
 // nodeOfPod is the node the backend placed pod on, "" if unknown.

@@ -37,7 +37,9 @@ func TestCheckLost(t *testing.T) {
 	mk("healthy", "n-ok")
 	mk("on-dead", "n-dead")
 	mk("on-missing", "n-missing")
-	b.pods["ep-gone"] = podInfo{name: "gone", node: "n-ok"}
+	b.pods["ep-gone"] = podInfo{name: "gone", node: "n-other"}
+	b.pods["ep-dead"] = podInfo{name: "on-dead", node: "n-dead"}
+	b.pods["ep-dead-2"] = podInfo{name: "dead-2", node: "n-dead"}
 
 	if err := b.checkLost(target{pod: "healthy"}, errors.New("exit 1")); err != nil {
 		t.Errorf("healthy pod: %v", err)
@@ -53,7 +55,7 @@ func TestCheckLost(t *testing.T) {
 		t.Errorf("unreachable kubelet: %v", err)
 	}
 	for pod, want := range map[string]string{
-		"gone":       "pod gone on node n-ok: was deleted during the run",
+		"gone":       "pod gone on node n-other: was deleted during the run",
 		"on-dead":    "pod on-dead on node n-dead: the node is not Ready (NodeStatusUnknown)",
 		"on-missing": "pod on-missing on node n-missing: the node is gone",
 	} {
@@ -61,6 +63,13 @@ func TestCheckLost(t *testing.T) {
 		if err == nil || !IsPodLost(err) || !errors.Is(err, backend.ErrEndpointLost) || !strings.HasPrefix(err.Error(), want) {
 			t.Errorf("%s: %v; want %q", pod, err, want)
 		}
+	}
+	// A lost node loses every pod of the run on it.
+	if err := b.lostErr("dead-2"); err == nil || !strings.Contains(err.Error(), "n-dead") {
+		t.Errorf("the other pod on the lost node: %v", err)
+	}
+	if err := b.lostErr("gone"); err == nil || b.lostErr("healthy") == nil {
+		t.Error("losses forgotten")
 	}
 	// Remembered: the next call on the pod fails at once, as lost.
 	n := len(cs.Actions())
