@@ -233,3 +233,40 @@ func TestPodDeletedAndEvictedMidRun(t *testing.T) {
 	assertNothingLeft(t, c)
 	assertNoNetNS(t, c)
 }
+
+// The apiserver restarted during a round of the 8-pod matrix (4 pairs, 8
+// exec streams and their readiness polls in flight): every leg is in
+// report.json, each a pass or an error that says what broke (never a
+// pod named lost: the pods and nodes are fine), the last round passes,
+// and nothing is left once the agents' watches resume.
+func TestAPIServerRestartDuringMatrixRound(t *testing.T) {
+	c := needCluster(t)
+	faultNodes(t, c, "restart", 4)
+	restart := onText("round 3/", 500*time.Millisecond, func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		if err := c.RestartAPIServer(ctx); err != nil {
+			t.Errorf("restart apiserver: %v", err)
+		}
+		t.Log("apiserver restarted")
+	})
+	r := run(t, c, writeScenario(t, faultScenario("e2e-restart-matrix", "restart")), 6*time.Minute, restart)
+	if r.rep == nil {
+		t.Fatalf("exit %d: no report.json", r.code)
+	}
+	if len(r.rep.Results) != 56 {
+		t.Errorf("%d results in report.json, want all 56 legs", len(r.rep.Results))
+	}
+	for _, res := range r.rep.Results {
+		round := strings.Split(res.JobID, "/")[1]
+		switch {
+		case res.Verdict == report.VerdictPass:
+		case res.Verdict == report.VerdictError && round != "r6" && !strings.Contains(res.Reason, "during the run") && !strings.Contains(res.Reason, "kubelet does not answer"):
+			// cut by the restart, and saying what broke
+		default:
+			t.Errorf("%s %s->%s: %s %q", round, res.From, res.To, res.Verdict, res.Reason)
+		}
+	}
+	assertNothingLeftWithin(t, c, 2*time.Minute)
+	assertNoNetNS(t, c)
+}
