@@ -124,7 +124,7 @@ func (b *Backend) checkLost(pod target, cause error) error {
 		}
 		b.mu.Unlock()
 		for _, o := range others {
-			b.recordLost(&errPodLost{pod: o, node: node, why: why})
+			_ = b.recordLost(&errPodLost{pod: o, node: node, why: why})
 		}
 	}
 	return lost
