@@ -8,7 +8,7 @@ FUZZTIME ?= 60s
 
 # `make image`: the tools image, an OCI archive (images/tools, README "The tools image").
 .PHONY: kube-up release lint-tools image kubelet build assets test test-go test-report e2e e2e-local e2e-rdma e2e-nodes e2e-gpu e2e-kube e2e-nixl kube-bins lint clean \
-	fuzz fuzz-scenarios fuzz-parsers bench bench-plan bench-parsers bench-runner bench-report bench-kube
+	fuzz fuzz-scenarios fuzz-parsers bench bench-plan bench-parsers bench-runner bench-report bench-kube bench-kube-scale
 
 build: assets
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/rdmabench
@@ -187,7 +187,13 @@ bench-report: assets
 # backend on 4 nodes; harness overhead per job on pods.
 bench-kube: kube-bins
 	RDMABENCH_KUBE_BIN=$(CURDIR)/$(KUBE_BIN) $(GO) test -count=1 -run '^$$' -bench PodsReady -benchtime 3x ./test/kubecluster/cluster/
-	RDMABENCH_KUBE_BIN=$(CURDIR)/$(KUBE_BIN) $(GO) test -count=1 -run '^$$' -bench 'PodsToReady|KubeHarnessOverhead' -benchtime 2x -timeout 20m ./test/e2ekube/
+	RDMABENCH_KUBE_BIN=$(CURDIR)/$(KUBE_BIN) $(GO) test -count=1 -run '^$$' -bench '^(BenchmarkPodsToReady|BenchmarkKubeHarnessOverhead)$$' -benchtime 2x -timeout 20m ./test/e2ekube/
+	$(MAKE) bench-kube-scale
+# 64 and 256 endpoints on BENCH_NODES virtual nodes (default 256): pods to
+# Ready, per-round harness overhead, API requests (README "Benchmarks").
+BENCH_NODES ?= 256
+bench-kube-scale: kube-bins
+	RDMABENCH_KUBE_BIN=$(CURDIR)/$(KUBE_BIN) RDMABENCH_BENCH_NODES=$(BENCH_NODES) $(GO) test -count=1 -run '^$$' -bench '^BenchmarkScale' -benchtime 1x -timeout 60m ./test/e2ekube/
 
 clean:
 	rm -rf bin results .work $(DIST)

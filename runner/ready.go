@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -89,6 +90,9 @@ func (l *legRun) poll(ctx context.Context, s *side, check func(context.Context) 
 		ok, err := check(ctx)
 		if ok {
 			return nil
+		}
+		if errors.Is(err, backend.ErrEndpointLost) {
+			return err // its pod or node is gone: it will never be ready
 		}
 		if err != nil {
 			last = err

@@ -110,6 +110,9 @@ func (l *legRun) failed(ctx, legCtx context.Context, timeout time.Duration, phas
 func (l *legRun) classifyExit(o judge.Outcome, phase string, ex errExited) judge.Outcome {
 	s := l.sides[len(l.sides)-1]
 	o.Err = fmt.Sprintf("%s: %s exited with code %d before it was ready; last output: %s", phase, s.argv[0], ex.exit.Code, s.out.lastLines())
+	if s.waitErr != nil {
+		o.Err = fmt.Sprintf("%s: %s ended before it was ready: %v; last output: %s", phase, s.argv[0], s.waitErr, s.out.lastLines())
+	}
 	if m, err := l.parseFile(s); err == nil && !m.OK && m.ErrorClass != parsers.ClassNone {
 		o.Class = m.ErrorClass
 	}
@@ -314,6 +317,10 @@ func exitText(s *side) string {
 	switch {
 	case s.killed.Load():
 		return "killed by rdmabench"
+	case s.waitErr != nil:
+		// The backend knows why (a pod deleted, a node lost, a stream
+		// that broke): that, not the code it had to make up.
+		return s.waitErr.Error()
 	case s.exit.Signaled:
 		return "killed by a signal (crashed)"
 	}

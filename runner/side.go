@@ -104,8 +104,8 @@ func (l *legRun) launchRetrying(ctx context.Context, s *side) error {
 		case <-t.C:
 			return nil // still running: it connected
 		}
-		if s.exit.Code == 0 || ctx.Err() != nil {
-			return nil
+		if s.exit.Code == 0 || ctx.Err() != nil || errors.Is(s.waitErr, backend.ErrEndpointLost) {
+			return nil // (a lost pod or node: trying again cannot help)
 		}
 		select {
 		case <-ctx.Done():

@@ -11,6 +11,7 @@ package backend
 
 import (
 	"context"
+	"errors"
 	"io"
 	"slices"
 	"time"
@@ -307,3 +308,9 @@ type EtcdHoster interface {
 type KeepHinter interface {
 	KeepHint() string
 }
+
+// ErrEndpointLost is in the chain of an error of an endpoint that is gone
+// for the rest of the run: its pod deleted or evicted, its node lost.
+// Waiting on it (a readiness poll) or trying again is pointless; the
+// error's text says what was lost.
+var ErrEndpointLost = errors.New("endpoint lost")

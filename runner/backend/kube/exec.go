@@ -34,6 +34,9 @@ func (b *Backend) stream(ctx context.Context, pod target, argv []string, stdout,
 // the command ran, and a second run would repeat it (and its output).
 func (b *Backend) streamStdin(ctx context.Context, pod target, argv []string, stdin []byte, stdout, stderr io.Writer) (int, error) {
 	code := -1
+	if err := b.lostErr(pod.pod); err != nil {
+		return code, err // gone: no call on it can succeed
+	}
 	out, errw := &seenWriter{w: stdout}, &seenWriter{w: stderr}
 	err := retry(ctx, func() error {
 		var err error
@@ -46,6 +49,12 @@ func (b *Backend) streamStdin(ctx context.Context, pod target, argv []string, st
 	var sb streamBroke
 	if errors.As(err, &sb) {
 		err = sb.err
+	}
+	if err != nil && ctx.Err() == nil {
+		// A deleted pod, a lost node: say so, and remember it.
+		if lerr := b.checkLost(pod, err); lerr != nil {
+			err = lerr
+		}
 	}
 	return code, err
 }
@@ -170,6 +179,11 @@ func (b *Backend) ExecStdin(ctx context.Context, ep backend.Endpoint, argv []str
 	if err != nil {
 		return out.Bytes(), fmt.Errorf("kube: exec in pod %s: %s: %w", pod, remote.Join(argv), err)
 	}
+	if code > 128 && ctx.Err() == nil {
+		if lerr := b.checkLost(pod, nil); lerr != nil { // killed with its pod
+			return out.Bytes(), fmt.Errorf("kube: %w: %s exited with %d", lerr, remote.Join(argv), code)
+		}
+	}
 	if code != 0 {
 		return out.Bytes(), fmt.Errorf("kube: pod %s: %s exited with %d: %s", pod, remote.Join(argv), code, bytes.TrimSpace(errb.Bytes()))
 	}
@@ -256,9 +270,20 @@ func (p *process) run(ctx context.Context, script string, stdout io.Writer) {
 	if code > 128 && code < 160 {
 		p.Exit.Signaled = true // the wrapper's wait reports 128+signal
 	}
+	if err == nil && !killed && code > 128 {
+		// Killed, not by the runner: its pod deleted or evicted, its
+		// node lost? Then that is the reason, not the signal.
+		if lerr := p.b.checkLost(p.pod, nil); lerr != nil {
+			p.Exit.Code = -1
+			p.Err = fmt.Errorf("kube: %s ended with %d: %w", p.Argv[0], code, lerr)
+		}
+	}
 	if err != nil && !killed {
 		p.Exit.Code = -1
 		p.Err = fmt.Errorf("kube: pod %s: %s: the exec stream broke: %w", p.pod, p.Argv[0], err)
+		if lerr := p.b.lostErr(p.pod.pod); lerr != nil { // (its stream ended by recordLost)
+			p.Err = fmt.Errorf("kube: %s: %w", p.Argv[0], lerr)
+		}
 		// The tool may still run in the pod with nobody reading it:
 		// end its group once the API answers again.
 		p.killOrphan()

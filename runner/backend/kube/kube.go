@@ -105,9 +105,10 @@ type Backend struct {
 	ownerCreated bool
 	binaries     map[string]bool // "endpoint\x00binary" → found
 	owner        *metav1.OwnerReference
-	stops        []chan struct{} // port-forwards to end in Cleanup
-	killBound    time.Duration   // how long killing one tool may take
-	plat         string          // the platform, once known (platform)
+	stops        []chan struct{}  // port-forwards to end in Cleanup
+	killBound    time.Duration    // how long killing one tool may take
+	plat         string           // the platform, once known (platform)
+	lost         map[string]error // pod name → why it is gone (lost.go)
 }
 
 // podInfo is what the backend keeps of a provisioned pod.
@@ -166,7 +167,7 @@ func New(sc *scenarios.Scenario, opts Options) (*Backend, error) {
 		ns = opts.Namespace
 	}
 	b := &Backend{opts: opts, client: opts.Client, config: opts.Config, sc: sc, namespace: ns,
-		pods: map[string]podInfo{}, binaries: map[string]bool{}, execSlots: make(chan struct{}, opts.ExecParallelism)}
+		pods: map[string]podInfo{}, binaries: map[string]bool{}, lost: map[string]error{}, execSlots: make(chan struct{}, opts.ExecParallelism)}
 	b.killBound = 3*opts.KillGrace + 10*time.Second
 	b.disc = remote.Discovery{Exec: b.Exec, Key: func(ep backend.Endpoint) string { return "pod " + b.podName(ep.Name) }, Prefix: "kube"}
 	return b, nil

@@ -22,6 +22,9 @@ func transient(err error) bool {
 	if err == nil || errors.As(err, &broke) {
 		return false // the command ran: trying again would run it twice
 	}
+	if kubeletUnreachable(err) {
+		return false // the API answered; the pod's node did not (checkLost)
+	}
 	if errors.Is(err, syscall.ECONNREFUSED) || apierrors.IsServiceUnavailable(err) ||
 		apierrors.IsTooManyRequests(err) || apierrors.IsServerTimeout(err) {
 		return true

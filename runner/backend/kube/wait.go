@@ -5,11 +5,15 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	coreinformers "k8s.io/client-go/informers/core/v1"
+	"k8s.io/client-go/tools/cache"
 )
 
 // fatalWaiting are container waiting reasons that will not resolve by
@@ -34,14 +38,53 @@ const (
 	eventNotScaleUp       = "NotTriggerScaleUp"
 )
 
-// waitReady polls the run's pods until all n are Ready, printing progress,
-// and fails at the first pod that cannot start. It returns the pods by name.
-// Only pods still not Ready are judged, each on what concerns its current
-// attempt (podEvents.current): a warning a pod outlived is noise.
+// waitReady waits until all n of the run's pods are Ready, printing
+// progress, and fails at the first pod that cannot start. It returns the
+// pods by name. The pods and their events are watched (informers: one
+// LIST each, then a watch, resynced), so the wait costs the API a few
+// requests however long it lasts and many pods there are; where the
+// pods cannot be watched (a watch refused, an API that does not serve
+// it) it polls a LIST instead. Only pods still not Ready are judged, each
+// on what concerns its current attempt (podEvents.current): a warning a
+// pod outlived is noise.
 func (b *Backend) waitReady(ctx context.Context, n int) (map[string]*corev1.Pod, error) {
+	j := &readyJudge{b: b, n: n, firstSeen: map[string]time.Time{}, lastReady: -1}
+	w := b.watchRun(ctx)
+	defer w.stop()
+	tick := time.NewTicker(b.opts.PollInterval)
+	defer tick.Stop()
+	pods := map[string]*corev1.Pod{}
+	for {
+		if w.pods.HasSynced() {
+			var done bool
+			var err error
+			pods, done, err = j.judge(ctx, w.runPods(b.opts.RunID), w.runEvents(b.opts.RunID))
+			if done || err != nil {
+				return pods, err
+			}
+		} else if err := w.podErr(); err != nil && !canRetryWatch(err) {
+			b.progressf("watching the run's pods: %v; polling them instead", err)
+			return b.pollReady(ctx, j)
+		}
+		select {
+		case <-ctx.Done():
+			return pods, ctx.Err()
+		case <-w.changed:
+		case <-tick.C: // the fail-fast window's clock
+		}
+	}
+}
+
+// canRetryWatch says whether a watch's error is one its reflector gets
+// past (the API restarting, a watch that expired); not a refusal.
+func canRetryWatch(err error) bool {
+	return !apierrors.IsForbidden(err) && !apierrors.IsMethodNotSupported(err) && !apierrors.IsNotFound(err) && !apierrors.IsUnauthorized(err)
+}
+
+// pollReady is waitReady by polling: the run's pods and their events
+// listed every PollInterval.
+func (b *Backend) pollReady(ctx context.Context, j *readyJudge) (map[string]*corev1.Pod, error) {
 	sel := labels.SelectorFromSet(labels.Set{LabelRun: b.opts.RunID}).String()
-	firstSeen := map[string]time.Time{} // pod/reason → when the problem was first seen
-	lastReady := -1
 	pods := map[string]*corev1.Pod{}
 	tick := time.NewTicker(b.opts.PollInterval)
 	defer tick.Stop()
@@ -53,30 +96,14 @@ func (b *Backend) waitReady(ctx context.Context, n int) (map[string]*corev1.Pod,
 			}
 			b.progressf("listing pods: %v (retrying)", err)
 		} else {
-			pods = map[string]*corev1.Pod{}
-			ready := 0
-			var waiting []*corev1.Pod
+			items := make([]*corev1.Pod, len(list.Items))
 			for i := range list.Items {
-				p := &list.Items[i]
-				pods[p.Name] = p
-				if podReady(p) {
-					ready++
-				} else {
-					waiting = append(waiting, p)
-				}
+				items[i] = &list.Items[i]
 			}
-			if ready != lastReady {
-				b.progressf("%d/%d pods ready", ready, n)
-				lastReady = ready
-			}
-			if ready >= n && len(list.Items) >= n {
-				return pods, nil
-			}
-			evs := b.runEvents(ctx)
-			for _, p := range waiting {
-				if err := b.podProblem(ctx, p, firstSeen, evs); err != nil {
-					return pods, err
-				}
+			var done bool
+			pods, done, err = j.judge(ctx, items, b.runEvents(ctx))
+			if done || err != nil {
+				return pods, err
 			}
 		}
 		select {
@@ -85,6 +112,120 @@ func (b *Backend) waitReady(ctx context.Context, n int) (map[string]*corev1.Pod,
 		case <-tick.C:
 		}
 	}
+}
+
+// readyJudge is the state of one wait for Ready.
+type readyJudge struct {
+	b         *Backend
+	n         int
+	firstSeen map[string]time.Time // pod/reason → when the problem was first seen
+	lastReady int
+}
+
+// judge looks at the pods as they are now: done when all n are Ready,
+// an error at the first that cannot start.
+func (j *readyJudge) judge(ctx context.Context, list []*corev1.Pod, evs podEvents) (map[string]*corev1.Pod, bool, error) {
+	pods := make(map[string]*corev1.Pod, len(list))
+	ready := 0
+	var waiting []*corev1.Pod
+	for _, p := range list {
+		pods[p.Name] = p
+		if podReady(p) {
+			ready++
+		} else {
+			waiting = append(waiting, p)
+		}
+	}
+	if ready != j.lastReady {
+		j.b.progressf("%d/%d pods ready", ready, j.n)
+		j.lastReady = ready
+	}
+	if ready >= j.n && len(list) >= j.n {
+		return pods, true, nil
+	}
+	sort.Slice(waiting, func(a, c int) bool { return waiting[a].Name < waiting[c].Name })
+	for _, p := range waiting {
+		if err := j.b.podProblem(ctx, p, j.firstSeen, evs); err != nil {
+			return pods, false, err
+		}
+	}
+	return pods, false, nil
+}
+
+// runWatch is the informers of one wait: the run's pods (by label) and
+// the namespace's pod events, each listed once and then watched.
+type runWatch struct {
+	pods, events cache.SharedIndexInformer
+	changed      chan struct{} // poked on every change (coalesced)
+	cancel       context.CancelFunc
+	mu           sync.Mutex
+	err          error // the pods' list or watch's last error
+}
+
+// watchResync re-delivers the caches now and then (no request).
+const watchResync = 30 * time.Second
+
+func (b *Backend) watchRun(ctx context.Context) *runWatch {
+	wctx, cancel := context.WithCancel(ctx)
+	sel := labels.SelectorFromSet(labels.Set{LabelRun: b.opts.RunID}).String()
+	w := &runWatch{changed: make(chan struct{}, 1), cancel: cancel}
+	w.pods = coreinformers.NewFilteredPodInformer(b.client, b.namespace, watchResync, cache.Indexers{},
+		func(o *metav1.ListOptions) { o.LabelSelector = sel })
+	w.events = coreinformers.NewFilteredEventInformer(b.client, b.namespace, watchResync, cache.Indexers{},
+		func(o *metav1.ListOptions) { o.FieldSelector = "involvedObject.kind=Pod" })
+	poke := func(any) {
+		select {
+		case w.changed <- struct{}{}:
+		default:
+		}
+	}
+	h := cache.ResourceEventHandlerFuncs{AddFunc: poke, UpdateFunc: func(_, o any) { poke(o) }, DeleteFunc: poke}
+	_, _ = w.pods.AddEventHandler(h)
+	_, _ = w.events.AddEventHandler(h)
+	// Errors are the wait's to judge, not klog's to print; events are a
+	// help (RBAC may hide them), so theirs are dropped.
+	_ = w.pods.SetWatchErrorHandlerWithContext(func(_ context.Context, _ *cache.Reflector, err error) {
+		w.mu.Lock()
+		w.err = err
+		w.mu.Unlock()
+		poke(nil)
+	})
+	_ = w.events.SetWatchErrorHandlerWithContext(func(context.Context, *cache.Reflector, error) {})
+	go w.pods.RunWithContext(wctx)
+	go w.events.RunWithContext(wctx)
+	return w
+}
+
+func (w *runWatch) stop() { w.cancel() }
+
+func (w *runWatch) podErr() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.err
+}
+
+// runPods are the run's pods in the cache (filtered again: a watch need
+// not honour the selector).
+func (w *runWatch) runPods(runID string) []*corev1.Pod {
+	var out []*corev1.Pod
+	for _, o := range w.pods.GetStore().List() {
+		if p, ok := o.(*corev1.Pod); ok && p.Labels[LabelRun] == runID {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// runEvents are the cached events about the run's pods, by pod name.
+func (w *runWatch) runEvents(runID string) podEvents {
+	prefix := "rdmabench-" + runID + "-"
+	evs := podEvents{}
+	for _, o := range w.events.GetStore().List() {
+		if e, ok := o.(*corev1.Event); ok && e.InvolvedObject.Kind == "Pod" && strings.HasPrefix(e.InvolvedObject.Name, prefix) {
+			evs[e.InvolvedObject.Name] = append(evs[e.InvolvedObject.Name], *e)
+		}
+	}
+	return evs
 }
 
 func podReady(p *corev1.Pod) bool {

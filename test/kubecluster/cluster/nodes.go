@@ -125,6 +125,38 @@ func (c *Cluster) RemoveNode(ctx context.Context, name string) error {
 	return err
 }
 
+// StopNode stops a node's agent as a machine that dies does: its pods'
+// processes and namespaces go, its kubelet API stops answering (execs and
+// logs fail), but the Node and its pods stay in the API until the node
+// controller or a person removes them. The test deletes the Node when it
+// is done (DeleteNode).
+func (c *Cluster) StopNode(ctx context.Context, name string) error {
+	c.mu.Lock()
+	var a *agent.Agent
+	for i, x := range c.agents {
+		if x.Name() == name {
+			a = x
+			c.agents = slices.Delete(c.agents, i, i+1)
+			break
+		}
+	}
+	c.mu.Unlock()
+	if a == nil {
+		return fmt.Errorf("no node %s", name)
+	}
+	return a.Stop(ctx)
+}
+
+// DeleteNode deletes a Node object (one StopNode stopped), as a person or
+// a cloud controller removes a dead machine; the pod garbage collector
+// then deletes the pods left bound to it.
+func (c *Cluster) DeleteNode(ctx context.Context, name string) error {
+	if err := c.client.CoreV1().Nodes().Delete(ctx, name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+		return err
+	}
+	return nil
+}
+
 func netInterfaces() ([]string, error) {
 	entries, err := os.ReadDir("/sys/class/net")
 	if err != nil {
