@@ -76,13 +76,17 @@ func bandwidthChart(test string, rs []*Result) chartSpec {
 	c := newLineChart(labels, "message size", unit, false)
 	note := ""
 	if len(rs) <= maxSeriesPerChart {
+		banded := false
 		for i, r := range rs {
 			name := r.Pair()
 			if r.Backend != "" {
 				name += " [" + r.Backend + "]"
 			}
-			c.AddSeries(name, lineValues(r, sizes, pickMetric(metric), div), lineSeriesOpts(seriesPalette[i%len(seriesPalette)], false)...)
+			color := seriesPalette[i%len(seriesPalette)]
+			c.AddSeries(name, lineValues(r, sizes, pickMetric(metric), div), lineSeriesOpts(color, false)...)
+			banded = addSpreadBand(c, name, r, sizes, div, color) || banded
 		}
+		note = spreadNote(c, banded)
 	} else {
 		note = envelopeSeries(c, rs, sizes, metric, div)
 	}
@@ -108,6 +112,56 @@ func envelopeSeries(c *charts.Line, rs []*Result, sizes []int64, metric parsers.
 	worst := rs[WorstFirst(derefs(rs))[0]]
 	c.AddSeries("worst: "+worst.Pair(), lineValues(worst, sizes, pickMetric(metric), div), lineSeriesOpts(colorFail, false)...)
 	return fmt.Sprintf("%d results: min, median and max over all pairs, and the worst pair by name.", len(rs))
+}
+
+// spreadPrefix names the band series of a result measured more than once;
+// the legend and the tooltip leave them out.
+const spreadPrefix = "spread of "
+
+// addSpreadBand shades a result's min–max over its repetitions around its
+// line (two stacked series: the invisible min, then max − min filled), for
+// the sizes measured more than once. It reports whether it drew any.
+// Only headline bandwidths (the result's Metric) have stats per size.
+func addSpreadBand(c *charts.Line, name string, r *Result, sizes []int64, div float64, color string) bool {
+	at := map[int64]SizeStats{}
+	for _, st := range r.Stats {
+		if st.N > 1 && st.Metric == r.Metric {
+			at[st.Bytes] = st
+		}
+	}
+	if len(at) == 0 {
+		return false
+	}
+	lo, span := make([]opts.LineData, len(sizes)), make([]opts.LineData, len(sizes))
+	for i, sz := range sizes {
+		lo[i], span[i] = opts.LineData{Value: "-"}, opts.LineData{Value: "-"}
+		if st, ok := at[sz]; ok {
+			lo[i], span[i] = opts.LineData{Value: round2(st.Min / div)}, opts.LineData{Value: round2((st.Max - st.Min) / div)}
+		}
+	}
+	stack := spreadPrefix + name
+	hidden := charts.WithLineStyleOpts(opts.LineStyle{Opacity: opts.Float(0)})
+	c.AddSeries(stack+" (min)", lo, charts.WithLineChartOpts(opts.LineChart{Stack: stack, ShowSymbol: opts.Bool(false)}), hidden)
+	c.AddSeries(stack, span, charts.WithLineChartOpts(opts.LineChart{Stack: stack, ShowSymbol: opts.Bool(false)}), hidden,
+		charts.WithAreaStyleOpts(opts.AreaStyle{Color: color, Opacity: opts.Float(0.18)}))
+	return true
+}
+
+// spreadNote keeps band series out of the legend and the tooltip and says
+// what the shading is; "" when no result has a band.
+func spreadNote(c *charts.Line, banded bool) string {
+	if !banded {
+		return ""
+	}
+	var names []string
+	for _, s := range c.MultiSeries {
+		if !strings.HasPrefix(s.Name, spreadPrefix) {
+			names = append(names, s.Name)
+		}
+	}
+	c.Legend.Data = names
+	c.Tooltip.Formatter = opts.FuncOpts(`function (ps) { var out = ps.length ? ps[0].axisValueLabel : ''; ps.forEach(function (p) { if (p.seriesName.indexOf('` + spreadPrefix + `') !== 0) { out += '<br/>' + p.marker + p.seriesName + ': ' + p.value; } }); return out; }`)
+	return "The shaded band around a line is the lowest to the highest of its repetitions at each size."
 }
 
 // figuresAt is every result's figure at one size, in the chart's unit,
@@ -218,13 +272,16 @@ func nixlChart(title string, rs []*Result) chartSpec {
 	for _, r := range rs {
 		seen[r.Backend]++
 	}
+	banded := false
 	for i, r := range rs {
 		name := r.Backend
 		if name == "" || seen[name] > 1 { // one backend twice: the tests tell them apart
 			name = strings.TrimSpace(r.Backend + " (" + r.Test + ")")
 		}
-		c.AddSeries(name, lineValues(r, sizes, pickMetric(parsers.MetricBandwidth), 1e9), lineSeriesOpts(seriesPalette[i%len(seriesPalette)], false)...)
+		color := seriesPalette[i%len(seriesPalette)]
+		c.AddSeries(name, lineValues(r, sizes, pickMetric(parsers.MetricBandwidth), 1e9), lineSeriesOpts(color, false)...)
+		banded = addSpreadBand(c, name, r, sizes, 1e9, color) || banded
 	}
 	withLineRate(c, lineRateOf(rs), 1e9, "Gb/s")
-	return chartSpec{Title: title, Option: string(c.JSONNotEscaped())}
+	return chartSpec{Title: title, Note: spreadNote(c, banded), Option: string(c.JSONNotEscaped())}
 }

@@ -42,3 +42,24 @@ func TestChartsNameTheirAxes(t *testing.T) {
 		t.Error("history chart without an x-axis name")
 	}
 }
+
+// A result measured more than once is drawn with its spread: a band from
+// its lowest to its highest repetition per size, kept out of the legend.
+func TestChartsShadeTheSpreadOfRepetitions(t *testing.T) {
+	page := buildPage(fullReport(1), HTMLOptions{})
+	var nixl *chartSpec
+	for i := range page.Charts {
+		if strings.Contains(page.Charts[i].Title, "bandwidth per block size and backend") {
+			nixl = &page.Charts[i]
+		}
+	}
+	if nixl == nil {
+		t.Fatal("no NIXL chart")
+	}
+	if !strings.Contains(nixl.Option, `"stack":"spread of UCCL"`) || !strings.Contains(nixl.Note, "lowest to the highest of its repetitions") {
+		t.Errorf("no band for UCCL's repetitions: note %q", nixl.Note)
+	}
+	if !strings.Contains(nixl.Option, `"data":["UCX","UCCL","LIBFABRIC"]`) {
+		t.Errorf("legend should name only the backends: %s", nixl.Option[:min(len(nixl.Option), 400)])
+	}
+}
