@@ -134,7 +134,7 @@ $(KUBE_BIN)/kubelet: test/kubecluster/k8s/go.mod test/kubecluster/k8s/go.sum
 KUBE_UP_CONFIG := $(CURDIR)/.work/kubeconfig
 kube-up: build kube-bins
 	$(GO) run ./test/kubecluster up --nodes 4 --bin $(CURDIR)/$(KUBE_BIN) --kubeconfig $(KUBE_UP_CONFIG) \
-		--nad rdmabench/rdma-sriov --next "./bin/rdmabench preflight pd-disagg --kubeconfig KUBECONFIG_FILE"
+		--nad rdmabench/rdma-sriov --next "./bin/rdmabench run kube-check --kubeconfig KUBECONFIG_FILE"
 
 # The cluster's own tests, then `rdmabench run` against it (test/e2ekube).
 # Its pods run in the tools image (make image, cached: rebuilt only when

@@ -86,3 +86,45 @@ func TestShippedPDDisaggOnTheTestCluster(t *testing.T) {
 	}
 	assertNothingLeft(t, c)
 }
+
+// kube-check, the first run `make kube-up` suggests, as shipped (only its
+// namespace moved): two pods on two nodes over the rdma-sriov network; the
+// nodes have no RDMA, so rping and write-bw are skipped with preflight's
+// reason; ucx_perftest and iperf3 measure between the pods; exit 0.
+func TestShippedKubeCheckOnTheTestCluster(t *testing.T) {
+	c := needCluster(t)
+	createNamespace(t, c, "e2e-check")
+	createNAD(t, c, "e2e-check", "rdma-sriov")
+	r := run(t, c, "../../scenarios/kube-check.yaml", 3*time.Minute, nil, "-n", "e2e-check")
+	if r.code != 0 || r.rep == nil {
+		t.Fatalf("exit %d, want 0\n%s", r.code, r.stderr)
+	}
+	nodes := map[string]bool{}
+	for _, ep := range r.rep.Endpoints {
+		nodes[ep.Node] = true
+		if ep.Network != "e2e-check/rdma-sriov" || ep.Interface == "" {
+			t.Errorf("endpoint %+v: want the rdma-sriov network's address", ep)
+		}
+	}
+	if len(nodes) != 2 {
+		t.Errorf("pods on %d nodes, want 2 (avoidPools)", len(nodes))
+	}
+	measured := map[string]int{}
+	for _, res := range r.rep.Results {
+		switch res.Test {
+		case "ucx-bw", "iperf3":
+			if res.Verdict != report.VerdictPass || res.BestBps <= 0 {
+				t.Errorf("%s: %s %q; want measured", res.Test, res.Verdict, res.Reason)
+			}
+			measured[res.Test]++
+		default:
+			if res.Verdict != report.VerdictSkipped || !strings.Contains(res.Reason, "preflight rdma-device") {
+				t.Errorf("%s: %s %q; want skipped for want of an RDMA device", res.Test, res.Verdict, res.Reason)
+			}
+		}
+	}
+	if measured["ucx-bw"] != 2 || measured["iperf3"] != 1 {
+		t.Errorf("measured %v, want ucx-bw at two sizes and iperf3", measured)
+	}
+	assertNothingLeft(t, c)
+}
