@@ -146,16 +146,16 @@ func anchorOf(heading string) string {
 
 func TestHeadingAnchorsFollowGitHub(t *testing.T) {
 	for heading, want := range map[string]string{
-		"The ssh backend (`backend: ssh`)":                       "the-ssh-backend-backend-ssh",
-		"nixlbench's etcd":                                       "nixlbenchs-etcd",
-		"Images per tool family (`cluster.images`)":              "images-per-tool-family-clusterimages",
-		"pools[]":                                                "pools",
-		"Try it on a local test cluster (`make kube-up`)":        "try-it-on-a-local-test-cluster-make-kube-up",
-		"Networks: a worked NetworkAttachmentDefinition":         "networks-a-worked-networkattachmentdefinition",
-		"The kube lane (`make e2e-kube`, part of `make test`)":   "the-kube-lane-make-e2e-kube-part-of-make-test",
-		"--keep":                                                 "--keep",
-		"rdmabench completion bash":                              "rdmabench-completion-bash",
-		"What a run does on the cluster":                         "what-a-run-does-on-the-cluster",
+		"The ssh backend (`backend: ssh`)":          "the-ssh-backend-backend-ssh",
+		"nixlbench's etcd":                          "nixlbenchs-etcd",
+		"Images per tool family (`cluster.images`)": "images-per-tool-family-clusterimages",
+		"pools[]": "pools",
+		"Try it on a local test cluster (`make kube-up`)":      "try-it-on-a-local-test-cluster-make-kube-up",
+		"Networks: a worked NetworkAttachmentDefinition":       "networks-a-worked-networkattachmentdefinition",
+		"The kube lane (`make e2e-kube`, part of `make test`)": "the-kube-lane-make-e2e-kube-part-of-make-test",
+		"--keep":                         "--keep",
+		"rdmabench completion bash":      "rdmabench-completion-bash",
+		"What a run does on the cluster": "what-a-run-does-on-the-cluster",
 		"Where bandwidth is lost: [waterfall](waterfall.md) a→b": "where-bandwidth-is-lost-waterfall-ab",
 	} {
 		if got := anchorOf(heading); got != want {
