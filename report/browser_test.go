@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -293,5 +294,56 @@ func TestBrowserRendersComparison(t *testing.T) {
 	_ = os.WriteFile(filepath.Join(dir, "compare.png"), shot, 0o644)
 	if keep := os.Getenv("RDMABENCH_SCREENSHOT_DIR"); keep != "" {
 		_ = os.WriteFile(filepath.Join(keep, "compare.png"), shot, 0o644)
+	}
+}
+
+// TestBrowserMatrixPairOnDemand: a matrix with a size sweep carries every
+// pair's curve packed; asking the page for a cell (what a click does) draws
+// that pair's bandwidth per size in the chart below, equal to report.json's
+// samples within the packing's resolution, and the tooltip names the cell.
+func TestBrowserMatrixPairOnDemand(t *testing.T) {
+	b := newBrowser(t, 1366, 1800)
+	r := matrixReport(8, sweep(64<<10, 1<<20)) // ep-7 has no ep-17: the slow link is absent
+	slow := &r.Results[5]                      // ep-0 → ep-6
+	for i := range slow.Samples {
+		*slow.Samples[i].BWAvgBps /= 2
+	}
+	slow.BestBps = 0
+	judge(slow, nicLineRate(), slow.Metric)
+	checkReportInBrowser(t, b, r, 3, false) // heatmap, its pair chart, the envelope
+
+	ctx, cancel := context.WithTimeout(b.ctx, 20*time.Second)
+	defer cancel()
+	// The heatmap is the chart whose spec has a matrix; find the cell of ep-0 → ep-6.
+	got, err := chromedp.Run(ctx, chromedp.Evaluate[[]any](`(function () {
+  var hm = Array.from(document.querySelectorAll(".chart")).map(function (d) { return echarts.getInstanceByDom(d); })
+    .filter(function (c) { return c.getOption().series[0].type === "heatmap"; })[0];
+  var opt = hm.getOption(), data = opt.series[0].data, E = opt.xAxis[0].data, cell = -1;
+  for (var i = 0; i < data.length; i++) { if (E[data[i].value[1]] === "ep-0" && E[data[i].value[0]] === "ep-6") { cell = i; } }
+  var id = hm.getDom().id, name = window.rdmabenchShowPair(id, cell);
+  var pairDom = hm.getDom().parentNode.querySelectorAll(".chart");
+  var pair = echarts.getInstanceByDom(pairDom[Array.prototype.indexOf.call(pairDom, hm.getDom()) + 1]).getOption();
+  var tip = opt.tooltip[0].formatter({value: data[cell].value});
+  return [name, pair.title[0].text, pair.series[0].data, tip];
+})()`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got[0] != "ep-0 → ep-6" || got[1] != "ep-0 → ep-6" {
+		t.Fatalf("drawn pair %v, title %v", got[0], got[1])
+	}
+	div, _ := unitFor(slow.Family)
+	points := got[2].([]any)
+	if len(points) != len(slow.Samples) {
+		t.Fatalf("%d points for %d samples", len(points), len(slow.Samples))
+	}
+	for i, s := range slow.Samples {
+		want, v := *s.BWAvgBps/div, points[i].(float64)
+		if math.Abs(v-want) > 0.02 {
+			t.Errorf("size %d: page draws %.3f, report has %.3f", s.Bytes, v, want)
+		}
+	}
+	if tip, _ := got[3].(string); !strings.HasPrefix(tip, "ep-0 → ep-6: 4") || !strings.Contains(tip, "% of line rate (") {
+		t.Errorf("tooltip %q", tip)
 	}
 }

@@ -23,6 +23,13 @@ type chartSpec struct {
 	Note   string
 	Height int
 	Option string
+	// Matrix (a heatmap's): its endpoints, unit and every pair's bandwidth
+	// per size, packed (matrixPayload); the page's script draws tooltips
+	// from it and, on a click, the cell's pair in PairChart.
+	Matrix    string
+	PairChart string
+	// pairChartFollows: the next chart is this heatmap's pair chart.
+	pairChartFollows bool
 }
 
 var funcMarker = regexp.MustCompile(`"__f__|__f__"`)
@@ -187,16 +194,24 @@ func trailingNumber(s string) int {
 // frames, and a reader (or the browser test) could see half a matrix.
 // go-echarts has no series option for it, so the JSON is patched.
 func unprogressive(option string) string {
+	return patchOption(option, func(m map[string]any) {
+		series, _ := m["series"].([]any)
+		for _, s := range series {
+			if sm, ok := s.(map[string]any); ok {
+				sm["progressive"] = 0
+			}
+		}
+	})
+}
+
+// patchOption edits a go-echarts option as JSON, for what its types cannot
+// say; an option that does not parse is returned as it was.
+func patchOption(option string, patch func(map[string]any)) string {
 	var m map[string]any
 	if err := json.Unmarshal([]byte(option), &m); err != nil {
 		return option
 	}
-	series, _ := m["series"].([]any)
-	for _, s := range series {
-		if sm, ok := s.(map[string]any); ok {
-			sm["progressive"] = 0
-		}
-	}
+	patch(m)
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)

@@ -95,21 +95,11 @@ func bandwidthChart(test string, rs []*Result) chartSpec {
 func envelopeSeries(c *charts.Line, rs []*Result, sizes []int64, metric parsers.Metric, div float64) string {
 	mins, meds, maxs := make([]opts.LineData, len(sizes)), make([]opts.LineData, len(sizes)), make([]opts.LineData, len(sizes))
 	for i, sz := range sizes {
-		var xs []float64
-		for _, r := range rs {
-			for _, s := range r.Samples {
-				if s.Bytes == sz {
-					if v, ok := metric.Figure(&s); ok {
-						xs = append(xs, v/div)
-					}
-				}
-			}
-		}
+		xs := figuresAt(rs, sz, metric, div)
 		if len(xs) == 0 {
 			mins[i], meds[i], maxs[i] = opts.LineData{Value: "-"}, opts.LineData{Value: "-"}, opts.LineData{Value: "-"}
 			continue
 		}
-		sort.Float64s(xs)
 		mins[i], meds[i], maxs[i] = opts.LineData{Value: round2(xs[0])}, opts.LineData{Value: round2(xs[len(xs)/2])}, opts.LineData{Value: round2(xs[len(xs)-1])}
 	}
 	c.AddSeries("max", maxs, lineSeriesOpts("#90a4ae", true)...)
@@ -118,6 +108,23 @@ func envelopeSeries(c *charts.Line, rs []*Result, sizes []int64, metric parsers.
 	worst := rs[WorstFirst(derefs(rs))[0]]
 	c.AddSeries("worst: "+worst.Pair(), lineValues(worst, sizes, pickMetric(metric), div), lineSeriesOpts(colorFail, false)...)
 	return fmt.Sprintf("%d results: min, median and max over all pairs, and the worst pair by name.", len(rs))
+}
+
+// figuresAt is every result's figure at one size, in the chart's unit,
+// sorted.
+func figuresAt(rs []*Result, size int64, metric parsers.Metric, div float64) []float64 {
+	var xs []float64
+	for _, r := range rs {
+		for _, s := range r.Samples {
+			if s.Bytes == size {
+				if v, ok := metric.Figure(&s); ok {
+					xs = append(xs, v/div)
+				}
+			}
+		}
+	}
+	sort.Float64s(xs)
+	return xs
 }
 
 func derefs(rs []*Result) []Result {

@@ -1,9 +1,11 @@
 package report
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 
 	"github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
@@ -42,7 +44,11 @@ func matrixEndpoints(rs []*Result) []string {
 }
 
 // heatmapChart is the N×N efficiency matrix: rows send, columns receive. A
-// slow link is one red cell; a slow node is a red row or column.
+// slow link is one red cell; a slow node is a red row or column. Each cell
+// holds only numbers ([receiver, sender, % of line rate, bandwidth]); the
+// names and the tooltip come from the matrix payload once, so that a
+// 65,280-pair matrix costs bytes per cell, not a sentence. With more than
+// one size, every pair's curve rides along packed, drawn on a click.
 func heatmapChart(test string, rs []*Result) chartSpec {
 	eps := matrixEndpoints(rs)
 	idx := map[string]int{}
@@ -52,13 +58,14 @@ func heatmapChart(test string, rs []*Result) chartSpec {
 	div, unit := unitFor(rs[0].Family)
 	lo := 100.0
 	var data []opts.HeatMapData
+	var cells []*Result
 	for _, r := range rs {
 		if r.Efficiency == nil {
 			continue
 		}
 		lo = min(lo, *r.Efficiency)
-		tip := fmt.Sprintf("%s → %s: %.1f%% of line rate (%.1f %s)", r.From, r.To, *r.Efficiency, r.BestBps/div, unit)
-		data = append(data, opts.HeatMapData{Name: tip, Value: []any{idx[r.To], idx[r.From], round2(*r.Efficiency)}})
+		data = append(data, opts.HeatMapData{Value: []any{idx[r.To], idx[r.From], round1(*r.Efficiency), round1(r.BestBps / div)}})
+		cells = append(cells, r)
 	}
 	c := charts.NewHeatMap()
 	showLabels := len(eps) <= 16
@@ -68,7 +75,7 @@ func heatmapChart(test string, rs []*Result) chartSpec {
 	}
 	c.SetGlobalOptions(
 		charts.WithAnimation(false),
-		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Formatter: opts.FuncOpts("function (p) { return p.name; }")}),
+		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true)}),
 		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(false)}),
 		charts.WithGridOpts(opts.Grid{Left: "2%", Right: "90", Top: "30", Bottom: "8", ContainLabel: opts.Bool(true)}),
 		charts.WithXAxisOpts(opts.XAxis{Type: "category", Data: eps, Name: "receiver", Position: "top",
@@ -79,16 +86,60 @@ func heatmapChart(test string, rs []*Result) chartSpec {
 			Orient: "vertical", Right: "0", Top: "middle", Text: []string{"100%", fmt.Sprintf("%.0f%%", min(lo, 80))},
 			InRange: &opts.VisualMapInRange{Color: []string{"#b71c1c", "#ef6c00", "#fdd835", "#9ccc65", "#2e7d32"}}}),
 	)
+	border := 1
+	if len(eps) > 64 {
+		border = 0 // a 1-pixel white border would be most of a 4-pixel cell
+	}
 	c.AddSeries("% of line rate", data, charts.WithLabelOpts(opts.Label{Show: opts.Bool(showLabels), Formatter: string(opts.FuncOpts("function (p) { return p.value[2].toFixed(0); }"))}),
-		charts.WithItemStyleOpts(opts.ItemStyle{BorderColor: "#fff", BorderWidth: 1}))
+		charts.WithItemStyleOpts(opts.ItemStyle{BorderColor: "#fff", BorderWidth: float32(border)}))
 	height := 160 + 13*len(eps)
 	if showLabels {
 		height = 160 + 32*len(eps)
 	}
-	return chartSpec{Title: test + " — % of line rate, sender × receiver", Height: min(max(height, 360), 1100),
+	spec := chartSpec{Title: test + " — % of line rate, sender × receiver", Height: min(max(height, 360), 1100),
 		Note:   fmt.Sprintf("%d endpoints, %d pairs; each cell is the best bandwidth of the pair as a percent of line rate.", len(eps), len(data)),
-		Option: unprogressive(string(c.JSONNotEscaped()))}
+		Option: patchOption(unprogressive(string(c.JSONNotEscaped())), heatmapPatch(len(eps)))}
+	payload := matrixPayload{Endpoints: eps, Unit: unit}
+	if sizes, labels := sizeAxis(cells); len(sizes) > 1 {
+		payload.Sizes = labels
+		payload.Scale, payload.Curves = packCurves(cells, sizes, pickMetric(rs[0].Metric), div)
+		spec.Note += " Click a cell to draw its pair's bandwidth per message size below."
+		spec.pairChartFollows = true
+	}
+	b, _ := json.Marshal(payload) // strings and numbers only: cannot fail
+	spec.Matrix = strings.ReplaceAll(string(b), "</", `<\/`)
+	return spec
 }
+
+// heatmapPatch says what go-echarts' types cannot: colour by the cells'
+// third value (% of line rate; ECharts' default is the last, here the
+// bandwidth), and, beyond 64 endpoints, name every k-th so that the names
+// stay legible (the tooltip names every cell). Both are numbers to
+// ECharts, strings to go-echarts.
+func heatmapPatch(endpoints int) func(map[string]any) {
+	every := (endpoints - 1) / 64 // labels skipped between two shown
+	return func(m map[string]any) {
+		for _, key := range []string{"visualMap", "xAxis", "yAxis"} {
+			items, ok := m[key].([]any)
+			if !ok {
+				items = []any{m[key]}
+			}
+			for _, it := range items {
+				it, ok := it.(map[string]any)
+				if !ok {
+					continue
+				}
+				if key == "visualMap" {
+					it["dimension"] = 2
+				} else if label, ok := it["axisLabel"].(map[string]any); ok {
+					label["interval"] = every
+				}
+			}
+		}
+	}
+}
+
+func round1(v float64) float64 { return math.Round(v*10) / 10 }
 
 // slowEndpoints ranks a matrix's endpoints by their mean efficiency as
 // sender and as receiver: a node whose row and column are both low has the

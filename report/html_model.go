@@ -92,6 +92,9 @@ func buildPage(r *Report, o HTMLOptions) *page {
 				c.Height = 340
 			}
 			c.Option = optionJSON(c.Option)
+			if c.pairChartFollows {
+				c.PairChart = fmt.Sprintf("chart-%d", n+1)
+			}
 			p.Charts = append(p.Charts, *c)
 		}
 	}
@@ -105,8 +108,8 @@ func environmentRows(m RunMeta) [][2]string {
 			rows = append(rows, [2]string{k, v})
 		}
 	}
-	add("hosts", strings.Join(m.Hosts, ", "))
-	add("nodes", strings.Join(m.Nodes, ", "))
+	add("hosts", listBrief(m.Hosts))
+	add("nodes", listBrief(m.Nodes))
 	for _, m := range []map[string]string{m.Fingerprint, m.ToolVersions} {
 		keys := make([]string, 0, len(m))
 		for k := range m {
@@ -118,6 +121,17 @@ func environmentRows(m RunMeta) [][2]string {
 		}
 	}
 	return rows
+}
+
+// listBrief joins a list of hosts or nodes; a long one (a 256-node run)
+// keeps its first and last few, with the count: report.json has them all.
+func listBrief(xs []string) string {
+	const keep = 6
+	if len(xs) <= 2*keep+4 {
+		return strings.Join(xs, ", ")
+	}
+	return fmt.Sprintf("%d: %s, … %s (all in report.json)", len(xs),
+		strings.Join(xs[:keep], ", "), strings.Join(xs[len(xs)-keep:], ", "))
 }
 
 // htmlPassesPerTest bounds the passing rows of one test in the HTML

@@ -74,7 +74,11 @@ func buildSections(r *Report) []section {
 			}
 			continue
 		case isMatrix(rs):
-			mat.Charts = append(mat.Charts, heatmapChart(test, rs))
+			heat := heatmapChart(test, rs)
+			mat.Charts = append(mat.Charts, heat)
+			if heat.pairChartFollows {
+				mat.Charts = append(mat.Charts, pairCurveChart(test, rs))
+			}
 			mat.Tables = append(mat.Tables, slowTable(test, rs, nodes))
 			if sizes, _ := sizeAxis(rs); len(sizes) > 1 {
 				bw.Charts = append(bw.Charts, bandwidthChart(test, rs))

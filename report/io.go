@@ -1,8 +1,12 @@
 package report
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 )
@@ -13,16 +17,17 @@ func Save(path string, r *Report) error {
 	if r.SchemaVersion == "" {
 		r.SchemaVersion = SchemaVersion
 	}
-	data, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		return fmt.Errorf("encode report: %w", err)
-	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), ".report-*.json")
 	if err != nil {
 		return err
 	}
 	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(append(data, '\n')); err != nil {
+	w := bufio.NewWriterSize(tmp, 1<<20)
+	if err := encodeReport(w, r); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := w.Flush(); err != nil {
 		tmp.Close()
 		return err
 	}
@@ -30,6 +35,75 @@ func Save(path string, r *Report) error {
 		return err
 	}
 	return os.Rename(tmp.Name(), path)
+}
+
+// resultsKey is where the results sit in an indented report: top level,
+// two spaces in. A string value cannot hold a raw newline, so this occurs
+// nowhere else.
+var resultsKey = []byte("\n  \"results\": null")
+
+// encodeReport writes r as json.MarshalIndent(r, "", "  ") followed by a
+// newline, byte for byte, but one result at a time: a 256-endpoint
+// matrix's report.json is 158 MB, which marshalling whole held in memory
+// twice over.
+func encodeReport(w io.Writer, r *Report) error {
+	shell := *r
+	shell.Results = nil
+	head, err := json.MarshalIndent(&shell, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode report: %w", err)
+	}
+	at := bytes.Index(head, resultsKey)
+	if at < 0 {
+		return errors.New("encode report: no results key") // the schema lost its field: a bug
+	}
+	at += len(resultsKey) - len("null")
+	if _, err := w.Write(head[:at]); err != nil {
+		return err
+	}
+	switch {
+	case r.Results == nil:
+		_, err = io.WriteString(w, "null")
+	case len(r.Results) == 0:
+		_, err = io.WriteString(w, "[]")
+	default:
+		err = encodeResults(w, r.Results)
+	}
+	if err != nil {
+		return err
+	}
+	if _, err := w.Write(head[at+len("null"):]); err != nil {
+		return err
+	}
+	_, err = io.WriteString(w, "\n")
+	return err
+}
+
+func encodeResults(w io.Writer, results []Result) error {
+	if _, err := io.WriteString(w, "[\n"); err != nil {
+		return err
+	}
+	for i := range results {
+		b, err := json.MarshalIndent(&results[i], "    ", "  ")
+		if err != nil {
+			return fmt.Errorf("encode report: result %d: %w", i, err)
+		}
+		sep := ",\n"
+		if i == len(results)-1 {
+			sep = "\n"
+		}
+		if _, err := io.WriteString(w, "    "); err != nil {
+			return err
+		}
+		if _, err := w.Write(b); err != nil {
+			return err
+		}
+		if _, err := io.WriteString(w, sep); err != nil {
+			return err
+		}
+	}
+	_, err := io.WriteString(w, "  ]")
+	return err
 }
 
 // Load reads a report.json and checks its schema version; an older

@@ -1,6 +1,8 @@
 package report
 
 import (
+	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -113,5 +115,33 @@ func TestLoadUpgradesV1(t *testing.T) {
 	}
 	if seen == 0 {
 		t.Fatal("no results in the v1 capture")
+	}
+}
+
+// Save streams results one at a time; the file must be what marshalling
+// the whole report would write, byte for byte (goldens, history indexes
+// and users' diffs depend on it).
+func TestSaveStreamsWhatMarshalIndentWrites(t *testing.T) {
+	empty := fullReport(1)
+	empty.Results = []Result{}
+	none := fullReport(1)
+	none.Results = nil
+	for name, r := range map[string]*Report{"full": fullReport(1), "matrix": matrixReport(6, sweep(4<<10, 64<<10)),
+		"empty": empty, "nil": none, "trust": trustReport()} {
+		want, err := json.MarshalIndent(r, "", "  ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(t.TempDir(), "report.json")
+		if err := Save(path, r); err != nil {
+			t.Fatal(err)
+		}
+		got, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, append(want, '\n')) {
+			t.Errorf("%s: Save wrote %d bytes, MarshalIndent %d", name, len(got), len(want)+1)
+		}
 	}
 }

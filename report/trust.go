@@ -25,6 +25,10 @@ type PreflightEndpoint struct {
 	// Error is set when the facts could not be read at all.
 	Error  string           `json:"error,omitempty"`
 	Checks []PreflightCheck `json:"checks"`
+	// Versions are the transfer libraries found on the endpoint, by
+	// fingerprint key (ucx.version, nccl.version); a pod's other
+	// containers' with the container in brackets ("ucx.version (nixl)").
+	Versions map[string]string `json:"versions,omitempty"`
 }
 
 // PreflightCheck is one named check: a stable id (rdma-device,

@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -71,11 +72,78 @@ func PreflightOn(ctx context.Context, be backend.Backend, p *plan.Plan, sc *scen
 		if got.Error != "" {
 			e.Error = joinErr(e.Error, u.label()+got.Error)
 		}
+		for k, v := range libraryVersions(in[i].Facts) {
+			if u.ep.Container != "" {
+				k += " (" + u.ep.Container + ")"
+			}
+			if e.Versions == nil {
+				e.Versions = map[string]string{}
+			}
+			e.Versions[k] = v
+		}
 		for _, c := range got.Checks {
 			e.Checks = append(e.Checks, u.locate(c))
 		}
 	}
 	return out, mtus
+}
+
+// libraryVersions are the fingerprint's library versions among the facts.
+func libraryVersions(f preflight.Facts) map[string]string {
+	out := map[string]string{}
+	for k, v := range map[string]string{report.FingerprintUCX: f.UCXVersion, report.FingerprintNCCL: f.NCCLVersion} {
+		if v != "" {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// noteLibraryVersions adds the first endpoint's library versions to the
+// run's fingerprint (where discovery did not say them), so that compare
+// warns when UCX or NCCL changed between two runs, and says where the
+// endpoints disagree among themselves: two UCX versions in one run is a
+// result of its own.
+func (r *run) noteLibraryVersions(rep *report.Report) {
+	seen := map[string]map[string][]string{} // key → version → endpoints
+	for _, ep := range rep.Preflight {
+		for k, v := range ep.Versions {
+			if seen[k] == nil {
+				seen[k] = map[string][]string{}
+			}
+			seen[k][v] = append(seen[k][v], ep.Endpoint)
+		}
+	}
+	if len(rep.Preflight) > 0 && len(rep.Preflight[0].Versions) > 0 {
+		fp := maps.Clone(r.cfg.Fingerprint) // the caller's map stays as given
+		if fp == nil {
+			fp = map[string]string{}
+		}
+		for k, v := range rep.Preflight[0].Versions {
+			if _, known := fp[k]; !known {
+				fp[k] = v
+			}
+		}
+		r.cfg.Fingerprint, rep.Run.Fingerprint = fp, fp
+	}
+	for _, k := range slices.Sorted(maps.Keys(seen)) {
+		if len(seen[k]) < 2 {
+			continue
+		}
+		var parts []string
+		for _, v := range slices.Sorted(maps.Keys(seen[k])) {
+			parts = append(parts, fmt.Sprintf("%s on %s", v, briefList(seen[k][v])))
+		}
+		r.progress.printf("preflight WARN %s differs between endpoints: %s", k, strings.Join(parts, "; "))
+	}
+}
+
+// briefList names up to three endpoints, then how many more.
+func briefList(names []string) string {
+	if len(names) <= 3 {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:3], ", "), len(names)-3)
 }
 
 // preflightUnit is one container of an endpoint that preflight reads
@@ -323,6 +391,7 @@ func (r *run) runPreflight(ctx context.Context, rep *report.Report) {
 		return
 	}
 	rep.Preflight, r.mtus = PreflightOn(ctx, r.cfg.Backend, r.cfg.Plan, r.cfg.Scenario, r.provisioned, r.cfg.Platform)
+	r.noteLibraryVersions(rep)
 	r.preflight = map[string]report.PreflightEndpoint{}
 	for _, ep := range rep.Preflight {
 		r.preflight[ep.Endpoint] = ep

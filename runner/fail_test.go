@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -199,7 +200,8 @@ func TestSkipRDMAOnlyWithoutDevice(t *testing.T) {
 	}
 }
 
-// The backend's fingerprint is saved in report.json for compare.
+// The backend's fingerprint is saved in report.json for compare, with the
+// UCX version preflight read where this host has ucx_info.
 func TestFingerprintSaved(t *testing.T) {
 	p := oneLegPlan("trivial", 10, plan.PlannedCommand{Endpoint: "client-0", Role: tools.RoleClient, Argv: []string{"true"}, Parse: true})
 	out := t.TempDir()
@@ -211,8 +213,19 @@ func TestFingerprintSaved(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(saved.Run.Fingerprint) != 2 || saved.Run.Fingerprint["nic.firmware"] != "28.39.1002" || saved.Run.Fingerprint["kernel"] != "6.1.0-56-amd64" {
-		t.Fatalf("fingerprint %v, want %v", saved.Run.Fingerprint, fp)
+	got := saved.Run.Fingerprint
+	if got["nic.firmware"] != "28.39.1002" || got["kernel"] != "6.1.0-56-amd64" || len(fp) != 2 {
+		t.Fatalf("fingerprint %v, want %v (and the caller's map untouched)", got, fp)
+	}
+	want := 2
+	if out, err := exec.Command("ucx_info", "-v").Output(); err == nil {
+		want++
+		if v := got[report.FingerprintUCX]; v == "" || !strings.Contains(string(out), " "+v+"\n") {
+			t.Errorf("ucx.version %q; ucx_info -v says:\n%s", v, out)
+		}
+	}
+	if len(got) != want {
+		t.Errorf("fingerprint %v: %d keys, want %d", got, len(got), want)
 	}
 }
 

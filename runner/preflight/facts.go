@@ -38,6 +38,10 @@ command -v nvidia-smi >/dev/null 2>&1 && echo "gpu_smi=$(nvidia-smi -L 2>/dev/nu
 echo "kernel=$(uname -r)"
 for f in /opt/amazon/ofi-nccl/lib/libnccl-net*.so* /opt/amazon/ofi-nccl/lib64/libnccl-net*.so* /opt/aws-ofi-nccl/lib/libnccl-net*.so* /usr/local/lib/libnccl-net*.so* /usr/lib/x86_64-linux-gnu/libnccl-net*.so*; do [ -e "$f" ] && echo "ncclnet=$f"; done
 if command -v ldconfig >/dev/null 2>&1; then ldconfig -p 2>/dev/null | while read -r l r; do case $l in libnccl-net*) echo "ncclnet=${r##* }";; esac; done; fi
+u=; if n=$(command -v nixlbench 2>/dev/null); then [ -x "${n%/*}/ucx_info" ] && u="${n%/*}/ucx_info"; fi
+[ -n "$u" ] || u=$(command -v ucx_info 2>/dev/null)
+[ -n "$u" ] && "$u" -v 2>/dev/null | while read -r h a b c; do case "$h $a $b" in "# Version "*) echo "ucx_version=$b";; "# Library version:") echo "ucx_version=$c";; esac; done
+if command -v ldconfig >/dev/null 2>&1; then ldconfig -p 2>/dev/null | while read -r l r; do case $l in libnccl.so.2) p=$(readlink -f "${r##* }" 2>/dev/null); case ${p##*/} in libnccl.so.2.*) echo "nccl_version=${p##*/libnccl.so.}";; esac;; esac; done; fi
 true`
 
 // Facts is what one endpoint's machine (or pod) says about itself.
@@ -67,6 +71,10 @@ type Facts struct {
 	PeerMem          string // nvidia_peermem or nv_peer_mem when loaded
 	NvidiaVersion    string // first line of /proc/driver/nvidia/version
 	Kernel           string
+	// UCXVersion is `ucx_info -v`'s (the ucx_info beside nixlbench first:
+	// the UCX NIXL loads); NCCLVersion is libnccl.so.2's file name's, as
+	// ldconfig resolves it. Empty where not found.
+	UCXVersion, NCCLVersion string
 	// NCCLNet are the NCCL net plugins found (libnccl-net*.so: on AWS,
 	// aws-ofi-nccl's, which carries NCCL over EFA through libfabric).
 	NCCLNet []string
@@ -180,6 +188,10 @@ func ParseFacts(out string) Facts {
 			f.NvidiaVersion = v
 		case "kernel":
 			f.Kernel = v
+		case "ucx_version":
+			f.UCXVersion = v
+		case "nccl_version":
+			f.NCCLVersion = v
 		case "ncclnet":
 			if v != "" && !slices.Contains(f.NCCLNet, v) {
 				f.NCCLNet = append(f.NCCLNet, v)

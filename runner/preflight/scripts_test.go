@@ -1,6 +1,9 @@
 package preflight
 
 import (
+	"os"
+	"os/exec"
+	"path/filepath"
 	"testing"
 
 	"github.com/rdmabench/rdmabench/internal/shelltest"
@@ -19,4 +22,40 @@ func TestScriptsPassShellcheck(t *testing.T) {
 func TestProbeScriptPassesShellcheck(t *testing.T) {
 	probes := tools.ProbesOf(&scenarios.Test{Tool: "nixlbench"}, "nixlbench")
 	shelltest.Check(t, "ProbeScript", ProbeScript(probes))
+}
+
+// The facts script reads UCX's version from `ucx_info -v` (both forms UCX
+// prints: Debian's 1.13 and the 1.22 NIXL was built with, their first
+// lines as captured) and NCCL's from the file libnccl.so.2 resolves to,
+// with stand-in ucx_info and ldconfig on PATH.
+func TestFactsScriptReadsLibraryVersions(t *testing.T) {
+	for _, tc := range []struct{ ucxFirstLine, want string }{
+		{"# Version 1.13.1", "1.13.1"},          // ucx-utils 1.13.1, Debian bookworm, this machine
+		{"# Library version: 1.22.0", "1.22.0"}, // testdata/gpu/2026-11-25-h200-nixl-ucx/facts/ucx_info-v.txt
+	} {
+		bin, lib := t.TempDir(), t.TempDir()
+		write := func(name, body string) {
+			if err := os.WriteFile(filepath.Join(bin, name), []byte("#!/bin/sh\n"+body+"\n"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		write("ucx_info", `[ "$1" = -v ] && printf '%s\n' '`+tc.ucxFirstLine+`' "# Git branch '<unknown>', revision 0000000"`)
+		if err := os.WriteFile(filepath.Join(lib, "libnccl.so.2.27.3"), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink("libnccl.so.2.27.3", filepath.Join(lib, "libnccl.so.2")); err != nil {
+			t.Fatal(err)
+		}
+		write("ldconfig", `printf '\tlibnccl.so.2 (libc6,x86-64) => %s\n' '`+lib+`/libnccl.so.2'`)
+		cmd := exec.Command("sh", "-c", FactsScript)
+		cmd.Env = append(os.Environ(), "PATH="+bin+":/usr/bin:/bin")
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := ParseFacts(string(out))
+		if f.UCXVersion != tc.want || f.NCCLVersion != "2.27.3" {
+			t.Errorf("%q: ucx %q, nccl %q; want %s, 2.27.3\n%s", tc.ucxFirstLine, f.UCXVersion, f.NCCLVersion, tc.want, out)
+		}
+	}
 }
