@@ -1,12 +1,12 @@
 # rdmabench — build and test. `make test` runs every test lane that can run on
-# this machine (README "Tests"); `./.ci/setup --tests` installs what the lanes need.
+# this machine (docs/development/lanes.md); `./.ci/setup --tests` installs what the lanes need.
 GO       ?= go
 BIN      := bin/rdmabench
 VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS  := -X main.version=$(VERSION)
 FUZZTIME ?= 60s
 
-# `make image`: the tools image, an OCI archive (images/tools, README "The tools image").
+# `make image`: the tools image, an OCI archive (images/tools, docs/user-guide/images.md).
 .PHONY: kube-up release lint-tools image kubelet build assets test test-go test-report e2e e2e-local e2e-rdma e2e-nodes e2e-gpu e2e-kube e2e-nixl kube-bins lint clean \
 	fuzz fuzz-scenarios fuzz-parsers bench bench-plan bench-parsers bench-runner bench-report bench-kube bench-kube-scale
 
@@ -42,7 +42,7 @@ release: assets
 	cd $(DIST) && sha256sum rdmabench-* > SHA256SUMS && cat SHA256SUMS
 
 # ---- test lanes -------------------------------------------------------------
-# Every lane is real where it can be (README "Tests"):
+# Every lane is real where it can be (docs/development/lanes.md):
 #   unit       parsers on real captures and ../shared/corpus, scenario errors,
 #              planner properties, report goldens            (go test ./...)
 #   local e2e  real ucx_perftest + iperf3 over TCP, embedded etcd, stand-ins
@@ -167,7 +167,7 @@ fuzz-parsers:
 		FuzzDetect FuzzFastDecimal FuzzParseNCCL FuzzParseNCCLJSON FuzzParseNixlbench FuzzDetectTransport; do \
 		$(GO) test ./parsers -run '^$$' -fuzz "^$$f\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 5s || exit 1; done
 
-# ---- benchmarks (figures quoted in the README) ------------------------------
+# ---- benchmarks (figures in docs/development/benchmarks.md) ----------------
 bench: bench-plan bench-parsers bench-runner bench-report bench-kube
 # Planning a 512-endpoint all-to-all (time, memory, allocations).
 bench-plan:
@@ -190,7 +190,7 @@ bench-kube: kube-bins
 	RDMABENCH_KUBE_BIN=$(CURDIR)/$(KUBE_BIN) $(GO) test -count=1 -run '^$$' -bench '^(BenchmarkPodsToReady|BenchmarkKubeHarnessOverhead)$$' -benchtime 2x -timeout 20m ./test/e2ekube/
 	$(MAKE) bench-kube-scale
 # 64 and 256 endpoints on BENCH_NODES virtual nodes (default 256): pods to
-# Ready, per-round harness overhead, API requests (README "Benchmarks").
+# Ready, per-round harness overhead, API requests (docs/development/benchmarks.md).
 BENCH_NODES ?= 256
 bench-kube-scale: kube-bins
 	RDMABENCH_KUBE_BIN=$(CURDIR)/$(KUBE_BIN) RDMABENCH_BENCH_NODES=$(BENCH_NODES) $(GO) test -count=1 -run '^$$' -bench '^BenchmarkScale' -benchtime 1x -timeout 60m ./test/e2ekube/

@@ -1,7 +1,7 @@
 // Package exitcode is every exit code rdmabench returns, in one place.
 // Library errors carry theirs (an ExitCode method returning one of these);
 // the command maps any error to its code (cmd/rdmabench exitCodeFor). The
-// README's table is checked against Table.
+// table of docs/reference/exit-codes.md is checked against Table.
 package exitcode
 
 // The exit codes.
@@ -31,13 +31,14 @@ type Meaning struct {
 	Text string
 }
 
-// Table is every code with what it means, as the README shows it.
+// Table is every code with what it means, as docs/reference/exit-codes.md
+// shows it.
 var Table = []Meaning{
 	{OK, "every test met its expectations"},
 	{Shortfall, "some test fell short of its expectation, or its traffic did not cross the device it names (verdict `invalid`), or `compare` found a regression, or `preflight` found a failing check"},
 	{Usage, "usage or scenario error (every error names FILE:LINE:COL)"},
 	{Harness, "the harness or the infrastructure failed"},
-	{NoBaseline, "`compare --baseline auto` found no run that qualifies as a baseline (see [Nightly regression](#nightly-regression))"},
+	{NoBaseline, "`compare --baseline auto` found no run that qualifies as a baseline (see [the automatic baseline](../user-guide/nightly-ci.md#automatic-baseline))"},
 	{NothingMeasured, "the run measured nothing: every test was skipped (each with its reason in the report and the JUnit file) or none was planned; `run --allow-empty` accepts that with 0"},
 	{Interrupted, "interrupted (Ctrl-C); everything measured so far is kept"},
 }

@@ -10,7 +10,7 @@ import (
 	"testing"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden and docs/reference/scenario-keys.md")
 
 // brokenCases are the files in testdata/broken and the exact problems each
 // must produce: "LINE:COL path" in file order (no path for whole-file problems).

@@ -51,10 +51,10 @@ func IsGPUResource(name string) bool {
 }
 
 // imageHints say where each family's image comes from: the upstream
-// images known to carry its tools (README "Images per tool family").
+// images known to carry its tools (docs/user-guide/images.md).
 var imageHints = map[string]string{
 	ImageNixl:     "an image with nixlbench, NIXL and UCX: NIXL's nixlbench container (github.com/ai-dynamo/nixl benchmark/nixlbench/contrib/Dockerfile), or your serving image if it carries nixlbench",
-	ImageNCCL:     "an image with nccl-tests (built with MPI=1 for ranks on several pods), NCCL, Open MPI and sshd: your serving image with nccl-tests added (README \"Images per tool family\")",
+	ImageNCCL:     "an image with nccl-tests (built with MPI=1 for ranks on several pods), NCCL, Open MPI and sshd: your serving image with nccl-tests added (docs/user-guide/images.md)",
 	ImagePerftest: "an image with perftest built with CUDA: e.g. llm-d's rdma-tools image (github.com/llm-d/llm-d docker/Dockerfile.rdma-tools)",
 }
 

@@ -36,7 +36,7 @@ func TestShippedScenariosValidate(t *testing.T) {
 }
 
 // The shipped scenarios are what the issue asks for: check the parts other
-// packages and the README rely on.
+// packages and the docs (docs/user-guide/scenarios.md) rely on.
 func TestShippedScenarioShapes(t *testing.T) {
 	pd, err := Load("pd-disagg.yaml")
 	if err != nil {

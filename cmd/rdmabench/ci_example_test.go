@@ -8,7 +8,7 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// The CI example in the README parses, and uses the commands and flags as
+// The CI example (examples/ci, docs/user-guide/nightly-ci.md) parses, and uses the commands and flags as
 // this rdmabench has them.
 func TestCIExampleParses(t *testing.T) {
 	data, err := os.ReadFile("../../examples/ci/github-actions.yaml")

@@ -12,7 +12,7 @@ import (
 	"github.com/rdmabench/rdmabench/scenarios"
 )
 
-// Exit codes: the exitcode package's (documented in the README).
+// Exit codes: the exitcode package's (documented in docs/reference/exit-codes.md).
 const (
 	exitOK          = exitcode.OK
 	exitShortfall   = exitcode.Shortfall

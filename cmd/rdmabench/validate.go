@@ -48,14 +48,14 @@ type validateResult struct {
 
 // PlaceholderImage is the tools image the shipped kube scenarios name: a
 // tag the project does not publish. Users build the image (make image),
-// push it to their registry and write that tag (README "The tools image").
+// push it to their registry and write that tag (docs/user-guide/images.md).
 const PlaceholderImage = "quay.io/rdmabench/tools:latest"
 
 // placeholderWarning says how to replace the placeholder image.
 func placeholderWarning(path string) string {
 	return fmt.Sprintf("%s: warning: cluster.image is the placeholder %s, which is not published: build the tools image "+
 		"(make image), push it (skopeo copy oci-archive:.work/images/rdmabench-tools.oci.tar docker://REGISTRY/rdmabench/tools:TAG) "+
-		"and write REGISTRY/rdmabench/tools:TAG here (README \"The tools image\")", path, PlaceholderImage)
+		"and write REGISTRY/rdmabench/tools:TAG here (docs/user-guide/images.md)", path, PlaceholderImage)
 }
 
 func runValidate(o *validateOptions) error {

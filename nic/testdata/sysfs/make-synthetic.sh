@@ -2,7 +2,7 @@
 # Writes the two hand-made trees (cx7-roce-gpu, ib-ndr): the files a real
 # ConnectX-7 host exposes, with the values such hosts show. They are not
 # recordings (no such host was at hand); the rxe tree is a real recording
-# from the soft-RoCE VMs (see README.md). Run from this directory.
+# from the soft-RoCE VMs (docs/development/softroce.md). Run from this directory.
 set -eu
 w() { mkdir -p "$(dirname "$1")"; printf '%s\n' "$2" > "$1"; }
 
