@@ -26,7 +26,9 @@ type discoverOptions struct {
 func newDiscoverCmd(stdout io.Writer) *cobra.Command {
 	o := &discoverOptions{}
 	cmd := &cobra.Command{
-		Use:   "discover",
+		Use: "discover",
+		Example: `  rdmabench discover
+  rdmabench discover -o json --no-gpu`,
 		Short: "List this host's RDMA NICs: ports, rate, PCIe ceiling, netdev, RoCE v2 GID, GPU affinity",
 		Long: `discover reads sysfs (and nvidia-smi topo -m when present) and prints every RDMA
 device and port: state, link layer, netdev (as ibdev2netdev shows), rate, the PCIe

@@ -28,9 +28,10 @@ type etcdOptions struct {
 func newEtcdCmd(stdout, stderr io.Writer) *cobra.Command {
 	o := &etcdOptions{}
 	cmd := &cobra.Command{
-		Use:   "etcd",
-		Short: "Run a standalone etcd for nixlbench rendezvous until interrupted",
-		Args:  cobra.NoArgs,
+		Use:     "etcd",
+		Example: `  rdmabench etcd --listen-client-urls http://0.0.0.0:2379 --advertise-client-urls http://10.0.0.5:2379`,
+		Short:   "Run a standalone etcd for nixlbench rendezvous until interrupted",
+		Args:    cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			return runEtcd(c.Context(), o, stdout, stderr)
 		},

@@ -21,7 +21,9 @@ type historyOptions struct {
 func newHistoryCmd(stdout, stderr io.Writer) *cobra.Command {
 	o := &historyOptions{}
 	cmd := &cobra.Command{
-		Use:   "history DIR…",
+		Use: "history DIR…",
+		Example: `  rdmabench history results/
+  rdmabench history results/ --html trends.html --rows 20`,
 		Short: "Every run under some folders as series over time: noise, step-downs, trend charts",
 		Long: `history reads every run folder (a folder holding report.json) under the given
 folders, recursively, and groups the figures into series: one per scenario, test,

@@ -26,7 +26,10 @@ type initOptions struct {
 func newInitCmd(stdout, stderr io.Writer) *cobra.Command {
 	o := &initOptions{stdout: stdout, stderr: stderr}
 	cmd := &cobra.Command{
-		Use:   "init [NAME]",
+		Use: "init [NAME]",
+		Example: `  rdmabench init                       # list the shipped scenarios
+  rdmabench init pd-disagg             # writes ./pd-disagg.yaml to adapt
+  rdmabench init kube-check -o -       # to stdout`,
 		Short: "Write a shipped scenario to start from (no NAME: list them)",
 		Long: `init writes one of the scenarios built into rdmabench to NAME.yaml in the
 current directory (or to -o PATH: a file, a directory, or - for stdout), to

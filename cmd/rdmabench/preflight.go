@@ -30,7 +30,9 @@ type preflightOptions struct {
 func newPreflightCmd(stdout, stderr io.Writer) *cobra.Command {
 	o := &preflightOptions{stdout: stdout, stderr: stderr}
 	cmd := &cobra.Command{
-		Use:   "preflight SCENARIO",
+		Use: "preflight SCENARIO",
+		Example: `  rdmabench preflight loopback
+  rdmabench preflight pd-disagg.yaml --kubeconfig ~/.kube/config -o json`,
 		Short: "Check every endpoint before a run (RDMA device, port, memlock, MTU, GID, GPUs …) and clean up",
 		Long: `preflight provisions the scenario's endpoints, runs only the preflight
 checks on each (rdma-device, port-active, link-layer, dev-infiniband, memlock,

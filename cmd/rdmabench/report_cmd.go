@@ -32,7 +32,10 @@ func (e inputError) ExitCode() int { return exitUsage }
 func newReportCmd(stdout, stderr io.Writer) *cobra.Command {
 	o := &reportOptions{}
 	cmd := &cobra.Command{
-		Use:   "report RUN/report.json|RUN",
+		Use: "report RUN/report.json|RUN",
+		Example: `  rdmabench report results/pd-disagg-20261125-020000
+  rdmabench report results/pd-disagg-20261125-020000/report.json --html review.html --junit junit.xml
+  rdmabench report RUN -o openmetrics > fabric.prom`,
 		Short: "Re-render a run's report.json: terminal table, JSON, HTML, JUnit",
 		Long: `report re-renders a finished run from its report.json, the single source of truth.
 It prints the summary table (or -o json), and writes the HTML report and JUnit XML

@@ -33,7 +33,10 @@ func versionFrom(info *debug.BuildInfo) string {
 
 func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	root := &cobra.Command{
-		Use:   "rdmabench",
+		Use: "rdmabench",
+		Example: `  rdmabench run loopback                                  # one host: the quick start
+  rdmabench run kube-check --kubeconfig .work/kubeconfig  # the first run on a cluster (make kube-up)
+  rdmabench compare --baseline auto results/ results/pd-disagg-20261125-020000`,
 		Short: "Benchmark the RDMA fabric under LLM serving (prefill/decode, WideEP) from inside pods",
 		Long: `rdmabench runs perftest, rping, nixlbench, nccl-tests, ucx_perftest and iperf3
 between the pods (or processes) a scenario describes, and reports every result

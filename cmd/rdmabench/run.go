@@ -56,7 +56,11 @@ type runOptions struct {
 func newRunCmd(stdout, stderr io.Writer) *cobra.Command {
 	o := &runOptions{stdout: stdout, stderr: stderr, plan: compilePlan, summary: writeSummary}
 	cmd := &cobra.Command{
-		Use:   "run SCENARIO",
+		Use: "run SCENARIO",
+		Example: `  rdmabench run loopback
+  rdmabench run scenarios/pd-disagg.yaml --kubeconfig ~/.kube/config -n rdmabench
+  rdmabench run pd-disagg.yaml --out results/nightly-$(date +%F) --junit junit.xml
+  rdmabench run wideep.yaml --dry-run`,
 		Short: "Run a scenario's tests and write a results folder (report.json, raw outputs)",
 		Long: `run loads the scenario (a file, or a shipped scenario's name such as
 pd-disagg: scenarios/NAME.yaml here first, then the copy in the binary),

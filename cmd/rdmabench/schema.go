@@ -9,8 +9,9 @@ import (
 
 func newSchemaCmd(stdout io.Writer) *cobra.Command {
 	return &cobra.Command{
-		Use:   "schema",
-		Short: "Print the JSON Schema of scenario files, for editors",
+		Use:     "schema",
+		Example: `  rdmabench schema > rdmabench.schema.json   # then point your editor's YAML schema at it`,
+		Short:   "Print the JSON Schema of scenario files, for editors",
 		Long: `schema prints the JSON Schema (draft 2020-12) of rdmabench scenario files,
 generated from the same types and value lists the loader checks. Save it and
 point your editor at it, e.g. with the YAML language server:

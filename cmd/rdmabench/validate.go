@@ -21,7 +21,9 @@ type validateOptions struct {
 func newValidateCmd(stdout, stderr io.Writer) *cobra.Command {
 	o := &validateOptions{stdout: stdout, stderr: stderr}
 	cmd := &cobra.Command{
-		Use:   "validate FILE...",
+		Use: "validate FILE...",
+		Example: `  rdmabench validate pd-disagg.yaml
+  rdmabench validate scenarios/*.yaml`,
 		Short: "Check scenario files; report every problem as FILE:LINE:COL",
 		Long: `validate loads each scenario as run would (strict decoding, defaults,
 validation) and prints "FILE: ok" for each valid one. Every problem of every
