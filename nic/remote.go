@@ -14,31 +14,39 @@ import (
 // without rdmabench installed there.
 type ExecFunc func(ctx context.Context, argv []string) ([]byte, error)
 
-// dumpScript prints every sysfs file discovery reads as "path:line" (grep
+// DumpScript prints every sysfs file discovery reads as "path:line" (grep
 // -H), from the host's root; unreadable files (unpopulated GID attributes)
 // are skipped by grep -s. It runs with busybox as well as GNU grep.
-const dumpScript = `cd / && d=sys/class/infiniband/*; p=$d/ports/*; n=$d/device/net/*
+const DumpScript = `cd / && d=sys/class/infiniband/*; p=$d/ports/*; n=$d/device/net/*
 grep -s -H '' $d/node_type $d/fw_ver $d/parent $d/device/uevent $d/device/numa_node \
  $d/device/current_link_speed $d/device/current_link_width $n/dev_port $n/dev_id \
  $p/state $p/phys_state $p/link_layer $p/rate $p/gids/* $p/gid_attrs/types/* \
  $p/gid_attrs/ndevs/* sys/class/net/*/mtu
 true`
 
-// topoScript prints `nvidia-smi topo -m` where nvidia-smi exists.
-const topoScript = `command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi topo -m; true`
+// TopoScript prints `nvidia-smi topo -m` where nvidia-smi exists.
+const TopoScript = `command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi topo -m; true`
 
 // DiscoverRemote discovers the NICs of another host: it reads the host's
 // sysfs through exec, rebuilds the files under a temporary root and runs
 // the same discovery as on the local host.
 func DiscoverRemote(ctx context.Context, exec ExecFunc) (*Inventory, error) {
-	dump, err := exec(ctx, []string{"sh", "-c", dumpScript})
+	dump, err := exec(ctx, []string{"sh", "-c", DumpScript})
 	if err != nil {
 		return nil, fmt.Errorf("reading sysfs: %w", err)
 	}
-	topo, err := exec(ctx, []string{"sh", "-c", topoScript})
+	topo, err := exec(ctx, []string{"sh", "-c", TopoScript})
 	if err != nil {
 		return nil, fmt.Errorf("nvidia-smi topo -m: %w", err)
 	}
+	return DiscoverDump(dump, topo)
+}
+
+// DiscoverDump is discovery over what DumpScript and TopoScript printed on
+// another host, for a caller that ran them inside a script of its own
+// (preflight reads everything in one exec: under emulation, or through the
+// API at scale, each exec costs more than the reading).
+func DiscoverDump(dump, topo []byte) (*Inventory, error) {
 	dir, err := os.MkdirTemp("", "rdmabench-sysfs-")
 	if err != nil {
 		return nil, err

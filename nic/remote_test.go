@@ -16,7 +16,7 @@ func TestDiscoverRemote(t *testing.T) {
 		root := tree(name)
 		run := func(ctx context.Context, argv []string) ([]byte, error) {
 			script := strings.Replace(argv[2], "cd /", "cd "+root, 1)
-			if argv[2] == topoScript {
+			if argv[2] == TopoScript {
 				return exec.CommandContext(ctx, "sh", "-c", "cat "+root+"/"+TopoFile+" 2>/dev/null; true").Output()
 			}
 			return exec.CommandContext(ctx, "sh", "-c", script).Output()

@@ -209,20 +209,19 @@ func joinErr(a, b string) string {
 func readFacts(ctx context.Context, be backend.Backend, ep backend.Endpoint, probes []tools.Probe) (preflight.Facts, error) {
 	ctx, cancel := context.WithTimeout(ctx, preflightBound)
 	defer cancel()
-	exec := func(ctx context.Context, argv []string) ([]byte, error) { return be.Exec(ctx, ep, argv) }
-	raw, err := exec(ctx, []string{"sh", "-c", preflight.FactsScript})
+	raw, err := be.Exec(ctx, ep, []string{"sh", "-c", preflight.ReadScript(probes)})
 	if err != nil {
 		return preflight.Facts{}, fmt.Errorf("reading preflight facts on %s: %w", ep.Name, err)
 	}
-	f := preflight.ParseFacts(string(raw))
-	if len(probes) > 0 {
-		out, err := exec(ctx, []string{"sh", "-c", preflight.ProbeScript(probes)})
-		if err != nil {
-			return f, fmt.Errorf("probing the tools on %s: %w", ep.Name, err)
-		}
-		f.Probes = preflight.ParseProbes(string(out))
+	out := preflight.SplitRead(string(raw))
+	if !out.Complete {
+		return preflight.Facts{}, fmt.Errorf("reading preflight facts on %s: the output ended early (%d bytes)", ep.Name, len(raw))
 	}
-	inv, err := nic.DiscoverRemote(ctx, exec)
+	f := preflight.ParseFacts(out.Facts)
+	if len(probes) > 0 {
+		f.Probes = preflight.ParseProbes(out.Probes)
+	}
+	inv, err := nic.DiscoverDump([]byte(out.Sysfs), []byte(out.Topo))
 	if err != nil {
 		return f, fmt.Errorf("NIC discovery on %s: %w", ep.Name, err)
 	}

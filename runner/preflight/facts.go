@@ -82,6 +82,53 @@ type Facts struct {
 	Probes map[string]string
 }
 
+// sectionMarker starts each part of ReadScript's output.
+const sectionMarker = "@@rdmabench-section "
+
+// ReadScript is everything preflight reads on one endpoint, in one exec:
+// the facts, NIC discovery's sysfs dump and nvidia-smi topo, then the tool
+// probes, each part in a subshell after a marker line (SplitRead). One
+// exec, not four: through the Kubernetes API at scale, or in a container
+// under emulation, starting a command costs more than the reading.
+func ReadScript(probes []tools.Probe) string {
+	var b strings.Builder
+	for _, part := range []struct{ name, script string }{{"facts", FactsScript}, {"sysfs", nic.DumpScript}, {"topo", nic.TopoScript}} {
+		b.WriteString("echo '" + sectionMarker + part.name + "'\n(\n" + part.script + "\n)\n")
+	}
+	b.WriteString("echo '" + sectionMarker + "probes'\n" + ProbeScript(probes))
+	return b.String()
+}
+
+// ReadOutput is ReadScript's output split into its parts.
+type ReadOutput struct {
+	Facts, Sysfs, Topo, Probes string
+	// Complete: every part's marker was seen (an exec cut short is not).
+	Complete bool
+}
+
+// SplitRead splits ReadScript's output at its markers.
+func SplitRead(out string) ReadOutput {
+	parts := map[string]*strings.Builder{}
+	cur := ""
+	for _, line := range strings.SplitAfter(out, "\n") {
+		if name, ok := strings.CutPrefix(strings.TrimSuffix(line, "\n"), sectionMarker); ok {
+			cur = name
+			parts[cur] = &strings.Builder{}
+			continue
+		}
+		if b := parts[cur]; b != nil {
+			b.WriteString(line)
+		}
+	}
+	text := func(name string) string {
+		if b := parts[name]; b != nil {
+			return b.String()
+		}
+		return ""
+	}
+	return ReadOutput{Facts: text("facts"), Sysfs: text("sysfs"), Topo: text("topo"), Probes: text("probes"), Complete: len(parts) == 4}
+}
+
 // probeMarker starts each probe's section of ProbeScript's output.
 const probeMarker = "@@rdmabench-probe "
 

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/rdmabench/rdmabench/internal/shelltest"
@@ -57,5 +58,32 @@ func TestFactsScriptReadsLibraryVersions(t *testing.T) {
 		if f.UCXVersion != tc.want || f.NCCLVersion != "2.27.3" {
 			t.Errorf("%q: ucx %q, nccl %q; want %s, 2.27.3\n%s", tc.ucxFirstLine, f.UCXVersion, f.NCCLVersion, tc.want, out)
 		}
+	}
+}
+
+// ReadScript, preflight's one exec per endpoint, passes shellcheck, and its
+// output on this host splits into every part: the facts as FactsScript
+// alone gives them, discovery's sysfs lines, the probes by id.
+func TestReadScriptIsEveryPartInOne(t *testing.T) {
+	probes := tools.ProbesOf(&scenarios.Test{Tool: "nixlbench"}, "nixlbench")
+	script := ReadScript(probes)
+	shelltest.Check(t, "ReadScript", script, "SC3045", "SC2125", "SC2086")
+	out, err := exec.Command("sh", "-c", script).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := SplitRead(string(out))
+	alone, err := exec.Command("sh", "-c", FactsScript).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !got.Complete || got.Facts != string(alone) {
+		t.Errorf("complete %v; facts part:\n%s\nFactsScript alone:\n%s", got.Complete, got.Facts, alone)
+	}
+	if ps := ParseProbes(got.Probes); len(ps) != len(probes) {
+		t.Errorf("%d probes in the output, %d run:\n%s", len(ps), len(probes), got.Probes)
+	}
+	if cut := SplitRead(string(out[:strings.Index(string(out), sectionMarker+"probes")])); cut.Complete {
+		t.Error("an output cut short reads as complete")
 	}
 }
