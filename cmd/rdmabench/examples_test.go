@@ -26,7 +26,7 @@ func TestEveryCommandHasAnExampleThatParses(t *testing.T) {
 			return
 		}
 		for _, line := range strings.Split(c.Example, "\n") {
-			line, _, _ = strings.Cut(line, "#") // a comment after the command
+			line, _, _ = strings.Cut(line, "#")            // a comment after the command
 			for _, seg := range strings.Split(line, "|") { // in a pipeline, rdmabench's part
 				if strings.HasPrefix(strings.TrimSpace(seg), "rdmabench") {
 					line = seg
