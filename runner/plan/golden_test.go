@@ -31,7 +31,7 @@ func golden(t *testing.T, name string, got []byte) {
 	}
 	want, err := os.ReadFile(path)
 	if err != nil {
-		t.Fatalf("%v (run go test ./runner -run %s -update to create it)", err, t.Name())
+		t.Fatalf("%v (run go test ./runner/plan -run %s -update to create it)", err, t.Name())
 	}
 	if !bytes.Equal(got, want) {
 		t.Errorf("%s differs from the golden file; inspect with -update and git diff.\n--- got ---\n%s", path, got)
