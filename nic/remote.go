@@ -24,8 +24,10 @@ grep -s -H '' $d/node_type $d/fw_ver $d/parent $d/device/uevent $d/device/numa_n
  $p/gid_attrs/ndevs/* sys/class/net/*/mtu
 true`
 
-// TopoScript prints `nvidia-smi topo -m` where nvidia-smi exists.
-const TopoScript = `command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi topo -m; true`
+// TopoScript prints `nvidia-smi topo -m` where nvidia-smi exists, bounded
+// where timeout(1) exists (a wedged driver makes nvidia-smi wait).
+const TopoScript = `if command -v nvidia-smi >/dev/null 2>&1; then
+ if command -v timeout >/dev/null 2>&1; then timeout 8 nvidia-smi topo -m; else nvidia-smi topo -m; fi; fi; true`
 
 // DiscoverRemote discovers the NICs of another host: it reads the host's
 // sysfs through exec, rebuilds the files under a temporary root and runs

@@ -35,11 +35,12 @@ type chartSpec struct {
 var funcMarker = regexp.MustCompile(`"__f__|__f__"`)
 
 // optionJSON turns a go-echarts option into JS: function markers (from
-// opts.FuncOpts) become code, and "</" cannot end the script element.
+// opts.FuncOpts) become code, and nothing in it can end or confuse the
+// script element (scriptSafe).
 func optionJSON(s string) string {
 	s = funcMarker.ReplaceAllString(s, "")
 	s = strings.ReplaceAll(s, `\n`, " ")
-	return strings.ReplaceAll(strings.TrimSpace(s), "</", `<\/`)
+	return scriptSafe(strings.TrimSpace(s))
 }
 
 // Colours: verdicts and transports read the same everywhere.
@@ -121,7 +122,7 @@ func lineValues(r *Result, sizes []int64, pick func(s *sampleRef) (float64, bool
 	for i, sz := range sizes {
 		out[i] = opts.LineData{Value: "-"}
 		if j, ok := at[sz]; ok {
-			if v, ok := pick(&sampleRef{r, j}); ok {
+			if v, ok := pick(&sampleRef{r, j}); ok && finite(v) {
 				out[i] = opts.LineData{Value: round2(v / div)}
 			}
 		}

@@ -171,7 +171,7 @@ func figuresAt(rs []*Result, size int64, metric parsers.Metric, div float64) []f
 	for _, r := range rs {
 		for _, s := range r.Samples {
 			if s.Bytes == size {
-				if v, ok := metric.Figure(&s); ok {
+				if v, ok := metric.Figure(&s); ok && finite(v) {
 					xs = append(xs, v/div)
 				}
 			}
@@ -203,6 +203,7 @@ func lineRateOf(rs []*Result) float64 {
 func ncclChart(test string, rs []*Result) chartSpec {
 	sizes, labels := sizeAxis(rs)
 	c := newLineChart(labels, "message size", "busbw GB/s", false)
+	banded := false
 	for i, r := range rs {
 		color := seriesPalette[i%len(seriesPalette)]
 		name := r.Tool
@@ -210,6 +211,7 @@ func ncclChart(test string, rs []*Result) chartSpec {
 			name += " " + r.Pair()
 		}
 		c.AddSeries(name+" out-of-place", lineValues(r, sizes, pickMetric(parsers.MetricBusBW), 8e9), lineSeriesOpts(color, false)...)
+		banded = addSpreadBand(c, name+" out-of-place", r, sizes, 8e9, color) || banded
 		inplace := func(s *sampleRef) (float64, bool) {
 			if p := s.r.Samples[s.i].InplaceBusBWBps; p != nil {
 				return *p, true
@@ -221,7 +223,7 @@ func ncclChart(test string, rs []*Result) chartSpec {
 		}
 	}
 	withLineRate(c, lineRateOf(rs), 8e9, "GB/s")
-	return chartSpec{Title: test + " — NCCL bus bandwidth versus size", Option: string(c.JSONNotEscaped())}
+	return chartSpec{Title: test + " — NCCL bus bandwidth versus size", Note: spreadNote(c, banded), Option: string(c.JSONNotEscaped())}
 }
 
 func hasSample(r *Result, ok func(*sampleRef) bool) bool {
@@ -248,6 +250,7 @@ func latencyChart(r *Result) chartSpec {
 		{"p99", "#f9a825", func(s *sampleRef) *float64 { return s.r.Samples[s.i].LatP99US }},
 		{"p99.9", "#c62828", func(s *sampleRef) *float64 { return s.r.Samples[s.i].LatP999US }},
 	}
+	banded := false
 	for _, f := range fields {
 		get := f.get
 		pick := func(s *sampleRef) (float64, bool) {
@@ -258,10 +261,15 @@ func latencyChart(r *Result) chartSpec {
 		}
 		if hasSample(r, func(s *sampleRef) bool { return get(s) != nil }) {
 			c.AddSeries(f.name, lineValues(r, sizes, pick, 1), lineSeriesOpts(f.color, false)...)
+			// The headline latency (parsers.MetricLatency: the average,
+			// else the typical) is what the repetitions' stats are of.
+			if !banded && (f.name == "average" || f.name == "median (typical)" && !hasSample(r, func(s *sampleRef) bool { return s.r.Samples[s.i].LatAvgUS != nil })) {
+				banded = addSpreadBand(c, f.name, r, sizes, 1, f.color)
+			}
 		}
 	}
 	title := fmt.Sprintf("%s — %s latency percentiles, %s", r.Test, r.Tool, r.Pair())
-	return chartSpec{Title: title, Option: string(c.JSONNotEscaped())}
+	return chartSpec{Title: title, Note: spreadNote(c, banded), Option: string(c.JSONNotEscaped())}
 }
 
 // nixlChart compares NIXL backends (UCX, UCCL, LIBFABRIC …) per block size.

@@ -43,13 +43,72 @@ func matrixEndpoints(rs []*Result) []string {
 	return eps
 }
 
-// heatmapChart is the N×N efficiency matrix: rows send, columns receive. A
-// slow link is one red cell; a slow node is a red row or column. Each cell
-// holds only numbers ([receiver, sender, % of line rate, bandwidth]); the
-// names and the tooltip come from the matrix payload once, so that a
+// matrixCell is one pair of a matrix as its heatmap draws it.
+type matrixCell struct {
+	r *Result
+	// pct is the pair's best bandwidth as a percent of the matrix's
+	// reference (matrixCells' `of`).
+	pct float64
+}
+
+const (
+	ofLineRate = "line rate"
+	ofBestPair = "the best pair"
+)
+
+// matrixCells are the pairs a heatmap draws, as percents of line rate where
+// every measured pair has one, else of the matrix's best pair (a run with
+// no line rate: `lineRate: auto` where no NIC says one). A pair whose leg
+// failed or measured nothing is 0 %: a dead link is the reddest cell, not
+// a blank one. Skipped and invalid pairs, and non-finite figures, have no
+// cell.
+func matrixCells(rs []*Result) ([]matrixCell, string) {
+	var measured []*Result
+	of, best := ofLineRate, 0.0
+	for _, r := range rs {
+		if r.Verdict == VerdictSkipped || r.Verdict == VerdictInvalid || !finite(r.BestBps) {
+			continue
+		}
+		if r.Efficiency != nil && !finite(*r.Efficiency) {
+			continue
+		}
+		measured = append(measured, r)
+		best = max(best, r.BestBps)
+		if r.Efficiency == nil && r.BestBps > 0 {
+			of = ofBestPair
+		}
+	}
+	cells := make([]matrixCell, 0, len(measured))
+	for _, r := range measured {
+		c := matrixCell{r: r}
+		switch {
+		case of == ofBestPair && best > 0:
+			c.pct = 100 * r.BestBps / best
+		case r.Efficiency != nil:
+			c.pct = *r.Efficiency
+		}
+		cells = append(cells, c)
+	}
+	return cells, of
+}
+
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+func cellResults(cells []matrixCell) []*Result {
+	out := make([]*Result, len(cells))
+	for i, c := range cells {
+		out[i] = c.r
+	}
+	return out
+}
+
+// heatmapChart is the N×N matrix of matrixCells: rows send, columns
+// receive. A slow link is one red cell; a slow node is a red row or
+// column. Each cell holds only numbers ([receiver, sender, %, bandwidth]);
+// the names and the tooltip come from the matrix payload once, so that a
 // 65,280-pair matrix costs bytes per cell, not a sentence. With more than
 // one size, every pair's curve rides along packed, drawn on a click.
-func heatmapChart(test string, rs []*Result) chartSpec {
+func heatmapChart(test string, rs []*Result, cells []matrixCell, of string) chartSpec {
 	eps := matrixEndpoints(rs)
 	idx := map[string]int{}
 	for i, e := range eps {
@@ -57,15 +116,10 @@ func heatmapChart(test string, rs []*Result) chartSpec {
 	}
 	div, unit := unitFor(rs[0].Family)
 	lo := 100.0
-	var data []opts.HeatMapData
-	var cells []*Result
-	for _, r := range rs {
-		if r.Efficiency == nil {
-			continue
-		}
-		lo = min(lo, *r.Efficiency)
-		data = append(data, opts.HeatMapData{Value: []any{idx[r.To], idx[r.From], round1(*r.Efficiency), round1(r.BestBps / div)}})
-		cells = append(cells, r)
+	data := make([]opts.HeatMapData, 0, len(cells))
+	for _, c := range cells {
+		lo = min(lo, c.pct)
+		data = append(data, opts.HeatMapData{Value: []any{idx[c.r.To], idx[c.r.From], round1(c.pct), round1(c.r.BestBps / div)}})
 	}
 	c := charts.NewHeatMap()
 	showLabels := len(eps) <= 16
@@ -90,26 +144,56 @@ func heatmapChart(test string, rs []*Result) chartSpec {
 	if len(eps) > 64 {
 		border = 0 // a 1-pixel white border would be most of a 4-pixel cell
 	}
-	c.AddSeries("% of line rate", data, charts.WithLabelOpts(opts.Label{Show: opts.Bool(showLabels), Formatter: string(opts.FuncOpts("function (p) { return p.value[2].toFixed(0); }"))}),
+	c.AddSeries("% of "+of, data, charts.WithLabelOpts(opts.Label{Show: opts.Bool(showLabels), Formatter: string(opts.FuncOpts("function (p) { return p.value[2].toFixed(0); }"))}),
 		charts.WithItemStyleOpts(opts.ItemStyle{BorderColor: "#fff", BorderWidth: float32(border)}))
 	height := 160 + 13*len(eps)
 	if showLabels {
 		height = 160 + 32*len(eps)
 	}
-	spec := chartSpec{Title: test + " — % of line rate, sender × receiver", Height: min(max(height, 360), 1100),
-		Note:   fmt.Sprintf("%d endpoints, %d pairs; each cell is the best bandwidth of the pair as a percent of line rate.", len(eps), len(data)),
+	spec := chartSpec{Title: test + " — % of " + of + ", sender × receiver", Height: min(max(height, 360), 1100),
+		Note:   fmt.Sprintf("%d endpoints, %d pairs; each cell is the best bandwidth of the pair as a percent of %s.", len(eps), len(data), of),
 		Option: patchOption(unprogressive(string(c.JSONNotEscaped())), heatmapPatch(len(eps)))}
-	payload := matrixPayload{Endpoints: eps, Unit: unit}
-	if sizes, labels := sizeAxis(cells); len(sizes) > 1 {
+	if of == ofBestPair {
+		spec.Note += " The run knew no line rate, so the best pair is 100%."
+	}
+	payload := matrixPayload{Endpoints: eps, Unit: unit, Of: of}
+	results := cellResults(cells)
+	if sizes, labels := sizeAxis(results); len(sizes) > 1 {
 		payload.Sizes = labels
-		payload.Scale, payload.Curves = packCurves(cells, sizes, pickMetric(rs[0].Metric), div)
+		payload.Scale, payload.Curves = packCurves(results, sizes, pickMetric(rs[0].Metric), div)
 		spec.Note += " Click a cell to draw its pair's bandwidth per message size below."
 		spec.pairChartFollows = true
 	}
-	b, _ := json.Marshal(payload) // strings and numbers only: cannot fail
-	spec.Matrix = strings.ReplaceAll(string(b), "</", `<\/`)
+	b, err := json.Marshal(payload)
+	if err != nil { // strings and finite numbers only (matrixCells, packCurves): a bug
+		b = []byte("null")
+	}
+	spec.Matrix = scriptSafe(string(b))
 	return spec
 }
+
+// scriptSafe keeps JSON from ending or confusing the script element it is
+// written into: "</" would close it, "<!--" and "<script" (in any case)
+// switch the HTML parser's script states. Each only ever occurs inside a
+// JSON string, where \u003c is the same "<".
+func scriptSafe(s string) string {
+	if !strings.Contains(s, "<") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		rest := s[i:]
+		if s[i] == '<' && (strings.HasPrefix(rest, "</") || strings.HasPrefix(rest, "<!--") ||
+			len(rest) >= 7 && strings.EqualFold(rest[:7], "<script")) {
+			b.WriteString(`\u003c`)
+			continue
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+func round1(v float64) float64 { return math.Round(v*10) / 10 }
 
 // heatmapPatch says what go-echarts' types cannot: colour by the cells'
 // third value (% of line rate; ECharts' default is the last, here the
@@ -139,8 +223,6 @@ func heatmapPatch(endpoints int) func(map[string]any) {
 	}
 }
 
-func round1(v float64) float64 { return math.Round(v*10) / 10 }
-
 // slowEndpoints ranks a matrix's endpoints by their mean efficiency as
 // sender and as receiver: a node whose row and column are both low has the
 // problem, not the links.
@@ -153,7 +235,7 @@ type endpointScore struct {
 	WorstPartnerEf float64
 }
 
-func slowEndpoints(rs []*Result, nodes map[string]string, n int) []endpointScore {
+func slowEndpoints(cells []matrixCell, nodes map[string]string, n int) []endpointScore {
 	scores := map[string]*endpointScore{}
 	get := func(name string) *endpointScore {
 		if scores[name] == nil {
@@ -161,11 +243,8 @@ func slowEndpoints(rs []*Result, nodes map[string]string, n int) []endpointScore
 		}
 		return scores[name]
 	}
-	for _, r := range rs {
-		if r.Efficiency == nil {
-			continue
-		}
-		e := *r.Efficiency
+	for _, c := range cells {
+		r, e := c.r, c.pct
 		s, d := get(r.From), get(r.To)
 		s.Send += e
 		s.SendN++

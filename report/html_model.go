@@ -190,6 +190,9 @@ func verdictRowOf(res *Result, o HTMLOptions, eps map[string]EndpointInfo) verdi
 		}
 	}
 	row.Nodes = strings.Join(nodes, " → ")
+	if len(nodes) > 8 { // a 256-rank NCCL job: its first and last nodes, and how many
+		row.Nodes = fmt.Sprintf("%s → … → %s (%d nodes)", strings.Join(nodes[:3], " → "), strings.Join(nodes[len(nodes)-3:], " → "), len(nodes))
+	}
 	row.PairTitle = strings.Join(where, "\n")
 	if res.Path != nil {
 		row.Verified, row.PathTitle = res.Path.Verified, res.Path.Detail

@@ -20,6 +20,8 @@ import (
 type matrixPayload struct {
 	Endpoints []string `json:"endpoints"`
 	Unit      string   `json:"unit"`
+	// Of is what the cells' percents are of: line rate, or the best pair.
+	Of string `json:"of"`
 	// Sizes labels the curves' points; empty for a one-size matrix.
 	Sizes []string `json:"sizes,omitempty"`
 	// Scale is the bandwidth (in Unit) that curveFull stands for.
@@ -41,10 +43,12 @@ func packCurves(cells []*Result, sizes []int64, pick func(*sampleRef) (float64, 
 	scale := 0.0
 	for i, r := range cells {
 		vals[i] = curveValues(r, sizes, pick, div)
-		for _, v := range vals[i] {
-			if !math.IsNaN(v) {
-				scale = max(scale, v)
+		for j, v := range vals[i] {
+			if !finite(v) {
+				vals[i][j] = math.NaN() // not drawable: not measured
+				continue
 			}
+			scale = max(scale, v)
 		}
 	}
 	if scale == 0 {
@@ -78,19 +82,26 @@ func curveValues(r *Result, sizes []int64, pick func(*sampleRef) (float64, bool)
 
 // pairCurveChart follows a heatmap with more than one size: the worst pair
 // of the matrix at first, any pair a reader clicks after, against the
-// median of all pairs and the line rate.
-func pairCurveChart(test string, rs []*Result) chartSpec {
+// median of all pairs and the line rate. Its sizes are the heatmap's
+// payload's: the same cells.
+func pairCurveChart(test string, cells []matrixCell) chartSpec {
+	rs := cellResults(cells)
 	sizes, labels := sizeAxis(rs)
 	metric := rs[0].Metric
 	div, unit := unitFor(rs[0].Family)
-	worst := rs[WorstFirst(derefs(rs))[0]]
+	worst := cells[0]
+	for _, c := range cells[1:] {
+		if c.pct < worst.pct {
+			worst = c
+		}
+	}
 	c := newLineChart(labels, "message size", unit, false)
-	c.SetGlobalOptions(withPairTitle(worst.From + " → " + worst.To))
-	c.AddSeries("selected pair", lineValues(worst, sizes, pickMetric(metric), div), lineSeriesOpts(colorFail, false)...)
+	c.SetGlobalOptions(withPairTitle(worst.r.From + " → " + worst.r.To))
+	c.AddSeries("selected pair", lineValues(worst.r, sizes, pickMetric(metric), div), lineSeriesOpts(colorFail, false)...)
 	c.AddSeries("median of all pairs", medianCurve(rs, sizes, metric, div), lineSeriesOpts("#1565c0", true)...)
 	withLineRate(c, lineRateOf(rs), div, unit)
 	return chartSpec{Title: test + " — one pair's bandwidth versus message size",
-		Note:   fmt.Sprintf("The worst pair, %s, until a cell of the matrix above is clicked.", worst.Pair()),
+		Note:   fmt.Sprintf("The worst pair, %s, until a cell of the matrix above is clicked.", worst.r.Pair()),
 		Option: string(c.JSONNotEscaped())}
 }
 

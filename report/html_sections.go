@@ -74,12 +74,13 @@ func buildSections(r *Report) []section {
 			}
 			continue
 		case isMatrix(rs):
-			heat := heatmapChart(test, rs)
+			cells, of := matrixCells(rs)
+			heat := heatmapChart(test, rs, cells, of)
 			mat.Charts = append(mat.Charts, heat)
 			if heat.pairChartFollows {
-				mat.Charts = append(mat.Charts, pairCurveChart(test, rs))
+				mat.Charts = append(mat.Charts, pairCurveChart(test, cells))
 			}
-			mat.Tables = append(mat.Tables, slowTable(test, rs, nodes))
+			mat.Tables = append(mat.Tables, slowTable(test, cells, of, nodes))
 			if sizes, _ := sizeAxis(rs); len(sizes) > 1 {
 				bw.Charts = append(bw.Charts, bandwidthChart(test, rs))
 			}
@@ -119,10 +120,10 @@ func buildSections(r *Report) []section {
 	return append(out, insightSections(r)...)
 }
 
-func slowTable(test string, rs []*Result, nodes map[string]string) htmlTable {
-	t := htmlTable{Caption: test + ": endpoints with the lowest mean % of line rate",
+func slowTable(test string, cells []matrixCell, of string, nodes map[string]string) htmlTable {
+	t := htmlTable{Caption: test + ": endpoints with the lowest mean % of " + of,
 		Head: []string{"endpoint", "node", "as sender", "as receiver", "worst partner"}}
-	for _, s := range slowEndpoints(rs, nodes, 5) {
+	for _, s := range slowEndpoints(cells, nodes, 5) {
 		t.Rows = append(t.Rows, []string{s.Name, s.Node, fmt.Sprintf("%.1f%%", s.Send), fmt.Sprintf("%.1f%%", s.Recv),
 			fmt.Sprintf("%s (%.1f%%)", s.WorstPartner, s.WorstPartnerEf)})
 	}
@@ -196,6 +197,9 @@ func mergeVariants(rs []*Result) []*Result {
 	groups := map[key][]*Result{}
 	var order []key
 	for _, r := range rs {
+		if r.Retest > 0 {
+			continue // a low pair's rerun: the matrix shows what the matrix measured (the low-pairs section, the reruns)
+		}
 		k := key{r.Pair(), r.Backend, r.Op}
 		if groups[k] == nil {
 			order = append(order, k)
@@ -213,9 +217,10 @@ func mergeVariants(rs []*Result) []*Result {
 			continue
 		}
 		m := *g[0]
-		m.Samples, m.Variant = nil, ""
+		m.Samples, m.Stats, m.Variant = nil, nil, ""
 		for _, r := range g {
 			m.Samples = append(m.Samples, r.Samples...)
+			m.Stats = append(m.Stats, r.Stats...) // one leg per size: each its own sizes' spread
 			if r.BestBps > m.BestBps {
 				m.BestBps, m.BestBytes, m.Efficiency = r.BestBps, r.BestBytes, r.Efficiency
 			}
@@ -224,6 +229,7 @@ func mergeVariants(rs []*Result) []*Result {
 			}
 		}
 		sort.SliceStable(m.Samples, func(i, j int) bool { return m.Samples[i].Bytes < m.Samples[j].Bytes })
+		sort.SliceStable(m.Stats, func(i, j int) bool { return m.Stats[i].Bytes < m.Stats[j].Bytes })
 		out = append(out, &m)
 	}
 	return out

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -61,5 +62,18 @@ func TestChartsShadeTheSpreadOfRepetitions(t *testing.T) {
 	}
 	if !strings.Contains(nixl.Option, `"data":["UCX","UCCL","LIBFABRIC"]`) {
 		t.Errorf("legend should name only the backends: %s", nixl.Option[:min(len(nixl.Option), 400)])
+	}
+}
+
+// A verdict row of a many-rank job names its first and last nodes and how
+// many, not all of them (the title keeps every endpoint).
+func TestVerdictRowFoldsManyNodes(t *testing.T) {
+	res := Result{Test: "a2a", Tool: "alltoall_perf", Verdict: VerdictPass}
+	for i := range 20 {
+		res.Endpoints = append(res.Endpoints, ResultEndpoint{Role: "rank", Name: fmt.Sprintf("ep-%d", i), Node: fmt.Sprintf("node-%d", i)})
+	}
+	row := verdictRowOf(&res, HTMLOptions{}, nil)
+	if row.Nodes != "node-0 → node-1 → node-2 → … → node-17 → node-18 → node-19 (20 nodes)" || strings.Count(row.PairTitle, "\n") != 19 {
+		t.Errorf("nodes %q; title has %d lines", row.Nodes, strings.Count(row.PairTitle, "\n")+1)
 	}
 }

@@ -16,10 +16,14 @@ import (
 )
 
 // FactsScript prints the raw facts discovery does not read, one
-// "key=value" per line. It runs under busybox sh as well as bash and needs
+// "key=value" per line. The commands that can hang (a wedged GPU driver
+// makes nvidia-smi wait; ucx_info loads every UCX module) run under
+// timeout(1) where it exists, 8 s each (RDMABENCH_FACT_TIMEOUT), so one of
+// them costs its own fact, not preflight's whole bound. It runs under busybox sh as well as bash and needs
 // nothing but coreutils-like applets; ibv_devinfo and nvidia-smi are used
 // where present.
-const FactsScript = `echo "memlock=$(ulimit -l 2>/dev/null)"
+const FactsScript = `bounded() { if command -v timeout >/dev/null 2>&1; then timeout "${RDMABENCH_FACT_TIMEOUT:-8}" "$@"; else "$@"; fi; }
+echo "memlock=$(ulimit -l 2>/dev/null)"
 echo "uid=$(id -u 2>/dev/null)"
 while read -r k v; do [ "$k" = CapEff: ] && echo "capeff=$v"; done < /proc/self/status
 [ -d /dev/infiniband ] && echo "devdir=yes"
@@ -28,11 +32,11 @@ for u in /sys/class/infiniband_verbs/uverbs*; do [ -r "$u/ibdev" ] && echo "uver
 for d in /sys/class/infiniband/*; do [ -d "$d" ] || continue
  for f in max_link_speed max_link_width current_link_speed current_link_width; do
   [ -r "$d/device/$f" ] && echo "pcie=${d##*/} $f $(cat "$d/device/$f" 2>/dev/null)"; done; done
-if command -v ibv_devinfo >/dev/null 2>&1; then ibv_devinfo 2>&1 | while read -r k v r; do case $k in
+if command -v ibv_devinfo >/dev/null 2>&1; then bounded ibv_devinfo 2>&1 | while read -r k v r; do case $k in
  hca_id:) echo "ibv_dev=$v";; port:) echo "ibv_port=$v";; active_mtu:) echo "ibv_active_mtu=$v";;
  Failed*|*rror*) echo "ibv_error=$k $v $r";; esac; done; else echo "ibv_devinfo=missing"; fi
 n=0; for g in /dev/nvidia[0-9]*; do [ -e "$g" ] && n=$((n+1)); done; echo "gpu_files=$n"
-command -v nvidia-smi >/dev/null 2>&1 && echo "gpu_smi=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')"
+command -v nvidia-smi >/dev/null 2>&1 && echo "gpu_smi=$(bounded nvidia-smi -L 2>/dev/null | grep -c '^GPU')"
 [ -r /proc/modules ] && while read -r m r; do case $m in nvidia_peermem|nv_peer_mem) echo "peermem=$m";; esac; done < /proc/modules
 [ -r /proc/driver/nvidia/version ] && echo "nvidia=$(head -n 1 /proc/driver/nvidia/version)"
 echo "kernel=$(uname -r)"
@@ -40,7 +44,7 @@ for f in /opt/amazon/ofi-nccl/lib/libnccl-net*.so* /opt/amazon/ofi-nccl/lib64/li
 if command -v ldconfig >/dev/null 2>&1; then ldconfig -p 2>/dev/null | while read -r l r; do case $l in libnccl-net*) echo "ncclnet=${r##* }";; esac; done; fi
 u=; if n=$(command -v nixlbench 2>/dev/null); then [ -x "${n%/*}/ucx_info" ] && u="${n%/*}/ucx_info"; fi
 [ -n "$u" ] || u=$(command -v ucx_info 2>/dev/null)
-[ -n "$u" ] && "$u" -v 2>/dev/null | while read -r h a b c; do case "$h $a $b" in "# Version "*) echo "ucx_version=$b";; "# Library version:") echo "ucx_version=$c";; esac; done
+[ -n "$u" ] && bounded "$u" -v 2>/dev/null | while read -r h a b c; do case "$h $a $b" in "# Version "*) echo "ucx_version=$b";; "# Library version:") echo "ucx_version=$c";; "# UCT version="*) echo "ucx_version=${b#version=}";; esac; done
 if command -v ldconfig >/dev/null 2>&1; then ldconfig -p 2>/dev/null | while read -r l r; do case $l in libnccl.so.2) p=$(readlink -f "${r##* }" 2>/dev/null); case ${p##*/} in libnccl.so.2.*) echo "nccl_version=${p##*/libnccl.so.}";; esac;; esac; done; fi
 true`
 
@@ -238,7 +242,9 @@ func ParseFacts(out string) Facts {
 		case "ucx_version":
 			f.UCXVersion = v
 		case "nccl_version":
-			f.NCCLVersion = v
+			if f.NCCLVersion == "" { // the first the loader's cache lists is the one loaded
+				f.NCCLVersion = v
+			}
 		case "ncclnet":
 			if v != "" && !slices.Contains(f.NCCLNet, v) {
 				f.NCCLNet = append(f.NCCLNet, v)

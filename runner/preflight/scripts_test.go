@@ -87,3 +87,49 @@ func TestReadScriptIsEveryPartInOne(t *testing.T) {
 		t.Error("an output cut short reads as complete")
 	}
 }
+
+// A ucx_info that hangs costs its own fact only, and is not left behind;
+// UCX's oldest version line (# UCT version=…) is read; of two libnccl.so.2
+// in the loader's cache, the first (the one loaded) is the version.
+func TestFactsScriptHangingToolAndOldFormats(t *testing.T) {
+	bin, lib := t.TempDir(), t.TempDir()
+	write := func(name, body string) {
+		if err := os.WriteFile(filepath.Join(bin, name), []byte("#!/bin/sh\n"+body+"\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, v := range []string{"2.18.3", "2.27.3"} {
+		dir := filepath.Join(lib, v)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "libnccl.so."+v), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink("libnccl.so."+v, filepath.Join(dir, "libnccl.so.2")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("ldconfig", `printf '\tlibnccl.so.2 (libc6,x86-64) => %s\n' '`+lib+`/2.18.3/libnccl.so.2' '`+lib+`/2.27.3/libnccl.so.2'`)
+	run := func(env ...string) Facts {
+		t.Helper()
+		cmd := exec.Command("sh", "-c", FactsScript)
+		cmd.Env = append(os.Environ(), append(env, "PATH="+bin+":/usr/bin:/bin")...)
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ParseFacts(string(out))
+	}
+	write("ucx_info", `echo '# UCT version=1.9.0 revision 1d0a420'`)
+	if f := run(); f.UCXVersion != "1.9.0" || f.NCCLVersion != "2.18.3" || f.Kernel == "" {
+		t.Errorf("ucx %q nccl %q kernel %q; want 1.9.0, 2.18.3 and the kernel", f.UCXVersion, f.NCCLVersion, f.Kernel)
+	}
+	write("ucx_info", `sleep 29.37`) // an odd duration marks it in ps
+	if f := run("RDMABENCH_FACT_TIMEOUT=1"); f.UCXVersion != "" || f.Kernel == "" || f.NCCLVersion != "2.18.3" {
+		t.Errorf("with ucx_info hanging: ucx %q kernel %q nccl %q; want only the UCX fact lost", f.UCXVersion, f.Kernel, f.NCCLVersion)
+	}
+	if out, _ := exec.Command("pgrep", "-f", "sleep 29.37|"+bin).Output(); len(out) > 0 {
+		t.Errorf("the hung ucx_info outlived the script: pids %s", out)
+	}
+}

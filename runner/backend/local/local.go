@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/rdmabench/rdmabench/runner/backend"
@@ -162,6 +163,9 @@ func (b *Backend) ExecStdin(ctx context.Context, ep backend.Endpoint, argv []str
 	c := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	c.Env = mergeEnv(os.Environ(), ep.Env)
 	c.SysProcAttr = sysProcAttr()
+	// Past ctx, the whole process group: a script's children (a hung
+	// ucx_info under `sh -c`) must not outlive it.
+	c.Cancel = func() error { return syscall.Kill(-c.Process.Pid, syscall.SIGKILL) }
 	c.WaitDelay = time.Second
 	if stdin != nil {
 		c.Stdin = bytes.NewReader(stdin)
@@ -170,11 +174,22 @@ func (b *Backend) ExecStdin(ctx context.Context, ep backend.Endpoint, argv []str
 	if err != nil {
 		var ee *exec.ExitError
 		if errors.As(err, &ee) && len(bytes.TrimSpace(ee.Stderr)) > 0 {
-			return out, fmt.Errorf("%s: %s: %w: %s", ep.Name, strings.Join(argv, " "), err, bytes.TrimSpace(ee.Stderr))
+			return out, fmt.Errorf("%s: %s: %w: %s", ep.Name, commandLabel(argv), err, bytes.TrimSpace(ee.Stderr))
 		}
-		return out, fmt.Errorf("%s: %s: %w", ep.Name, strings.Join(argv, " "), err)
+		return out, fmt.Errorf("%s: %s: %w", ep.Name, commandLabel(argv), err)
 	}
 	return out, nil
+}
+
+// commandLabel names a command in an error: in full when short, else its
+// first 80 characters and its length (a preflight script is 40 lines).
+func commandLabel(argv []string) string {
+	s := strings.Join(argv, " ")
+	if len(s) <= 120 {
+		return s
+	}
+	first, _, _ := strings.Cut(s, "\n")
+	return fmt.Sprintf("%.80s… (%d bytes)", first, len(s))
 }
 
 // readProcFiles handles `cat /proc/...` without a child process.
