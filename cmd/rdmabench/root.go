@@ -68,7 +68,23 @@ against the NIC's line rate.`,
 		newCleanCmd(stdout, stderr),
 	)
 	enforceUsageErrors(root)
+	withCompletionExamples(root)
 	return root
+}
+
+// withCompletionExamples gives cobra's completion command, and the one per
+// shell under it, an Example like every other command's.
+func withCompletionExamples(root *cobra.Command) {
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		if c.Name() != "completion" {
+			continue
+		}
+		c.Example = "  rdmabench completion bash > /etc/bash_completion.d/rdmabench"
+		for _, sh := range c.Commands() {
+			sh.Example = "  rdmabench completion " + sh.Name() + " > rdmabench-completion." + sh.Name()
+		}
+	}
 }
 
 func newVersionCmd(stdout io.Writer) *cobra.Command {
