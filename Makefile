@@ -81,7 +81,7 @@ e2e-rdma: build kube-bins
 # under emulation). Root.
 e2e-nodes: build kube-bins kubelet image
 	$(MAKE) -C images softroce softroce-node GO="$(GO)" KUBELET=$(CURDIR)/$(KUBE_BIN)/kubelet
-	RDMABENCH_VM_NODES=1 RDMABENCH_SOFTROCE=$(CURDIR)/.work/softroce RDMABENCH_KUBE_BIN=$(CURDIR)/$(KUBE_BIN) $(GO) test -count=1 -timeout 40m -v -run TestKubeOnVMNodes ./test/e2erdma/
+	RDMABENCH_VM_NODES=1 RDMABENCH_SOFTROCE=$(CURDIR)/.work/softroce RDMABENCH_KUBE_BIN=$(CURDIR)/$(KUBE_BIN) $(GO) test -count=1 -timeout 90m -v -run TestKubeOnVMNodes ./test/e2erdma/
 
 # The real-nixlbench lane (not in `make test`: CI's machines cannot fetch NIXL's
 # sources; CI replays this lane's captures in testdata/nixl). NIXL_PREFIX names

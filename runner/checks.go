@@ -19,26 +19,40 @@ import (
 	"github.com/rdmabench/rdmabench/scenarios"
 )
 
-// preflightBound bounds the facts of one endpoint (two short commands).
-const preflightBound = 30 * time.Second
+// DefaultPreflightTimeout bounds the reading of one endpoint's facts (one
+// exec: PreflightOptions.Timeout).
+const DefaultPreflightTimeout = 30 * time.Second
+
+// PreflightOptions tune PreflightOn.
+type PreflightOptions struct {
+	// Platform is runner.Config.Platform: on EKS NCCL between nodes needs
+	// its net plugin.
+	Platform string
+	// Timeout bounds each endpoint's (and container's) reading; 0:
+	// DefaultPreflightTimeout. Raise it where starting a command in a pod
+	// is slow (emulated nodes, an API server far away).
+	Timeout time.Duration
+}
 
 // Preflight reads every endpoint's facts through the backend's Exec (the
 // facts script and NIC discovery) and evaluates the checks its tests need.
 // An endpoint whose facts cannot be read gets an Error and dooms nothing.
 // It also returns each endpoint's active RDMA MTU (0: unknown).
 func Preflight(ctx context.Context, be backend.Backend, p *plan.Plan, sc *scenarios.Scenario, eps []backend.Endpoint) ([]report.PreflightEndpoint, map[string]int) {
-	return PreflightOn(ctx, be, p, sc, eps, "")
+	return PreflightOn(ctx, be, p, sc, eps, PreflightOptions{})
 }
 
-// PreflightOn is Preflight on a platform (runner.Config.Platform): on EKS
-// NCCL between nodes needs its net plugin.
+// PreflightOn is Preflight with options: the platform, the bound.
 //
 // In a pod of several containers (cluster.images) the facts and the tool
 // probes are read in each container the endpoint's tests run in, since
 // each has its own files and devices; a check carries its container, and
 // a failure there names the image and the key that picks it.
-func PreflightOn(ctx context.Context, be backend.Backend, p *plan.Plan, sc *scenarios.Scenario, eps []backend.Endpoint, platform string) ([]report.PreflightEndpoint, map[string]int) {
-	units := preflightUnits(p, sc, eps, be.Name() == scenarios.BackendKube, platform)
+func PreflightOn(ctx context.Context, be backend.Backend, p *plan.Plan, sc *scenarios.Scenario, eps []backend.Endpoint, o PreflightOptions) ([]report.PreflightEndpoint, map[string]int) {
+	if o.Timeout <= 0 {
+		o.Timeout = DefaultPreflightTimeout
+	}
+	units := preflightUnits(p, sc, eps, be.Name() == scenarios.BackendKube, o.Platform)
 	in := make([]preflight.Input, len(units))
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, 16)
@@ -49,7 +63,7 @@ func PreflightOn(ctx context.Context, be backend.Backend, p *plan.Plan, sc *scen
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			in[i].Facts, in[i].Err = readFacts(ctx, be, units[i].ep, in[i].Want.Probes)
+			in[i].Facts, in[i].Err = readFacts(ctx, be, units[i].ep, in[i].Want.Probes, o.Timeout)
 		}(i)
 	}
 	wg.Wait()
@@ -206,11 +220,14 @@ func joinErr(a, b string) string {
 	return a + "; " + b
 }
 
-func readFacts(ctx context.Context, be backend.Backend, ep backend.Endpoint, probes []tools.Probe) (preflight.Facts, error) {
-	ctx, cancel := context.WithTimeout(ctx, preflightBound)
+func readFacts(ctx context.Context, be backend.Backend, ep backend.Endpoint, probes []tools.Probe, bound time.Duration) (preflight.Facts, error) {
+	ctx, cancel := context.WithTimeout(ctx, bound)
 	defer cancel()
 	raw, err := be.Exec(ctx, ep, []string{"sh", "-c", preflight.ReadScript(probes)})
 	if err != nil {
+		if ctx.Err() != nil {
+			return preflight.Facts{}, fmt.Errorf("reading preflight facts on %s: no answer within %v (--preflight-timeout): %w", ep.Name, bound, err)
+		}
 		return preflight.Facts{}, fmt.Errorf("reading preflight facts on %s: %w", ep.Name, err)
 	}
 	out := preflight.SplitRead(string(raw))
@@ -389,7 +406,8 @@ func (r *run) runPreflight(ctx context.Context, rep *report.Report) {
 	if r.cfg.NoPreflight {
 		return
 	}
-	rep.Preflight, r.mtus = PreflightOn(ctx, r.cfg.Backend, r.cfg.Plan, r.cfg.Scenario, r.provisioned, r.cfg.Platform)
+	rep.Preflight, r.mtus = PreflightOn(ctx, r.cfg.Backend, r.cfg.Plan, r.cfg.Scenario, r.provisioned,
+		PreflightOptions{Platform: r.cfg.Platform, Timeout: r.cfg.PreflightTimeout})
 	r.noteLibraryVersions(rep)
 	r.preflight = map[string]report.PreflightEndpoint{}
 	for _, ep := range rep.Preflight {

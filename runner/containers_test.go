@@ -74,7 +74,7 @@ tests:
 	}
 	sys := "/usr/bin:/bin"
 	be := &containerShells{paths: map[string]string{"": toolsBin + ":" + sys, "nixl": nixlBin + ":" + sys}}
-	out, _ := PreflightOn(context.Background(), be, p, sc, p.Endpoints, "")
+	out, _ := PreflightOn(context.Background(), be, p, sc, p.Endpoints, PreflightOptions{})
 	for _, ep := range out {
 		var nixl, iperf *report.PreflightCheck
 		for i, c := range ep.Checks {

@@ -61,6 +61,9 @@ type Config struct {
 	Keep bool
 	// NoPreflight skips the preflight checks (runner/preflight).
 	NoPreflight bool
+	// PreflightTimeout bounds each endpoint's preflight reading (0: the
+	// default, DefaultPreflightTimeout).
+	PreflightTimeout time.Duration
 	// NoPathProof skips reading the RDMA port counters around each leg.
 	NoPathProof bool
 	// AllowEmpty lets a run that measured nothing (every test skipped)

@@ -2,6 +2,7 @@
 package main
 
 import (
+	"flag"
 	"io"
 	"os"
 
@@ -9,10 +10,20 @@ import (
 )
 
 func main() {
-	// client-go logs through klog to stderr: "Unhandled Error … use of
-	// closed network connection" each time an exec stream ends. What
-	// matters reaches rdmabench as errors, said in its own words.
-	klog.LogToStderr(false)
-	klog.SetOutput(io.Discard)
+	silenceKlog()
 	os.Exit(run(os.Args[1:]))
+}
+
+// silenceKlog keeps client-go's klog lines off stderr: "Unhandled Error …
+// use of closed network connection" each time an exec stream ends, at
+// ERROR, which klog writes to stderr past its threshold even when it logs
+// to no file. What matters reaches rdmabench as errors, said in its own
+// words.
+func silenceKlog() {
+	fs := flag.NewFlagSet("klog", flag.ContinueOnError)
+	klog.InitFlags(fs)
+	for k, v := range map[string]string{"logtostderr": "false", "alsologtostderr": "false", "stderrthreshold": "FATAL", "one_output": "true"} {
+		_ = fs.Set(k, v)
+	}
+	klog.SetOutput(io.Discard)
 }

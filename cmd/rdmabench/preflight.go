@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/rdmabench/rdmabench/report"
 	"github.com/rdmabench/rdmabench/runner"
@@ -20,9 +21,10 @@ import (
 
 // preflightOptions are the flags and arguments of `rdmabench preflight`.
 type preflightOptions struct {
-	file   string
-	output string // table or json
-	kube   kubeOptions
+	file    string
+	output  string // table or json
+	timeout time.Duration
+	kube    kubeOptions
 
 	stdout, stderr io.Writer
 }
@@ -50,8 +52,15 @@ scenario or flags, 3 the endpoints could not be provisioned.`,
 		},
 	}
 	cmd.Flags().StringVarP(&o.output, "output", "o", "table", "table or json (the report.json preflight section)")
+	addPreflightTimeout(cmd.Flags(), &o.timeout)
 	addKubeFlags(cmd.Flags(), &o.kube)
 	return cmd
+}
+
+// addPreflightTimeout is --preflight-timeout, of run and preflight.
+func addPreflightTimeout(fl *pflag.FlagSet, d *time.Duration) {
+	fl.DurationVar(d, "preflight-timeout", runner.DefaultPreflightTimeout,
+		"bound on reading each endpoint's facts (one command per endpoint and container); raise it where starting a command in a pod is slow (emulated nodes, a distant API server)")
 }
 
 // preflightFailed is a failing check: exit 1, the table already says which.
@@ -92,7 +101,7 @@ func runPreflight(ctx context.Context, o *preflightOptions) error {
 	if err != nil {
 		return fmt.Errorf("provision endpoints on %s: %w", be.Name(), err)
 	}
-	res, _ := runner.PreflightOn(ctx, be, p, sc, eps, platform)
+	res, _ := runner.PreflightOn(ctx, be, p, sc, eps, runner.PreflightOptions{Platform: platform, Timeout: o.timeout})
 	if err := ctx.Err(); err != nil {
 		return err // interrupted: the facts read are partial (exit 130, not 1)
 	}

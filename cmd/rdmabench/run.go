@@ -39,11 +39,13 @@ type runOptions struct {
 	// allowEmpty accepts a run that measured nothing (exit 0, not 5).
 	allowEmpty bool
 	timeout    time.Duration
-	ports      int    // port offset
-	html       string // "auto" (report.html in the results folder), a path, or "none"
-	junit      string // JUnit XML file, or ""
-	etcd       string // an etcd for nixlbench instead of the run's own
-	kube       kubeOptions
+	// preflightTimeout bounds each endpoint's preflight reading.
+	preflightTimeout time.Duration
+	ports            int    // port offset
+	html             string // "auto" (report.html in the results folder), a path, or "none"
+	junit            string // JUnit XML file, or ""
+	etcd             string // an etcd for nixlbench instead of the run's own
+	kube             kubeOptions
 
 	stdout, stderr io.Writer
 	// seams: the planner, the summary table and NIC discovery (their own
@@ -95,6 +97,7 @@ interrupted.`,
 	fl.StringVar(&o.junit, "junit", "", "also write JUnit XML to this file (for CI)")
 	fl.StringVar(&o.etcd, "etcd", "", "an etcd URL that the endpoints and this machine both reach, for nixlbench's rendezvous (default: the run's own: embedded for local endpoints, on the first host over ssh, a pod on kube)")
 	o.seed.register(fl)
+	addPreflightTimeout(fl, &o.preflightTimeout)
 	addKubeFlags(fl, &o.kube)
 	return cmd
 }
@@ -177,6 +180,7 @@ func execute(ctx context.Context, o *runOptions, sc *scenarios.Scenario, p *plan
 	rep, runErr := runner.Run(ctx, runner.Config{
 		Plan: p, Backend: be, Scenario: sc, ScenarioBytes: asRun, ScenarioHash: fileHash(sc), OutDir: out, RunID: o.runID,
 		Version: version, Progress: o.stderr, Keep: o.keep, AllowEmpty: o.allowEmpty, CleanupTimeout: cleanupBound(be), Platform: platform, EtcdURL: o.etcd,
+		PreflightTimeout: o.preflightTimeout,
 		// Line rate and fingerprint are read once the endpoints exist:
 		// pods have no NIC to read before Provision.
 		Discover: func(ctx context.Context, eps []backend.Endpoint) (*report.LineRate, map[string]string) {

@@ -151,7 +151,11 @@ func runOnNodes(t *testing.T, c *cluster.Cluster, scenario string) (int, string,
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "run")
 	begin := time.Now()
-	code, stdout, stderr := rdmabench(t, "run", scenario, "--kubeconfig", c.Kubeconfig, "--out", out, "--html", "none")
+	// Under emulation (TCG) starting a command in a container takes tens
+	// of seconds: preflight's one exec per pod gets minutes, and the run
+	// stops itself (keeping its report) before the test's bound.
+	code, stdout, stderr := rdmabenchWithin(t, 15*time.Minute, "run", scenario, "--kubeconfig", c.Kubeconfig, "--out", out, "--html", "none",
+		"--preflight-timeout", "4m", "--timeout", "14m")
 	t.Logf("rdmabench run (exit %d, %.0fs):\n%s%s", code, time.Since(begin).Seconds(), stderr, stdout)
 	rep, err := report.Load(filepath.Join(out, "report.json"))
 	if err != nil {

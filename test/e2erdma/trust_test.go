@@ -63,8 +63,15 @@ const writeBW = `  - name: write-bw
 // rdmabench runs the binary and returns its exit code, stdout and stderr.
 func rdmabench(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
+	return rdmabenchWithin(t, 5*time.Minute, args...)
+}
+
+// rdmabenchWithin is rdmabench killed after bound (a run that should stop
+// itself first is given a shorter --timeout: it then keeps its report).
+func rdmabenchWithin(t *testing.T, bound time.Duration, args ...string) (int, string, string) {
+	t.Helper()
 	bin := filepath.Join(repoRoot, "bin", "rdmabench")
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), bound)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir = repoRoot

@@ -172,20 +172,20 @@ func (b *Backend) ExecStdin(ctx context.Context, ep backend.Endpoint, argv []str
 	case b.execSlots <- struct{}{}:
 		defer func() { <-b.execSlots }()
 	case <-ctx.Done():
-		return nil, fmt.Errorf("kube: exec in pod %s: %s: waiting for one of %d exec slots: %w", pod, remote.Join(argv), cap(b.execSlots), context.Cause(ctx))
+		return nil, fmt.Errorf("kube: exec in pod %s: %s: waiting for one of %d exec slots: %w", pod, remote.Brief(argv), cap(b.execSlots), context.Cause(ctx))
 	}
 	var out, errb bytes.Buffer
 	code, err := b.streamStdin(ctx, pod, argv, stdin, &out, &errb)
 	if err != nil {
-		return out.Bytes(), fmt.Errorf("kube: exec in pod %s: %s: %w", pod, remote.Join(argv), err)
+		return out.Bytes(), fmt.Errorf("kube: exec in pod %s: %s: %w", pod, remote.Brief(argv), err)
 	}
 	if code > 128 && ctx.Err() == nil {
 		if lerr := b.checkLost(pod, nil); lerr != nil { // killed with its pod
-			return out.Bytes(), fmt.Errorf("kube: %w: %s exited with %d", lerr, remote.Join(argv), code)
+			return out.Bytes(), fmt.Errorf("kube: %w: %s exited with %d", lerr, remote.Brief(argv), code)
 		}
 	}
 	if code != 0 {
-		return out.Bytes(), fmt.Errorf("kube: pod %s: %s exited with %d: %s", pod, remote.Join(argv), code, bytes.TrimSpace(errb.Bytes()))
+		return out.Bytes(), fmt.Errorf("kube: pod %s: %s exited with %d: %s", pod, remote.Brief(argv), code, bytes.TrimSpace(errb.Bytes()))
 	}
 	return out.Bytes(), nil
 }

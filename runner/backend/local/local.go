@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/rdmabench/rdmabench/runner/backend"
+	"github.com/rdmabench/rdmabench/runner/backend/remote"
 )
 
 // DefaultGrace is how long Kill waits after SIGTERM before SIGKILL.
@@ -174,22 +175,11 @@ func (b *Backend) ExecStdin(ctx context.Context, ep backend.Endpoint, argv []str
 	if err != nil {
 		var ee *exec.ExitError
 		if errors.As(err, &ee) && len(bytes.TrimSpace(ee.Stderr)) > 0 {
-			return out, fmt.Errorf("%s: %s: %w: %s", ep.Name, commandLabel(argv), err, bytes.TrimSpace(ee.Stderr))
+			return out, fmt.Errorf("%s: %s: %w: %s", ep.Name, remote.Brief(argv), err, bytes.TrimSpace(ee.Stderr))
 		}
-		return out, fmt.Errorf("%s: %s: %w", ep.Name, commandLabel(argv), err)
+		return out, fmt.Errorf("%s: %s: %w", ep.Name, remote.Brief(argv), err)
 	}
 	return out, nil
-}
-
-// commandLabel names a command in an error: in full when short, else its
-// first 80 characters and its length (a preflight script is 40 lines).
-func commandLabel(argv []string) string {
-	s := strings.Join(argv, " ")
-	if len(s) <= 120 {
-		return s
-	}
-	first, _, _ := strings.Cut(s, "\n")
-	return fmt.Sprintf("%.80s… (%d bytes)", first, len(s))
 }
 
 // readProcFiles handles `cat /proc/...` without a child process.

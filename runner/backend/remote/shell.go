@@ -7,6 +7,7 @@ package remote
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"regexp"
 	"sort"
@@ -49,6 +50,18 @@ func Quote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// Brief is argv as an error names it: the quoted line when short, else its
+// first 80 characters and its length (a preflight script is 40 lines,
+// which would bury the error after it).
+func Brief(argv []string) string {
+	s := Join(argv)
+	if len(s) <= 120 {
+		return s
+	}
+	first, _, _ := strings.Cut(s, "\n")
+	return fmt.Sprintf("%.80s… (%d bytes)", first, len(s))
 }
 
 // Join quotes argv into one shell line.

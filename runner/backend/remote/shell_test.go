@@ -92,3 +92,16 @@ func liveMembers(pgid int) int {
 	}
 	return n
 }
+
+// An error names a short command whole and a long script by its start and
+// size, so the error's cause is not buried under it.
+func TestBrief(t *testing.T) {
+	if got := Brief([]string{"ib_write_bw", "-d", "rxe0"}); got != "ib_write_bw -d rxe0" {
+		t.Errorf("short: %q", got)
+	}
+	script := "echo '@@rdmabench-section facts'\n(\n" + strings.Repeat("echo x\n", 40) + ")"
+	got := Brief([]string{"sh", "-c", script})
+	if strings.Contains(got, "\n") || !strings.HasPrefix(got, "sh -c 'echo '") || !strings.HasSuffix(got, "… (330 bytes)") {
+		t.Errorf("long: %q", got)
+	}
+}

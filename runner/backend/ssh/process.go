@@ -130,7 +130,7 @@ func (b *Backend) Exec(ctx context.Context, ep backend.Endpoint, argv []string) 
 		return out.Bytes(), err
 	}
 	if exit.Code != 0 {
-		return out.Bytes(), p.conn.errorf("%s exited with %d: %s", remote.Join(argv), exit.Code, bytes.TrimSpace(errb.Bytes()))
+		return out.Bytes(), p.conn.errorf("%s exited with %d: %s", remote.Brief(argv), exit.Code, bytes.TrimSpace(errb.Bytes()))
 	}
 	return out.Bytes(), nil
 }
@@ -146,7 +146,7 @@ func (b *Backend) ExecStdin(ctx context.Context, ep backend.Endpoint, argv []str
 		return nil, err
 	}
 	c := b.conn(h.Name)
-	line := remote.Join(argv)
+	line := remote.Brief(argv)
 	if len(ep.Env) > 0 {
 		line = "env " + remote.Join(envList(ep.Env)) + " " + line
 	}
@@ -162,18 +162,18 @@ func (b *Backend) ExecStdin(ctx context.Context, ep backend.Endpoint, argv []str
 	select {
 	case err = <-ch:
 	case <-ctx.Done():
-		return nil, c.errorf("%s: %w", remote.Join(argv), ctx.Err())
+		return nil, c.errorf("%s: %w", remote.Brief(argv), ctx.Err())
 	}
 	var ee *ssh.ExitError
 	switch {
 	case errors.As(err, &ee):
-		return out.Bytes(), c.errorf("%s exited with %d: %s", remote.Join(argv), ee.ExitStatus(), bytes.TrimSpace(errb.Bytes()))
+		return out.Bytes(), c.errorf("%s exited with %d: %s", remote.Brief(argv), ee.ExitStatus(), bytes.TrimSpace(errb.Bytes()))
 	case err == io.EOF:
 		// Exit status 0, and the channel closed under the rest of stdin
 		// (the command did not read it all): a pipe's EPIPE, as os/exec
 		// and the local backend take it, not a failure.
 	case err != nil:
-		return out.Bytes(), c.errorf("%s: %w", remote.Join(argv), err)
+		return out.Bytes(), c.errorf("%s: %w", remote.Brief(argv), err)
 	}
 	return out.Bytes(), nil
 }
