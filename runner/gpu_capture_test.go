@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -116,5 +117,31 @@ func TestH200PreflightCaptures(t *testing.T) {
 				t.Errorf("as built, %s on %s: %s %q", c.ID, ep.Endpoint, c.Status, c.Evidence)
 			}
 		}
+	}
+}
+
+// Preflight on the H200 host read NCCL's version from the library the
+// loader resolves (libnccl2 2.28.3 installed there) and the GPU through
+// nvidia-smi under timeout(1).
+func TestH200PreflightCapture(t *testing.T) {
+	b, err := os.ReadFile("../testdata/gpu/2026-11-25-h200-preflight/preflight.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out struct {
+		Preflight []report.PreflightEndpoint `json:"preflight"`
+	}
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Preflight) != 1 || out.Preflight[0].Versions[report.FingerprintNCCL] != "2.28.3" {
+		t.Fatalf("preflight %+v", out.Preflight)
+	}
+	checks := map[string]string{}
+	for _, c := range out.Preflight[0].Checks {
+		checks[c.ID] = c.Status
+	}
+	if checks["gpu-count"] != report.PreflightPass || checks["binary-all_reduce_perf"] != report.PreflightFail {
+		t.Errorf("checks %v", checks)
 	}
 }
