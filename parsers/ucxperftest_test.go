@@ -1,6 +1,7 @@
 package parsers
 
 import (
+	"math"
 	"os"
 	"strings"
 	"testing"
@@ -40,5 +41,31 @@ func TestUCXSeveralRuns(t *testing.T) {
 	}
 	if ms[0].Samples[0].LatAvgUS != nil || ms[1].Samples[0].LatAvgUS == nil || ms[1].Samples[0].LatTypicalUS == nil {
 		t.Errorf("latency figures: bw run %+v, lat run %+v", ms[0].Samples[0], ms[1].Samples[0])
+	}
+}
+
+// Between the soft-RoCE VMs as kube nodes (make e2e-nodes, UCX 1.13.1
+// from Debian, put_bw over rc_verbs, 2026-11-25) ucx_perftest's last
+// interval took no measurable time and its Final line printed "inf" for
+// the interval's average latency: the overall figures, which are what
+// rdmabench reads, stand.
+func TestUCXFinalLineWithInfiniteAverage(t *testing.T) {
+	p := &ucxParser{table: &ucxTable{}, size: 65536}
+	if !p.row("[thread 0]               300  70689.000 69051.329 69841.247        0.91       0.89          14          14") {
+		t.Fatal("progress line not read")
+	}
+	if !p.row("Final:                   300  70689.000       inf 70077.116        0.00       0.89          14          14") {
+		t.Fatal("Final line not read")
+	}
+	if len(p.out) != 1 || len(p.out[0].Samples) != 1 {
+		t.Fatalf("measurements %+v", p.out)
+	}
+	f := p.out[0].Samples[0]
+	if f.Iterations != 300 || *f.MsgRatePPS != 14 || math.Abs(*f.BWAvgBps-0.89*mibPerSecBits) > 1 {
+		t.Fatalf("final %+v", f)
+	}
+	p.table = &ucxTable{}
+	if p.row("Final:                   300  70689.000 70000.0   inf        0.00       0.89          14          14") {
+		t.Error("an overall figure that is not finite was read")
 	}
 }
