@@ -268,11 +268,13 @@ func nodesRun(t *testing.T, c *cluster.Cluster) {
 		if dev.Status != report.PreflightPass || !strings.Contains(dev.Evidence, "/dev/infiniband/uverbs0 (rxe0)") {
 			t.Errorf("%s dev-infiniband: %+v; want the device plugin's uverbs0", ep.Endpoint, dev)
 		}
-		if mem.Status != report.PreflightPass || !strings.Contains(mem.Evidence, "ulimit -l 8192 KiB") || !strings.Contains(mem.Evidence, "CAP_IPC_LOCK is held") {
-			t.Errorf("%s memlock: %+v; want containerd's 8 MiB limit and IPC_LOCK held", ep.Endpoint, mem)
+		// containerd's default limit (8 MiB) covers what these tests pin;
+		// the capability is the ipc-lock check's.
+		if mem.Status != report.PreflightPass || !strings.Contains(mem.Evidence, "ulimit -l 8192 KiB") {
+			t.Errorf("%s memlock: %+v; want containerd's 8 MiB limit, enough", ep.Endpoint, mem)
 		}
-		if ipc.Status != report.PreflightPass {
-			t.Errorf("%s ipc-lock: %+v", ep.Endpoint, ipc)
+		if ipc.Status != report.PreflightPass || !strings.Contains(ipc.Evidence, "IPC_LOCK held") {
+			t.Errorf("%s ipc-lock: %+v; want IPC_LOCK held", ep.Endpoint, ipc)
 		}
 		t.Logf("%s on %s: %s; %s; %s", ep.Endpoint, ep.Node, dev.Evidence, mem.Evidence, ipc.Evidence)
 	}
