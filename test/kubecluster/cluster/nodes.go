@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"os"
@@ -66,14 +67,26 @@ func (c *Cluster) startAgent(ctx context.Context, n nodeSpec) error {
 	if err != nil {
 		return err
 	}
-	port, err := freePort()
-	if err != nil {
-		return err
-	}
 	tlsCfg, err := c.pki.serverTLS(n.name)
 	if err != nil {
 		return err
 	}
+	// A free port can be taken by another node started at the same time
+	// between freePort and the agent's listen: try another one then.
+	for attempt := 1; ; attempt++ {
+		port, err := freePort()
+		if err != nil {
+			return err
+		}
+		err = c.startAgentOn(ctx, n, cs, tlsCfg, port)
+		if err == nil || attempt == 3 || !strings.Contains(err.Error(), "address already in use") {
+			return err
+		}
+	}
+}
+
+// startAgentOn starts n's agent with its kubelet API on port.
+func (c *Cluster) startAgentOn(ctx context.Context, n nodeSpec, cs kubernetes.Interface, tlsCfg *tls.Config, port int) error {
 	opts := agent.Options{
 		Name: n.name, Client: cs, Fabric: c.fabric, TLS: tlsCfg, Port: port,
 		Capacity:    c.opts.Capacity.DeepCopy(),
