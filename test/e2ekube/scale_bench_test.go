@@ -100,7 +100,7 @@ func (c countingRT) RoundTrip(r *http.Request) (*http.Response, error) {
 
 // countedBackend is a kube backend of n endpoints on the scale nodes whose
 // API requests are counted (exec streams included: one request each).
-func countedBackend(b *testing.B, c *cluster.Cluster, n int, id string) counted {
+func countedBackend(b *testing.B, c *cluster.Cluster, n int, id string, perCommand bool) counted {
 	b.Helper()
 	cfg := c.RESTConfig()
 	cfg.QPS, cfg.Burst = 1000, 2000 // the cluster's speed, not the client's limiter
@@ -114,7 +114,7 @@ func countedBackend(b *testing.B, c *cluster.Cluster, n int, id string) counted 
 	sc.Cluster.NodeSelector = map[string]string{"rdmabench.test/scale": "1"}
 	sc.Cluster.AntiAffinity = "rdmabench.test/no-such-key"
 	sc.Cluster.Networks = nil // one interface: the pods' own; the secondary network is BenchmarkPodsToReady's
-	be, err := kube.New(sc, kube.Options{Client: cs, Config: cfg, RunID: id, Progress: io.Discard})
+	be, err := kube.New(sc, kube.Options{Client: cs, Config: cfg, RunID: id, Progress: io.Discard, ExecPerCommand: perCommand})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -128,7 +128,7 @@ func BenchmarkScalePodsToReady(b *testing.B) {
 	for _, n := range []int{64, 256} {
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
-				cb := countedBackend(b, c, n, fmt.Sprintf("scale-ready-%d-%d", n, i))
+				cb := countedBackend(b, c, n, fmt.Sprintf("scale-ready-%d-%d", n, i), false)
 				start := time.Now()
 				eps, err := cb.be.Provision(context.Background(), benchEndpoints(n))
 				d := time.Since(start)
@@ -160,44 +160,55 @@ func BenchmarkScalePodsToReady(b *testing.B) {
 // reported beside them (preflight-s).
 func BenchmarkScaleRoundOverhead(b *testing.B) {
 	c := scaleCluster(b)
-	const rounds = 4
 	for _, n := range []int{64, 256} {
-		b.Run(fmt.Sprint(n), func(b *testing.B) {
-			cb := countedBackend(b, c, n, fmt.Sprintf("scale-round-%d", n))
-			eps, err := cb.be.Provision(context.Background(), benchEndpoints(n))
-			defer func() { _ = cb.be.Cleanup(context.Background()) }()
-			if err != nil {
-				b.Fatal(err)
-			}
-			// run times a run of r rounds, and counts its requests.
-			run := func(r int, preflight bool) (time.Duration, int64) {
-				before := cb.n.Load()
-				start := time.Now()
-				rep, err := runner.Run(context.Background(), runner.Config{Plan: roundsPlan(eps, r), Backend: provisioned{cb.be, eps},
-					OutDir: b.TempDir(), Parse: benchParse, NoPreflight: !preflight})
-				if err != nil || rep.Summary.Pass != r*n/2 {
-					b.Fatalf("run: %v %+v", err, rep.Summary)
-				}
-				return time.Since(start), cb.n.Load() - before
-			}
-			// The first run checks each pod's binaries once; not timed.
-			run(1, false)
-			b.ResetTimer()
-			var wall, preflight time.Duration
-			var reqs int64
-			for i := 0; i < b.N; i++ {
-				one, oneReqs := run(1, false)
-				many, manyReqs := run(1+rounds, false)
-				withPreflight, _ := run(1, true)
-				wall += many - one
-				reqs += manyReqs - oneReqs
-				preflight += withPreflight - one
-			}
-			b.ReportMetric(wall.Seconds()/float64(b.N*rounds), "s/round")
-			b.ReportMetric(float64(reqs)/float64(b.N*rounds), "api-requests/round")
-			b.ReportMetric(preflight.Seconds()/float64(b.N), "preflight-s")
-		})
+		for _, mode := range []string{"session", "per-command"} {
+			b.Run(fmt.Sprintf("%d/%s", n, mode), func(b *testing.B) { benchRounds(b, c, n, mode == "per-command") })
+		}
 	}
+}
+
+// benchRounds is BenchmarkScaleRoundOverhead on n endpoints, commands
+// through each pod's exec session or an exec each (perCommand).
+func benchRounds(b *testing.B, c *cluster.Cluster, n int, perCommand bool) {
+	const rounds = 4
+	mode := "session"
+	if perCommand {
+		mode = "exec"
+	}
+	cb := countedBackend(b, c, n, fmt.Sprintf("scale-round-%d-%s", n, mode), perCommand)
+	eps, err := cb.be.Provision(context.Background(), benchEndpoints(n))
+	defer func() { _ = cb.be.Cleanup(context.Background()) }()
+	if err != nil {
+		b.Fatal(err)
+	}
+	// run times a run of r rounds, and counts its requests.
+	run := func(r int, preflight bool) (time.Duration, int64) {
+		before := cb.n.Load()
+		start := time.Now()
+		rep, err := runner.Run(context.Background(), runner.Config{Plan: roundsPlan(eps, r), Backend: provisioned{cb.be, eps},
+			OutDir: b.TempDir(), Parse: benchParse, NoPreflight: !preflight})
+		if err != nil || rep.Summary.Pass != r*n/2 {
+			b.Fatalf("run: %v %+v", err, rep.Summary)
+		}
+		return time.Since(start), cb.n.Load() - before
+	}
+	// The first run checks each pod's binaries once (and opens the
+	// sessions); not timed.
+	run(1, false)
+	b.ResetTimer()
+	var wall, preflight time.Duration
+	var reqs int64
+	for i := 0; i < b.N; i++ {
+		one, oneReqs := run(1, false)
+		many, manyReqs := run(1+rounds, false)
+		withPreflight, _ := run(1, true)
+		wall += many - one
+		reqs += manyReqs - oneReqs
+		preflight += withPreflight - one
+	}
+	b.ReportMetric(wall.Seconds()/float64(b.N*rounds), "s/round")
+	b.ReportMetric(float64(reqs)/float64(b.N*rounds), "api-requests/round")
+	b.ReportMetric(preflight.Seconds()/float64(b.N), "preflight-s")
 }
 
 // roundsPlan is r rounds of n/2 pairs: in round k endpoint i (< n/2)

@@ -25,6 +25,7 @@ func (b *Backend) Cleanup(ctx context.Context) error {
 	// process group never became known (a stuck stream) must not use up
 	// the time the pods' deletion needs.
 	_ = b.procs.KillAll(ctx, func(*process) time.Duration { return b.killBound }, (*process).kill)
+	b.closeSessions()
 	b.mu.Lock()
 	for _, stop := range b.stops {
 		close(stop)

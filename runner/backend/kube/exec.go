@@ -24,7 +24,7 @@ import (
 // its exit code; an error is a failure to run it at all. An API that
 // cannot be reached (a restarting apiserver) is waited for, bounded.
 func (b *Backend) stream(ctx context.Context, pod target, argv []string, stdout, stderr io.Writer) (int, error) {
-	return b.streamStdin(ctx, pod, argv, nil, stdout, stderr)
+	return b.streamStdin(ctx, pod, argv, nil, stdout, stderr, false)
 }
 
 // streamStdin is stream with stdin (nil: none) fed to the command; every
@@ -32,7 +32,10 @@ func (b *Backend) stream(ctx context.Context, pod target, argv []string, stdout,
 //
 // Only an attempt that printed nothing is tried again: once output came,
 // the command ran, and a second run would repeat it (and its output).
-func (b *Backend) streamStdin(ctx context.Context, pod target, argv []string, stdin []byte, stdout, stderr io.Writer) (int, error) {
+//
+// tool says the command is a tool whose output may be long (a session
+// then prefixes its lines with sed rather than a shell loop).
+func (b *Backend) streamStdin(ctx context.Context, pod target, argv []string, stdin []byte, stdout, stderr io.Writer, tool bool) (int, error) {
 	code := -1
 	if err := b.lostErr(pod.pod); err != nil {
 		return code, err // gone: no call on it can succeed
@@ -40,7 +43,7 @@ func (b *Backend) streamStdin(ctx context.Context, pod target, argv []string, st
 	out, errw := &seenWriter{w: stdout}, &seenWriter{w: stderr}
 	err := retry(ctx, func() error {
 		var err error
-		code, err = b.streamOnce(ctx, pod, argv, stdin, out, errw)
+		code, err = b.streamOnce(ctx, pod, argv, stdin, out, errw, tool)
 		if err != nil && (out.seen || errw.seen) {
 			return streamBroke{err}
 		}
@@ -79,7 +82,20 @@ func (e streamBroke) Error() string { return "exec stream broke after output: " 
 
 func (e streamBroke) Unwrap() error { return e.err }
 
-func (b *Backend) streamOnce(ctx context.Context, pod target, argv []string, stdin []byte, stdout, stderr io.Writer) (int, error) {
+func (b *Backend) streamOnce(ctx context.Context, pod target, argv []string, stdin []byte, stdout, stderr io.Writer, tool bool) (int, error) {
+	if stdin == nil && !b.opts.ExecPerCommand {
+		return b.sessionRun(ctx, pod, argv, stdout, stderr, tool)
+	}
+	var in io.Reader
+	if stdin != nil {
+		in = bytes.NewReader(stdin)
+	}
+	return b.execStream(ctx, pod, argv, in, stdout, stderr)
+}
+
+// execStream runs argv in the pod through one exec of its own: the
+// session's shell, or a command that feeds stdin (nil: none).
+func (b *Backend) execStream(ctx context.Context, pod target, argv []string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
 	req := b.client.CoreV1().RESTClient().Post().Resource("pods").Namespace(b.namespace).Name(pod.pod).SubResource("exec").
 		VersionedParams(&corev1.PodExecOptions{Container: pod.containerName(), Command: argv, Stdin: stdin != nil, Stdout: true, Stderr: true}, scheme.ParameterCodec)
 	ws, err := remotecommand.NewWebSocketExecutor(b.config, "GET", req.URL().String())
@@ -96,10 +112,7 @@ func (b *Backend) streamOnce(ctx context.Context, pod target, argv []string, std
 	if err != nil {
 		return -1, err
 	}
-	opts := remotecommand.StreamOptions{Stdout: stdout, Stderr: stderr}
-	if stdin != nil {
-		opts.Stdin = bytes.NewReader(stdin)
-	}
+	opts := remotecommand.StreamOptions{Stdout: stdout, Stderr: stderr, Stdin: stdin}
 	err = ex.StreamWithContext(ctx, opts)
 	var ce utilexec.CodeExitError
 	switch {
@@ -175,7 +188,7 @@ func (b *Backend) ExecStdin(ctx context.Context, ep backend.Endpoint, argv []str
 		return nil, fmt.Errorf("kube: exec in pod %s: %s: waiting for one of %d exec slots: %w", pod, remote.Brief(argv), cap(b.execSlots), context.Cause(ctx))
 	}
 	var out, errb bytes.Buffer
-	code, err := b.streamStdin(ctx, pod, argv, stdin, &out, &errb)
+	code, err := b.streamStdin(ctx, pod, argv, stdin, &out, &errb, false)
 	if err != nil {
 		return out.Bytes(), fmt.Errorf("kube: exec in pod %s: %s: %w", pod, remote.Brief(argv), err)
 	}
@@ -263,7 +276,7 @@ func (b *Backend) checkBinary(ctx context.Context, ep backend.Endpoint, pod targ
 }
 
 func (p *process) run(ctx context.Context, script string, stdout io.Writer) {
-	code, err := p.b.stream(ctx, p.pod, []string{"sh", "-c", script}, stdout, p.stderr)
+	code, err := p.b.streamStdin(ctx, p.pod, []string{"sh", "-c", script}, nil, stdout, p.stderr, true)
 	killed := p.Killed()
 	p.stderr.Flush()
 	p.Exit = backend.Exit{Code: code, Elapsed: time.Since(p.Start)}

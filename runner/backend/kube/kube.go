@@ -69,6 +69,10 @@ type Options struct {
 	// streams aside (default DefaultExecParallelism).
 	CreateParallelism int
 	ExecParallelism   int
+	// ExecPerCommand runs every command in an exec of its own (--kube-exec
+	// per-command) instead of the pod container's session (session.go):
+	// one API request and one container exec per command.
+	ExecPerCommand bool
 }
 
 // Bounds on what the backend has in flight at once: enough to keep a
@@ -105,10 +109,11 @@ type Backend struct {
 	ownerCreated bool
 	binaries     map[string]bool // "endpoint\x00binary" → found
 	owner        *metav1.OwnerReference
-	stops        []chan struct{}  // port-forwards to end in Cleanup
-	killBound    time.Duration    // how long killing one tool may take
-	plat         string           // the platform, once known (platform)
-	lost         map[string]error // pod name → why it is gone (lost.go)
+	stops        []chan struct{}         // port-forwards to end in Cleanup
+	killBound    time.Duration           // how long killing one tool may take
+	plat         string                  // the platform, once known (platform)
+	lost         map[string]error        // pod name → why it is gone (lost.go)
+	sessions     map[string]*sessionSlot // "pod\x00container" → its exec session
 }
 
 // podInfo is what the backend keeps of a provisioned pod.
@@ -167,7 +172,7 @@ func New(sc *scenarios.Scenario, opts Options) (*Backend, error) {
 		ns = opts.Namespace
 	}
 	b := &Backend{opts: opts, client: opts.Client, config: opts.Config, sc: sc, namespace: ns,
-		pods: map[string]podInfo{}, binaries: map[string]bool{}, lost: map[string]error{}, execSlots: make(chan struct{}, opts.ExecParallelism)}
+		pods: map[string]podInfo{}, binaries: map[string]bool{}, lost: map[string]error{}, sessions: map[string]*sessionSlot{}, execSlots: make(chan struct{}, opts.ExecParallelism)}
 	b.killBound = 3*opts.KillGrace + 10*time.Second
 	b.disc = remote.Discovery{Exec: b.Exec, Key: func(ep backend.Endpoint) string { return "pod " + b.podName(ep.Name) }, Prefix: "kube"}
 	return b, nil

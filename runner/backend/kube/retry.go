@@ -22,6 +22,10 @@ func transient(err error) bool {
 	if err == nil || errors.As(err, &broke) {
 		return false // the command ran: trying again would run it twice
 	}
+	var gone *errSessionGone
+	if errors.As(err, &gone) {
+		return gone.notStarted // never begun: a new session may run it
+	}
 	if kubeletUnreachable(err) {
 		return false // the API answered; the pod's node did not (checkLost)
 	}
