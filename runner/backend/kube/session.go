@@ -160,10 +160,10 @@ func openSession(ctx context.Context, pod target, open sessionOpener) (*session,
 	case <-s.done:
 		return nil, s.err
 	case <-t.C:
-		s.close()
+		s.cancel()
 		return nil, fmt.Errorf("exec session in pod %s: not ready within %s", pod, sessionReadyBound)
 	case <-ctx.Done():
-		s.close()
+		s.cancel()
 		return nil, context.Cause(ctx)
 	}
 }
@@ -238,11 +238,23 @@ func (s *session) alive() bool {
 }
 
 // close ends the session: its shell sees the end of its stdin and exits
-// once its commands have; the stream is cut at once.
+// once its commands have; a stream still open after sessionCloseBound is
+// cut. It does not wait.
 func (s *session) close() {
 	_ = s.stdin.Close()
-	s.cancel()
+	go func() {
+		t := time.NewTimer(sessionCloseBound)
+		defer t.Stop()
+		select {
+		case <-s.done:
+		case <-t.C:
+			s.cancel()
+		}
+	}()
 }
+
+// sessionCloseBound is how long a closed session's shell may take to end.
+const sessionCloseBound = 5 * time.Second
 
 // end records why the stream ended; commands in flight get it.
 func (s *session) end(err error) {

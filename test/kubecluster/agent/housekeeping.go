@@ -26,6 +26,7 @@ func (a *Agent) housekeep() {
 		case <-t.C:
 		}
 		ctx, cancel := context.WithTimeout(a.ctx, 10*time.Second)
+		listed := time.Now()
 		list, err := a.opts.Client.CoreV1().Pods("").List(ctx, metav1.ListOptions{FieldSelector: "spec.nodeName=" + a.opts.Name})
 		cancel()
 		if err != nil {
@@ -37,10 +38,12 @@ func (a *Agent) housekeep() {
 		}
 		for _, p := range a.podList() {
 			p.mu.Lock()
-			spec, age, deleting := p.spec, time.Since(p.started.Time), p.deleting
+			spec, started, deleting := p.spec, p.started.Time, p.deleting
 			p.mu.Unlock()
-			// A pod just created may not be in a list taken a moment before.
-			if live[spec.UID] || deleting || age < 2*housekeepingInterval {
+			// A pod created after the list was asked for cannot be in it:
+			// under load (256 agents listing) the answer comes seconds
+			// later, and a pod started meanwhile is not an orphan.
+			if live[spec.UID] || deleting || !started.Before(listed.Add(-2*housekeepingInterval)) {
 				continue
 			}
 			a.logf("housekeeping: pod %s/%s is gone from the API; ending it", spec.Namespace, spec.Name)
