@@ -104,6 +104,26 @@ func TestRunTCPTestsBetweenPods(t *testing.T) {
 	assertNothingLeft(t, c)
 }
 
+// --kube-exec per-command, an exec per command instead of each pod
+// container's session (the default the other tests use), runs the same
+// tests to the same verdicts.
+func TestRunPerCommandExec(t *testing.T) {
+	c := needCluster(t)
+	r := run(t, c, writeScenario(t, tcpScenario("e2e-per-command", "", "")), 5*time.Minute, nil, "--kube-exec", "per-command")
+	if r.code != 0 || r.rep == nil {
+		t.Fatalf("exit %d, report %v", r.code, r.rep != nil)
+	}
+	if len(r.rep.Results) != 6 {
+		t.Errorf("%d results, want 6 (4 ucx_perftest, 2 iperf3)", len(r.rep.Results))
+	}
+	for _, res := range r.rep.Results {
+		if res.Verdict != report.VerdictPass || res.BestBps <= 0 {
+			t.Errorf("%s %s->%s: %s %q", res.Test, res.From, res.To, res.Verdict, res.Reason)
+		}
+	}
+	assertNothingLeft(t, c)
+}
+
 // A namespace that existed before the run is kept; --keep leaves the pods
 // (placed as asked, read from the API) and `rdmabench clean` removes them.
 func TestExistingNamespaceKeepAndClean(t *testing.T) {

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"math/rand/v2"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -17,6 +18,13 @@ const housekeepingInterval = 2 * time.Second
 // apiserver restart) reaches it only as a tombstone it does not act on,
 // and its processes would run on forever.
 func (a *Agent) housekeep() {
+	// Started at a random point of the interval, so that many agents
+	// started together do not list together.
+	select {
+	case <-a.ctx.Done():
+		return
+	case <-time.After(time.Duration(rand.Int64N(int64(housekeepingInterval)))):
+	}
 	t := time.NewTicker(housekeepingInterval)
 	defer t.Stop()
 	for {
@@ -27,7 +35,10 @@ func (a *Agent) housekeep() {
 		}
 		ctx, cancel := context.WithTimeout(a.ctx, 10*time.Second)
 		listed := time.Now()
-		list, err := a.opts.Client.CoreV1().Pods("").List(ctx, metav1.ListOptions{FieldSelector: "spec.nodeName=" + a.opts.Name})
+		// From the apiserver's watch cache (resourceVersion 0), as a
+		// kubelet's periodic lists are: 256 agents listing from etcd
+		// every 2 s saturated the apiserver and timed its handlers out.
+		list, err := a.opts.Client.CoreV1().Pods("").List(ctx, metav1.ListOptions{FieldSelector: "spec.nodeName=" + a.opts.Name, ResourceVersion: "0"})
 		cancel()
 		if err != nil {
 			continue // the API is away; try again next tick
