@@ -32,6 +32,12 @@ import (
 // records of concurrent commands never mix; last "@<id> x <code>", once
 // the command and its output are done. "@ r" says the session is ready,
 // "@ k" is its heartbeat.
+//
+// What it does not carry: the byte 0x1e (ASCII RS, the record start) in a
+// command's output begins a record there, and NUL bytes are lost where a
+// shell loop prefixes the lines (stderr; stdout of short commands, and of
+// tools where the image has no GNU sed). The tools' output is text;
+// --kube-exec per-command carries any bytes.
 type session struct {
 	pod   target
 	stdin *io.PipeWriter
@@ -39,7 +45,6 @@ type session struct {
 	wmu sync.Mutex
 
 	mu   sync.Mutex
-	next uint64
 	cmds map[uint64]*sessionCmd
 	// ready is closed at "@ r"; done when the stream has ended, with err.
 	ready, done chan struct{}
@@ -54,6 +59,10 @@ type sessionCmd struct {
 	stdout, stderr io.Writer
 	started        bool
 	exit           chan int // buffered: the "x" line's code
+	// wmu is held while its output is written; gone: its caller gave
+	// up, and is written to no more.
+	wmu  sync.Mutex
+	gone bool
 }
 
 // sessionChunk is the longest piece of a line the session writes at once
@@ -77,7 +86,7 @@ var sessionScript = strings.Join([]string{
 	// a fork per command, and forks are most of a command's cost here.
 	`__rb_d=$(mktemp -d 2>/dev/null) || { __rb_d=/dev/shm/rdmabench-session.$$ && mkdir -p "$__rb_d"; } || exit 97`,
 	`trap 'rm -rf "$__rb_d"' EXIT`,
-	`( trap - EXIT; while sleep ` + strconv.Itoa(int(sessionHeartbeat.Seconds())) + `; do printf '\036@ k\n' || exit 0; done ) &`,
+	`( trap - EXIT; while sleep ` + strconv.Itoa(int(sessionHeartbeat.Seconds())) + ` </dev/null >/dev/null 2>&1; do printf '\036@ k\n' || exit 0; done ) &`,
 	`__rb_hb=$!`,
 	// Without GNU sed (busybox), a read loop prefixes the lines.
 	`pre() { while :; do n='\n'; IFS= read -r l || { [ -n "$l" ] || break; n=; }`,
@@ -86,8 +95,9 @@ var sessionScript = strings.Join([]string{
 	`__rb_sed=; sed -u q </dev/null >/dev/null 2>&1 && __rb_sed=1`,
 	`printf '\036@ r\n'`,
 	`while read -r __rb_i __rb_n __rb_m; do`,
-	`  __rb_s=; while [ "$__rb_n" -gt 0 ] && IFS= read -r __rb_l; do __rb_s="$__rb_s$__rb_l` + "\n" + `"; __rb_n=$((__rb_n-1)); done`,
-	`  ( trap - EXIT; printf '\036@%s s\n' "$__rb_i"`,
+	// A script cut short (the stream ended in it) is not run: the loop ends.
+	`  __rb_s=; while [ "$__rb_n" -gt 0 ]; do IFS= read -r __rb_l || break 2; __rb_s="$__rb_s$__rb_l` + "\n" + `"; __rb_n=$((__rb_n-1)); done`,
+	`  ( trap - EXIT; printf '\036@%s s\n' "$__rb_i" || exit`,
 	`    if [ -n "$__rb_sed" ] && [ "$__rb_m" = t ]; then`,
 	`      { { sh -c "$__rb_s" 2>&1 1>&4 3>&- 4>&-; echo $? >"$__rb_d/$__rb_i"; } | pre "@$__rb_i e" >&3; } 4>&1 | ` + sedPrefix(`@$__rb_i o`),
 	`    else`,
@@ -184,8 +194,13 @@ func (s *session) run(ctx context.Context, script string, tool bool, stdout, std
 		s.mu.Unlock()
 		return -1, &errSessionGone{err: err, notStarted: true}
 	}
-	s.next++
-	id := s.next
+	// The lowest id not in flight (a command is until its "x" line, even
+	// one whose caller gave up): the shell's exit-code files, named by
+	// id, are then as many as the commands in flight at once.
+	id := uint64(1)
+	for s.cmds[id] != nil {
+		id++
+	}
 	s.cmds[id] = c
 	s.mu.Unlock()
 	s.wmu.Lock()
@@ -199,7 +214,9 @@ func (s *session) run(ctx context.Context, script string, tool bool, stdout, std
 	_, werr := io.WriteString(s.stdin, strconv.FormatUint(id, 10)+" "+strconv.Itoa(lines)+" "+mode+"\n"+script+"\n")
 	s.wmu.Unlock()
 	if werr != nil {
-		s.forget(id)
+		s.mu.Lock()
+		delete(s.cmds, id)
+		s.mu.Unlock()
 		return -1, &errSessionGone{err: werr, notStarted: true}
 	}
 	select {
@@ -216,15 +233,11 @@ func (s *session) run(ctx context.Context, script string, tool bool, stdout, std
 		s.mu.Unlock()
 		return -1, &errSessionGone{err: s.err, notStarted: !started}
 	case <-ctx.Done():
-		s.forget(id)
+		c.wmu.Lock() // a write under way ends before run returns
+		c.gone = true
+		c.wmu.Unlock()
 		return -1, context.Cause(ctx)
 	}
-}
-
-func (s *session) forget(id uint64) {
-	s.mu.Lock()
-	delete(s.cmds, id)
-	s.mu.Unlock()
 }
 
 // alive says whether the session's stream still runs.
@@ -333,7 +346,7 @@ func (s *session) record(l []byte, newline bool) {
 	}
 	s.mu.Unlock()
 	if c == nil {
-		return // forgotten (its caller gave up)
+		return
 	}
 	rest := l[sp+2:]
 	switch kind {
@@ -355,7 +368,11 @@ func (s *session) record(l []byte, newline bool) {
 		if rest[0] == ' ' && newline { // '+': a piece of a long line, its newline the session's
 			text = append(append([]byte(nil), text...), '\n')
 		}
-		_, _ = w.Write(text)
+		c.wmu.Lock()
+		if !c.gone {
+			_, _ = w.Write(text)
+		}
+		c.wmu.Unlock()
 	}
 }
 

@@ -41,6 +41,17 @@ func localShell(env []string) sessionOpener {
 
 func openLocal(t *testing.T, env []string) *session {
 	t.Helper()
+	// Its temp dir under the test's: a shell killed (the stream cut)
+	// leaves its own behind.
+	if env == nil {
+		env = os.Environ()
+	}
+	tmp, err := os.MkdirTemp("", "session")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(tmp) })
+	env = append(env, "TMPDIR="+tmp)
 	s, err := openSession(context.Background(), target{pod: "p"}, localShell(env))
 	if err != nil {
 		t.Fatal(err)
