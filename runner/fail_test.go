@@ -271,7 +271,10 @@ func TestRunTimeLimitSaysWhy(t *testing.T) {
 		plan.PlannedCommand{Endpoint: "server-0", Role: tools.RoleServer, Argv: pidFileCmd(srv, "sleep", "600"), Port: freePort(t), Ready: tools.ReadyListen},
 		plan.PlannedCommand{Endpoint: "client-0", Role: tools.RoleClient, Argv: []string{"true"}, Parse: true},
 	)
-	ctx, cancel := context.WithTimeoutCause(context.Background(), time.Second, errors.New("--timeout 1s reached"))
+	// 3 s: the server must have started (its pid file written) before the
+	// limit, also with every package's tests running at once (1 s was not
+	// always enough then).
+	ctx, cancel := context.WithTimeoutCause(context.Background(), 3*time.Second, errors.New("--timeout 3s reached"))
 	defer cancel()
 	out := t.TempDir()
 	var progress strings.Builder
@@ -283,10 +286,10 @@ func TestRunTimeLimitSaysWhy(t *testing.T) {
 	if lerr != nil {
 		t.Fatal(lerr)
 	}
-	if !saved.Run.Interrupted || saved.Run.Error != "--timeout 1s reached" {
+	if !saved.Run.Interrupted || saved.Run.Error != "--timeout 3s reached" {
 		t.Errorf("report run: interrupted=%v error=%q", saved.Run.Interrupted, saved.Run.Error)
 	}
-	if !strings.Contains(progress.String(), "interrupted (--timeout 1s reached): 0 result(s)") {
+	if !strings.Contains(progress.String(), "interrupted (--timeout 3s reached): 0 result(s)") {
 		t.Errorf("progress does not say why the run stopped:\n%s", progress.String())
 	}
 	assertGone(t, srv)
