@@ -84,7 +84,7 @@ var sessionScript = strings.Join([]string{
 	`exec 3>&1`,
 	// The exit codes go through files: a command substitution would cost
 	// a fork per command, and forks are most of a command's cost here.
-	`__rb_d=$(mktemp -d 2>/dev/null) || { __rb_d=/dev/shm/rdmabench-session.$$ && mkdir -p "$__rb_d"; } || exit 97`,
+	`__rb_d=$(mktemp -d 2>/dev/null) || { __rb_d=/dev/shm/rdmabench-session.$$ && mkdir -p "$__rb_d"; } || exit ` + strconv.Itoa(sessionNoTempDir),
 	`trap 'rm -rf "$__rb_d"' EXIT`,
 	`( trap - EXIT; while sleep ` + strconv.Itoa(int(sessionHeartbeat.Seconds())) + ` </dev/null >/dev/null 2>&1; do printf '\036@ k\n' || exit 0; done ) &`,
 	`__rb_hb=$!`,
@@ -402,12 +402,27 @@ func (l *limitedBuffer) Write(p []byte) (int, error) {
 type sessionSlot struct {
 	mu sync.Mutex
 	s  *session
+	// none: the container cannot hold a session (errNoSessionHere).
+	none bool
 }
+
+// sessionNoTempDir is the session shell's exit code when it finds no
+// writable temp dir for its commands' exit codes.
+const sessionNoTempDir = 97
+
+// errNoSessionHere: the container cannot hold a session.
+var errNoSessionHere = errors.New("no writable temp dir for an exec session")
 
 // sessionRun runs argv in the pod container's session, opening it first
 // when there is none or it ended.
 func (b *Backend) sessionRun(ctx context.Context, pod target, argv []string, stdout, stderr io.Writer, tool bool) (int, error) {
 	s, err := b.sessionFor(ctx, pod)
+	if errors.Is(err, errNoSessionHere) {
+		// A container where the shell loop cannot live (no temp dir: a
+		// read-only root file system without /dev/shm) runs each
+		// command in an exec of its own, as --kube-exec per-command.
+		return b.execStream(ctx, pod, argv, nil, stdout, stderr)
+	}
 	if err != nil {
 		return -1, err
 	}
@@ -429,16 +444,26 @@ func (b *Backend) sessionFor(ctx context.Context, pod target) (*session, error) 
 	b.mu.Unlock()
 	slot.mu.Lock()
 	defer slot.mu.Unlock()
+	if slot.none {
+		return nil, errNoSessionHere
+	}
 	if slot.s != nil && slot.s.alive() {
 		return slot.s, nil
 	}
 	s, err := openSession(ctx, pod, func(ctx context.Context, script string, stdin io.Reader, stdout, stderr io.Writer) error {
 		code, err := b.execStream(ctx, pod, []string{"sh", "-c", script}, stdin, stdout, stderr)
+		if err == nil && code == sessionNoTempDir {
+			return errNoSessionHere
+		}
 		if err == nil && code != 0 {
 			err = fmt.Errorf("the session's shell exited with %d", code)
 		}
 		return err
 	})
+	if errors.Is(err, errNoSessionHere) {
+		slot.none = true
+		b.progressf("pod %s: no writable temp dir for an exec session; an exec per command there", pod)
+	}
 	if err != nil {
 		return nil, err
 	}
