@@ -117,7 +117,7 @@ func Start(ctx context.Context, opts Options, timeout time.Duration) (*Agent, er
 		func(nodeutil.ProviderConfig) (nodeutil.Provider, node.NodeProvider, error) {
 			return provider{a}, nil, nil
 		},
-		nodeutil.WithClient(opts.Client),
+		nodeutil.WithClient(nodeStatusClient{opts.Client}),
 		nodeutil.AttachProviderRoutes(mux),
 		func(cfg *nodeutil.NodeConfig) error {
 			cfg.HTTPListenAddr = net.JoinHostPort(opts.NodeIP, strconv.Itoa(opts.Port))
