@@ -114,6 +114,8 @@ type Backend struct {
 	plat         string                  // the platform, once known (platform)
 	lost         map[string]error        // pod name → why it is gone (lost.go)
 	sessions     map[string]*sessionSlot // "pod\x00container" → its exec session
+	// sessionsClosed: Cleanup closed the sessions; later commands take an exec each.
+	sessionsClosed bool
 }
 
 // podInfo is what the backend keeps of a provisioned pod.

@@ -24,20 +24,23 @@ import (
 //
 // The session is a POSIX shell loop (sessionScript). The backend writes
 // a line per command, its id and the number of lines of its script, then
-// the script. The shell runs each with sh -c in the background, its stdin /dev/null, and writes back records, each begun
-// by recordStart: "@<id> s" when the command starts, then one record per
-// line of output, "@<id> o <line>" (stdout) or "@<id> e <line>" (stderr),
-// a line longer than sessionChunk split into "@<id> o+<part>" pieces
-// first, so that every write stays under the pipe's atomic size and the
-// records of concurrent commands never mix; last "@<id> x <code>", once
-// the command and its output are done. "@ r" says the session is ready,
-// "@ k" is its heartbeat.
+// the script. The shell runs each with sh -c in the background, its
+// stdin /dev/null, and writes back records, each begun by recordStart:
+// "@<id> s" when the command starts (for a person reading a trace; the
+// backend does not count on it, as it may be lost with the stream), then
+// one record per line of output, "@<id> o <line>" (stdout) or
+// "@<id> e <line>" (stderr), a line longer than sessionChunk split into
+// "@<id> o+<part>" pieces first, so that every write stays under the
+// pipe's atomic size and the records of concurrent commands never mix;
+// last "@<id> x <code>", once the command and its output are done.
+// "@ r" says the session is ready, "@ k" is its heartbeat.
 //
 // What it does not carry: the byte 0x1e (ASCII RS, the record start) in a
-// command's output begins a record there, and NUL bytes are lost where a
-// shell loop prefixes the lines (stderr; stdout of short commands, and of
-// tools where the image has no GNU sed). The tools' output is text;
-// --kube-exec per-command carries any bytes.
+// command's output begins a record there (output that forges
+// "\x1e@<id> x 0" ends another command of the session early), and NUL
+// bytes are lost where a shell loop prefixes the lines (stderr; stdout of
+// short commands, and of tools where the image has no GNU sed). The
+// tools' output is text; --kube-exec per-command carries any bytes.
 type session struct {
 	pod   target
 	stdin *io.PipeWriter
@@ -57,7 +60,6 @@ type session struct {
 // sessionCmd is one command in flight in a session.
 type sessionCmd struct {
 	stdout, stderr io.Writer
-	started        bool
 	exit           chan int // buffered: the "x" line's code
 	// wmu is held while its output is written; gone: its caller gave
 	// up, and is written to no more.
@@ -84,12 +86,20 @@ var sessionScript = strings.Join([]string{
 	`exec 3>&1`,
 	// The exit codes go through files: a command substitution would cost
 	// a fork per command, and forks are most of a command's cost here.
-	`__rb_d=$(mktemp -d 2>/dev/null) || { __rb_d=/dev/shm/rdmabench-session.$$ && mkdir -p "$__rb_d"; } || exit ` + strconv.Itoa(sessionNoTempDir),
+	// Without mktemp (a read-only root), /dev/shm: shared by the pod's
+	// containers, whose shells may have the same pid in their own pid
+	// namespaces, so a name another session holds is skipped (mkdir
+	// without -p fails on it).
+	`__rb_d=$(mktemp -d 2>/dev/null) || { [ -d /dev/shm ] && [ -w /dev/shm ] && __rb_k=0 && until __rb_d=/dev/shm/rdmabench-session.$$.$__rb_k && mkdir "$__rb_d" 2>/dev/null; do __rb_k=$((__rb_k+1)); [ $__rb_k -lt 64 ] || exit ` + strconv.Itoa(sessionNoTempDir) + `; done; } || exit ` + strconv.Itoa(sessionNoTempDir),
 	`trap 'rm -rf "$__rb_d"' EXIT`,
 	`( trap - EXIT; while sleep ` + strconv.Itoa(int(sessionHeartbeat.Seconds())) + ` </dev/null >/dev/null 2>&1; do printf '\036@ k\n' || exit 0; done ) &`,
 	`__rb_hb=$!`,
 	// Without GNU sed (busybox), a read loop prefixes the lines.
-	`pre() { while :; do n='\n'; IFS= read -r l || { [ -n "$l" ] || break; n=; }`,
+	// LC_ALL=C: ${#l} counts bytes, as printf's precision does (bash in
+	// a UTF-8 locale counts characters, and a line of multibyte ones
+	// would go out in one write over PIPE_BUF). pre runs in a pipeline's
+	// subshell: the command's own locale is untouched.
+	`pre() { LC_ALL=C; while :; do n='\n'; IFS= read -r l || { [ -n "$l" ] || break; n=; }`,
 	`  while [ ${#l} -gt ` + chunk + ` ]; do c=$(printf '%.` + chunk + `s' "$l"); printf '\036%s+%s\n' "$1" "$c"; l=${l#"$c"}; done`,
 	`  printf "\036%s %s$n" "$1" "$l"; [ -n "$n" ] || break; done; }`,
 	`__rb_sed=; sed -u q </dev/null >/dev/null 2>&1 && __rb_sed=1`,
@@ -120,8 +130,11 @@ func sedPrefix(prefix string) string {
 }
 
 // errSessionGone is a command's session ending under it. NotStarted: the
-// shell had not begun it, so running it again (in a new session) cannot
-// run it twice.
+// shell cannot have begun it (the session had ended before its script
+// was written, or the write failed: the shell runs no script cut short),
+// so running it again in a new session cannot run it twice. Once its
+// script is written, its start record may be lost with the stream while
+// the command runs in the pod: then it is not notStarted.
 type errSessionGone struct {
 	err        error
 	notStarted bool
@@ -228,10 +241,9 @@ func (s *session) run(ctx context.Context, script string, tool bool, stdout, std
 			return code, nil
 		default:
 		}
-		s.mu.Lock()
-		started := c.started
-		s.mu.Unlock()
-		return -1, &errSessionGone{err: s.err, notStarted: !started}
+		// Written, so perhaps begun, its start record lost with the
+		// stream: not to be run again.
+		return -1, &errSessionGone{err: s.err}
 	case <-ctx.Done():
 		c.wmu.Lock() // a write under way ends before run returns
 		c.gone = true
@@ -338,9 +350,6 @@ func (s *session) record(l []byte, newline bool) {
 	s.mu.Lock()
 	c := s.cmds[id]
 	kind := l[sp+1]
-	if c != nil && kind == 's' {
-		c.started = true
-	}
 	if c != nil && kind == 'x' {
 		delete(s.cmds, id)
 	}
@@ -397,34 +406,50 @@ func (l *limitedBuffer) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// sessionSlot holds a pod container's session; its mutex makes the
-// callers that find none wait for the one that opens it.
+// sessionSlot holds a pod container's session. Its lock (a channel, so
+// that a caller waits with its own deadline) makes the callers that find
+// none wait for the one that opens it, up to sessionReadyBound.
 type sessionSlot struct {
-	mu sync.Mutex
-	s  *session
+	lock chan struct{}
+	s    *session
 	// none: the container cannot hold a session (errNoSessionHere).
 	none bool
 }
+
+func newSessionSlot() *sessionSlot { return &sessionSlot{lock: make(chan struct{}, 1)} }
+
+// acquire takes the slot's lock, or gives up with ctx.
+func (slot *sessionSlot) acquire(ctx context.Context) error {
+	select {
+	case slot.lock <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	}
+}
+
+func (slot *sessionSlot) release() { <-slot.lock }
 
 // sessionNoTempDir is the session shell's exit code when it finds no
 // writable temp dir for its commands' exit codes.
 const sessionNoTempDir = 97
 
-// errNoSessionHere: the container cannot hold a session.
+// errNoSessionHere: the container cannot hold a session: no writable temp
+// dir (a read-only root without /dev/shm), or no mktemp and mkdir.
 var errNoSessionHere = errors.New("no writable temp dir for an exec session")
 
 // sessionRun runs argv in the pod container's session, opening it first
 // when there is none or it ended.
 func (b *Backend) sessionRun(ctx context.Context, pod target, argv []string, stdout, stderr io.Writer, tool bool) (int, error) {
 	s, err := b.sessionFor(ctx, pod)
-	if errors.Is(err, errNoSessionHere) {
-		// A container where the shell loop cannot live (no temp dir: a
-		// read-only root file system without /dev/shm) runs each
-		// command in an exec of its own, as --kube-exec per-command.
-		return b.execStream(ctx, pod, argv, nil, stdout, stderr)
-	}
 	if err != nil {
 		return -1, err
+	}
+	if s == nil {
+		// A container where the shell loop cannot live runs each command
+		// in an exec of its own, as --kube-exec per-command; so does a
+		// command after Cleanup closed the sessions (a late kill).
+		return b.execStream(ctx, pod, argv, nil, stdout, stderr)
 	}
 	script := remote.Join(argv)
 	if len(argv) == 3 && argv[0] == "sh" && argv[1] == "-c" {
@@ -433,22 +458,41 @@ func (b *Backend) sessionRun(ctx context.Context, pod target, argv []string, std
 	return s.run(ctx, script, tool, stdout, stderr)
 }
 
+// sessionFor returns pod's session, opening one when it has none or its
+// stream ended; nil and no error: run the command in an exec of its own.
 func (b *Backend) sessionFor(ctx context.Context, pod target) (*session, error) {
 	key := pod.pod + "\x00" + pod.containerName()
 	b.mu.Lock()
+	if b.sessionsClosed {
+		b.mu.Unlock()
+		return nil, nil
+	}
 	slot := b.sessions[key]
 	if slot == nil {
-		slot = &sessionSlot{}
+		slot = newSessionSlot()
 		b.sessions[key] = slot
 	}
 	b.mu.Unlock()
-	slot.mu.Lock()
-	defer slot.mu.Unlock()
+	if err := slot.acquire(ctx); err != nil {
+		return nil, err
+	}
+	s, found, err := b.openSlot(ctx, pod, slot)
+	slot.release()
+	if found { // said once, out of the lock: a slow progress writer holds no caller
+		b.progressf("pod %s: %v (or no mktemp and mkdir); an exec per command there", pod, errNoSessionHere)
+	}
+	return s, err
+}
+
+// openSlot returns slot's session, opening one when it has none or its
+// stream ended; the caller holds the slot's lock. foundNone: this call
+// found the container cannot hold one.
+func (b *Backend) openSlot(ctx context.Context, pod target, slot *sessionSlot) (_ *session, foundNone bool, _ error) {
 	if slot.none {
-		return nil, errNoSessionHere
+		return nil, false, nil
 	}
 	if slot.s != nil && slot.s.alive() {
-		return slot.s, nil
+		return slot.s, false, nil
 	}
 	s, err := openSession(ctx, pod, func(ctx context.Context, script string, stdin io.Reader, stdout, stderr io.Writer) error {
 		code, err := b.execStream(ctx, pod, []string{"sh", "-c", script}, stdin, stdout, stderr)
@@ -462,27 +506,39 @@ func (b *Backend) sessionFor(ctx context.Context, pod target) (*session, error) 
 	})
 	if errors.Is(err, errNoSessionHere) {
 		slot.none = true
-		b.progressf("pod %s: no writable temp dir for an exec session; an exec per command there", pod)
+		return nil, true, nil
 	}
 	if err != nil {
-		return nil, err
+		return nil, false, err
+	}
+	b.mu.Lock()
+	closed := b.sessionsClosed
+	b.mu.Unlock()
+	if closed { // Cleanup came while it opened: it is not kept
+		s.close()
+		return nil, false, nil
 	}
 	slot.s = s
-	return s, nil
+	return s, false, nil
 }
 
 // closeSessions ends every session (Cleanup): their shells exit once
-// their commands have, or with their pods.
+// their commands have, or with their pods. A session being opened now is
+// closed by its opener (sessionsClosed).
 func (b *Backend) closeSessions() {
 	b.mu.Lock()
 	slots := b.sessions
 	b.sessions = map[string]*sessionSlot{}
+	b.sessionsClosed = true
 	b.mu.Unlock()
 	for _, slot := range slots {
-		slot.mu.Lock()
-		if slot.s != nil {
-			slot.s.close()
+		ctx, cancel := context.WithTimeout(context.Background(), sessionCloseBound)
+		if slot.acquire(ctx) == nil {
+			if slot.s != nil {
+				slot.s.close()
+			}
+			slot.release()
 		}
-		slot.mu.Unlock()
+		cancel()
 	}
 }
