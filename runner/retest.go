@@ -51,9 +51,10 @@ func (r *run) retestLowPairs(ctx context.Context) {
 			continue
 		}
 		r.progress.printf("%s: retesting %d low pair(s) %d time(s)", t.Name, len(low), rule.Retests)
+		legs := r.legsOf(t.Name, low) // one pass over the test's rounds, not one per pair
 		for n := 1; n <= rule.Retests; n++ {
 			for _, p := range low {
-				for _, jl := range r.legsOf(t.Name, p[0], p[1]) {
+				for _, jl := range legs[p] {
 					if ctx.Err() != nil {
 						return
 					}
@@ -76,15 +77,22 @@ type jobLeg struct {
 	leg int
 }
 
-// legsOf finds the planned legs of test from → to (every size and backend).
-func (r *run) legsOf(test, from, to string) []jobLeg {
-	var out []jobLeg
+// legsOf finds the planned legs of test between each of pairs (from, to;
+// every size and backend), in one pass over the test's rounds: a round
+// of a streamed plan is built as it is walked, and at 1,024 endpoints a
+// pass costs seconds.
+func (r *run) legsOf(test string, pairs [][2]string) map[[2]string][]jobLeg {
+	out := make(map[[2]string][]jobLeg, len(pairs))
+	for _, p := range pairs {
+		out[p] = nil
+	}
 	_ = r.cfg.Plan.EachRoundOf(test, func(round *plan.Round) error {
 		for ji := range round.Jobs {
 			j := &round.Jobs[ji]
 			for li, l := range j.Legs {
-				if l.From == from && l.To == to {
-					out = append(out, jobLeg{j, li})
+				p := [2]string{l.From, l.To}
+				if legs, ok := out[p]; ok {
+					out[p] = append(legs, jobLeg{j, li})
 				}
 			}
 		}

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -134,5 +135,65 @@ func TestLowPairThrottledLocal(t *testing.T) {
 	saved, err := report.Load(filepath.Join(out, "report.json"))
 	if err != nil || len(saved.LowPairs) != 1 {
 		t.Fatalf("report.json: %v, %+v", err, saved)
+	}
+}
+
+// allToAllPlan is a local all-to-all of ib_write_bw over n endpoints at
+// the given sizes.
+func allToAllPlan(tb testing.TB, n int, sizes string) *plan.Plan {
+	tb.Helper()
+	sc, err := scenarios.LoadBytes("a2a.yaml", []byte(fmt.Sprintf(`apiVersion: rdmabench.io/v1alpha1
+kind: Scenario
+metadata: {name: a2a}
+backend: local
+pools: [{name: ep, replicas: %d}]
+tests:
+  - {name: a2a, tool: ib_write_bw, from: ep, pattern: all-to-all, args: {sizes: [%s]}}
+`, n, sizes)))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	p, err := plan.Compile(sc, plan.CompileOptions{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return p
+}
+
+// The legs of every low pair, found in one pass: each size of each pair,
+// in its direction only; a pair the plan does not hold has none.
+func TestRetestLegsOfLowPairs(t *testing.T) {
+	r := &run{cfg: Config{Plan: allToAllPlan(t, 5, "4KiB, 64KiB")}}
+	pairs := [][2]string{{"ep-0", "ep-1"}, {"ep-3", "ep-2"}, {"ep-4", "ep-9"}}
+	got := r.legsOf("a2a", pairs)
+	for _, p := range pairs[:2] {
+		legs := got[p]
+		if len(legs) != 2 {
+			t.Fatalf("%v: %d legs, want one per size (2)", p, len(legs))
+		}
+		for _, jl := range legs {
+			if l := jl.job.Legs[jl.leg]; l.From != p[0] || l.To != p[1] {
+				t.Errorf("%v: leg %s → %s of job %s", p, l.From, l.To, jl.job.ID)
+			}
+		}
+	}
+	if legs := got[pairs[2]]; len(legs) != 0 {
+		t.Errorf("a pair not in the plan: %d legs", len(legs))
+	}
+}
+
+// BenchmarkRetestLegLookup: the legs of 20 low pairs of a 128-endpoint
+// all-to-all (one pass over its rounds; it was one pass per pair).
+func BenchmarkRetestLegLookup(b *testing.B) {
+	r := &run{cfg: Config{Plan: allToAllPlan(b, 128, "64KiB")}}
+	var pairs [][2]string
+	for i := range 20 {
+		pairs = append(pairs, [2]string{fmt.Sprintf("ep-%d", i), fmt.Sprintf("ep-%d", i+1)})
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if legs := r.legsOf("a2a", pairs); len(legs[pairs[19]]) != 1 {
+			b.Fatal("pair 19 not found")
+		}
 	}
 }

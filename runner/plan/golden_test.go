@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"gopkg.in/yaml.v3"
@@ -138,4 +140,60 @@ func TestGoldenYAMLMatchesJSON(t *testing.T) {
 	if !reflect.DeepEqual(a, b) {
 		t.Fatalf("YAML and JSON plans differ:\n%s\n%s", viaYAML, js.Bytes())
 	}
+}
+
+// WriteYAML streams field by field and round by round; its document is
+// still the whole JSON document re-encoded at once, byte for byte, for
+// every hand-built plan, a sampled one (samples), and one that skips.
+func TestYAMLStreamsTheWholeDocument(t *testing.T) {
+	plans := map[string]*Plan{"sampled": sampledPlan(t, []scenarios.Pool{pool("ep", 9)}, "", 2, 7)}
+	for name, s := range handBuilt() {
+		p, err := Compile(s, CompileOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		plans[name] = p
+	}
+	one := scenario([]scenarios.Pool{pool("ep", 1)}, scenarios.Test{Name: "a2a", Tool: "ib_write_bw", From: "ep", Pattern: "all-to-all"})
+	p, err := Compile(one, CompileOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Skipped) == 0 || p.NumRounds() != 0 {
+		t.Fatalf("one endpoint: %d skipped, %d rounds; want a plan that skips its only test", len(p.Skipped), p.NumRounds())
+	}
+	plans["skips"] = p
+	for name, p := range plans {
+		var js, whole, streamed bytes.Buffer
+		if err := WriteJSON(&js, p); err != nil {
+			t.Fatal(err)
+		}
+		var doc yaml.Node
+		if err := yaml.Unmarshal(js.Bytes(), &doc); err != nil {
+			t.Fatal(err)
+		}
+		blockStyle(&doc)
+		enc := yaml.NewEncoder(&whole)
+		enc.SetIndent(2)
+		if err := enc.Encode(&doc); err != nil {
+			t.Fatal(err)
+		}
+		if err := WriteYAML(&streamed, p); err != nil {
+			t.Fatal(err)
+		}
+		if streamed.String() != whole.String() {
+			t.Errorf("%s: the streamed YAML differs from the whole document's:\n%s", name, lineDiff(whole.String(), streamed.String()))
+		}
+	}
+}
+
+// lineDiff names the first line where got leaves want.
+func lineDiff(want, got string) string {
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	for i := range min(len(w), len(g)) {
+		if w[i] != g[i] {
+			return fmt.Sprintf("line %d: want %q, got %q", i+1, w[i], g[i])
+		}
+	}
+	return fmt.Sprintf("lengths: want %d lines, got %d", len(w), len(g))
 }

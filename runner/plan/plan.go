@@ -161,7 +161,7 @@ func (c *compiler) test(i int) error {
 	}
 	if t.Sample != nil && t.Pattern == scenarios.PatternAllToAll && sc.n > 0 {
 		var info Sample
-		sc, info = sampled(sc, t.Name, *t.Sample, c.opts.SampleSeed)
+		sc, info = sampled(sc, t.Name, *t.Sample, c.opts.SampleSeed, allPartners(p))
 		c.plan.Samples = append(c.plan.Samples, info)
 	}
 	if sc.n == 0 {

@@ -100,23 +100,94 @@ func (j *jsonFields) value(v any, prefix string) error {
 }
 
 // WriteYAML writes the plan as YAML with the JSON field names and
-// order (it is the JSON document re-encoded, so the two never drift).
+// order: each top-level field, and each round, is its JSON re-encoded, so
+// the two never drift. Rounds stream as WriteJSON's do: one at a time.
 func WriteYAML(w io.Writer, p *Plan) error {
-	var buf bytes.Buffer
-	if err := WriteJSON(&buf, p); err != nil {
-		return err
+	bw := bufio.NewWriterSize(w, 64<<10)
+	y := &yamlFields{w: bw}
+	y.field("scenario", p.Scenario)
+	y.field("backend", p.Backend)
+	y.field("endpoints", p.Endpoints)
+	if p.NumRounds() == 0 {
+		y.field("rounds", nil)
+	} else {
+		bw.WriteString("rounds:\n")
+		err := p.EachRound(func(r *Round) error {
+			// A one-item list, indented as the field's items are.
+			return y.write([]*Round{r}, "  ")
+		})
+		if err != nil {
+			return err
+		}
 	}
+	if len(p.Skipped) > 0 {
+		y.field("skipped", p.Skipped)
+	}
+	if p.NeedsEtcd {
+		y.field("needsEtcd", true)
+	}
+	if len(p.Samples) > 0 {
+		y.field("samples", p.Samples)
+	}
+	if y.err != nil {
+		return y.err
+	}
+	return bw.Flush()
+}
+
+// yamlFields writes WriteYAML's top-level fields, remembering the first
+// error.
+type yamlFields struct {
+	w   *bufio.Writer
+	err error
+	js  bytes.Buffer
+	out bytes.Buffer
+}
+
+func (y *yamlFields) field(name string, v any) {
+	if err := y.write(map[string]any{name: json.RawMessage(y.marshal(v))}, ""); err != nil && y.err == nil {
+		y.err = err
+	}
+}
+
+// marshal is v's JSON, HTML left unescaped ("null" after an error).
+func (y *yamlFields) marshal(v any) []byte {
+	y.js.Reset()
+	enc := json.NewEncoder(&y.js)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		if y.err == nil {
+			y.err = err
+		}
+		return []byte("null")
+	}
+	return bytes.Clone(y.js.Bytes())
+}
+
+// write writes v as block-style YAML (through its JSON, for the JSON
+// names and order), each line indented by indent.
+func (y *yamlFields) write(v any, indent string) error {
 	var doc yaml.Node
-	if err := yaml.Unmarshal(buf.Bytes(), &doc); err != nil {
+	if err := yaml.Unmarshal(y.marshal(v), &doc); err != nil {
 		return err
 	}
 	blockStyle(&doc)
-	enc := yaml.NewEncoder(w)
+	y.out.Reset()
+	enc := yaml.NewEncoder(&y.out)
 	enc.SetIndent(2)
 	if err := enc.Encode(&doc); err != nil {
 		return err
 	}
-	return enc.Close()
+	if err := enc.Close(); err != nil {
+		return err
+	}
+	for line := range bytes.Lines(y.out.Bytes()) {
+		if indent != "" && len(line) > 1 {
+			y.w.WriteString(indent)
+		}
+		y.w.Write(line)
+	}
+	return nil
 }
 
 // blockStyle turns the flow style of a JSON-decoded node tree into YAML's

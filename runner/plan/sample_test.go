@@ -145,3 +145,25 @@ func TestSampleSummary(t *testing.T) {
 }
 
 func itoa(n int) string { return thousands(n) }
+
+// A sample as large as the matrix or larger is the matrix: the plan says
+// the partners an endpoint really meets, not K (it said "a sample of 100
+// partners per endpoint" for 8 endpoints).
+func TestSamplePartnersClaimedAreMet(t *testing.T) {
+	for _, tc := range []struct{ n, k int }{{8, 1}, {8, 7}, {8, 8}, {8, 100}, {7, 6}, {7, 7}, {7, 50}} {
+		p := sampledPlan(t, []scenarios.Pool{pool("ep", tc.n)}, "", tc.k, 12345)
+		most := 0
+		for _, partners := range partnersPerRun(p) {
+			most = max(most, len(partners))
+		}
+		if got := p.Samples[0].Partners; got != most {
+			t.Errorf("n=%d sample=%d: plan says %d partners per endpoint; endpoints meet at most %d (%s)",
+				tc.n, tc.k, got, most, SampleLine(p.Samples[0]))
+		}
+	}
+	// Across two pools the smaller pool's endpoints meet all of the larger.
+	p := sampledPlan(t, []scenarios.Pool{pool("a", 3), pool("b", 5)}, "b", 40, 1)
+	if got := p.Samples[0].Partners; got != 5 {
+		t.Errorf("3×5 pools, sample 40: plan says %d partners, want 5", got)
+	}
+}

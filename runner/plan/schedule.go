@@ -64,10 +64,12 @@ type Sample struct {
 // sampled takes k rounds of a full all-to-all schedule, starting where
 // seed says. The matrix's rounds hold the same number of jobs each (circle
 // and Latin square), so the counts scale exactly.
-func sampled(full sched, test string, k int, seed int64) (sched, Sample) {
+func sampled(full sched, test string, k int, seed int64, everyPartner int) (sched, Sample) {
 	n := full.n
 	info := Sample{Test: test, Partners: k, Seed: seed, MatrixRounds: n, MatrixPairs: full.edges}
 	if k >= n || n == 0 {
+		// The whole matrix: an endpoint meets every partner it has, not K.
+		info.Partners = min(k, everyPartner)
 		info.Rounds, info.Pairs, info.RunsToCover = n, full.edges, 1
 		return full, info
 	}
@@ -78,4 +80,14 @@ func sampled(full sched, test string, k int, seed int64) (sched, Sample) {
 	return sched{n: k, jobs: full.jobs / n * k, edges: info.Pairs, perJob: full.perJob,
 		at:   func(r int) []slot { return full.at((first + r) % n) },
 		orig: func(r int) int { return (first + r) % n }}, info
+}
+
+// allPartners is the most partners an endpoint of an all-to-all over p
+// has: the rest of its pool, or the larger pool's size across two (the
+// smaller pool's endpoints meet every one of it).
+func allPartners(p pairing) int {
+	if p.samePool {
+		return max(len(p.from)-1, 0)
+	}
+	return max(len(p.from), len(p.to))
 }
