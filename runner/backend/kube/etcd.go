@@ -66,24 +66,30 @@ func (b *Backend) StartEtcd(ctx context.Context) (toolURL, localURL string, err 
 		return "", "", err
 	}
 	pod, svc := b.etcdObjects(owner)
-	if err := retry(ctx, func() error {
+	if err := b.retryCreate(ctx, func() error {
 		_, err := b.client.CoreV1().Pods(b.namespace).Create(ctx, pod, metav1.CreateOptions{})
 		return err
+	}, func() (metav1.Object, error) {
+		return b.client.CoreV1().Pods(b.namespace).Get(ctx, pod.Name, metav1.GetOptions{})
 	}); err != nil {
 		return "", "", createError(pod.Name, err)
 	}
-	if err := retry(ctx, func() error {
+	if err := b.retryCreate(ctx, func() error {
 		_, err := b.client.CoreV1().Services(b.namespace).Create(ctx, svc, metav1.CreateOptions{})
 		return err
+	}, func() (metav1.Object, error) {
+		return b.client.CoreV1().Services(b.namespace).Get(ctx, svc.Name, metav1.GetOptions{})
 	}); err != nil {
 		se := createError(svc.Name, err)
 		se.Kind = "service"
 		return "", "", se
 	}
 	policy := b.etcdPolicy(owner)
-	if err := retry(ctx, func() error {
+	if err := b.retryCreate(ctx, func() error {
 		_, err := b.client.NetworkingV1().NetworkPolicies(b.namespace).Create(ctx, policy, metav1.CreateOptions{})
 		return err
+	}, func() (metav1.Object, error) {
+		return b.client.NetworkingV1().NetworkPolicies(b.namespace).Get(ctx, policy.Name, metav1.GetOptions{})
 	}); err != nil {
 		se := createError(policy.Name, err)
 		se.Kind = "networkpolicy"

@@ -185,6 +185,10 @@ func (b *Backend) ExecStdin(ctx context.Context, ep backend.Endpoint, argv []str
 	case b.execSlots <- struct{}{}:
 		defer func() { <-b.execSlots }()
 	case <-ctx.Done():
+	}
+	// Both cases may be ready at once, and select picks either: a caller
+	// whose context has ended runs nothing.
+	if ctx.Err() != nil {
 		return nil, fmt.Errorf("kube: exec in pod %s: %s: waiting for one of %d exec slots: %w", pod, remote.Brief(argv), cap(b.execSlots), context.Cause(ctx))
 	}
 	var out, errb bytes.Buffer

@@ -83,10 +83,14 @@ func (b *Backend) Provision(ctx context.Context, eps []backend.Endpoint) ([]back
 	}
 	wctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	ready, err := b.waitReady(wctx, len(eps))
+	names := make([]string, len(eps))
+	for i, ep := range eps {
+		names[i] = b.podName(ep.Name)
+	}
+	ready, err := b.waitReady(wctx, names)
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
-			return nil, b.timeoutError(ctx, timeout, ready)
+			return nil, b.timeoutError(timeout, names, ready, err)
 		}
 		return nil, err
 	}
@@ -142,10 +146,11 @@ func (b *Backend) createPods(ctx context.Context, eps []backend.Endpoint, pods [
 		go func() {
 			defer wg.Done()
 			defer func() { <-slots }()
-			err := retry(cctx, func() error {
-				_, err := b.client.CoreV1().Pods(b.namespace).Create(cctx, pod, metav1.CreateOptions{})
+			pods := b.client.CoreV1().Pods(b.namespace)
+			err := b.retryCreate(cctx, func() error {
+				_, err := pods.Create(cctx, pod, metav1.CreateOptions{})
 				return err
-			})
+			}, func() (metav1.Object, error) { return pods.Get(cctx, pod.Name, metav1.GetOptions{}) })
 			if err != nil {
 				once.Do(func() { first = createError(pod.Name, err); cancel() })
 			}
@@ -285,16 +290,22 @@ func (b *Backend) ensureNamespace(ctx context.Context, level string) error {
 		return fmt.Errorf("kube: reading namespace %s: %w", b.namespace, err)
 	}
 	ns = b.namespaceObject(level)
+	// Marked before the create: a create that fails on the way back (Ctrl-C,
+	// a timeout) may have made it, and Cleanup deletes only a namespace
+	// labelled as this run's.
+	b.mu.Lock()
+	b.createdNS = true
+	b.mu.Unlock()
 	_, err = b.client.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{})
 	if apierrors.IsAlreadyExists(err) {
+		b.mu.Lock()
+		b.createdNS = false
+		b.mu.Unlock()
 		return nil // made by someone else meanwhile: theirs, not the run's
 	}
 	if err != nil {
 		return fmt.Errorf("kube: creating namespace %s: %w (create it beforehand, or grant create on namespaces)", b.namespace, err)
 	}
-	b.mu.Lock()
-	b.createdNS = true
-	b.mu.Unlock()
 	b.progressf("created namespace %s with PodSecurity level %s (removed at the end of the run)", b.namespace, level)
 	return nil
 }
@@ -313,6 +324,12 @@ func (b *Backend) ensureOwner(ctx context.Context) (*metav1.OwnerReference, erro
 		ObjectMeta: metav1.ObjectMeta{Name: b.ownerName(), Namespace: b.namespace, Labels: b.runLabels()},
 		Data:       map[string]string{"scenario": b.sc.Metadata.Name, "run": b.opts.RunID},
 	}
+	// Marked before the create, as the pods are: one that fails on the
+	// way back (Ctrl-C, a timeout) may have made it, and Cleanup then
+	// looks for it by the run's label.
+	b.mu.Lock()
+	b.ownerCreated = true
+	b.mu.Unlock()
 	got, err := b.client.CoreV1().ConfigMaps(b.namespace).Create(ctx, cm, metav1.CreateOptions{})
 	if err != nil {
 		se := createError(cm.Name, err)
@@ -321,7 +338,7 @@ func (b *Backend) ensureOwner(ctx context.Context) (*metav1.OwnerReference, erro
 	}
 	owner = &metav1.OwnerReference{APIVersion: "v1", Kind: "ConfigMap", Name: got.Name, UID: got.UID}
 	b.mu.Lock()
-	b.ownerCreated, b.owner = true, owner
+	b.owner = owner
 	b.mu.Unlock()
 	return owner, nil
 }

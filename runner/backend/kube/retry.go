@@ -8,6 +8,7 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // retryWindow bounds how long a call keeps retrying while the API is
@@ -59,4 +60,22 @@ func retry(ctx context.Context, f func() error) error {
 		}
 		wait = min(2*wait, 2*time.Second)
 	}
+}
+
+// retryCreate is retry for a create. A try that failed on the way back
+// (an apiserver restarting: a timeout, GOAWAY) may have stored the object;
+// the next try then answers AlreadyExists for the run's own object. That
+// is success when get finds the object labelled with this run.
+func (b *Backend) retryCreate(ctx context.Context, create func() error, get func() (metav1.Object, error)) error {
+	tries := 0
+	err := retry(ctx, func() error {
+		tries++
+		return create()
+	})
+	if tries > 1 && apierrors.IsAlreadyExists(err) {
+		if obj, gerr := get(); gerr == nil && obj.GetLabels()[LabelRun] == b.opts.RunID {
+			return nil
+		}
+	}
+	return err
 }

@@ -200,6 +200,9 @@ func openSession(ctx context.Context, pod target, open sessionOpener) (*session,
 // cheaper for the few lines of a short command). Stderr, always short
 // here (errors, the process-group line), takes the loop.
 func (s *session) run(ctx context.Context, script string, tool bool, stdout, stderr io.Writer) (int, error) {
+	if ctx.Err() != nil { // a caller that has given up runs nothing
+		return -1, context.Cause(ctx)
+	}
 	c := &sessionCmd{stdout: stdout, stderr: stderr, exit: make(chan int, 1)}
 	s.mu.Lock()
 	if s.err != nil {
@@ -422,10 +425,14 @@ func newSessionSlot() *sessionSlot { return &sessionSlot{lock: make(chan struct{
 func (slot *sessionSlot) acquire(ctx context.Context) error {
 	select {
 	case slot.lock <- struct{}{}:
-		return nil
 	case <-ctx.Done():
 		return context.Cause(ctx)
 	}
+	if ctx.Err() != nil { // both were ready: select may pick the lock
+		<-slot.lock
+		return context.Cause(ctx)
+	}
+	return nil
 }
 
 func (slot *sessionSlot) release() { <-slot.lock }

@@ -2,6 +2,7 @@ package kube
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -47,8 +48,12 @@ const (
 // it) it polls a LIST instead. Only pods still not Ready are judged, each
 // on what concerns its current attempt (podEvents.current): a warning a
 // pod outlived is noise.
-func (b *Backend) waitReady(ctx context.Context, n int) (map[string]*corev1.Pod, error) {
-	j := &readyJudge{b: b, n: n, firstSeen: map[string]time.Time{}, lastReady: -1}
+//
+// names are the pods created: one seen and then gone (deleted, evicted)
+// fails the wait at once.
+func (b *Backend) waitReady(ctx context.Context, names []string) (map[string]*corev1.Pod, error) {
+	j := &readyJudge{b: b, n: len(names), names: names, firstSeen: map[string]time.Time{}, lastReady: -1,
+		seen: map[string]bool{}, asked: map[string]time.Time{}}
 	w := b.watchRun(ctx)
 	defer w.stop()
 	tick := time.NewTicker(b.opts.PollInterval)
@@ -68,12 +73,25 @@ func (b *Backend) waitReady(ctx context.Context, n int) (map[string]*corev1.Pod,
 		}
 		select {
 		case <-ctx.Done():
+			if err := w.podErr(); err != nil && !w.pods.HasSynced() {
+				return pods, &unlistedError{err: err, cause: ctx.Err()}
+			}
 			return pods, ctx.Err()
 		case <-w.changed:
 		case <-tick.C: // the fail-fast window's clock
 		}
 	}
 }
+
+// unlistedError is a wait that ended (cause) while the run's pods could
+// not be listed (err): the pods' informer never synced.
+type unlistedError struct{ err, cause error }
+
+func (e *unlistedError) Error() string {
+	return e.cause.Error() + " (the run's pods could not be listed: " + e.err.Error() + ")"
+}
+
+func (e *unlistedError) Unwrap() error { return e.cause }
 
 // canRetryWatch says whether a watch's error is one its reflector gets
 // past (the API restarting, a watch that expired); not a refusal.
@@ -120,6 +138,9 @@ type readyJudge struct {
 	n         int
 	firstSeen map[string]time.Time // pod/reason → when the problem was first seen
 	lastReady int
+	names     []string             // the pods created
+	seen      map[string]bool      // the pods seen so far
+	asked     map[string]time.Time // a pod never seen: when the API was last asked for it
 }
 
 // judge looks at the pods as they are now: done when all n are Ready,
@@ -130,6 +151,7 @@ func (j *readyJudge) judge(ctx context.Context, list []*corev1.Pod, evs podEvent
 	var waiting []*corev1.Pod
 	for _, p := range list {
 		pods[p.Name] = p
+		j.seen[p.Name] = true
 		if podReady(p) {
 			ready++
 		} else {
@@ -142,6 +164,37 @@ func (j *readyJudge) judge(ctx context.Context, list []*corev1.Pod, evs podEvent
 	}
 	if ready >= j.n && len(list) >= j.n {
 		return pods, true, nil
+	}
+	// A pod seen and gone: deleted or evicted; it will not come back (a
+	// GET confirms: a cache is never the last word).
+	var gone []string
+	for name := range j.seen {
+		if pods[name] == nil {
+			if _, err := j.b.client.CoreV1().Pods(j.b.namespace).Get(ctx, name, metav1.GetOptions{}); apierrors.IsNotFound(err) {
+				gone = append(gone, name)
+			}
+		}
+	}
+	// A pod never seen: the list may lag its create (a watch cache), or
+	// it went before the list. A GET (a consistent read) tells, once and
+	// then once per fail-fast window.
+	for _, name := range j.names {
+		if j.seen[name] || pods[name] != nil {
+			continue
+		}
+		if at, ok := j.asked[name]; ok && time.Since(at) < j.b.opts.UnschedulableGrace {
+			continue
+		}
+		j.asked[name] = time.Now()
+		_, err := j.b.client.CoreV1().Pods(j.b.namespace).Get(ctx, name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			gone = append(gone, name)
+		}
+	}
+	if len(gone) > 0 {
+		sort.Strings(gone)
+		return pods, false, &StartupError{Pod: strings.Join(gone, ", "), Reason: "NotFound",
+			Msg: "the pod disappeared while the run waited for it (deleted by someone, or evicted)"}
 	}
 	sort.Slice(waiting, func(a, c int) bool { return waiting[a].Name < waiting[c].Name })
 	for _, p := range waiting {
@@ -425,16 +478,25 @@ func hintFor(msg string) string {
 
 // timeoutError says which pods were not ready when startupTimeout passed,
 // and what each was waiting for.
-func (b *Backend) timeoutError(ctx context.Context, timeout time.Duration, pods map[string]*corev1.Pod) error {
+// names are the pods created; waitErr is the wait's error (it may say the
+// pods could not be listed).
+func (b *Backend) timeoutError(timeout time.Duration, names []string, pods map[string]*corev1.Pod, waitErr error) error {
 	var waiting []string
-	for name, p := range pods {
-		if !podReady(p) {
+	for _, name := range names {
+		switch p := pods[name]; {
+		case p == nil:
+			waiting = append(waiting, name+" (not seen)")
+		case !podReady(p):
 			waiting = append(waiting, name+" ("+podState(p)+")")
 		}
 	}
 	sort.Strings(waiting)
-	return &StartupError{Pod: strings.Join(waiting, ", "), Reason: "StartupTimeout",
-		Msg: fmt.Sprintf("not ready after cluster.startupTimeout %s (raise it, or look at kubectl describe pod -n %s)", timeout, b.namespace)}
+	msg := fmt.Sprintf("not ready after cluster.startupTimeout %s (raise it, or look at kubectl describe pod -n %s)", timeout, b.namespace)
+	var unlisted *unlistedError
+	if errors.As(waitErr, &unlisted) {
+		msg += "; the run's pods could not be listed: " + unlisted.err.Error()
+	}
+	return &StartupError{Pod: strings.Join(waiting, ", "), Reason: "StartupTimeout", Msg: msg}
 }
 
 // podState is a short account of why a pod is not ready.
