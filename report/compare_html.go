@@ -141,8 +141,8 @@ func changeChart(c *Comparison) (chartSpec, bool) {
 		// Room beyond the longest bar for its label: a −95% label would
 		// otherwise run over the pair's name.
 		charts.WithXAxisOpts(opts.XAxis{Type: "value", Name: "change % (negative = worse)", NameLocation: "middle", NameGap: 24,
-			Min: opts.FuncOpts("function (e) { return e.min < 0 ? Math.floor(e.min * 1.2 / 10) * 10 : null; }"),
-			Max: opts.FuncOpts("function (e) { return e.max > 0 ? Math.ceil(e.max * 1.2 / 10) * 10 : null; }")}),
+			Min: jsFunc("function (e) { return e.min < 0 ? Math.floor(e.min * 1.2 / 10) * 10 : null; }"),
+			Max: jsFunc("function (e) { return e.max > 0 ? Math.ceil(e.max * 1.2 / 10) * 10 : null; }")}),
 	)
 	ch.AddSeries("change", data)
 	charts.WithMarkLineNameXAxisItemOpts(opts.MarkLineNameXAxisItem{Name: fmt.Sprintf("−%g%%", c.ThresholdPct), XAxis: -c.ThresholdPct})(&ch.MultiSeries[0])

@@ -2,6 +2,8 @@ package report
 
 import (
 	"bytes"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"regexp"
@@ -32,13 +34,30 @@ type chartSpec struct {
 	pairChartFollows bool
 }
 
-var funcMarker = regexp.MustCompile(`"__f__|__f__"`)
+// funcMarker brackets the JavaScript functions of a chart option (jsFunc),
+// whose quotes optionJSON removes to make them code. It is this process's
+// own, drawn at random: go-echarts' fixed "__f__" would turn a name in
+// report.json that holds it ("__f__alert(1)__f__") into code in the page.
+var funcMarker = func() string {
+	b := make([]byte, 12)
+	_, _ = rand.Read(b) // never fails (crypto/rand)
+	return "__rdmabench_fn_" + hex.EncodeToString(b) + "__"
+}()
+
+var funcMarkerQuotes = regexp.MustCompile(`"` + funcMarker + `|` + funcMarker + `"`)
+
+// jsFunc is opts.FuncOpts with this process's marker: fn becomes code in
+// the option optionJSON writes.
+func jsFunc(fn string) types.FuncStr {
+	s := strings.TrimSuffix(strings.TrimPrefix(string(opts.FuncOpts(fn)), "__f__"), "__f__")
+	return types.FuncStr(funcMarker + s + funcMarker)
+}
 
 // optionJSON turns a go-echarts option into JS: function markers (from
-// opts.FuncOpts) become code, and nothing in it can end or confuse the
-// script element (scriptSafe).
+// jsFunc) become code, and nothing in it can end or confuse the script
+// element (scriptSafe).
 func optionJSON(s string) string {
-	s = funcMarker.ReplaceAllString(s, "")
+	s = funcMarkerQuotes.ReplaceAllString(s, "")
 	s = strings.ReplaceAll(s, `\n`, " ")
 	return scriptSafe(strings.TrimSpace(s))
 }
@@ -153,7 +172,7 @@ func lineRateMark(bps, div float64, unit string) []opts.MarkLineNameYAxisItem {
 // line rate while every point is below it, else ECharts' own choice (null).
 func lineRateAxisMax(y float64) types.FuncStr {
 	v := strconv.FormatFloat(y, 'f', -1, 64)
-	return opts.FuncOpts("function (e) { return e.max < " + v + " ? " + v + " : null; }")
+	return jsFunc("function (e) { return e.max < " + v + " ? " + v + " : null; }")
 }
 
 var expectationPct = regexp.MustCompile(`(\d+(?:\.\d+)?)\s*%`)

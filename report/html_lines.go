@@ -160,7 +160,8 @@ func spreadNote(c *charts.Line, banded bool) string {
 		}
 	}
 	c.Legend.Data = names
-	c.Tooltip.Formatter = opts.FuncOpts(`function (ps) { var out = ps.length ? ps[0].axisValueLabel : ''; ps.forEach(function (p) { if (p.seriesName.indexOf('` + spreadPrefix + `') !== 0) { out += '<br/>' + p.marker + p.seriesName + ': ' + p.value; } }); return out; }`)
+	// Its text is HTML to ECharts: the names in it are escaped.
+	c.Tooltip.Formatter = jsFunc(`function (ps) { var h = echarts.format.encodeHTML, out = ps.length ? h(ps[0].axisValueLabel) : ''; ps.forEach(function (p) { if (p.seriesName.indexOf('` + spreadPrefix + `') !== 0) { out += '<br/>' + p.marker + h(p.seriesName) + ': ' + p.value; } }); return out; }`)
 	return "The shaded band around a line is the lowest to the highest of its repetitions at each size."
 }
 

@@ -51,6 +51,27 @@ type matrixCell struct {
 	pct float64
 }
 
+// sender and receiver are the ends the data leaves and reaches: the
+// client sends, except where it reads the server's memory (ib_read_*,
+// nixlbench READ), and then the data flows server → client.
+func (c matrixCell) sender() string {
+	if readsPeer(c.r) {
+		return c.r.To
+	}
+	return c.r.From
+}
+
+func (c matrixCell) receiver() string {
+	if readsPeer(c.r) {
+		return c.r.From
+	}
+	return c.r.To
+}
+
+func readsPeer(r *Result) bool {
+	return strings.HasPrefix(r.Tool, "ib_read_") || strings.EqualFold(r.Op, "READ")
+}
+
 const (
 	ofLineRate = "line rate"
 	ofBestPair = "the best pair"
@@ -119,7 +140,7 @@ func heatmapChart(test string, rs []*Result, cells []matrixCell, of string) char
 	data := make([]opts.HeatMapData, 0, len(cells))
 	for _, c := range cells {
 		lo = min(lo, c.pct)
-		data = append(data, opts.HeatMapData{Value: []any{idx[c.r.To], idx[c.r.From], round1(c.pct), round1(c.r.BestBps / div)}})
+		data = append(data, opts.HeatMapData{Value: []any{idx[c.receiver()], idx[c.sender()], round1(c.pct), round1(c.r.BestBps / div)}})
 	}
 	c := charts.NewHeatMap()
 	showLabels := len(eps) <= 16
@@ -144,7 +165,7 @@ func heatmapChart(test string, rs []*Result, cells []matrixCell, of string) char
 	if len(eps) > 64 {
 		border = 0 // a 1-pixel white border would be most of a 4-pixel cell
 	}
-	c.AddSeries("% of "+of, data, charts.WithLabelOpts(opts.Label{Show: opts.Bool(showLabels), Formatter: string(opts.FuncOpts("function (p) { return p.value[2].toFixed(0); }"))}),
+	c.AddSeries("% of "+of, data, charts.WithLabelOpts(opts.Label{Show: opts.Bool(showLabels), Formatter: string(jsFunc("function (p) { return p.value[2].toFixed(0); }"))}),
 		charts.WithItemStyleOpts(opts.ItemStyle{BorderColor: "#fff", BorderWidth: float32(border)}))
 	height := 160 + 13*len(eps)
 	if showLabels {
@@ -244,17 +265,17 @@ func slowEndpoints(cells []matrixCell, nodes map[string]string, n int) []endpoin
 		return scores[name]
 	}
 	for _, c := range cells {
-		r, e := c.r, c.pct
-		s, d := get(r.From), get(r.To)
+		e := c.pct
+		s, d := get(c.sender()), get(c.receiver())
 		s.Send += e
 		s.SendN++
 		d.Recv += e
 		d.RecvN++
 		if e < s.WorstPartnerEf {
-			s.WorstPartnerEf, s.WorstPartner = e, r.To
+			s.WorstPartnerEf, s.WorstPartner = e, c.receiver()
 		}
 		if e < d.WorstPartnerEf {
-			d.WorstPartnerEf, d.WorstPartner = e, r.From
+			d.WorstPartnerEf, d.WorstPartner = e, c.sender()
 		}
 	}
 	var out []endpointScore

@@ -15,12 +15,17 @@ import (
 const maxLatencyCharts = 6
 
 // testGroups returns results by test, in the order tests first appear.
-func testGroups(rs []Result) ([]string, map[string][]*Result) {
-	var order []string
-	by := map[string][]*Result{}
+//
+// dead holds, by test, the legs that ended in error with nothing measured:
+// not a curve, but a matrix's reddest cell (deadCells).
+func testGroups(rs []Result) (order []string, by, dead map[string][]*Result) {
+	by, dead = map[string][]*Result{}, map[string][]*Result{}
 	for i := range rs {
 		r := &rs[i]
 		if len(r.Samples) == 0 {
+			if r.Verdict == VerdictError && r.Retest == 0 {
+				dead[r.Test] = append(dead[r.Test], r)
+			}
 			continue
 		}
 		if by[r.Test] == nil {
@@ -28,7 +33,26 @@ func testGroups(rs []Result) ([]string, map[string][]*Result) {
 		}
 		by[r.Test] = append(by[r.Test], r)
 	}
-	return order, by
+	return order, by, dead
+}
+
+// deadCells are the dead legs of a matrix whose pair has no measured leg
+// in rs (a pair measured at some sizes keeps its cell), one per pair: a
+// dead link is a 0 % cell, told apart from a pair a sample did not run.
+func deadCells(rs, dead []*Result) []*Result {
+	type key struct{ pair, backend, op string }
+	have := map[key]bool{}
+	for _, r := range rs {
+		have[key{r.Pair(), r.Backend, r.Op}] = true
+	}
+	var out []*Result
+	for _, r := range dead {
+		if k := (key{r.Pair(), r.Backend, r.Op}); !have[k] {
+			have[k] = true
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // buildSections lays the charts out by what a reader asks in turn: how far
@@ -36,7 +60,7 @@ func testGroups(rs []Result) ([]string, map[string][]*Result) {
 // links are slow, which NIXL backend wins, what are the latencies, what does
 // NCCL get.
 func buildSections(r *Report) []section {
-	order, by := testGroups(r.Results)
+	order, by, dead := testGroups(r.Results)
 	nodes := map[string]string{}
 	for _, e := range r.Endpoints {
 		nodes[e.Name] = e.Node
@@ -74,8 +98,9 @@ func buildSections(r *Report) []section {
 			}
 			continue
 		case isMatrix(rs):
-			cells, of := matrixCells(rs)
-			heat := heatmapChart(test, rs, cells, of)
+			withDead := append(slices.Clip(rs), deadCells(rs, dead[test])...)
+			cells, of := matrixCells(withDead)
+			heat := heatmapChart(test, withDead, cells, of)
 			mat.Charts = append(mat.Charts, heat)
 			if heat.pairChartFollows {
 				mat.Charts = append(mat.Charts, pairCurveChart(test, cells))

@@ -44,10 +44,15 @@ func (e *HarnessError) ExitCode() int { return exitcode.Harness }
 type InterruptedError struct {
 	Finished int
 	Cause    error
+	// SaveErr: report.json could not be written.
+	SaveErr error
 }
 
 // Error says how much was kept.
 func (e *InterruptedError) Error() string {
+	if e.SaveErr != nil {
+		return fmt.Sprintf("interrupted after %d finished result(s); %v", e.Finished, e.SaveErr)
+	}
 	return fmt.Sprintf("interrupted after %d finished result(s); partial report written", e.Finished)
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"sort"
 	"time"
@@ -31,13 +32,17 @@ func (r *run) finish(ctx context.Context, rep *report.Report, runErr error) (*re
 	if runErr != nil {
 		rep.Run.Error = runErr.Error()
 	}
-	if err := r.dir.saveReport(rep); err != nil && runErr == nil {
-		runErr = fmt.Errorf("save %s: %w", ReportFile, err)
+	// A report that could not be saved is said whatever else went wrong:
+	// "partial report written" must not be claimed without it.
+	saveErr := r.dir.saveReport(rep)
+	if saveErr != nil {
+		saveErr = fmt.Errorf("save %s: %w", ReportFile, saveErr)
+		runErr = errors.Join(runErr, saveErr)
 	}
 	r.progress.done(rep)
 	switch {
 	case rep.Run.Interrupted:
-		return rep, &InterruptedError{Finished: len(rep.Results), Cause: context.Cause(ctx)}
+		return rep, &InterruptedError{Finished: len(rep.Results), Cause: context.Cause(ctx), SaveErr: saveErr}
 	case runErr != nil:
 		return rep, &HarnessError{Err: runErr}
 	case rep.Summary.Error > 0:

@@ -18,7 +18,9 @@ import (
 const clockReruns = 2
 
 // runLeg runs a leg Job.Repetitions times and judges the whole. It returns
-// false when the run was interrupted before the leg finished.
+// false when the run was interrupted before the leg's first repetition
+// finished; interrupted later, the leg is judged on the repetitions that
+// finished (measured is kept), and says so.
 func (r *run) runLeg(ctx context.Context, job *plan.Job, legIdx int) (report.Result, bool) {
 	res := r.newResult(job, legIdx)
 	res.Started = time.Now().UTC()
@@ -27,20 +29,28 @@ func (r *run) runLeg(ctx context.Context, job *plan.Job, legIdx int) (report.Res
 	proof := r.newLegProof(job, legIdx)
 	proof.start(ctx)
 	var discarded []judge.Outcome
+	interrupted := false
 	for rep := 0; rep < reps; rep++ {
 		r.progress.start(job, legIdx, rep, reps)
 		o, thrown := r.runRepetition(ctx, job, legIdx, rep, reps)
 		discarded = append(discarded, thrown...)
 		if o.Interrupted || ctx.Err() != nil {
-			return res, false
+			interrupted = true
+			break
 		}
 		outs = append(outs, o)
 	}
+	if interrupted && len(outs) == 0 {
+		return res, false
+	}
 	judge.Fill(&res, r.tests[job.Test], r.legLineRate(res), outs)
-	proof.finish(ctx, &res, outs, discarded)
+	proof.finish(ctx, &res, outs, discarded) // nothing after an interrupt: unproved says so
 	r.unproved(&res)
 	r.noteSharedMachine(&res)
 	r.noteVersion(job.Tool, outs)
+	if interrupted {
+		res.Reason = judge.JoinReason(fmt.Sprintf("interrupted after %d of %d repetitions: judged on those", len(outs), reps), res.Reason)
+	}
 	return res, true
 }
 
