@@ -102,7 +102,14 @@ func TestSessionLostStartRecordRunsOnce(t *testing.T) {
 	}
 	b := newExecBackendWith(t, cutHandle)
 	code, err := b.streamStdin(context.Background(), target{pod: "p"}, []string{"sh", "-c", "echo run >> " + marker}, nil, io.Discard, io.Discard, false)
-	time.Sleep(500 * time.Millisecond) // the first shell's copy finishes
+	// The first shell runs the command on its own time: wait for it (a
+	// bound, not a timing), then a little for a second run that would come.
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if data, _ := os.ReadFile(marker); len(data) > 0 {
+			break
+		}
+	}
+	time.Sleep(500 * time.Millisecond)
 	data, _ := os.ReadFile(marker)
 	if n := strings.Count(string(data), "run"); n != 1 {
 		t.Errorf("code %d err %v: the command ran %d times", code, err, n)
