@@ -44,7 +44,7 @@ func (e *HarnessError) ExitCode() int { return exitcode.Harness }
 type InterruptedError struct {
 	Finished int
 	Cause    error
-	// SaveErr: report.json could not be written.
+	// SaveErr: report.json could not be written (a *SaveError).
 	SaveErr error
 }
 
@@ -56,8 +56,21 @@ func (e *InterruptedError) Error() string {
 	return fmt.Sprintf("interrupted after %d finished result(s); partial report written", e.Finished)
 }
 
-// Unwrap returns what cut the run short.
-func (e *InterruptedError) Unwrap() error { return e.Cause }
+// Unwrap returns what cut the run short, and the save's error if any.
+func (e *InterruptedError) Unwrap() []error {
+	if e.SaveErr != nil {
+		return []error{e.Cause, e.SaveErr}
+	}
+	return []error{e.Cause}
+}
+
+// SaveError is report.json that could not be written at the end of a run
+// (whatever else ended it): nothing may then say the report is there.
+type SaveError struct{ Err error }
+
+func (e *SaveError) Error() string { return "save " + ReportFile + ": " + e.Err.Error() }
+
+func (e *SaveError) Unwrap() error { return e.Err }
 
 // ExitCode is 130, the shell's code for SIGINT.
 func (e *InterruptedError) ExitCode() int { return exitcode.Interrupted }

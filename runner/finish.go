@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"fmt"
 	"sort"
 	"time"
 
@@ -36,7 +35,7 @@ func (r *run) finish(ctx context.Context, rep *report.Report, runErr error) (*re
 	// "partial report written" must not be claimed without it.
 	saveErr := r.dir.saveReport(rep)
 	if saveErr != nil {
-		saveErr = fmt.Errorf("save %s: %w", ReportFile, saveErr)
+		saveErr = &SaveError{Err: saveErr}
 		runErr = errors.Join(runErr, saveErr)
 	}
 	r.progress.done(rep)

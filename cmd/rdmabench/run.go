@@ -198,7 +198,10 @@ func execute(ctx context.Context, o *runOptions, sc *scenarios.Scenario, p *plan
 		}
 	}
 	reportJSON := filepath.Join(out, runner.ReportFile)
-	fmt.Fprintf(o.stderr, "rdmabench: report: %s\n", reportJSON)
+	var notSaved *runner.SaveError
+	if !errors.As(runErr, &notSaved) { // else the run's error says why it is not there
+		fmt.Fprintf(o.stderr, "rdmabench: report: %s\n", reportJSON)
+	}
 	html := o.html
 	if html == "none" {
 		html = ""
@@ -285,6 +288,9 @@ func quiet(err error) error {
 	var sf *runner.ShortfallError
 	var in *runner.InterruptedError
 	var he *runner.HarnessError
+	if errors.As(err, &in) && in.SaveErr != nil {
+		return err // the report is not there: said, with why
+	}
 	if errors.As(err, &sf) || errors.As(err, &in) || (errors.As(err, &he) && he.Err == nil) {
 		return silentError{err}
 	}

@@ -297,10 +297,12 @@ func (b *Backend) ensureNamespace(ctx context.Context, level string) error {
 	b.createdNS = true
 	b.mu.Unlock()
 	_, err = b.client.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{})
-	if apierrors.IsAlreadyExists(err) {
+	if refusedCreate(err) { // nothing made: nothing for Cleanup to look for
 		b.mu.Lock()
 		b.createdNS = false
 		b.mu.Unlock()
+	}
+	if apierrors.IsAlreadyExists(err) {
 		return nil // made by someone else meanwhile: theirs, not the run's
 	}
 	if err != nil {
@@ -331,6 +333,11 @@ func (b *Backend) ensureOwner(ctx context.Context) (*metav1.OwnerReference, erro
 	b.ownerCreated = true
 	b.mu.Unlock()
 	got, err := b.client.CoreV1().ConfigMaps(b.namespace).Create(ctx, cm, metav1.CreateOptions{})
+	if refusedCreate(err) {
+		b.mu.Lock()
+		b.ownerCreated = false
+		b.mu.Unlock()
+	}
 	if err != nil {
 		se := createError(cm.Name, err)
 		se.Kind = "configmap"
@@ -341,6 +348,15 @@ func (b *Backend) ensureOwner(ctx context.Context) (*metav1.OwnerReference, erro
 	b.owner = owner
 	b.mu.Unlock()
 	return owner, nil
+}
+
+// refusedCreate says whether the API answered a create with a definite
+// no (RBAC, admission, validation, a name taken, throttled): nothing was
+// made. A timeout, a lost connection or an ended context may have made it.
+func refusedCreate(err error) bool {
+	return apierrors.IsForbidden(err) || apierrors.IsInvalid(err) || apierrors.IsAlreadyExists(err) ||
+		apierrors.IsBadRequest(err) || apierrors.IsUnauthorized(err) || apierrors.IsNotFound(err) ||
+		apierrors.IsTooManyRequests(err) || apierrors.IsMethodNotSupported(err)
 }
 
 // createError turns a refused create (quota, admission, RBAC) into a

@@ -92,7 +92,7 @@ var sessionScript = strings.Join([]string{
 	// without -p fails on it).
 	`__rb_d=$(mktemp -d 2>/dev/null) || { [ -d /dev/shm ] && [ -w /dev/shm ] && __rb_k=0 && until __rb_d=/dev/shm/rdmabench-session.$$.$__rb_k && mkdir "$__rb_d" 2>/dev/null; do __rb_k=$((__rb_k+1)); [ $__rb_k -lt 64 ] || exit ` + strconv.Itoa(sessionNoTempDir) + `; done; } || exit ` + strconv.Itoa(sessionNoTempDir),
 	`trap 'rm -rf "$__rb_d"' EXIT`,
-	`( trap - EXIT; while sleep ` + strconv.Itoa(int(sessionHeartbeat.Seconds())) + ` </dev/null >/dev/null 2>&1; do printf '\036@ k\n' || exit 0; done ) &`,
+	`( trap - EXIT; while sleep ` + strconv.Itoa(int(sessionHeartbeat.Seconds())) + ` </dev/null >/dev/null 2>&1 3>&-; do printf '\036@ k\n' || exit 0; done ) &`,
 	`__rb_hb=$!`,
 	// Without GNU sed (busybox), a read loop prefixes the lines.
 	// LC_ALL=C: ${#l} counts bytes, as printf's precision does (bash in

@@ -106,14 +106,23 @@ func (b *Backend) pollReady(ctx context.Context, j *readyJudge) (map[string]*cor
 	pods := map[string]*corev1.Pod{}
 	tick := time.NewTicker(b.opts.PollInterval)
 	defer tick.Stop()
+	var listErr error // the last list's error, until one succeeds
+	ended := func() error {
+		if listErr != nil {
+			return &unlistedError{err: listErr, cause: ctx.Err()}
+		}
+		return ctx.Err()
+	}
 	for {
 		list, err := b.client.CoreV1().Pods(b.namespace).List(ctx, metav1.ListOptions{LabelSelector: sel})
 		if err != nil {
 			if ctx.Err() != nil {
-				return pods, ctx.Err()
+				return pods, ended()
 			}
+			listErr = err
 			b.progressf("listing pods: %v (retrying)", err)
 		} else {
+			listErr = nil
 			items := make([]*corev1.Pod, len(list.Items))
 			for i := range list.Items {
 				items[i] = &list.Items[i]
@@ -126,7 +135,7 @@ func (b *Backend) pollReady(ctx context.Context, j *readyJudge) (map[string]*cor
 		}
 		select {
 		case <-ctx.Done():
-			return pods, ctx.Err()
+			return pods, ended()
 		case <-tick.C:
 		}
 	}
