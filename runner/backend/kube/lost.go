@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
 
 	"github.com/rdmabench/rdmabench/runner/backend"
 )
@@ -107,6 +109,15 @@ func (b *Backend) checkLost(pod target, cause error) error {
 		if why == "" && kubeletUnreachable(cause) {
 			why = "the node's kubelet does not answer (node lost?): " + cause.Error()
 		}
+		if why == "" {
+			// The API still says Ready (a node's status lags its death by
+			// up to the node monitor's grace period), and the failure was
+			// a stream that ended or a process killed, which a node dying
+			// also makes: ask its kubelet.
+			if perr := b.probeKubelet(ctx, pod); kubeletUnreachable(perr) {
+				why = "the node's kubelet does not answer (node lost?): " + perr.Error()
+			}
+		}
 		nodeLost = why != ""
 	}
 	if why == "" {
@@ -129,6 +140,22 @@ func (b *Backend) checkLost(pod target, cause error) error {
 	}
 	return lost
 }
+
+// probeKubelet runs `true` in pod through an exec of its own (not the
+// session, which may be what ended), bounded: its error says whether the
+// pod's kubelet answers.
+func (b *Backend) probeKubelet(ctx context.Context, pod target) error {
+	if rc, ok := b.client.CoreV1().RESTClient().(*rest.RESTClient); !ok || rc == nil || b.config == nil {
+		return nil // a fake clientset (unit tests): nothing to exec through
+	}
+	ctx, cancel := context.WithTimeout(ctx, lostProbeBound)
+	defer cancel()
+	_, err := b.execStream(ctx, pod, []string{"true"}, nil, io.Discard, io.Discard)
+	return err
+}
+
+// lostProbeBound bounds probeKubelet, within lostCheckBound.
+const lostProbeBound = 5 * time.Second
 
 // recordLost remembers a lost pod (the first reason stays), says so, and
 // ends the exec streams of its tools still running: a stream to a node
