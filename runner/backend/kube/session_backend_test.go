@@ -133,21 +133,7 @@ func TestSessionMultibyteLinesStayWhole(t *testing.T) {
 	if lc == "" {
 		lc = "C.UTF-8"
 	}
-	open := func(ctx context.Context, script string, stdin io.Reader, stdout, stderr io.Writer) error {
-		cmd := exec.CommandContext(ctx, bash, "--posix", "-c", script) // sh -> bash (RHEL, UBI, Fedora images)
-		cmd.Stdout, cmd.Stderr = stdout, stderr
-		cmd.Env = append(os.Environ(), "LC_ALL="+lc, "TMPDIR="+tmp)
-		cmd.WaitDelay = time.Second
-		in, err := cmd.StdinPipe()
-		if err != nil {
-			return err
-		}
-		if err := cmd.Start(); err != nil {
-			return err
-		}
-		go func() { _, _ = io.Copy(in, stdin); in.Close() }()
-		return cmd.Wait()
-	}
+	open := shellOpener(append(os.Environ(), "LC_ALL="+lc, "TMPDIR="+tmp), bash, "--posix", "-c") // sh -> bash (RHEL, UBI, Fedora images)
 	s, err := openSession(context.Background(), target{pod: "p"}, open)
 	if err != nil {
 		t.Fatal(err)
@@ -201,21 +187,7 @@ func TestSessionShmDirNotSharedBetweenContainers(t *testing.T) {
 			os.RemoveAll(d)
 		}
 	})
-	container := func(ctx context.Context, script string, stdin io.Reader, stdout, stderr io.Writer) error {
-		cmd := exec.CommandContext(ctx, "unshare", "-p", "-f", "/bin/sh", "-c", script) // a container's PID namespace
-		cmd.Stdout, cmd.Stderr = stdout, stderr
-		cmd.Env = []string{"PATH=" + dir}
-		cmd.WaitDelay = time.Second
-		in, err := cmd.StdinPipe()
-		if err != nil {
-			return err
-		}
-		if err := cmd.Start(); err != nil {
-			return err
-		}
-		go func() { _, _ = io.Copy(in, stdin); in.Close() }()
-		return cmd.Wait()
-	}
+	container := shellOpener([]string{"PATH=" + dir}, "unshare", "-p", "-f", "/bin/sh", "-c") // a container's PID namespace
 	a, err := openSession(context.Background(), target{pod: "p", container: "a"}, container)
 	if err != nil {
 		t.Fatal(err)

@@ -3,7 +3,6 @@ package kube
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -27,21 +26,7 @@ func TestSessionUnderBusybox(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	open := func(ctx context.Context, script string, stdin io.Reader, stdout, stderr io.Writer) error {
-		cmd := exec.CommandContext(ctx, filepath.Join(dir, "sh"), "-c", script)
-		cmd.Stdout, cmd.Stderr = stdout, stderr
-		cmd.Env = []string{"PATH=" + dir, "LC_ALL=C.UTF-8", "LANG=C.UTF-8"}
-		cmd.WaitDelay = time.Second
-		in, err := cmd.StdinPipe()
-		if err != nil {
-			return err
-		}
-		if err := cmd.Start(); err != nil {
-			return err
-		}
-		go func() { _, _ = io.Copy(in, stdin); in.Close() }()
-		return cmd.Wait()
-	}
+	open := shellOpener([]string{"PATH=" + dir, "LC_ALL=C.UTF-8", "LANG=C.UTF-8"}, filepath.Join(dir, "sh"), "-c")
 	s, err := openSession(context.Background(), target{pod: "p"}, open)
 	if err != nil {
 		t.Fatal(err)

@@ -17,9 +17,13 @@ import (
 
 // localShell opens sessions in a local sh, as the exec subresource does
 // in a pod; env, when set, is the shell's whole environment.
-func localShell(env []string) sessionOpener {
+func localShell(env []string) sessionOpener { return shellOpener(env, "/bin/sh", "-c") }
+
+// shellOpener opens sessions in the local shell argv (the script is its
+// last argument), with env as its environment (nil: this process's).
+func shellOpener(env []string, argv ...string) sessionOpener {
 	return func(ctx context.Context, script string, stdin io.Reader, stdout, stderr io.Writer) error {
-		cmd := exec.CommandContext(ctx, "/bin/sh", "-c", script)
+		cmd := exec.CommandContext(ctx, argv[0], append(argv[1:len(argv):len(argv)], script)...)
 		cmd.Stdout, cmd.Stderr = stdout, stderr
 		cmd.Env = env
 		cmd.WaitDelay = time.Second
