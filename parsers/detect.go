@@ -87,7 +87,7 @@ func Detect(head []byte) (string, bool) {
 			return ptToolFromTitle(title, ptLayout{}), true
 		}
 		if m := collectiveRe.FindStringSubmatch(line); m != nil {
-			if _, known := toolFamilies[m[1]]; known {
+			if _, known := FamilyOf(m[1]); known {
 				return m[1], true
 			}
 			return "nccl-tests", true // a collective this list does not name
@@ -123,7 +123,7 @@ func refine(tool string, head []byte) string {
 		return tool
 	}
 	if m := perfNameRe.FindSubmatch(head); m != nil {
-		if _, ok := toolFamilies[string(m[1])]; ok {
+		if _, ok := FamilyOf(string(m[1])); ok {
 			return string(m[1])
 		}
 	}

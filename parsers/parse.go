@@ -4,42 +4,25 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"sort"
 	"strings"
+
+	"github.com/rdmabench/rdmabench/tool"
 )
 
 // Family is the group of binaries one parser reads: every perftest binary
-// prints the same layout, every nccl-tests *_perf binary too.
-type Family string
+// prints the same layout, every nccl-tests *_perf binary too. The families
+// and which programs belong to each are the tool table's (package tool).
+type Family = tool.Family
 
-// Tool families.
+// Tool families (package tool's, named here for the parsers' readers).
 const (
-	FamilyPerftest    Family = "perftest"
-	FamilyRping       Family = "rping"
-	FamilyUCXPerftest Family = "ucx_perftest"
-	FamilyIperf3      Family = "iperf3"
-	FamilyNixlbench   Family = "nixlbench"
-	FamilyNCCL        Family = "nccl-tests"
+	FamilyPerftest    = tool.FamilyPerftest
+	FamilyRping       = tool.FamilyRping
+	FamilyUCXPerftest = tool.FamilyUCXPerftest
+	FamilyIperf3      = tool.FamilyIperf3
+	FamilyNixlbench   = tool.FamilyNixlbench
+	FamilyNCCL        = tool.FamilyNCCL
 )
-
-// toolFamilies maps every binary name Parse accepts to its family. The
-// family names themselves are accepted too, for output whose exact binary
-// is not known (a fragment without a banner).
-var toolFamilies = map[string]Family{
-	"perftest":    FamilyPerftest,
-	"ib_write_bw": FamilyPerftest, "ib_read_bw": FamilyPerftest, "ib_send_bw": FamilyPerftest,
-	"ib_atomic_bw": FamilyPerftest, "ib_write_lat": FamilyPerftest, "ib_read_lat": FamilyPerftest,
-	"ib_send_lat": FamilyPerftest, "ib_atomic_lat": FamilyPerftest,
-	"rping":           FamilyRping,
-	"ucx_perftest":    FamilyUCXPerftest,
-	"iperf3":          FamilyIperf3,
-	"nixlbench":       FamilyNixlbench,
-	"nccl-tests":      FamilyNCCL,
-	"all_reduce_perf": FamilyNCCL, "all_gather_perf": FamilyNCCL, "reduce_scatter_perf": FamilyNCCL,
-	"alltoall_perf": FamilyNCCL, "alltoallv_perf": FamilyNCCL, "sendrecv_perf": FamilyNCCL,
-	"broadcast_perf": FamilyNCCL, "reduce_perf": FamilyNCCL, "gather_perf": FamilyNCCL,
-	"scatter_perf": FamilyNCCL, "hypercube_perf": FamilyNCCL,
-}
 
 // parserFor is the one place that ties a family to its parser.
 func parserFor(f Family) func(io.Reader) ([]Measurement, error) {
@@ -62,20 +45,10 @@ func parserFor(f Family) func(io.Reader) ([]Measurement, error) {
 
 // Tools lists every tool name Parse accepts, sorted; error messages and
 // `rdmabench parse` show it.
-func Tools() []string {
-	out := make([]string, 0, len(toolFamilies))
-	for t := range toolFamilies {
-		out = append(out, t)
-	}
-	sort.Strings(out)
-	return out
-}
+func Tools() []string { return tool.Programs() }
 
 // FamilyOf returns the family of a tool name.
-func FamilyOf(tool string) (Family, bool) {
-	f, ok := toolFamilies[tool]
-	return f, ok
-}
+func FamilyOf(program string) (Family, bool) { return tool.FamilyOf(program) }
 
 // UnknownToolError is returned by Parse for a tool name it does not know.
 type UnknownToolError struct{ Tool string }
@@ -92,7 +65,7 @@ func (e *UnknownToolError) Error() string {
 // is a Measurement with OK false, not an error; the error is for an
 // unknown tool or a failing reader.
 func Parse(tool string, r io.Reader) ([]Measurement, error) {
-	fam, ok := toolFamilies[tool]
+	fam, ok := FamilyOf(tool)
 	if !ok {
 		return nil, &UnknownToolError{Tool: tool}
 	}
@@ -123,7 +96,7 @@ func ownName(m Measurement, fam Family) string {
 	if fam == FamilyNCCL {
 		said = m.Test
 	}
-	if f, ok := toolFamilies[said]; !ok || f != fam || said == string(fam) {
+	if f, ok := FamilyOf(said); !ok || f != fam || said == string(fam) {
 		return ""
 	}
 	return said

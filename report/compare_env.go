@@ -104,7 +104,7 @@ func estimates(r *Result, metric parsers.Metric) map[int64]*Estimate {
 		return out
 	}
 	for _, s := range r.Samples {
-		if v, ok := metric.Figure(&s); ok {
+		if v, ok := parsers.Figure(metric, &s); ok {
 			out[s.Bytes] = &Estimate{Mean: v, N: 1}
 		}
 	}
@@ -118,7 +118,7 @@ func fromRepetitions(r *Result, metric parsers.Metric, out map[int64]*Estimate) 
 			continue
 		}
 		for _, s := range rep.Samples {
-			if v, ok := metric.Figure(&s); ok {
+			if v, ok := parsers.Figure(metric, &s); ok {
 				vals[s.Bytes] = append(vals[s.Bytes], v)
 			}
 		}

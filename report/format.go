@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/rdmabench/rdmabench/tool"
+
 	"github.com/rdmabench/rdmabench/parsers"
 	"github.com/rdmabench/rdmabench/units"
 )
@@ -16,7 +18,7 @@ func (r *Result) IsCollective() bool { return r.Family == parsers.FamilyNCCL }
 // people who tune NCCL read them; NIC tools in bits per second (Gb/s), to
 // sit beside the line rate.
 func FormatBandwidth(f parsers.Family, bps float64) string {
-	if f == parsers.FamilyNCCL {
+	if _, unit := tool.DisplayUnit(tool.FamilyMetric(f)); unit == "GB/s" {
 		return units.FormatByteRate(bps)
 	}
 	return units.FormatRate(bps)

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rdmabench/rdmabench/tool"
+
 	"github.com/go-echarts/go-echarts/v2/opts"
 	"github.com/go-echarts/go-echarts/v2/types"
 
@@ -86,12 +88,7 @@ func verdictColor(v string) string {
 }
 
 // unitFor is how a family's bandwidth is plotted: divisor and axis unit.
-func unitFor(f parsers.Family) (float64, string) {
-	if f == parsers.FamilyNCCL {
-		return 8e9, "GB/s"
-	}
-	return 1e9, "Gb/s"
-}
+func unitFor(f parsers.Family) (float64, string) { return tool.DisplayUnit(tool.FamilyMetric(f)) }
 
 func round2(v float64) float64 {
 	f, _ := strconv.ParseFloat(strconv.FormatFloat(v, 'f', 2, 64), 64)
@@ -156,7 +153,7 @@ type sampleRef struct {
 }
 
 func pickMetric(m parsers.Metric) func(*sampleRef) (float64, bool) {
-	return func(s *sampleRef) (float64, bool) { return m.Figure(&s.r.Samples[s.i]) }
+	return func(s *sampleRef) (float64, bool) { return parsers.Figure(m, &s.r.Samples[s.i]) }
 }
 
 // lineRateMark draws the line rate as a horizontal mark line.

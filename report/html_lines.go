@@ -172,7 +172,7 @@ func figuresAt(rs []*Result, size int64, metric parsers.Metric, div float64) []f
 	for _, r := range rs {
 		for _, s := range r.Samples {
 			if s.Bytes == size {
-				if v, ok := metric.Figure(&s); ok && finite(v) {
+				if v, ok := parsers.Figure(metric, &s); ok && finite(v) {
 					xs = append(xs, v/div)
 				}
 			}

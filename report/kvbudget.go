@@ -186,7 +186,7 @@ func measuredSources(results []Result, contexts []int, perToken int64, share flo
 func requestLatency(r *Result) (float64, bool) {
 	for i := range r.Samples {
 		s := &r.Samples[i]
-		if v, ok := parsers.MetricLatency.Figure(s); ok && v > 0 {
+		if v, ok := parsers.Figure(parsers.MetricLatency, s); ok && v > 0 {
 			return v * float64(max(s.Batch, 1)), true
 		}
 	}
@@ -232,7 +232,7 @@ func nixlSources(results []Result, block int64) []KVSource {
 func nearestSample(r *Result, block int64) (bps float64, at int64, ok bool) {
 	bestD := math.Inf(1)
 	for _, s := range r.Samples {
-		v, has := parsers.MetricBandwidth.Figure(&s)
+		v, has := parsers.Figure(parsers.MetricBandwidth, &s)
 		if !has || v <= 0 || s.Bytes <= 0 {
 			continue
 		}

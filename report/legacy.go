@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/rdmabench/rdmabench/tool"
+
 	"github.com/rdmabench/rdmabench/parsers"
 )
 
@@ -59,12 +61,8 @@ func legacyRequires(r *Result) string {
 	default:
 		return ""
 	}
-	for _, t := range strings.Split(r.Backend, ",") {
-		switch strings.ToLower(strings.TrimSpace(t)) {
-		case "tcp", "self", "sm", "shm", "posix", "sysv", "cma", "knem", "xpmem":
-		default:
-			return ""
-		}
+	if !tool.TransportsAreTCP(r.Backend) {
+		return ""
 	}
 	return "tcp"
 }
@@ -87,19 +85,18 @@ func legacyMetric(r *Result) parsers.Metric {
 	}
 	for _, m := range []parsers.Metric{parsers.MetricBusBW, parsers.MetricBandwidth, parsers.MetricLatency} {
 		for i := range r.Samples {
-			if _, ok := m.Figure(&r.Samples[i]); ok {
+			if _, ok := parsers.Figure(m, &r.Samples[i]); ok {
 				return m
 			}
 		}
 	}
-	// Nothing measured (skipped, failed): what the tool measures at all.
-	switch {
-	case r.Family == parsers.FamilyNCCL:
-		return parsers.MetricBusBW
-	case r.Family == parsers.FamilyRping:
-		return parsers.MetricPings
-	case r.Family == parsers.FamilyPerftest && strings.HasSuffix(r.Tool, "_lat"):
-		return parsers.MetricLatency
+	// Nothing measured (skipped, failed): what the tool measures at all
+	// (the tool table's metric; a program's, all_reduce_perf, by family).
+	if m := tool.MetricOf(r.Tool, tool.Settings{}); m != "" {
+		return m
+	}
+	if m := tool.FamilyMetric(r.Family); m != "" {
+		return m
 	}
 	return parsers.MetricBandwidth
 }

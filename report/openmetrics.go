@@ -80,12 +80,12 @@ func WriteOpenMetrics(w io.Writer, r *Report) error {
 		add("rdmabench_result_verdict", 1, append(id, [2]string{"transport", res.TransportLabel()}, [2]string{"verdict", res.Verdict})...)
 		for _, sm := range res.Samples {
 			size := [2]string{"size", strconv.FormatInt(sm.Bytes, 10)}
-			if v, ok := parsers.MetricBusBW.Figure(&sm); ok {
+			if v, ok := parsers.Figure(parsers.MetricBusBW, &sm); ok {
 				add("rdmabench_bandwidth_bits_per_second", v, append(id, size)...)
-			} else if v, ok := parsers.MetricBandwidth.Figure(&sm); ok {
+			} else if v, ok := parsers.Figure(parsers.MetricBandwidth, &sm); ok {
 				add("rdmabench_bandwidth_bits_per_second", v, append(id, size)...)
 			}
-			if v, ok := parsers.MetricLatency.Figure(&sm); ok {
+			if v, ok := parsers.Figure(parsers.MetricLatency, &sm); ok {
 				add("rdmabench_latency_seconds", v/1e6, append(id, size)...)
 			}
 		}

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/rdmabench/rdmabench/nic"
-	"github.com/rdmabench/rdmabench/parsers"
 	"github.com/rdmabench/rdmabench/report"
 	"github.com/rdmabench/rdmabench/runner/backend"
 	"github.com/rdmabench/rdmabench/runner/plan"
@@ -341,7 +340,7 @@ func usesGPUDirect(t *scenarios.Test, rdma, gpu bool) bool {
 		return false
 	}
 	spec, _ := tools.Lookup(t.Tool)
-	return t.Args.UseCUDA != nil || (gpu && spec.Family == parsers.FamilyNixlbench)
+	return gpu && spec.GPUMemoryOverRDMA
 }
 
 // preflightSkip is the reason a job is doomed by a failed preflight check

@@ -3,6 +3,8 @@ package runner
 import (
 	"strings"
 
+	"github.com/rdmabench/rdmabench/tool"
+
 	"github.com/rdmabench/rdmabench/parsers"
 	"github.com/rdmabench/rdmabench/runner/tools"
 )
@@ -37,13 +39,15 @@ func onlyTLS(tls string) string {
 	kind := ""
 	for _, tl := range strings.Split(tls, ",") {
 		k := ""
-		switch tl = strings.TrimSpace(tl); tl {
+		tl = strings.TrimSpace(tl)
+		if tool.IsLocalTransport(tl) {
+			continue
+		}
+		switch tl {
 		case "tcp":
 			k = parsers.TransportTCP
 		case "rc", "rc_v", "rc_verbs", "rc_x", "rc_mlx5", "dc", "dc_x", "dc_mlx5", "ud", "ud_v", "ud_verbs", "ud_x", "ud_mlx5", "ib":
 			k = parsers.TransportRDMA
-		case "self", "sm", "shm", "posix", "sysv", "cma", "knem", "xpmem", "cuda_copy", "rocm_copy":
-			continue
 		default:
 			return ""
 		}

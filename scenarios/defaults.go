@@ -1,5 +1,7 @@
 package scenarios
 
+import "github.com/rdmabench/rdmabench/tool"
+
 // Defaults the loader applies, in one place, so that what a scenario means
 // is visible in code (and in the rendered scenario saved with each run).
 // The planner and the tool table (runner/tools) read them from here too, for
@@ -128,7 +130,7 @@ func defaultRequires(t *Test) string {
 	case ToolIperf3:
 		return RequiresTCP
 	case ToolUCXPerftest, ToolNixlbench:
-		if transportsAreTCP(t.Args.Transports) {
+		if tool.TransportsAreTCP(t.Args.Transports) {
 			return RequiresTCP
 		}
 	}

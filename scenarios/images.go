@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/rdmabench/rdmabench/tool"
 )
 
 // ImageOf is the image a pool's tools of family run in (ImageFamily): the
@@ -30,18 +32,11 @@ func (s *Scenario) ImageOf(pool *Pool, family string) string {
 	return c.Image
 }
 
-// NeedsGPU says whether a test cannot run without a GPU on its endpoints:
-// nccl-tests always, nixlbench with a VRAM segment, perftest with
-// useCuda. The GPUs of a pod go to the container that runs these.
-func NeedsGPU(t *Test) bool {
-	switch t.Tool {
-	case ToolNCCL:
-		return true
-	case ToolNixlbench:
-		return strings.EqualFold(t.Args.InitiatorSeg, "VRAM") || strings.EqualFold(t.Args.TargetSeg, "VRAM")
-	}
-	return strings.HasPrefix(t.Tool, "ib_") && t.Args.UseCUDA != nil
-}
+// NeedsGPU says whether a test cannot run without a GPU on its endpoints
+// (the tool table's decision: nccl-tests, nixlbench with a VRAM segment,
+// perftest with useCuda). The GPUs of a pod go to the container that runs
+// these.
+func NeedsGPU(t *Test) bool { return tool.NeedsGPU(t.Tool, t.Settings()) }
 
 // IsGPUResource says whether an extended resource is a GPU (a device
 // plugin's, given to one container of a pod only): nvidia.com/gpu and

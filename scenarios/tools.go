@@ -1,19 +1,18 @@
 package scenarios
 
-import "strings"
+import (
+	"strings"
 
-// What the scenario loader must know of each tool: the arguments and
-// expectations that mean something to it, and whether it runs only over
-// RDMA. Validation and the JSON schema both read these lists. The tool table
-// itself is runner/tools (which imports this package, so these lists cannot
-// be derived from it): TestEveryListMatchesTheToolTable there checks them.
+	"github.com/rdmabench/rdmabench/tool"
+)
+
+// What the scenario loader knows of each tool (the arguments and
+// expectations that mean something to it, whether it runs only over RDMA,
+// its image) is package tool's description; validation and the JSON schema
+// read it there.
 
 // Tools lists the tool names a test may use.
-var Tools = []string{
-	ToolIBWriteBW, ToolIBReadBW, ToolIBSendBW,
-	ToolIBWriteLat, ToolIBReadLat, ToolIBSendLat,
-	ToolRping, ToolNixlbench, ToolNCCL, ToolUCXPerftest, ToolIperf3,
-}
+var Tools = tool.Names()
 
 // Backends lists the endpoint backends.
 var Backends = []string{BackendLocal, BackendSSH, BackendKube}
@@ -32,7 +31,7 @@ var Patterns = []string{PatternPairwise, PatternAllToAll, PatternRing, PatternOn
 
 // Collectives are the nccl-tests operations (tool nccl, args.collective);
 // each runs the binary <collective>_perf.
-var Collectives = []string{"all_reduce", "all_gather", "reduce_scatter", "alltoall", "sendrecv", "broadcast"}
+var Collectives = tool.Collectives
 
 // NixlBackends are the network backends nixlbench can drive (storage
 // backends are not RDMA fabric tests).
@@ -90,8 +89,14 @@ const (
 // ImageFamilies lists the keys of cluster.images and pools[].images.
 var ImageFamilies = []string{ImageNixl, ImageNCCL, ImagePerftest}
 
-// ImageFamily is the image family a tool runs in ("" the tools image).
-func ImageFamily(tool string) string { return toolSpecs[tool].image }
+// ImageFamily is the image family a tool runs in: its own (nixl, nccl),
+// perftest's (which the tools image stands in for), "" the tools image.
+func ImageFamily(name string) string {
+	if spec, ok := tool.Lookup(name); ok {
+		return spec.ImageFamily
+	}
+	return ""
+}
 
 // imageRequired: the family has no fallback in the tools image (the
 // tools image has no nixlbench, no nccl-tests).
@@ -106,40 +111,30 @@ const (
 // Requirements lists test.requires values.
 var Requirements = []string{RequiresRDMA, RequiresTCP}
 
-// toolSpec says what a tool reads from a test.
-type toolSpec struct {
-	args     []string // args keys it reads
-	expect   []string // expect keys it can judge
-	rdmaOnly bool     // runs only over RDMA: requires: tcp is refused
-	image    string   // its image family (ImageFamilies); "" the tools image
-}
-
-var (
-	perftestBWArgs  = []string{"sizes", "sweep", "qps", "iterations", "duration", "bidirectional", "connection", "mtu", "rdmaCM", "useCuda", "extra"}
-	perftestLatArgs = []string{"sizes", "sweep", "iterations", "duration", "connection", "mtu", "rdmaCM", "useCuda", "extra"}
-	bwExpect        = []string{"minLineRate", "minBandwidth", "transport", "lowPair"}
-	latExpect       = []string{"maxLatency", "maxP99Latency", "transport"}
-)
-
-var toolSpecs = map[string]toolSpec{
-	ToolIBWriteBW:   {perftestBWArgs, bwExpect, true, ImagePerftest},
-	ToolIBReadBW:    {perftestBWArgs, bwExpect, true, ImagePerftest},
-	ToolIBSendBW:    {perftestBWArgs, bwExpect, true, ImagePerftest},
-	ToolIBWriteLat:  {perftestLatArgs, latExpect, true, ImagePerftest},
-	ToolIBReadLat:   {perftestLatArgs, latExpect, true, ImagePerftest},
-	ToolIBSendLat:   {perftestLatArgs, latExpect, true, ImagePerftest},
-	ToolRping:       {[]string{"sizes", "count", "extra"}, []string{"minPings"}, true, ""},
-	ToolNixlbench:   {[]string{"backend", "backends", "runtime", "perRequest", "op", "initiatorSeg", "targetSeg", "minSize", "maxSize", "maxBatch", "iterations", "transports", "extra"}, append(append([]string{}, bwExpect...), "maxLatency"), false, ImageNixl},
-	ToolNCCL:        {[]string{"collective", "minSize", "maxSize", "stepFactor", "iterations", "dataType", "extra"}, []string{"minLineRate", "minBandwidth", "minBusBW", "transport"}, false, ImageNCCL},
-	ToolUCXPerftest: {[]string{"test", "sizes", "iterations", "transports", "extra"}, append(append([]string{}, bwExpect...), "maxLatency", "maxP99Latency"), false, ""},
-	ToolIperf3:      {[]string{"duration", "streams", "bidirectional", "extra"}, []string{"minLineRate", "minBandwidth", "lowPair"}, false, ""},
-}
-
 // RDMAOnly says whether a tool runs only over RDMA (perftest, rping): a
 // test of it may not say requires: tcp. Tools whose transport a test
 // chooses (ucx_perftest, nixlbench), nccl (placement decides) and iperf3
 // (TCP) are not.
-func RDMAOnly(tool string) bool { return toolSpecs[tool].rdmaOnly }
+func RDMAOnly(name string) bool {
+	spec, ok := tool.Lookup(name)
+	return ok && spec.RDMAOnly()
+}
+
+// toolArgs are the args keys a test of the tool may write (nil for a tool
+// the table does not know).
+func toolArgs(name string) []string {
+	if spec, ok := tool.Lookup(name); ok {
+		return spec.Args
+	}
+	return nil
+}
+
+// Settings is what the tool table's decisions read of the test.
+func (t *Test) Settings() tool.Settings {
+	a := &t.Args
+	return tool.Settings{Transports: a.Transports, InitiatorSeg: a.InitiatorSeg, TargetSeg: a.TargetSeg,
+		UseCUDA: a.UseCUDA != nil, UCXTest: a.Test}
+}
 
 // ncclAlias maps an nccl-tests binary name (all_reduce_perf) to its
 // collective: `tool: alltoall_perf` is accepted as `tool: nccl` with
@@ -155,34 +150,6 @@ func ncclAlias(tool string) (string, bool) {
 		}
 	}
 	return "", false
-}
-
-// isLatencyTest reports whether a test measures latency rather than
-// bandwidth (perftest *_lat, ucx_perftest *lat tests).
-func isLatencyTest(t *Test) bool {
-	if strings.HasPrefix(t.Tool, "ib_") {
-		return strings.HasSuffix(t.Tool, "_lat")
-	}
-	if t.Tool == ToolUCXPerftest {
-		return strings.HasSuffix(t.Args.Test, "_lat")
-	}
-	return false
-}
-
-// transportsAreTCP reports whether a UCX_TLS list names only TCP (and the
-// local self/shared-memory transports), i.e. no RDMA device is needed.
-func transportsAreTCP(tls string) bool {
-	if strings.TrimSpace(tls) == "" {
-		return false
-	}
-	for _, t := range strings.Split(tls, ",") {
-		switch strings.TrimSpace(strings.ToLower(t)) {
-		case "tcp", "self", "sm", "shm", "posix", "sysv", "cma", "knem", "xpmem":
-		default:
-			return false
-		}
-	}
-	return true
 }
 
 func contains[T comparable](list []T, v T) bool {

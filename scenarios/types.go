@@ -3,6 +3,8 @@
 // run between them. Loading is strict and every error names FILE:LINE:COL.
 package scenarios
 
+import "github.com/rdmabench/rdmabench/tool"
+
 // APIVersion is the only scenario version this build reads.
 const APIVersion = "rdmabench.io/v1alpha1"
 
@@ -262,19 +264,19 @@ type Pool struct {
 	Pos Pos `yaml:"-" json:"-"`
 }
 
-// Tool names.
+// Tool names (package tool's, named here for the scenario's readers).
 const (
-	ToolIBWriteBW   = "ib_write_bw"
-	ToolIBReadBW    = "ib_read_bw"
-	ToolIBSendBW    = "ib_send_bw"
-	ToolIBWriteLat  = "ib_write_lat"
-	ToolIBReadLat   = "ib_read_lat"
-	ToolIBSendLat   = "ib_send_lat"
-	ToolRping       = "rping"
-	ToolNixlbench   = "nixlbench"
-	ToolNCCL        = "nccl"
-	ToolUCXPerftest = "ucx_perftest"
-	ToolIperf3      = "iperf3"
+	ToolIBWriteBW   = tool.IBWriteBW
+	ToolIBReadBW    = tool.IBReadBW
+	ToolIBSendBW    = tool.IBSendBW
+	ToolIBWriteLat  = tool.IBWriteLat
+	ToolIBReadLat   = tool.IBReadLat
+	ToolIBSendLat   = tool.IBSendLat
+	ToolRping       = tool.Rping
+	ToolNixlbench   = tool.Nixlbench
+	ToolNCCL        = tool.NCCL
+	ToolUCXPerftest = tool.UCXPerftest
+	ToolIperf3      = tool.Iperf3
 )
 
 // Test is one benchmark between pools.

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+
+	"github.com/rdmabench/rdmabench/tool"
 )
 
 var (
@@ -26,7 +28,7 @@ func (v *validator) meaningless(path, section, tool string, owner any, keys, all
 }
 
 func (v *validator) args(path string, t *Test) {
-	bad := v.meaningless(path, "args", t.Tool, &t.Args, argKeys, toolSpecs[t.Tool].args)
+	bad := v.meaningless(path, "args", t.Tool, &t.Args, argKeys, toolArgs(t.Tool))
 	ap := path + ".args"
 	a := &t.Args
 	has := func(k string) bool { return v.written(ap+"."+k, a, k) && !bad[k] }
@@ -212,13 +214,7 @@ func (v *validator) sizeRange(ap string, a *Args, has func(string) bool) {
 }
 
 func (v *validator) expect(path string, t *Test) {
-	allowed := toolSpecs[t.Tool].expect
-	if t.Tool == ToolUCXPerftest {
-		allowed = bwExpect
-		if isLatencyTest(t) {
-			allowed = latExpect
-		}
-	}
+	allowed := tool.ExpectKeys(t.Tool, t.Settings())
 	what := t.Tool
 	if t.Tool == ToolUCXPerftest {
 		what += " " + t.Args.Test

@@ -3,6 +3,8 @@ package scenarios
 import (
 	"fmt"
 	"strings"
+
+	"github.com/rdmabench/rdmabench/tool"
 )
 
 func (v *validator) tests() {
@@ -47,7 +49,7 @@ func (v *validator) tool(path string, t *Test) bool {
 		v.errf(path+".tool", "tools are: "+strings.Join(Tools, ", "), "tool is missing")
 		return false
 	}
-	if _, ok := toolSpecs[t.Tool]; !ok {
+	if _, ok := tool.Lookup(t.Tool); !ok {
 		v.errf(path+".tool", ToolSuggestion(t.Tool), "unknown tool %q", t.Tool)
 		return false
 	}
@@ -180,7 +182,7 @@ func (v *validator) testSettings(path string, t *Test) {
 	switch {
 	case t.Requires == RequiresTCP && RDMAOnly(t.Tool):
 		v.errf(path+".requires", t.Tool+" only runs over RDMA; remove requires", "%s cannot run without RDMA", t.Tool)
-	case t.Requires == RequiresRDMA && transportsAreTCP(t.Args.Transports) && v.pos.Has(path+".requires"):
+	case t.Requires == RequiresRDMA && tool.TransportsAreTCP(t.Args.Transports) && v.pos.Has(path+".requires"):
 		v.errf(path+".requires", "args.transports names TCP only; set requires: tcp, or add an RDMA transport (rc, ud, dc)",
 			"requires rdma contradicts args.transports %q", t.Args.Transports)
 	}

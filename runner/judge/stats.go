@@ -101,7 +101,7 @@ func sizeStats(ms []parsers.Measurement, metric parsers.Metric) []report.SizeSta
 	for _, k := range keys {
 		var vals []float64
 		for i := range rows[k] {
-			if v, ok := metric.Figure(&rows[k][i]); ok {
+			if v, ok := parsers.Figure(metric, &rows[k][i]); ok {
 				vals = append(vals, v)
 			}
 		}

@@ -259,12 +259,9 @@ func (c *compiler) missingBinary(t *scenarios.Test, spec tools.Spec, ep backend.
 	if c.opts.HasBinary == nil {
 		return ""
 	}
-	bins := spec.Binaries
-	if spec.Family == parsers.FamilyNCCL {
-		bins = []string{tools.NCCLBinary(t.Args.Collective)}
-		if launcher {
-			bins = append(bins, "mpirun")
-		}
+	bins := []string{tools.ParserOf(t)}
+	if launcher {
+		bins = append(bins, "mpirun")
 	}
 	for _, b := range bins {
 		if !c.opts.HasBinary(ep, b) {

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rdmabench/rdmabench/tool"
+
 	"github.com/rdmabench/rdmabench/runner/backend"
 	"github.com/rdmabench/rdmabench/scenarios"
 )
@@ -218,22 +220,6 @@ func portOr(p, def int) int {
 	return def
 }
 
-// tcpOnly reports whether a UCX_TLS list selects TCP (and local
-// transports) only, i.e. no RDMA device is involved.
-func tcpOnly(tls string) bool {
-	if tls == "" {
-		return false
-	}
-	for _, t := range strings.Split(tls, ",") {
-		switch strings.TrimSpace(t) {
-		case "tcp", "self", "sm", "shm", "posix", "sysv", "cma", "knem", "xpmem", "^ib", "^rc", "^ud", "^dc":
-		default:
-			return false
-		}
-	}
-	return true
-}
-
 // ucxEnv is the UCX transport selection of one side: UCX_TLS from the
 // test's transports, UCX_NET_DEVICES from the endpoint's RDMA device (unless
 // the transports are TCP-only, where an RDMA device name would hide the
@@ -243,7 +229,7 @@ func ucxEnv(l *Leg, a *scenarios.Args, ep backend.Endpoint) map[string]string {
 	if a.Transports != "" {
 		env["UCX_TLS"] = a.Transports
 	}
-	if dev := device(ep); dev != "" && !tcpOnly(a.Transports) {
+	if dev := device(ep); dev != "" && !tool.TransportsAreTCP(a.Transports) {
 		env["UCX_NET_DEVICES"] = dev + ":" + l.port(ep)
 	}
 	if len(env) == 0 {

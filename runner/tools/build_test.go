@@ -283,7 +283,7 @@ func TestIperf3Commands(t *testing.T) {
 func TestSpecTable(t *testing.T) {
 	for _, name := range Names() {
 		spec, ok := Lookup(name)
-		if !ok || spec.Name != name || len(spec.Binaries) == 0 || spec.Parser == "" || spec.Metric == "" || spec.Install == "" {
+		if !ok || spec.Name != name || len(spec.Programs) == 0 || spec.Metric == "" || spec.Install == "" {
 			t.Errorf("incomplete spec for %s: %+v", name, spec)
 		}
 	}

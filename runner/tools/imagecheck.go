@@ -24,8 +24,8 @@ func BinaryOf(t *scenarios.Test, tool string) string {
 		return NCCLBinary(t.Args.Collective)
 	case spec.Family == "nccl-tests":
 		return NCCLBinary(tool)
-	case len(spec.Binaries) > 0:
-		return spec.Binaries[0]
+	case len(spec.Programs) > 0:
+		return spec.Programs[0]
 	}
 	return tool
 }

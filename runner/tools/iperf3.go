@@ -7,10 +7,7 @@ import (
 	"github.com/rdmabench/rdmabench/scenarios"
 )
 
-const installIperf3 = "install iperf3 (Debian/Ubuntu: apt-get install iperf3; RHEL: dnf install iperf3)"
-
-var iperf3Spec = Spec{Name: scenarios.ToolIperf3, Family: parsers.FamilyIperf3, Binaries: []string{"iperf3"},
-	Parser: "iperf3", Metric: parsers.MetricBandwidth, DefaultPort: 5201, Image: ImageTools, Install: installIperf3,
+var iperf3Spec = Spec{
 	Transport: &parsers.Transport{Kind: parsers.TransportTCP, Source: "iperf3", Detail: "tcp", Evidence: []string{"iperf3 measures TCP"}},
 	build:     buildIperf3, work: iperf3Work}
 

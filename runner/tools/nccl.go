@@ -7,9 +7,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rdmabench/rdmabench/parsers"
 	"github.com/rdmabench/rdmabench/runner/backend"
 	"github.com/rdmabench/rdmabench/scenarios"
+	"github.com/rdmabench/rdmabench/tool"
 )
 
 // nccl-tests defaults written explicitly into every command line.
@@ -59,10 +59,9 @@ const (
 // OpenSSH 9.2). The planner adds them only to pools with remote ranks.
 var SSHDCapabilities = []string{"SETUID", "SETGID", "SYS_CHROOT"}
 
-const installNCCL = "use an image with nccl-tests on PATH (built with MPI=1 for several endpoints), such as your serving image"
+var installNCCL = installOf(tool.NCCL)
 
-var ncclSpec = Spec{Name: scenarios.ToolNCCL, Family: parsers.FamilyNCCL, Binaries: []string{"all_reduce_perf"},
-	Parser: "nccl-tests", Metric: parsers.MetricBusBW, DefaultPort: DefaultNCCLPort, Image: ImageGPU, Install: installNCCL,
+var ncclSpec = Spec{
 	build: buildNCCL, work: ncclWork, probes: func(t *scenarios.Test) []Probe {
 		return []Probe{NCCLLoadsProbe(NCCLBinary(t.Args.Collective))}
 	}}

@@ -10,6 +10,7 @@ import (
 	"github.com/rdmabench/rdmabench/parsers"
 	"github.com/rdmabench/rdmabench/runner/backend"
 	"github.com/rdmabench/rdmabench/scenarios"
+	"github.com/rdmabench/rdmabench/tool"
 )
 
 // nixlbench defaults the planner writes explicitly so a plan reads the same
@@ -19,14 +20,13 @@ const (
 	DefaultNixlMaxBlock = 64 << 20
 )
 
-const installNixl = "use an image with NIXL and nixlbench built with its ETCD runtime (your serving image, or NIXL's own nixlbench container)"
+var installNixl = installOf(tool.Nixlbench)
 
 // nixlStepCost is what nixlbench's etcd barriers and messages cost per
 // (block, batch) step, beyond the transfer itself.
 const nixlStepCost = 20 * time.Second
 
-var nixlbenchSpec = Spec{Name: scenarios.ToolNixlbench, Family: parsers.FamilyNixlbench, Binaries: []string{"nixlbench"},
-	NeedsRDMA: true, Parser: "nixlbench", Metric: parsers.MetricBandwidth, Image: ImageGPU, DefaultPort: DefaultNixlASIOPort, Install: installNixl, Directional: true, SelectsTransport: true,
+var nixlbenchSpec = Spec{
 	build: buildNixlbench, work: nixlWork, probes: nixlProbes, messages: nixlMessages, overSRD: nixlOverSRD}
 
 // nixlOverSRD: only NIXL's LIBFABRIC backend drives EFA (libfabric's efa
@@ -306,7 +306,7 @@ func nixlProbes(t *scenarios.Test) []Probe {
 			probes = append(probes, scoped(UCXTransportProbe(UCXNeedsCUDA)))
 		}
 		// As NeedsRDMA says for nixlbench (not called: the table holds this).
-		if t.Requires == scenarios.RequiresRDMA || t.Requires == "" && !tcpOnly(t.Args.Transports) {
+		if t.Requires == scenarios.RequiresRDMA || t.Requires == "" && !tool.TransportsAreTCP(t.Args.Transports) {
 			probes = append(probes, scoped(UCXTransportProbe(UCXNeedsRDMA)))
 		}
 	}

@@ -9,17 +9,16 @@ import (
 	"github.com/rdmabench/rdmabench/parsers"
 	"github.com/rdmabench/rdmabench/runner/backend"
 	"github.com/rdmabench/rdmabench/scenarios"
+	"github.com/rdmabench/rdmabench/tool"
 )
 
-const installPerftest = "install perftest (Debian/Ubuntu: apt-get install perftest; RHEL: dnf install perftest)"
+var installPerftest = installOf(tool.IBWriteBW)
 
-// perftestSpec is one perftest binary (ib_write_bw, ib_read_lat …): they
-// share a command line, a rendezvous (a TCP port, -p) and an output layout.
-func perftestSpec(tool string, m parsers.Metric) Spec {
-	return Spec{Name: tool, Family: parsers.FamilyPerftest, Binaries: []string{tool}, NeedsRDMA: true,
-		Parser: tool, Metric: m, DefaultPort: 18515, Image: ImageTools, Install: installPerftest,
-		build: appendPerftest, work: perftestWork, pinnedKiB: messagePinnedKiB, probes: perftestProbes(tool), overSRD: perftestOverSRD}
-}
+// perftestSpec is the runner's part of every perftest binary (ib_write_bw,
+// ib_read_lat …): they share a command line, a rendezvous (a TCP port, -p)
+// and an output layout.
+var perftestSpec = Spec{build: appendPerftest, work: perftestWork, pinnedKiB: messagePinnedKiB,
+	probes: perftestProbes, overSRD: perftestOverSRD}
 
 // perftestOverSRD: perftest connects RC queue pairs unless told -c SRD
 // (or UD, for send tests), which EFA's perftest support takes.
@@ -147,11 +146,9 @@ func perftestWork(spec *Spec, t *scenarios.Test, size int64) time.Duration {
 }
 
 // perftestProbes: --use_cuda where the test moves GPU memory.
-func perftestProbes(tool string) func(t *scenarios.Test) []Probe {
-	return func(t *scenarios.Test) []Probe {
-		if t.Args.UseCUDA == nil {
-			return nil
-		}
-		return []Probe{PerftestCUDAProbe(tool)}
+func perftestProbes(t *scenarios.Test) []Probe {
+	if t.Args.UseCUDA == nil {
+		return nil
 	}
+	return []Probe{PerftestCUDAProbe(t.Tool)}
 }

@@ -7,10 +7,7 @@ import (
 	"github.com/rdmabench/rdmabench/scenarios"
 )
 
-const installRping = "install rdma-core's examples (Debian/Ubuntu: apt-get install rdmacm-utils; RHEL: dnf install librdmacm-utils)"
-
-var rpingSpec = Spec{Name: scenarios.ToolRping, Family: parsers.FamilyRping, Binaries: []string{"rping"}, NeedsRDMA: true,
-	Parser: "rping", Metric: parsers.MetricPings, DefaultPort: 7174, Image: ImageTools, Install: installRping,
+var rpingSpec = Spec{
 	Transport: &parsers.Transport{Kind: parsers.TransportRDMA, Source: "rping", Detail: "RDMA CM", Evidence: []string{"rping runs only over RDMA CM (librdmacm)"}},
 	build:     buildRping, work: rpingWork, pinnedKiB: messagePinnedKiB,
 	overSRD: func(*scenarios.Test) string {

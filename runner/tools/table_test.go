@@ -6,36 +6,51 @@ import (
 
 	"github.com/rdmabench/rdmabench/parsers"
 	"github.com/rdmabench/rdmabench/scenarios"
+	"github.com/rdmabench/rdmabench/tool"
 )
 
-// TestEveryListMatchesTheToolTable: the packages that cannot import this
-// table (scenarios, which it imports; parsers, which stays below it) keep
-// lists of their own; each must say what the table says, so that adding a
-// tool here and forgetting a list fails here, not in a user's run.
-func TestEveryListMatchesTheToolTable(t *testing.T) {
-	if !slices.Equal(scenarios.Tools, Names()) {
-		t.Errorf("scenarios.Tools = %v, the table has %v", scenarios.Tools, Names())
+// TestEveryToolHasARunner: every tool package tool describes has the
+// runner's part here (a builder and a work estimate), so that adding a
+// description without its builder fails here, not in a user's run.
+func TestEveryToolHasARunner(t *testing.T) {
+	if !slices.Equal(Names(), tool.Names()) {
+		t.Errorf("runner tools %v, described tools %v: add the runner's part to runners", Names(), tool.Names())
+	}
+	for name := range runners {
+		if _, ok := tool.Lookup(name); !ok {
+			t.Errorf("runners has %q, which package tool does not describe", name)
+		}
+	}
+	for _, spec := range table {
+		if spec.build == nil || spec.work == nil || spec.Metric == "" || spec.Install == "" || len(spec.Programs) == 0 {
+			t.Errorf("%s: incomplete entry (a builder, a work estimate, a metric, programs and an install hint are required)", spec.Name)
+		}
+	}
+}
+
+// TestDescriptionsAgree: what the other packages read of the table says
+// what the table says (they read it; this catches a description whose
+// facts contradict each other).
+func TestDescriptionsAgree(t *testing.T) {
+	if !slices.Equal(scenarios.Tools, tool.Names()) {
+		t.Errorf("scenarios.Tools = %v, the table has %v", scenarios.Tools, tool.Names())
 	}
 	families := map[parsers.Family]bool{}
 	for _, spec := range table {
 		families[spec.Family] = true
-		if spec.build == nil || spec.work == nil || spec.Metric == "" || spec.Install == "" || len(spec.Binaries) == 0 {
-			t.Errorf("%s: incomplete entry (a builder, a work estimate, a metric, binaries and an install hint are required)", spec.Name)
+		if scenarios.RDMAOnly(spec.Name) != (spec.NeedsRDMA && !spec.SelectsTransport) {
+			t.Errorf("%s: scenarios.RDMAOnly disagrees with NeedsRDMA %v, SelectsTransport %v", spec.Name, spec.NeedsRDMA, spec.SelectsTransport)
 		}
-		if want := spec.NeedsRDMA && !spec.SelectsTransport; scenarios.RDMAOnly(spec.Name) != want {
-			t.Errorf("%s: scenarios.RDMAOnly = %v, the table says %v (NeedsRDMA %v, SelectsTransport %v)",
-				spec.Name, scenarios.RDMAOnly(spec.Name), want, spec.NeedsRDMA, spec.SelectsTransport)
-		}
-		// The family a scenario names the tool's image by: the GPU tools'
-		// own (nixl, nccl: not in the tools image); the tools image's, none
+		// The serving image's tools have an image family of their own
+		// (nixl, nccl: not in the tools image); the tools image's, none
 		// or one it may override (perftest with CUDA).
 		switch fam := scenarios.ImageFamily(spec.Name); {
-		case spec.Image == ImageGPU && (fam != scenarios.ImageNixl && fam != scenarios.ImageNCCL):
-			t.Errorf("%s: a GPU-image tool of image family %q, want nixl or nccl", spec.Name, fam)
-		case spec.Image == ImageTools && fam != "" && fam != scenarios.ImagePerftest:
+		case spec.Source == tool.SourceServing && (fam != scenarios.ImageNixl && fam != scenarios.ImageNCCL):
+			t.Errorf("%s: a serving-image tool of image family %q, want nixl or nccl", spec.Name, fam)
+		case spec.Source == tool.SourceTools && fam != "" && fam != scenarios.ImagePerftest:
 			t.Errorf("%s: a tools-image tool of image family %q", spec.Name, fam)
 		}
-		for _, name := range append([]string{spec.Parser}, spec.Binaries...) {
+		for _, name := range spec.Programs {
 			if f, ok := parsers.FamilyOf(name); !ok || f != spec.Family {
 				t.Errorf("%s: parsers put %q in family %q (known: %v), the table in %q", spec.Name, name, f, ok, spec.Family)
 			}

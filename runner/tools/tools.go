@@ -20,47 +20,22 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rdmabench/rdmabench/tool"
+
 	"github.com/rdmabench/rdmabench/parsers"
 	"github.com/rdmabench/rdmabench/scenarios"
 )
 
-// Spec is everything the planner, the runner, the judge and the report
-// need to know about a tool.
+// Spec is a tool's description (package tool: its name, family, metric,
+// arguments, needs, port, image, install hint) with what only the runner
+// can know: how to build its command lines for a leg, how long a leg may
+// take, what its build must pass, and how to read its wire traffic.
 type Spec struct {
-	// Name is the tool as scenarios write it (ib_write_bw, nccl, …).
-	Name string
-	// Family is the group of tools that share a command-line shape, a
-	// rendezvous and a parser; every result in report.json carries it.
-	Family parsers.Family
-	// Binaries must exist on every endpoint that runs the tool. For nccl
-	// the collective picks the binary; Binaries lists the default.
-	Binaries []string
-	// NeedsRDMA is true when the tool cannot run without an RDMA device
-	// (a test may still say requires: tcp, e.g. nixlbench over UCX_TLS=tcp).
-	NeedsRDMA bool
-	// Parser is the tool name handed to the parsers package.
-	Parser string
-	// Metric is the headline figure, carried by every result: bandwidths
-	// are held against the line rate. MetricOf refines it by a test's
-	// arguments.
-	Metric parsers.Metric
-	// DefaultPort is the tool's own default rendezvous port; the planner
-	// counts up from it for concurrent jobs. 0 when the tool has none.
-	DefaultPort int
-	// Install says how to get the binary when it is missing.
-	Install string
-	// SelectsTransport is true when a test chooses the tool's transport
-	// (args.transports: UCX_TLS), so that TCP needs no RDMA device.
-	SelectsTransport bool
+	tool.Spec
 	// Transport is the transport the tool can only use, when it has one
 	// (iperf3: TCP, rping: RDMA CM): a result whose output names none
 	// carries it.
 	Transport *parsers.Transport
-	// Image is the image that provides the binaries in a pod.
-	Image Image
-	// Directional tools run only from→to (nixlbench: the from side is
-	// the initiator); the planner adds no reverse legs across pools.
-	Directional bool
 
 	// build appends the commands of one leg to dst, servers (or the first
 	// rank) first, each with its readiness signal (Ready*).
@@ -68,8 +43,6 @@ type Spec struct {
 	// work is how long the tool itself may take for a leg of size bytes
 	// (0: the test's own sizes); LegTimeout adds the start-up margin.
 	work func(spec *Spec, t *scenarios.Test, size int64) time.Duration
-	// metricOf refines Metric by a test's arguments; nil keeps Metric.
-	metricOf func(t *scenarios.Test) parsers.Metric
 	// probes are the checks of the tool's build a test needs (preflight);
 	// nil when a present binary is all it takes.
 	probes func(t *scenarios.Test) []Probe
@@ -86,46 +59,48 @@ type Spec struct {
 	overSRD func(t *scenarios.Test) string
 }
 
+// installOf is how to get a tool's binary (its description's Install).
+func installOf(name string) string {
+	spec, _ := tool.Lookup(name)
+	return spec.Install
+}
+
 // SRDReason is why a test cannot run over AWS EFA, whose reliable
 // transport is SRD (Scalable Reliable Datagram), not RC: "" when it can
 // (a test that needs no RDMA, perftest with connection SRD or UD, NCCL
 // through aws-ofi-nccl, nixlbench over LIBFABRIC).
-func SRDReason(t *scenarios.Test, tool string) string {
-	spec, ok := Lookup(tool)
-	if !ok || spec.overSRD == nil || !NeedsRDMA(t, tool) {
+func SRDReason(t *scenarios.Test, name string) string {
+	spec, ok := Lookup(name)
+	if !ok || spec.overSRD == nil || !NeedsRDMA(t, name) {
 		return ""
 	}
 	return spec.overSRD(t)
 }
 
-// Image says which image provides a tool in a pod by default: the tools
-// image this project builds from Debian packages (images/tools), or the
-// GPU image the user already serves with (NIXL and nixlbench, nccl-tests),
-// which this project never builds. A scenario names that image per family
-// (scenarios.ImageFamily: cluster.images), and may name one for perftest
-// too (built with CUDA); each family runs in a container of its own.
-type Image string
+// runners are the runner's part of each tool, by name; table joins them
+// to package tool's descriptions (TestEveryToolHasARunner).
+var runners = map[string]Spec{
+	scenarios.ToolIBWriteBW: perftestSpec, scenarios.ToolIBReadBW: perftestSpec, scenarios.ToolIBSendBW: perftestSpec,
+	scenarios.ToolIBWriteLat: perftestSpec, scenarios.ToolIBReadLat: perftestSpec, scenarios.ToolIBSendLat: perftestSpec,
+	scenarios.ToolRping: rpingSpec, scenarios.ToolNixlbench: nixlbenchSpec, scenarios.ToolNCCL: ncclSpec,
+	scenarios.ToolUCXPerftest: ucxPerftestSpec, scenarios.ToolIperf3: iperf3Spec,
+}
 
-// Images.
-const (
-	ImageTools Image = "tools"
-	ImageGPU   Image = "gpu"
-)
+// table is every tool, in package tool's order.
+var table = joinTable()
 
-// table is every tool, in the order docs and errors list them. Each entry
-// is defined in the tool's own file.
-var table = []Spec{
-	perftestSpec(scenarios.ToolIBWriteBW, parsers.MetricBandwidth),
-	perftestSpec(scenarios.ToolIBReadBW, parsers.MetricBandwidth),
-	perftestSpec(scenarios.ToolIBSendBW, parsers.MetricBandwidth),
-	perftestSpec(scenarios.ToolIBWriteLat, parsers.MetricLatency),
-	perftestSpec(scenarios.ToolIBReadLat, parsers.MetricLatency),
-	perftestSpec(scenarios.ToolIBSendLat, parsers.MetricLatency),
-	rpingSpec,
-	nixlbenchSpec,
-	ncclSpec,
-	ucxPerftestSpec,
-	iperf3Spec,
+func joinTable() []Spec {
+	descs := tool.All()
+	out := make([]Spec, 0, len(descs))
+	for _, d := range descs {
+		r, ok := runners[d.Name]
+		if !ok {
+			continue // TestEveryToolHasARunner names it
+		}
+		r.Spec = d
+		out = append(out, r)
+	}
+	return out
 }
 
 // Lookup returns the spec of a tool by its scenario name.
@@ -156,18 +131,19 @@ func InstallHint(binary string) string {
 	case binary == "mpirun":
 		return installMPI
 	case strings.HasSuffix(binary, "_perf"):
-		return ncclSpec.Install
+		return installOf(tool.NCCL)
 	}
 	for i := range table {
-		if slices.Contains(table[i].Binaries, binary) {
+		if slices.Contains(table[i].Programs, binary) {
 			return table[i].Install
 		}
 	}
 	return ""
 }
 
-// ParserOf is the name the parsers package is given for a test's output:
-// the tool, or for nccl the binary of its collective (sendrecv_perf).
+// ParserOf is the program a test runs, which is also the name the parsers
+// package is given for its output: the tool's, or for nccl the binary of
+// its collective (sendrecv_perf). It must be on every endpoint of the test.
 func ParserOf(t *scenarios.Test) string {
 	spec, ok := Lookup(t.Tool)
 	if !ok {
@@ -176,18 +152,12 @@ func ParserOf(t *scenarios.Test) string {
 	if spec.Family == parsers.FamilyNCCL {
 		return NCCLBinary(t.Args.Collective)
 	}
-	return spec.Parser
+	return spec.Programs[0]
 }
 
 // MetricOf is a test's headline metric: its tool's, refined by the test's
 // arguments (ucx_perftest *_lat tests measure latency).
-func MetricOf(t *scenarios.Test) parsers.Metric {
-	spec, _ := Lookup(t.Tool)
-	if spec.metricOf != nil {
-		return spec.metricOf(t)
-	}
-	return spec.Metric
-}
+func MetricOf(t *scenarios.Test) parsers.Metric { return tool.MetricOf(t.Tool, t.Settings()) }
 
 // Describe is what every result of a test carries to say what it is: its
 // tool's family and its headline metric. A tool the table does not know
@@ -207,7 +177,7 @@ func Describe(t *scenarios.Test, tool string) (parsers.Family, parsers.Metric) {
 // not known) needs an RDMA device on its endpoints: what the test's requires
 // says, else what the tool needs. ucx_perftest and nixlbench over TCP
 // (transports "tcp") need none either, nor do they when no test says.
-func NeedsRDMA(t *scenarios.Test, tool string) bool {
+func NeedsRDMA(t *scenarios.Test, name string) bool {
 	if t != nil {
 		switch t.Requires {
 		case scenarios.RequiresRDMA:
@@ -216,12 +186,12 @@ func NeedsRDMA(t *scenarios.Test, tool string) bool {
 			return false
 		}
 	}
-	spec, ok := Lookup(tool)
+	spec, ok := Lookup(name)
 	if !ok || !spec.NeedsRDMA {
 		return false
 	}
 	if spec.SelectsTransport {
-		return t != nil && !tcpOnly(t.Args.Transports)
+		return t != nil && !tool.TransportsAreTCP(t.Args.Transports)
 	}
 	return true
 }
@@ -292,15 +262,12 @@ func UCXSegSize(env map[string]string) int64 {
 }
 
 // NeedsGPU says whether a job of tool for test t (nil when the scenario is
-// not known) cannot run without a GPU: nccl-tests always, nixlbench when
-// either side's segment is VRAM.
-func NeedsGPU(t *scenarios.Test, tool string) bool {
-	spec, _ := Lookup(tool)
-	switch spec.Family {
-	case parsers.FamilyNCCL:
-		return true
-	case parsers.FamilyNixlbench:
-		return t != nil && (strings.EqualFold(t.Args.InitiatorSeg, "VRAM") || strings.EqualFold(t.Args.TargetSeg, "VRAM"))
+// not known) cannot run without a GPU: the tool table's decision
+// (tool.NeedsGPU) on the test's arguments.
+func NeedsGPU(t *scenarios.Test, name string) bool {
+	var a tool.Settings
+	if t != nil {
+		a = t.Settings()
 	}
-	return false
+	return tool.NeedsGPU(name, a)
 }

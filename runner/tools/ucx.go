@@ -1,18 +1,13 @@
 package tools
 
 import (
-	"strings"
 	"time"
 
-	"github.com/rdmabench/rdmabench/parsers"
 	"github.com/rdmabench/rdmabench/scenarios"
 )
 
-const installUCX = "install UCX's tools (Debian/Ubuntu: apt-get install ucx-utils; RHEL: dnf install ucx)"
-
-var ucxPerftestSpec = Spec{Name: scenarios.ToolUCXPerftest, Family: parsers.FamilyUCXPerftest, Binaries: []string{"ucx_perftest"},
-	NeedsRDMA: true, Parser: "ucx_perftest", Metric: parsers.MetricBandwidth, DefaultPort: 13337, Image: ImageTools, Install: installUCX,
-	SelectsTransport: true, build: buildUCX, work: ucxWork, metricOf: ucxMetric, pinnedKiB: messagePinnedKiB,
+var ucxPerftestSpec = Spec{
+	build: buildUCX, work: ucxWork, pinnedKiB: messagePinnedKiB,
 	overSRD: func(*scenarios.Test) string {
 		return "UCX's verbs transports (rc, dc, ud) do not drive EFA's SRD: test EFA with nixlbench over LIBFABRIC or NCCL through aws-ofi-nccl"
 	}}
@@ -63,14 +58,6 @@ func ucxIterations(n int) int {
 		return n
 	}
 	return DefaultUCXIterations
-}
-
-// ucxMetric: the *_lat tests measure latency, the others bandwidth.
-func ucxMetric(t *scenarios.Test) parsers.Metric {
-	if strings.Contains(ucxTest(t.Args.Test), "lat") {
-		return parsers.MetricLatency
-	}
-	return parsers.MetricBandwidth
 }
 
 // ucxWork: the iterations at the floor rate, plus a per-iteration cost.

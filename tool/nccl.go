@@ -1,0 +1,30 @@
+package tool
+
+// NCCL is nccl-tests: one of its collectives (args.collective) per test.
+const NCCL = "nccl"
+
+// Collectives are the nccl-tests operations a test may name; each runs the
+// binary <collective>_perf.
+var Collectives = []string{"all_reduce", "all_gather", "reduce_scatter", "alltoall", "sendrecv", "broadcast"}
+
+// NCCLProgram is the nccl-tests binary of a collective.
+func NCCLProgram(collective string) string { return collective + "_perf" }
+
+// extraNCCL are nccl-tests programs whose output the parser reads though no
+// test runs them.
+var extraNCCL = []string{"alltoallv_perf", "reduce_perf", "gather_perf", "scatter_perf", "hypercube_perf"}
+
+func ncclPrograms() []string {
+	out := make([]string, len(Collectives))
+	for i, c := range Collectives {
+		out[i] = NCCLProgram(c)
+	}
+	return out
+}
+
+var nccl = Spec{Name: NCCL, Family: FamilyNCCL, Programs: ncclPrograms(), Metric: MetricBusBW,
+	Args:        []string{"collective", "minSize", "maxSize", "stepFactor", "iterations", "dataType", "extra"},
+	Expect:      []string{"minLineRate", "minBandwidth", "minBusBW", "transport"},
+	DefaultPort: 29500, Source: SourceServing, ImageFamily: "nccl",
+	Install: "use an image with nccl-tests on PATH (built with MPI=1 for several endpoints), such as your serving image",
+	gpu:     func(Settings) bool { return true }}
