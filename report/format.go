@@ -11,7 +11,7 @@ import (
 )
 
 // IsCollective reports whether a result is of nccl-tests (its family).
-func (r *Result) IsCollective() bool { return r.Family == parsers.FamilyNCCL }
+func (r *Result) IsCollective() bool { return tool.IsCollective(r.Family) }
 
 // FormatBandwidth renders bps in the unit a family's readers expect:
 // collectives in bytes per second (GB/s), as nccl-tests prints them and as

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/rdmabench/rdmabench/tool"
+
 	"github.com/rdmabench/rdmabench/parsers"
 )
 
@@ -78,9 +80,9 @@ func buildSections(r *Report) []section {
 		legs := by[test]
 		rs := mergeVariants(legs)
 		switch family := rs[0].Family; {
-		case family == parsers.FamilyNCCL:
+		case tool.IsCollective(family):
 			nccl.Charts = append(nccl.Charts, ncclChart(test, rs))
-		case family == parsers.FamilyNixlbench:
+		case tool.IsKVTransfer(family):
 			// Backends are compared across tests: a scenario names one
 			// test per backend, and what must match is the workload.
 			for _, x := range rs {
@@ -206,7 +208,7 @@ func nixlNotRun(rs []Result) map[string][]*Result {
 	out := map[string][]*Result{}
 	for i := range rs {
 		r := &rs[i]
-		if r.Family == parsers.FamilyNixlbench && len(r.Samples) == 0 {
+		if tool.IsKVTransfer(r.Family) && len(r.Samples) == 0 {
 			k := nixlWorkload(r)
 			out[k] = append(out[k], r)
 		}

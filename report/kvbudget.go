@@ -4,6 +4,8 @@ import (
 	"math"
 	"sort"
 
+	"github.com/rdmabench/rdmabench/tool"
+
 	"github.com/rdmabench/rdmabench/parsers"
 	"github.com/rdmabench/rdmabench/scenarios"
 )
@@ -133,7 +135,7 @@ func measuredSources(results []Result, contexts []int, perToken int64, share flo
 		r := &results[i]
 		// READ is how vLLM's connector moves it; a WRITE test (a push
 		// connector) is its own row, named so.
-		if r.RequestTokens <= 0 || r.Family != parsers.FamilyNixlbench || (r.Op != "READ" && r.Op != "WRITE") || r.Retest > 0 ||
+		if r.RequestTokens <= 0 || !tool.IsKVTransfer(r.Family) || (r.Op != "READ" && r.Op != "WRITE") || r.Retest > 0 ||
 			(r.Verdict != VerdictPass && r.Verdict != VerdictFail) {
 			continue
 		}
@@ -200,7 +202,7 @@ func nixlSources(results []Result, block int64) []KVSource {
 	var order []string
 	for i := range results {
 		r := &results[i]
-		if r.Family != parsers.FamilyNixlbench || r.Op != "READ" || r.Retest > 0 || (r.Verdict != VerdictPass && r.Verdict != VerdictFail) {
+		if !tool.IsKVTransfer(r.Family) || r.Op != "READ" || r.Retest > 0 || (r.Verdict != VerdictPass && r.Verdict != VerdictFail) {
 			continue
 		}
 		bps, at, ok := nearestSample(r, block)

@@ -5,7 +5,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rdmabench/rdmabench/parsers"
+	"github.com/rdmabench/rdmabench/tool"
+
 	"github.com/rdmabench/rdmabench/runner/backend"
 	"github.com/rdmabench/rdmabench/runner/plan"
 	"github.com/rdmabench/rdmabench/runner/tools"
@@ -93,7 +94,7 @@ func (r *run) skippedResult(job *plan.Job, legIdx int, why string) report.Result
 	res := r.newResult(job, legIdx)
 	res.Verdict, res.Reason = report.VerdictSkipped, why
 	res.Started = time.Now().UTC()
-	if t := r.tests[job.Test]; t != nil && res.Family == parsers.FamilyNixlbench {
+	if t := r.tests[job.Test]; t != nil && tool.IsKVTransfer(res.Family) {
 		res.Op = strings.ToUpper(t.Args.Op)
 	}
 	if legIdx < len(job.Legs) {

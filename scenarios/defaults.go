@@ -101,10 +101,10 @@ func defaultTest(t *Test, d *Defaults) {
 			t.Args.Collective = c
 		}
 	}
-	if t.Pattern == "" && t.Tool != ToolNCCL {
+	if t.Pattern == "" && !collective(t.Tool) {
 		t.Pattern = PatternPairwise
 	}
-	if t.To == "" && t.Tool != ToolNCCL {
+	if t.To == "" && !collective(t.Tool) {
 		t.To = t.From
 	}
 	if t.Repetitions == nil && d.Repetitions != nil {

@@ -120,6 +120,13 @@ func RDMAOnly(name string) bool {
 	return ok && spec.RDMAOnly()
 }
 
+// collective: the tool runs one job of every endpoint of from and to (no
+// pattern, no pairs).
+func collective(name string) bool {
+	spec, ok := tool.Lookup(name)
+	return ok && spec.Collective
+}
+
 // toolArgs are the args keys a test of the tool may write (nil for a tool
 // the table does not know).
 func toolArgs(name string) []string {

@@ -60,7 +60,7 @@ func (v *validator) tool(path string, t *Test) bool {
 func (v *validator) endpoints(path string, t *Test) {
 	from := v.poolRef(path+".from", t.From, true)
 	to := v.defaultedPoolRef(path, t)
-	if t.Tool == ToolNCCL {
+	if collective(t.Tool) {
 		v.ncclRanks(path, t, from, to)
 		if t.Sample != nil {
 			v.keyErrf(path+".sample", "nccl runs one job whose ranks are every endpoint of from and to; remove sample",
@@ -173,7 +173,7 @@ func (v *validator) testSettings(path string, t *Test) {
 		_ = t.Timeout.Parse() // copied from defaults.timeout, which reports its own problem
 	}
 	v.checkEnv(path+".env", t.Env)
-	if t.Requires == "" && t.Tool == ToolNCCL {
+	if t.Requires == "" && collective(t.Tool) {
 		return // decided by placement (defaultRequires)
 	}
 	if !v.checkOneOf(path+".requires", t.Requires, "requirements", Requirements) {

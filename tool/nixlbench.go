@@ -10,7 +10,7 @@ var nixlbench = Spec{Name: Nixlbench, Family: FamilyNixlbench, Programs: []strin
 	Args: []string{"backend", "backends", "runtime", "perRequest", "op", "initiatorSeg", "targetSeg",
 		"minSize", "maxSize", "maxBatch", "iterations", "transports", "extra"},
 	Expect:    append(append([]string{}, bwExpect...), "maxLatency"),
-	NeedsRDMA: true, SelectsTransport: true, DefaultPort: 12345, Directional: true, GPUMemoryOverRDMA: true,
+	NeedsRDMA: true, SelectsTransport: true, DefaultPort: 12345, Directional: true, GPUMemoryOverRDMA: true, KVTransfer: true,
 	Source: SourceServing, ImageFamily: "nixl",
 	Install: "use an image with NIXL and nixlbench built with its ETCD runtime (your serving image, or NIXL's own nixlbench container)",
 	gpu: func(a Settings) bool {

@@ -82,6 +82,14 @@ type Spec struct {
 	// Install says how to get the binary when it is missing.
 	Install string
 
+	// Collective tools run one job whose ranks are every endpoint of a
+	// test's from and to (nccl-tests): no pattern pairs them, and a test
+	// on one host needs no RDMA device (NVLink, PCIe, shared memory).
+	Collective bool
+	// KVTransfer tools move a request's KV cache as disaggregated serving
+	// does (nixlbench): their results feed the KV-transfer budget and the
+	// backend comparison.
+	KVTransfer bool
 	// GPUMemoryOverRDMA: when a test of the tool needs a GPU, the tool
 	// itself moves GPU memory over RDMA (GPUDirect: perftest --use_cuda,
 	// nixlbench's VRAM segments); NCCL decides that on its own.
@@ -91,6 +99,21 @@ type Spec struct {
 	latency func(a Settings) bool
 	// gpu says whether a test needs a GPU; nil: never.
 	gpu func(a Settings) bool
+}
+
+// IsCollective says whether a family's tools are collectives (Collective).
+func IsCollective(f Family) bool { return familyHas(f, func(s *Spec) bool { return s.Collective }) }
+
+// IsKVTransfer says whether a family's tools move KV cache (KVTransfer).
+func IsKVTransfer(f Family) bool { return familyHas(f, func(s *Spec) bool { return s.KVTransfer }) }
+
+func familyHas(f Family, has func(*Spec) bool) bool {
+	for i := range table {
+		if table[i].Family == f && has(&table[i]) {
+			return true
+		}
+	}
+	return false
 }
 
 // RDMAOnly says whether the tool runs only over RDMA (perftest, rping): a

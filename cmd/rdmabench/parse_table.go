@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rdmabench/rdmabench/tool"
+
 	"github.com/rdmabench/rdmabench/internal/term"
 	"github.com/rdmabench/rdmabench/parsers"
 	"github.com/rdmabench/rdmabench/units"
@@ -88,7 +90,7 @@ func allCollective(files []parsedFile) bool {
 	n := 0
 	for _, f := range files {
 		for _, m := range f.ms {
-			if fam, _ := parsers.FamilyOf(m.Tool); fam != parsers.FamilyNCCL {
+			if fam, _ := parsers.FamilyOf(m.Tool); !tool.IsCollective(fam) {
 				return false
 			}
 			n++

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rdmabench/rdmabench/parsers"
 	"github.com/rdmabench/rdmabench/runner/backend"
 	"github.com/rdmabench/rdmabench/runner/tools"
 	"github.com/rdmabench/rdmabench/scenarios"
@@ -154,7 +153,7 @@ func (c *compiler) test(i int) error {
 		return nil
 	}
 	var sc sched
-	if spec.Family == parsers.FamilyNCCL {
+	if spec.Collective {
 		sc = listed(collective(p))
 	} else if sc, err = schedule(t.Pattern, p); err != nil {
 		return posErr(c.s.File, t.Pos, "tests[%d] (%s): %v", i, t.Name, err)
@@ -221,7 +220,7 @@ func (c *compiler) skipReason(t *scenarios.Test, spec tools.Spec, p pairing) str
 	if !p.samePool {
 		ranks += len(p.to)
 	}
-	if rdma && spec.Family == parsers.FamilyNCCL && t.Requires == "" && c.oneHost(p) {
+	if rdma && spec.Collective && t.Requires == "" && c.oneHost(p) {
 		rdma = false // NVLink, PCIe peer-to-peer and shared memory carry it
 	}
 	for _, idx := range [][]int{p.from, p.to} {
@@ -230,7 +229,7 @@ func (c *compiler) skipReason(t *scenarios.Test, spec tools.Spec, p pairing) str
 			if rdma && c.opts.HasRDMA != nil && !c.opts.HasRDMA(ep) {
 				return fmt.Sprintf("%s needs an RDMA device and endpoint %s has none (set requires: tcp for a TCP-capable tool, or run where an RDMA NIC or soft-RoCE is up)", t.Tool, ep.Name)
 			}
-			launcher := spec.Family == parsers.FamilyNCCL && ranks > 1 && e == idx[0] && len(p.from) > 0 && idx[0] == p.from[0]
+			launcher := spec.Collective && ranks > 1 && e == idx[0] && len(p.from) > 0 && idx[0] == p.from[0]
 			if bin := c.missingBinary(t, spec, ep, launcher); bin != "" {
 				return fmt.Sprintf("%s is not installed on endpoint %s: %s", bin, ep.Name, tools.InstallHint(bin))
 			}

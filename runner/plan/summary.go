@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rdmabench/rdmabench/parsers"
 	"github.com/rdmabench/rdmabench/runner/tools"
 	"github.com/rdmabench/rdmabench/scenarios"
 )
@@ -83,7 +82,7 @@ func (tp *testPlan) stats(backend string) TestStats {
 	tc := tp.tc
 	st := TestStats{Test: tc.t.Name, Tool: tc.t.Tool, Pattern: patternOf(tc.t), Rounds: tp.sched.n,
 		Jobs: tp.sched.jobs, Legs: tp.sched.edges * len(tc.variants), Repetitions: tc.reps}
-	if tc.spec.Family == parsers.FamilyNCCL {
+	if tc.spec.Collective {
 		st.Pattern = ""
 	}
 	var perEdge time.Duration // one direction's variants, every repetition
