@@ -10,8 +10,6 @@ import (
 	"github.com/rdmabench/rdmabench/scenarios"
 )
 
-func init() { DefaultParse = parseWithParsers }
-
 // parseWithParsers reads a side's output with the parsers package and
 // folds its measurements (one per table) into one: the first that
 // succeeded, with the samples of the others that did; else the first.
