@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/rdmabench/rdmabench/exitcode"
+	"github.com/rdmabench/rdmabench/internal/term"
 	"github.com/rdmabench/rdmabench/parsers"
 )
 
@@ -229,7 +230,7 @@ func compareResult(b, c *Result, opt CompareOptions) []CompareRow {
 	metric := b.Metric
 	be, ce := estimates(b, metric), estimates(c, metric)
 	if c.Verdict == VerdictInvalid { // measured over the wrong path: not comparable
-		return []CompareRow{wholeRow(c, StatusBroken, "invalid: "+oneLine(c.Reason, 80))}
+		return []CompareRow{wholeRow(c, StatusBroken, "invalid: "+term.OneLine(c.Reason, 80))}
 	}
 	if b.Verdict == VerdictInvalid {
 		be = nil
@@ -240,14 +241,14 @@ func compareResult(b, c *Result, opt CompareOptions) []CompareRow {
 		}
 		note := "measured now, not in the baseline"
 		if b.Verdict == VerdictError || b.Verdict == VerdictSkipped || b.Verdict == VerdictInvalid {
-			note = "measured now; the baseline had " + b.Verdict + ": " + oneLine(b.Reason, 60)
+			note = "measured now; the baseline had " + b.Verdict + ": " + term.OneLine(b.Reason, 60)
 		}
 		return []CompareRow{wholeRow(c, StatusNew, note)}
 	}
 	if len(ce) == 0 {
 		note := "no measurement now"
 		if c.Verdict == VerdictError || c.Verdict == VerdictSkipped || c.Verdict == VerdictInvalid {
-			note = c.Verdict + ": " + oneLine(c.Reason, 80)
+			note = c.Verdict + ": " + term.OneLine(c.Reason, 80)
 		}
 		return []CompareRow{wholeRow(c, StatusBroken, note)}
 	}

@@ -6,6 +6,7 @@ import (
 
 	"gonum.org/v1/gonum/stat"
 
+	"github.com/rdmabench/rdmabench/internal/term"
 	"github.com/rdmabench/rdmabench/parsers"
 	"github.com/rdmabench/rdmabench/units"
 )
@@ -76,7 +77,7 @@ func runWarnings(cur *Report) []string {
 		w = append(w, fmt.Sprintf("current run %s was interrupted after %d result(s)", cur.Run.ID, len(cur.Results)))
 	}
 	if cur.Run.Error != "" {
-		w = append(w, "current run ended with an error: "+oneLine(cur.Run.Error, 120))
+		w = append(w, "current run ended with an error: "+term.OneLine(cur.Run.Error, 120))
 	}
 	return w
 }

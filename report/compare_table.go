@@ -25,7 +25,7 @@ func WriteCompareTable(w io.Writer, c *Comparison) error {
 	for _, f := range shown {
 		cells := compareRowCells(f.Row)
 		if f.More > 0 {
-			cells[9] = oneLine(strings.TrimSpace(fmt.Sprintf("%s (+%d more sizes)", cells[9], f.More)), 48)
+			cells[9] = term.OneLine(strings.TrimSpace(fmt.Sprintf("%s (+%d more sizes)", cells[9], f.More)), 48)
 		}
 		cells[0] = term.Paint(color, cells[0])
 		t.Append(cells...)
@@ -114,7 +114,7 @@ func compareRowCells(r *CompareRow) []string {
 		p = fmt.Sprintf("%.3f", *r.PValue)
 	}
 	return []string{strings.ToUpper(r.Status), r.Test, r.Pair, r.Backend, size,
-		r.formatEstimate(r.Baseline), r.formatEstimate(r.Current), change, p, oneLine(r.Note, 48)}
+		r.formatEstimate(r.Baseline), r.formatEstimate(r.Current), change, p, term.OneLine(r.Note, 48)}
 }
 
 // formatEstimate renders "392.10 Gb/s ±1.2% (n=3)".

@@ -11,6 +11,8 @@ import (
 
 	"github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
+
+	"github.com/rdmabench/rdmabench/internal/term"
 )
 
 //go:embed history.tmpl
@@ -154,7 +156,7 @@ func trendChart(h *History, s *Series) chartSpec {
 	}
 	for _, ch := range h.Changes {
 		if ch.Scenario == s.Scenario {
-			lines = append(lines, opts.MarkLineNameXAxisItem{Name: oneLine(strings.Join(ch.What, "; "), 60), XAxis: ch.Time.UnixMilli()})
+			lines = append(lines, opts.MarkLineNameXAxisItem{Name: term.OneLine(strings.Join(ch.What, "; "), 60), XAxis: ch.Time.UnixMilli()})
 		}
 	}
 	if st := s.Step; st != nil {

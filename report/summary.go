@@ -3,7 +3,6 @@ package report
 import (
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/rdmabench/rdmabench/internal/term"
 )
@@ -96,7 +95,7 @@ func appendFolded(rows [][]string, order []string, folded map[string]*foldedPass
 func resultRow(r *Result) []string {
 	return []string{
 		verdictMark(r), r.Test, r.Tool, r.Backend, r.Label(),
-		r.Headline(), FormatEfficiency(r.Efficiency), r.TransportLabel(), oneLine(r.Reason, 48),
+		r.Headline(), FormatEfficiency(r.Efficiency), r.TransportLabel(), term.OneLine(r.Reason, 48),
 	}
 }
 
@@ -127,17 +126,6 @@ func (f *foldedPasses) row(test string) []string {
 		eff = fmt.Sprintf("%.1f–%.1f%%", *f.min, *f.max)
 	}
 	return []string{"PASS", test, f.tool, "", fmt.Sprintf("… %d more pairs", f.n), "", eff, "", "all pass"}
-}
-
-// oneLine keeps the first line of s, cut to n runes.
-func oneLine(s string, n int) string {
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i]
-	}
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
 }
 
 // CountVerdicts counts results by verdict.

@@ -77,11 +77,11 @@ func PreflightRows(eps []PreflightEndpoint, all bool) [][]string {
 		}
 		for _, ep := range eps {
 			if ep.Error != "" && st == PreflightFail {
-				rows = append(rows, []string{"ERROR", ep.Endpoint, "-", oneLine(ep.Error, 90), "check the endpoint is reachable"})
+				rows = append(rows, []string{"ERROR", ep.Endpoint, "-", term.OneLine(ep.Error, 90), "check the endpoint is reachable"})
 			}
 			for _, c := range ep.Checks {
 				if c.Status == st {
-					rows = append(rows, []string{strings.ToUpper(c.Status), ep.Endpoint, c.ID, oneLine(c.Evidence, width), oneLine(c.Fix, width*3/4)})
+					rows = append(rows, []string{strings.ToUpper(c.Status), ep.Endpoint, c.ID, term.OneLine(c.Evidence, width), term.OneLine(c.Fix, width*3/4)})
 				}
 			}
 		}
