@@ -1,28 +1,11 @@
 package report
 
 import (
-	"bytes"
-	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
 )
-
-// bigMatrixReport is a 64-endpoint all-to-all: 4,032 ordered pairs, each
-// with a 12-size sweep (4KiB … 8MiB), one slow link.
-func bigMatrixReport() *Report { return matrixReport(64, sweep(4<<10, 8<<20)) }
-
-// matrixReport is an n-endpoint all-to-all, n×(n−1) ordered pairs over the
-// given sizes, with the link ep-17 → ep-42 at half speed.
-func matrixReport(n int, sizes []int64) *Report {
-	b := newBuilder(uint64(n))
-	r := &Report{SchemaVersion: SchemaVersion, Run: baseMeta(fmt.Sprintf("run-a2a-%d", n))}
-	r.Endpoints = endpoints("ep", n)
-	r.Results = b.matrix(fmt.Sprintf("fabric-a2a-%d", n), n, 17, 42, 0.5, sizes)
-	finish(r, b)
-	return r
-}
 
 // BenchmarkHTML64Render is the Go side: report → HTML bytes.
 func BenchmarkHTML64Render(b *testing.B) { benchHTMLRender(b, bigMatrixReport(), 4032) }
@@ -38,21 +21,6 @@ func BenchmarkHTML64Chromium(b *testing.B) { benchHTMLChromium(b, bigMatrixRepor
 
 // BenchmarkHTML256Chromium is the same for the 256-endpoint matrix.
 func BenchmarkHTML256Chromium(b *testing.B) { benchHTMLChromium(b, matrix256(b), "a2a256.png") }
-
-// BenchmarkReportJSON64 is Save + Load of the same report.json.
-func BenchmarkReportJSON64(b *testing.B) { benchReportJSON(b, bigMatrixReport(), true) }
-
-// BenchmarkReportJSON256 is Save + Load of the 256-endpoint report.json.
-func BenchmarkReportJSON256(b *testing.B) { benchReportJSON(b, matrix256(b), true) }
-
-func matrix256(b *testing.B) *Report {
-	b.Helper()
-	r := matrixReport(256, sweep(64<<10, 8<<20))
-	if len(r.Results) != 65280 {
-		b.Fatalf("%d results", len(r.Results))
-	}
-	return r
-}
 
 func benchHTMLRender(b *testing.B, r *Report, results int) {
 	if len(r.Results) != results {
@@ -93,39 +61,3 @@ func benchHTMLChromium(b *testing.B, r *Report, screenshot string) {
 		_ = os.WriteFile(filepath.Join(dir, screenshot), br.screenshot(b, true), 0o644)
 	}
 }
-
-// benchReportJSON is Save, and Load after it when load is set.
-func benchReportJSON(b *testing.B, r *Report, load bool) {
-	path := filepath.Join(b.TempDir(), "report.json")
-	b.ReportAllocs()
-	b.ResetTimer()
-	for range b.N {
-		if err := Save(path, r); err != nil {
-			b.Fatal(err)
-		}
-		if !load {
-			continue
-		}
-		if _, err := Load(path); err != nil {
-			b.Fatal(err)
-		}
-	}
-	st, _ := os.Stat(path)
-	b.ReportMetric(float64(st.Size())/1e6, "MB-json")
-}
-
-// The terminal summary of 4,032 results stays short.
-func TestSummaryTableFoldsLargeMatrix(t *testing.T) {
-	var buf bytes.Buffer
-	if err := WriteSummaryTable(&buf, bigMatrixReport()); err != nil {
-		t.Fatal(err)
-	}
-	lines := bytes.Count(buf.Bytes(), []byte("\n"))
-	if lines > 20 || !bytes.Contains(buf.Bytes(), []byte("ep-17 → ep-42")) || !bytes.Contains(buf.Bytes(), []byte("… 4024 more pairs")) {
-		t.Fatalf("%d lines:\n%s", lines, buf.String())
-	}
-}
-
-// BenchmarkReportSave256 is Save alone: results are encoded one at a time,
-// so what it allocates is the file's size in small pieces, never the file.
-func BenchmarkReportSave256(b *testing.B) { benchReportJSON(b, matrix256(b), false) }

@@ -3,6 +3,8 @@ package report
 import (
 	"fmt"
 	"sort"
+	"strconv"
+	"strings"
 
 	"github.com/rdmabench/rdmabench/parsers"
 	"github.com/rdmabench/rdmabench/units"
@@ -177,4 +179,39 @@ func (r *Result) TransportLabel() string {
 		return "none (1 rank)"
 	}
 	return "unknown"
+}
+
+// FormatSizeShort renders sizes for axes: 4K, 1M, 2G (binary), 1536B.
+func FormatSizeShort(b int64) string {
+	for _, u := range []struct {
+		n    int64
+		name string
+	}{{1 << 30, "G"}, {1 << 20, "M"}, {1 << 10, "K"}} {
+		if b >= u.n && b%u.n == 0 {
+			return fmt.Sprintf("%d%s", b/u.n, u.name)
+		}
+	}
+	return fmt.Sprintf("%dB", b)
+}
+
+// naturalLess sorts "ep-2" before "ep-10".
+func naturalLess(a, b string) bool {
+	ia, ib := trailingNumber(a), trailingNumber(b)
+	pa, pb := strings.TrimRight(a, "0123456789"), strings.TrimRight(b, "0123456789")
+	if pa == pb && ia >= 0 && ib >= 0 {
+		return ia < ib
+	}
+	return a < b
+}
+
+func trailingNumber(s string) int {
+	i := len(s)
+	for i > 0 && s[i-1] >= '0' && s[i-1] <= '9' {
+		i--
+	}
+	if i == len(s) {
+		return -1
+	}
+	n, _ := strconv.Atoi(s[i:])
+	return n
 }

@@ -342,17 +342,6 @@ func RunVerdict(r *Report) string {
 	return VerdictPass
 }
 
-// lineRateBps is the result's line rate, else the run's (0: unknown).
-func lineRateBps(res *Result, r *Report) float64 {
-	if res.LineRate != nil {
-		return res.LineRate.Bps
-	}
-	if r.Run.LineRate != nil {
-		return r.Run.LineRate.Bps
-	}
-	return 0
-}
-
 // expectationLevel reads the level an expectation sets for the metric,
 // from the runner's words: ">= 90% of line rate", ">= 100.00 Gb/s",
 // "average latency <= 5us".

@@ -59,7 +59,7 @@ func IndexOf(r *Report) *RunIndex {
 		if len(est) == 0 || res.Verdict == VerdictInvalid {
 			continue // nothing measured, or over the wrong path: the run's verdicts tell why
 		}
-		lr := lineRateBps(res, r)
+		lr := res.LineRateBps(&r.Run)
 		exp, _ := expectationLevel(res.Expectation, metric, lr)
 		ir := IndexedResult{Test: res.Test, Tool: res.Tool, Family: res.Family, Pair: res.Pair(), Backend: res.Backend, Op: res.Op,
 			Variant: res.Variant, Metric: metric, LineRateBps: lr, Expect: exp,

@@ -298,3 +298,10 @@ func loadInOrder(files []ReportFile, fold func(i int, idx *RunIndex, err error))
 		}
 	}
 }
+
+func absOr(p string) string {
+	if a, err := filepath.Abs(p); err == nil {
+		return a
+	}
+	return p
+}

@@ -118,19 +118,6 @@ func sizeAxis(rs []*Result) ([]int64, []string) {
 	return sizes, labels
 }
 
-// FormatSizeShort renders sizes for axes: 4K, 1M, 2G (binary), 1536B.
-func FormatSizeShort(b int64) string {
-	for _, u := range []struct {
-		n    int64
-		name string
-	}{{1 << 30, "G"}, {1 << 20, "M"}, {1 << 10, "K"}} {
-		if b >= u.n && b%u.n == 0 {
-			return fmt.Sprintf("%d%s", b/u.n, u.name)
-		}
-	}
-	return fmt.Sprintf("%dB", b)
-}
-
 // lineValues aligns a result's metric to the size axis ("-" = no point).
 func lineValues(r *Result, sizes []int64, pick func(s *sampleRef) (float64, bool), div float64) []opts.LineData {
 	at := map[int64]int{}
@@ -173,40 +160,6 @@ func lineRateMark(bps, div float64, unit string) []opts.MarkLineNameYAxisItem {
 func lineRateAxisMax(y float64) types.FuncStr {
 	v := strconv.FormatFloat(y, 'f', -1, 64)
 	return jsFunc("function (e) { return e.max < " + v + " ? " + v + " : null; }")
-}
-
-var expectationPct = regexp.MustCompile(`(\d+(?:\.\d+)?)\s*%`)
-
-// expectedPct reads the percent of an expectation such as ">= 90% of line rate".
-func expectedPct(exp string) (float64, bool) {
-	m := expectationPct.FindStringSubmatch(exp)
-	if m == nil || !strings.Contains(exp, "line rate") {
-		return 0, false
-	}
-	v, err := strconv.ParseFloat(m[1], 64)
-	return v, err == nil
-}
-
-// naturalLess sorts "ep-2" before "ep-10".
-func naturalLess(a, b string) bool {
-	ia, ib := trailingNumber(a), trailingNumber(b)
-	pa, pb := strings.TrimRight(a, "0123456789"), strings.TrimRight(b, "0123456789")
-	if pa == pb && ia >= 0 && ib >= 0 {
-		return ia < ib
-	}
-	return a < b
-}
-
-func trailingNumber(s string) int {
-	i := len(s)
-	for i > 0 && s[i-1] >= '0' && s[i-1] <= '9' {
-		i--
-	}
-	if i == len(s) {
-		return -1
-	}
-	n, _ := strconv.Atoi(s[i:])
-	return n
 }
 
 // unprogressive turns off ECharts' progressive rendering on every series of

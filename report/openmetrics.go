@@ -92,7 +92,7 @@ func WriteOpenMetrics(w io.Writer, r *Report) error {
 		if res.BestBps > 0 {
 			add("rdmabench_best_bandwidth_bits_per_second", res.BestBps, id...)
 		}
-		if lr := lineRateBps(res, r); lr > 0 {
+		if lr := res.LineRateBps(&r.Run); lr > 0 {
 			add("rdmabench_line_rate_bits_per_second", lr, id...)
 		}
 		if res.Efficiency != nil {

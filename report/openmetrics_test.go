@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -189,3 +190,5 @@ func TestOpenMetricsRetestIsItsOwnSeries(t *testing.T) {
 	}
 	findMetric(t, fams, "rdmabench_best_bandwidth_bits_per_second", map[string]string{"test": "fabric-a2a", "retest": "1"})
 }
+
+func itoa(v int64) string { return strconv.FormatInt(v, 10) }

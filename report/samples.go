@@ -2,7 +2,6 @@ package report
 
 import (
 	"fmt"
-	"strings"
 )
 
 // SampleCoverage is what a sampled all-to-all (tests[].sample) covered of
@@ -46,27 +45,4 @@ func (c SampleCoverage) Line() string {
 	return fmt.Sprintf("%s: a sample of %d partners per endpoint (seed %d: %d of the matrix's %d rounds, from round %d): %d of %d ordered pairs measured, %.1f%% of the matrix; %d runs with consecutive seeds cover it",
 		c.Test, c.Partners, c.Seed, c.Rounds, c.MatrixRounds, c.FirstRound,
 		c.MeasuredPairs, c.MatrixPairs, c.CoveredPct, c.RunsToCover)
-}
-
-// samplesTable is the HTML table of the sampled matrices.
-func samplesTable(cs []SampleCoverage) htmlTable {
-	t := htmlTable{Caption: "Sampled matrices: the share of each matrix this run measured",
-		Head: []string{"test", "partners per endpoint", "seed", "rounds", "pairs measured", "of the matrix", "runs to cover"}}
-	for _, c := range cs {
-		t.Rows = append(t.Rows, []string{c.Test, fmt.Sprint(c.Partners), fmt.Sprint(c.Seed),
-			fmt.Sprintf("%d of %d, from %d", c.Rounds, c.MatrixRounds, c.FirstRound),
-			fmt.Sprintf("%d of %d", c.MeasuredPairs, c.MatrixPairs), fmt.Sprintf("%.1f%%", c.CoveredPct), fmt.Sprint(c.RunsToCover)})
-	}
-	return t
-}
-
-// writeSamples is the terminal's lines about sampled matrices.
-func writeSamples(b *strings.Builder, cs []SampleCoverage) {
-	if len(cs) == 0 {
-		return
-	}
-	b.WriteString("\nSampled matrices:\n")
-	for _, c := range cs {
-		fmt.Fprintf(b, "  %s\n", c.Line())
-	}
 }

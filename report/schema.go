@@ -248,3 +248,23 @@ type Summary struct {
 	Skipped int `json:"skipped"`
 	Invalid int `json:"invalid,omitempty"`
 }
+
+// CountVerdicts counts results by verdict.
+func CountVerdicts(rs []Result) Summary {
+	s := Summary{Total: len(rs)}
+	for _, r := range rs {
+		switch r.Verdict {
+		case VerdictPass:
+			s.Pass++
+		case VerdictFail:
+			s.Fail++
+		case VerdictError:
+			s.Error++
+		case VerdictSkipped:
+			s.Skipped++
+		case VerdictInvalid:
+			s.Invalid++
+		}
+	}
+	return s
+}

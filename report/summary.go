@@ -127,23 +127,3 @@ func (f *foldedPasses) row(test string) []string {
 	}
 	return []string{"PASS", test, f.tool, "", fmt.Sprintf("… %d more pairs", f.n), "", eff, "", "all pass"}
 }
-
-// CountVerdicts counts results by verdict.
-func CountVerdicts(rs []Result) Summary {
-	s := Summary{Total: len(rs)}
-	for _, r := range rs {
-		switch r.Verdict {
-		case VerdictPass:
-			s.Pass++
-		case VerdictFail:
-			s.Fail++
-		case VerdictError:
-			s.Error++
-		case VerdictSkipped:
-			s.Skipped++
-		case VerdictInvalid:
-			s.Invalid++
-		}
-	}
-	return s
-}

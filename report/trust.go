@@ -82,3 +82,19 @@ type PathCounters struct {
 	// Error says why the counters could not be read.
 	Error string `json:"error,omitempty"`
 }
+
+// PreflightFailed says whether any check failed (or an endpoint's facts
+// could not be read).
+func PreflightFailed(eps []PreflightEndpoint) bool {
+	for _, ep := range eps {
+		if ep.Error != "" {
+			return true
+		}
+		for _, c := range ep.Checks {
+			if c.Status == PreflightFail {
+				return true
+			}
+		}
+	}
+	return false
+}
