@@ -7,7 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/rdmabench/rdmabench/report"
+	"github.com/rdmabench/rdmabench/report/history"
+	"github.com/rdmabench/rdmabench/report/schema"
 )
 
 // exitNoBaseline is what `compare --baseline auto` exits with when no run
@@ -24,14 +25,14 @@ func autoBaseline(mode, dir, current string, stderr io.Writer) (*loaded, *loaded
 		return nil, nil, usageError{fmt.Errorf("--baseline %q: the only mode is auto (or give BASELINE.json as the first argument without --baseline)", mode)}
 	}
 	current = runReportPath(current)
-	cur, err := report.Load(current)
+	cur, err := schema.Load(current)
 	if err != nil {
 		return nil, nil, inputError{fmt.Errorf("current: %w", err)}
 	}
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		return nil, nil, inputError{fmt.Errorf("--baseline auto: %s is not a folder of runs (give the folder rdmabench run writes into, e.g. results/)", dir)}
 	}
-	choice, err := report.PickSeriesBaseline([]string{dir}, cur, current)
+	choice, err := history.PickSeriesBaseline([]string{dir}, cur, current)
 	if err != nil {
 		return nil, nil, err
 	}
