@@ -66,6 +66,6 @@ func TestMetricsTableIsOpenMetricsFamilies(t *testing.T) {
 		want = append(want, f.Name)
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("nightly-ci.md metric table:\n%s\nwant (report.OpenMetricsFamilies):\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+		t.Errorf("nightly-ci.md metric table:\n%s\nwant (export.OpenMetricsFamilies):\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }

@@ -12,13 +12,13 @@ import (
 )
 
 // exitNoBaseline is what `compare --baseline auto` exits with when no run
-// qualifies (report.NoBaselineError): the first night, or the first after
+// qualifies (history.NoBaselineError): the first night, or the first after
 // an environment change, has nothing to compare with yet.
 const exitNoBaseline = 4
 
 // autoBaseline resolves `compare --baseline auto DIR CURRENT`: the
 // baseline is built per result from the runs under DIR
-// (report.PickSeriesBaseline), and stderr says which runs served and why
+// (history.PickSeriesBaseline), and stderr says which runs served and why
 // the others did not.
 func autoBaseline(mode, dir, current string, stderr io.Writer) (*loaded, *loaded, error) {
 	if mode != "auto" {

@@ -25,7 +25,7 @@ const (
 	StatusBroken      = "broken"      // measured in the baseline, error or no figure now
 )
 
-// CompareOptions tunes Compare.
+// Options tunes Compare.
 type Options struct {
 	// ThresholdPct is the smallest change, in percent of the baseline, that
 	// counts: 5 means a drop of more than 5%.
@@ -35,7 +35,7 @@ type Options struct {
 	Alpha float64
 }
 
-// CompareRule documents the regression rule; report.json and the HTML
+// Rule documents the regression rule; report.json and the HTML
 // carry it, and `compare --explain` prints it after the table.
 const Rule = "regression = worse than the baseline by more than the threshold AND, " +
 	"when both runs have >= 2 repetitions at that size, significant by a one-sided Welch t-test " +
@@ -71,7 +71,7 @@ type RunRef struct {
 	Version string `json:"rdmabenchVersion,omitempty"`
 }
 
-// CompareRow is one result at one size in both runs.
+// Row is one result at one size in both runs.
 type Row struct {
 	Test    string         `json:"test"`
 	Pair    string         `json:"pair"`
@@ -110,7 +110,7 @@ type Estimate struct {
 	N      int     `json:"n"`
 }
 
-// Regressions counts rows that fail a CI job (CompareRow.Fails).
+// Regressions counts rows that fail a CI job (Row.Fails).
 func (c *Comparison) Regressions() int {
 	n := 0
 	for i := range c.Rows {
@@ -156,7 +156,7 @@ func (e *RegressionError) ExitCode() int { return exitcode.Shortfall }
 
 // Compare matches the results of cur with those of base by test, pair,
 // backend, operation and message size, and classifies each change (see
-// CompareRule). It also warns when the two environments differ.
+// Rule). It also warns when the two environments differ.
 func Compare(base, cur *schema.Report, opt Options) *Comparison {
 	if opt.Alpha == 0 {
 		opt.Alpha = 0.05
@@ -197,7 +197,7 @@ func Compare(base, cur *schema.Report, opt Options) *Comparison {
 	return c
 }
 
-// resultKey identifies a result across runs. Legs repeating the same key
+// ResultKey identifies a result across runs. Legs repeating the same key
 // (the same pair measured twice) are told apart by their order.
 func ResultKey(r *schema.Result) string {
 	k := strings.Join([]string{r.Test, r.Pair(), r.Backend, r.Op, r.Variant}, "\x00")
@@ -207,6 +207,9 @@ func ResultKey(r *schema.Result) string {
 	return k
 }
 
+// IndexResults maps each result to its ResultKey (the second and later
+// result with a key get "#2", "#3" … appended), and lists the keys in the
+// results' order.
 func IndexResults(rs []schema.Result) (map[string]*schema.Result, []string) {
 	m := map[string]*schema.Result{}
 	var keys []string
@@ -271,7 +274,7 @@ func compareResult(b, c *schema.Result, opt Options) []Row {
 	return rows
 }
 
-// classify applies CompareRule to one row with both estimates.
+// classify applies Rule to one row with both estimates.
 func classify(row *Row, opt Options, lowerIsBetter bool) {
 	b, c := row.Baseline, row.Current
 	if b.Mean == 0 {

@@ -12,7 +12,7 @@ import (
 	"github.com/rdmabench/rdmabench/units"
 )
 
-// environmentWarnings says what differs between the systems two runs
+// EnvironmentWarnings says what differs between the systems two runs
 // measured: a changed firmware or MTU explains a change better than the fabric.
 func EnvironmentWarnings(base, cur *schema.Report) []string {
 	var w []string
@@ -83,6 +83,7 @@ func runWarnings(cur *schema.Report) []string {
 	return w
 }
 
+// ShortHash is a scenario hash cut for a message: "sha256:" and 12 digits.
 func ShortHash(hash string) string {
 	if len(hash) > 19 {
 		return hash[:19]
@@ -90,7 +91,7 @@ func ShortHash(hash string) string {
 	return hash
 }
 
-// estimates returns the metric per size: from Stats when the runner
+// Estimates returns the metric per size: from Stats when the runner
 // computed them, else from the repetitions, else the samples (N = 1).
 func Estimates(r *schema.Result, metric parsers.Metric) map[int64]*Estimate {
 	out := map[int64]*Estimate{}

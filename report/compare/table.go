@@ -12,9 +12,9 @@ import (
 	"github.com/rdmabench/rdmabench/units"
 )
 
-// WriteCompareTable writes a comparison for a terminal or a CI log: the
+// WriteTable writes a comparison for a terminal or a CI log: the
 // environment warnings, every row that is not unchanged (regressions
-// first) and the counts; WriteCompareRule adds the rule that decided.
+// first) and the counts; WriteRule adds the rule that decided.
 func WriteTable(w io.Writer, c *Comparison) error {
 	fmt.Fprintf(w, "baseline %s → current %s, threshold %g%%\n", c.Baseline.ID, c.Current.ID, c.ThresholdPct)
 	for _, warn := range c.Warnings {
@@ -43,24 +43,24 @@ func WriteTable(w io.Writer, c *Comparison) error {
 	return err
 }
 
-// WriteCompareRule writes the rule that decided each status (compare
+// WriteRule writes the rule that decided each status (compare
 // --explain): a paragraph once read, not after every comparison.
 func WriteRule(w io.Writer, c *Comparison) error {
 	_, err := fmt.Fprintf(w, "rule: %s\n", c.Rule)
 	return err
 }
 
-// MaxCompareTableRows bounds the compare table printed to a terminal or CI
+// MaxTableRows bounds the compare table printed to a terminal or CI
 // log; -o json and the HTML hold every row.
 const MaxTableRows = 200
 
-// foldedRow is one result's rows of one status, shown by the worst of them.
+// FoldedRow is one result's rows of one status, shown by the worst of them.
 type FoldedRow struct {
 	Row  *Row
 	More int
 }
 
-// foldCompareRows keeps, per result and status, its first (worst) row and
+// FoldRows keeps, per result and status, its first (worst) row and
 // counts the others: a node that slowed down on 126 pairs × 12 sizes reads
 // as 126 lines, not 1,512. Unchanged rows are left out; at most max rows.
 func FoldRows(rows []Row, max int) []FoldedRow {
@@ -85,6 +85,7 @@ func FoldRows(rows []Row, max int) []FoldedRow {
 	return out
 }
 
+// CountChanged counts the rows that are not unchanged.
 func CountChanged(rows []Row) int {
 	n := 0
 	for _, r := range rows {
@@ -103,6 +104,8 @@ func shownRows(f []FoldedRow) int {
 	return n
 }
 
+// RowCells are a row's table cells: status, test, pair, backend, size,
+// baseline, current, change, p-value and note.
 func RowCells(r *Row) []string {
 	size, change, p := "-", "-", "-"
 	if r.Bytes > 0 {

@@ -124,7 +124,7 @@ func PickSeriesBaseline(dirs []string, cur *schema.Report, curPath string) (*Ser
 	return out, nil
 }
 
-// BaselineIDs names the runs a per-series baseline drew from, for the
+// RunIDs names the runs a per-series baseline drew from, for the
 // comparison's heading.
 func (b *SeriesBaseline) RunIDs() string {
 	ids := make([]string, 0, len(b.Served))

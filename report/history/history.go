@@ -31,7 +31,7 @@ type History struct {
 	Rule string `json:"rule"`
 }
 
-// HistoryRun is one run of a history.
+// Run is one run of a history.
 type Run struct {
 	ID           string `json:"id"`
 	Scenario     string `json:"scenario"`
@@ -48,7 +48,7 @@ type Run struct {
 	ToolVersions map[string]string `json:"toolVersions,omitempty"`
 }
 
-// HistoryChange is what changed in the environment at one run.
+// Change is what changed in the environment at one run.
 type Change struct {
 	Run      int       `json:"run"` // index into History.Runs
 	Time     time.Time `json:"time"`
@@ -84,7 +84,7 @@ type Series struct {
 	Best   float64 `json:"best"`
 	Median float64 `json:"median"`
 	// Noise is the run-to-run noise (a robust standard deviation, see
-	// HistoryRule), in the metric's unit.
+	// Rule), in the metric's unit.
 	Noise float64 `json:"noise"`
 	Step  *Step   `json:"step,omitempty"`
 }
@@ -129,7 +129,7 @@ func (s *Series) Format(v float64) string {
 	return schema.FormatBandwidth(s.Family, v)
 }
 
-// LoadHistory reads every run under dirs (see FindReports) and builds the
+// Load reads every run under dirs (see FindReports) and builds the
 // history: one series per result and size, the statistics and step of
 // each, and the environment changes. Each run is read from its
 // history.idx when that is current, else from report.json (LoadRunIndex).
@@ -151,7 +151,7 @@ func Load(dirs []string) *History {
 	return h
 }
 
-// BuildHistory is LoadHistory for reports already in memory (tests, library
+// Build is Load for reports already in memory (tests, library
 // use); paths name them and reports must be in chronological order.
 func Build(paths []string, reports []*schema.Report) *History {
 	h := &History{Rule: Rule}

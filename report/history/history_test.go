@@ -131,7 +131,7 @@ func TestLoadHistoryFromFolders(t *testing.T) {
 	if h.Runs[3].HTML != filepath.Join(dir, "runs", "nightly-03", "report.html") || h.Runs[4].HTML != "" {
 		t.Errorf("html links %q %q", h.Runs[3].HTML, h.Runs[4].HTML)
 	}
-	// The slim, parallel loader builds what BuildHistory builds in memory.
+	// The slim, parallel loader builds what Build builds in memory.
 	mem := Build(paths, reps)
 	for i, s := range h.Series {
 		m := mem.Series[i]

@@ -81,7 +81,7 @@ func IndexOf(r *schema.Report) *RunIndex {
 	return idx
 }
 
-// seriesKey is compare's result key (indexResults) within a scenario, as a
+// seriesKey is compare's result key (compare.IndexResults) within a scenario, as a
 // comparable struct: no string is built to look a result up.
 type seriesKey struct {
 	scenario, test, pair, backend, op, variant string

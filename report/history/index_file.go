@@ -34,9 +34,9 @@ import (
 // is the figures, 8 bytes each, so a year of a 64-endpoint matrix is 150 MB
 // of indexes read in a fraction of a second rather than 4 GB of JSON.
 const (
-	// HistoryIndexFile is the index's name in a run folder.
+	// IndexFile is the index's name in a run folder.
 	IndexFile = "history.idx"
-	// HistoryIndexVersion is its schema; another version is ignored (and
+	// IndexVersion is its schema; another version is ignored (and
 	// rewritten by history).
 	IndexVersion = "rdmabench.io/history-index/v3"
 )
@@ -67,7 +67,7 @@ func sourceOf(st fs.FileInfo) indexSource {
 	return indexSource{Size: st.Size(), ModTimeNs: st.ModTime().UnixNano()}
 }
 
-// WriteHistoryIndex writes history.idx beside the report.json at
+// WriteIndex writes history.idx beside the report.json at
 // reportPath, from r (the report just saved there).
 func WriteIndex(reportPath string, r *schema.Report) error {
 	st, err := os.Stat(reportPath)

@@ -8,7 +8,7 @@ import (
 	"github.com/rdmabench/rdmabench/units"
 )
 
-// The step-down rule, documented in HistoryRule and the README.
+// The step-down rule, documented in Rule and the README.
 const (
 	// StepK is how many noise bands a level must drop by to be a step.
 	StepK = 3.0
@@ -24,7 +24,7 @@ const (
 	noiseFloor = 0.001
 )
 
-// HistoryRule documents the noise band and the step-down rule; it is
+// Rule documents the noise band and the step-down rule; it is
 // printed with every history.
 const Rule = "noise = 1.4826 × median |run-to-run difference| / √2 (a robust standard deviation " +
 	"that one step barely moves; at least 0.1% of the median); a series stepped down at run i when " +
@@ -119,7 +119,7 @@ func selectKth(xs []float64, k int) float64 {
 	return xs[k]
 }
 
-// noiseOf is the robust run-to-run noise of xs (see HistoryRule).
+// noiseOf is the robust run-to-run noise of xs (see Rule).
 func noiseOf(xs []float64, med float64, scratch []float64) float64 {
 	floor := noiseFloor * math.Abs(med)
 	if len(xs) < 2 {

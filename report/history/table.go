@@ -9,13 +9,13 @@ import (
 	"github.com/rdmabench/rdmabench/report/schema"
 )
 
-// MaxHistoryTableRows bounds the series a terminal table lists (a year of
+// MaxTableRows bounds the series a terminal table lists (a year of
 // a 64-endpoint matrix has 48,384); -o json and the HTML have the rest.
 const MaxTableRows = 100
 
-// WriteHistoryTable writes a history for a terminal or a CI log: the runs
+// WriteTable writes a history for a terminal or a CI log: the runs
 // it read, the environment changes, then one row per series, stepped-down
-// ones first; WriteHistoryRule adds the rule.
+// ones first; WriteRule adds the rule.
 func WriteTable(w io.Writer, h *History, maxRows int) error {
 	if len(h.Runs) == 0 {
 		_, err := fmt.Fprintln(w, "no runs found")
@@ -44,7 +44,7 @@ func WriteTable(w io.Writer, h *History, maxRows int) error {
 	return nil
 }
 
-// WriteHistoryRule writes how series are judged (history --explain).
+// WriteRule writes how series are judged (history --explain).
 func WriteRule(w io.Writer, h *History) error {
 	_, err := fmt.Fprintf(w, "rule: %s\n", h.Rule)
 	return err
@@ -61,6 +61,7 @@ func (h *History) SteppedDown() int {
 	return n
 }
 
+// RowCells are a series' table cells, as WriteTable and the HTML list them.
 func RowCells(s *Series) []string {
 	test := s.Test
 	if s.Op != "" {

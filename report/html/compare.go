@@ -36,7 +36,7 @@ const maxCompareHTMLRows = 2000
 // maxCompareChartBars bounds the change chart to the worst results.
 const maxCompareChartBars = 40
 
-// WriteCompareHTML writes a comparison as one offline HTML file: the
+// WriteCompare writes a comparison as one offline HTML file: the
 // environment warnings, the worst change of each result as a chart, and
 // every row that is not unchanged.
 func WriteCompare(w io.Writer, c *compare.Comparison) error {

@@ -29,7 +29,7 @@ const MaxHistoryCharts = 60
 // maxHistoryHTMLRows bounds the series table of the page.
 const maxHistoryHTMLRows = 2000
 
-// HistoryHTMLOptions tunes WriteHistoryHTML.
+// HistoryOptions tunes WriteHistory.
 type HistoryOptions struct {
 	// Dir is the folder the HTML file is written to: links to each run's
 	// report are made relative to it, so the page and the runs can move
@@ -61,7 +61,7 @@ type historyChart struct {
 	Runs string // JSON array of run indexes, aligned with the points
 }
 
-// WriteHistoryHTML writes a history as one offline HTML file: a trend
+// WriteHistory writes a history as one offline HTML file: a trend
 // chart per series (the worst MaxHistoryCharts), each with its line rate,
 // expectation, noise band, step and the environment changes on the time
 // axis; clicking a point opens that run's report; a table of every series

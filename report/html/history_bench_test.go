@@ -19,7 +19,7 @@ import (
 	"github.com/rdmabench/rdmabench/report/schema"
 )
 
-// A year of nightly runs of the 64-endpoint all-to-all (bigMatrixReport:
+// A year of nightly runs of the 64-endpoint all-to-all (fixture.BigMatrix:
 // 4,032 pairs × 12 sizes, about 11 MB of report.json each): 365 real
 // report.json files. From night 250 one link (ep-5 → ep-9) runs 30% slower
 // and the NIC firmware changes the same night. Building the files takes a
@@ -103,7 +103,7 @@ func writeNight(dir string, r *schema.Report, base [][]float64, night int) error
 	if err != nil {
 		return err
 	}
-	// As report.Save writes it (indented), with the faster encoder.
+	// As schema.Save writes it (indented), with the faster encoder.
 	if err := json.MarshalWrite(f, r, jsontext.WithIndent("  ")); err != nil {
 		f.Close()
 		return err

@@ -30,7 +30,7 @@ var pageTemplate = template.Must(template.New("report").Funcs(templateFuncs).Par
 
 var comparePageTemplate = template.Must(template.New("compare").Funcs(templateFuncs).Parse(compareTemplate))
 
-// WriteHTML writes r as one self-contained HTML file: ECharts is inlined
+// Write writes r as one self-contained HTML file: ECharts is inlined
 // from the embedded asset, so the file opens offline and makes no network
 // request. A binary built without `make assets` writes the page without
 // charts (NoChartsNote where each would be).

@@ -11,7 +11,7 @@ import (
 	"github.com/rdmabench/rdmabench/units"
 )
 
-// HTMLOptions tunes WriteHTML.
+// Options tunes Write.
 type Options struct {
 	// RawBase is the path from the HTML file's folder to the run folder,
 	// prefixed to raw output links ("" when the HTML sits in the run folder).

@@ -8,7 +8,7 @@ import (
 
 var expectationPct = regexp.MustCompile(`(\d+(?:\.\d+)?)\s*%`)
 
-// expectedPct reads the percent of an expectation such as ">= 90% of line rate".
+// ExpectedPct reads the percent of an expectation such as ">= 90% of line rate".
 func ExpectedPct(exp string) (float64, bool) {
 	m := expectationPct.FindStringSubmatch(exp)
 	if m == nil || !strings.Contains(exp, "line rate") {

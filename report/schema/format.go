@@ -60,7 +60,7 @@ func (r *Result) RankLabel() string {
 	return fmt.Sprintf("%d ranks", n)
 }
 
-// verdictRank orders verdicts worst first: a shortfall of the fabric, then a
+// VerdictRank orders verdicts worst first: a shortfall of the fabric, then a
 // harness failure, then passes, then what did not run.
 func VerdictRank(v string) int {
 	switch v {
@@ -78,7 +78,7 @@ func VerdictRank(v string) int {
 	return 4
 }
 
-// efficiencyKey sorts missing efficiencies after known ones.
+// EfficiencyKey sorts missing efficiencies after known ones.
 func EfficiencyKey(r *Result) float64 {
 	if r.Efficiency == nil {
 		return 1e18
@@ -194,7 +194,7 @@ func FormatSizeShort(b int64) string {
 	return fmt.Sprintf("%dB", b)
 }
 
-// naturalLess sorts "ep-2" before "ep-10".
+// NaturalLess sorts "ep-2" before "ep-10".
 func NaturalLess(a, b string) bool {
 	ia, ib := trailingNumber(a), trailingNumber(b)
 	pa, pb := strings.TrimRight(a, "0123456789"), strings.TrimRight(b, "0123456789")

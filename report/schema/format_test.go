@@ -22,7 +22,7 @@ func TestTransportLabel(t *testing.T) {
 		{"nothing ran", Result{Tool: "ib_write_bw", Requires: "rdma", Verdict: VerdictSkipped}, ""},
 		{"fallback class without evidence", Result{Tool: "nixlbench", ErrorClass: "tcp_fallback"}, "TCP fallback"},
 		// Reports written before Requires existed (v1): the scenario default is
-		// inferred when they are loaded (upgrade).
+		// inferred when they are loaded (Upgrade).
 		{"old report, UCX_TLS=tcp", Result{Tool: "ucx_perftest", Backend: "tcp", Transport: tcp, Samples: one}, "TCP"},
 		{"old report, UCX_TLS=tcp,sm,self", Result{Tool: "ucx_perftest", Backend: "tcp,sm,self", Transport: tcp, Samples: one}, "TCP"},
 		{"old report, iperf3", Result{Tool: "iperf3", Transport: tcp, Samples: one}, "TCP"},

@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// JSONSchemaID names the JSON Schema of report.json; it follows SchemaVersion.
+// JSONSchemaID names the JSON Schema of report.json; it follows Version.
 const JSONSchemaID = "https://rdmabench.io/schemas/report/v2.json"
 
 // enums lists the closed sets of values a field may take, by "Type.field":

@@ -7,12 +7,13 @@ import (
 	"github.com/rdmabench/rdmabench/parsers"
 )
 
-// SchemaVersionV1 is report.json before results carried their family and
-// metric. Such files still load: upgrade fills both in the way v1 readers
+// VersionV1 is report.json before results carried their family and
+// metric. Such files still load: Upgrade fills both in the way v1 readers
 // guessed them, once, so that no renderer guesses.
 const VersionV1 = "rdmabench.io/report/v1"
 
-// checkVersion accepts the current schema and the ones upgrade knows.
+// CheckVersion accepts the current schema and the ones Upgrade knows; the
+// error names the file at path.
 func CheckVersion(path, version string) error {
 	if version == Version || version == VersionV1 {
 		return nil
@@ -20,7 +21,7 @@ func CheckVersion(path, version string) error {
 	return fmt.Errorf("%s: schemaVersion %q, this rdmabench reads %q (and %q)", path, version, Version, VersionV1)
 }
 
-// upgrade brings a loaded report to the current schema in memory.
+// Upgrade brings a loaded report to the current schema in memory.
 func Upgrade(r *Report) {
 	if r.SchemaVersion != VersionV1 {
 		return
@@ -31,7 +32,7 @@ func Upgrade(r *Report) {
 	r.SchemaVersion = Version
 }
 
-// upgradeResult fills a v1 result's family (from the tool's name) and
+// UpgradeResult fills a v1 result's family (from the tool's name) and
 // metric (its stats' metric; else bus bandwidth where measured, else
 // bandwidth, else latency, as v1's compare chose; else what the tool
 // measures at all).

@@ -1,6 +1,11 @@
-// Package report holds the versioned result schema (report.json, the single
-// source of truth of a run) and renders it: HTML, terminal tables, JUnit, and
-// the comparison of two runs.
+// Package schema is report.json, the single source of truth of a run: its
+// versioned types, Load and Save, the upgrade of older versions, its JSON
+// Schema, and the pure analysis it carries (waterfalls, low pairs, the KV
+// budget, sample coverage) with how a result's figures read. It renders
+// nothing and imports no renderer: the judge, the path proof, preflight and
+// NIC discovery read and fill results through it, and report's other
+// packages render them (html, text, export) or set runs side by side
+// (compare, history).
 package schema
 
 import (
@@ -9,9 +14,9 @@ import (
 	"github.com/rdmabench/rdmabench/parsers"
 )
 
-// SchemaVersion of report.json and of each results.jsonl line. Bump it on
-// any change a reader must know about, and teach upgrade (legacy.go) the
-// old one.
+// Version of report.json and of each results.jsonl line (their
+// schemaVersion). Bump it on any change a reader must know about, and teach
+// Upgrade (legacy.go) the old one.
 //
 // v2: every result carries its tool's family and its headline metric.
 const Version = "rdmabench.io/report/v2"

@@ -10,6 +10,10 @@ import (
 	"github.com/rdmabench/rdmabench/units"
 )
 
+// The derived views in words: the rows the terminal aligns here and the
+// HTML puts in its tables beside the charts.
+
+// Rates lists bandwidths ("-" for none): a low pair's retests.
 func Rates(bps []float64) string {
 	var s []string
 	for _, b := range bps {
@@ -21,6 +25,7 @@ func Rates(bps []float64) string {
 	return strings.Join(s, ", ")
 }
 
+// Percent is p as "92.3%", "-" when unknown.
 func Percent(p *float64) string {
 	if p == nil {
 		return "-"
@@ -28,6 +33,8 @@ func Percent(p *float64) string {
 	return fmt.Sprintf("%.1f%%", *p)
 }
 
+// WaterfallRows are a waterfall's rows: layer, test, best, percent of the
+// line rate, percent of the layer below.
 func WaterfallRows(w schema.Waterfall) [][]string {
 	var rows [][]string
 	for _, l := range w.Layers {
@@ -40,6 +47,8 @@ func WaterfallRows(w schema.Waterfall) [][]string {
 	return rows
 }
 
+// KVIntro says in a sentence what a KV budget costs: the model's shape (s
+// may be nil), the KV per token, each decode rank's share and the block.
 func KVIntro(s *schema.ServingSetup, b *schema.KVBudget) string {
 	shape := ""
 	if s != nil {
@@ -65,7 +74,7 @@ func shareText(f float64) string {
 	return fmt.Sprintf("1/%d", int(math.Round(1/f)))
 }
 
-// kvRows are the budget's rows: source, bandwidth, then per context length
+// KVRows are the budget's rows: source, bandwidth, then per context length
 // "ms (request bytes / rank bytes)".
 func KVRows(b *schema.KVBudget) [][]string {
 	var rows [][]string

@@ -100,13 +100,15 @@ func resultRow(r *schema.Result) []string {
 	}
 }
 
-// foldedPasses accumulates the passing results left out of the table.
+// FoldedPasses accumulates the passing results of one test left out of
+// the table (the terminal's here, the HTML's verdict table alike).
 type FoldedPasses struct {
-	Tool     string
+	Tool     string // the test's tool
 	n        int
 	min, max *float64
 }
 
+// Add counts a passing result, and its efficiency in the range.
 func (f *FoldedPasses) Add(r *schema.Result) {
 	f.n++
 	if r.Efficiency == nil {
@@ -121,6 +123,8 @@ func (f *FoldedPasses) Add(r *schema.Result) {
 	}
 }
 
+// Row is the one row that stands for them: "… N more pairs", the range of
+// their efficiency, "all pass".
 func (f *FoldedPasses) Row(test string) []string {
 	eff := "-"
 	if f.min != nil {

@@ -1,7 +1,7 @@
 // Package judge turns what a leg measured into its verdict: statistics per
 // message size, the best figure, efficiency against the line rate and the
 // test's expectations. It is pure: repetitions, test and line rate in; the
-// filled-in report.Result out. The executor (package runner) calls it.
+// filled-in schema.Result out. The executor (package runner) calls it.
 package judge
 
 import (

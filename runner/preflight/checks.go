@@ -130,7 +130,7 @@ func ncclNetPlugin(f Facts) schema.PreflightCheck {
 }
 
 // probeCheck judges one probe's output; a failure dooms the tests that
-// need the probe (report.DoomsTool, by id).
+// need the probe (schema.DoomsTool, by id).
 func probeCheck(p tools.Probe, outs map[string]string) schema.PreflightCheck {
 	out, ran := outs[p.ID]
 	if !ran {

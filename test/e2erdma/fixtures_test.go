@@ -87,7 +87,7 @@ func bwBelow(limit float64) func(t *testing.T, m parsers.Measurement) {
 }
 
 // TestRecordedRun checks the recorded `rdmabench run scenarios/softroce.yaml`
-// (testdata/softroce/run): it loads with the report package and holds the
+// (testdata/softroce/run): it loads with report/schema and holds the
 // line rate read from rxe0, five passing tests and RDMA evidence.
 func TestRecordedRun(t *testing.T) {
 	rep, err := schema.Load(filepath.Join(repoRoot, "testdata", "softroce", "run", "report.json"))
