@@ -59,74 +59,102 @@ type rejection struct {
 	latest string // the most recent example, with its detail
 }
 
-// PickBaseline chooses the baseline of cur (read from curPath) among the
-// runs under dirs, by BaselineRule. Runs are judged from the head of their
-// report.json first (scenario, hash, fingerprint, start), and only the
-// survivors, latest first, are read for their verdicts (from history.idx when
-// current, else report.json, LoadRunIndex).
-func PickBaseline(dirs []string, cur *schema.Report, curPath string) (*BaselineChoice, error) {
+// baselineScan walks the runs under some folders, latest first, for a
+// baseline, and counts the runs it passes over by reason.
+type baselineScan struct {
+	rejected map[string]*rejection
+	order    []string // the reasons, in the order first met
+	problems []error  // what FindReports could not read
+}
+
+// run hands take, latest first and while more says so, every run under
+// dirs that both rules (BaselineRule, SeriesBaselineRule) allow before its
+// results are read: not cur (read from curPath) itself, the same scenario
+// and scenario file, started before cur, a fingerprint and tool versions
+// that agree with cur's on every key both know. Runs are judged from the
+// head of their report.json (or history.idx); take reads the survivors and
+// rejects those it turns down.
+func (s *baselineScan) run(dirs []string, cur *schema.Report, curPath string, more func() bool, take func(ReportFile)) {
 	files, problems := FindReports(dirs)
-	rejected := map[string]*rejection{}
-	var order []string
-	reject := func(reason, example string) {
-		r := rejected[reason]
-		if r == nil {
-			r = &rejection{}
-			rejected[reason] = r
-			order = append(order, reason)
-		}
-		r.n++
-		if r.latest == "" {
-			r.latest = example
-		}
-	}
+	s.rejected, s.problems = map[string]*rejection{}, problems
 	curAbs := absOr(curPath)
-	for i := len(files) - 1; i >= 0; i-- { // latest first
-		f := files[i]
-		m := f.Run
+	for i := len(files) - 1; i >= 0 && more(); i-- { // latest first
+		f, m := files[i], files[i].Run
 		switch {
 		case absOr(f.Path) == curAbs || m.ID == cur.Run.ID && m.Start.Equal(cur.Run.Start):
 			continue // the current run itself
 		case m.Scenario != cur.Run.Scenario:
-			reject("another scenario", fmt.Sprintf("%s: %s", m.ID, m.Scenario))
+			s.reject("another scenario", fmt.Sprintf("%s: %s", m.ID, m.Scenario))
 		case m.ScenarioHash != cur.Run.ScenarioHash:
-			reject("another version of the scenario file (scenario hash differs)", fmt.Sprintf("%s: %s", m.ID, compare.ShortHash(m.ScenarioHash)))
+			s.reject("another version of the scenario file (scenario hash differs)", fmt.Sprintf("%s: %s", m.ID, compare.ShortHash(m.ScenarioHash)))
 		case !m.Start.Before(cur.Run.Start):
-			reject("started after the current run", m.ID)
+			s.reject("started after the current run", m.ID)
 		default:
 			if diff := fingerprintDiff(m, cur.Run); diff != "" {
-				reject("fingerprint differs", fmt.Sprintf("%s: %s", m.ID, diff))
+				s.reject("fingerprint differs", fmt.Sprintf("%s: %s", m.ID, diff))
 				continue
 			}
-			r, err := LoadRunIndex(f.Path)
-			if err != nil {
-				reject("unreadable", err.Error())
-				continue
-			}
-			if v := r.Verdict; v != schema.VerdictPass || r.Summary.Pass == 0 {
-				s := r.Summary
-				reject("did not pass", fmt.Sprintf("%s: %s, %d pass, %d fail, %d error", m.ID, v, s.Pass, s.Fail, s.Error))
-				continue
-			}
-			return &BaselineChoice{Path: f.Path, Run: m, Rejected: rejectionLines(order, rejected, problems),
-				Why: fmt.Sprintf("latest passing run of scenario %s (%s) with a matching fingerprint (%d key(s) and %d tool version(s) agree), started %s, %d pass",
-					m.Scenario, compare.ShortHash(m.ScenarioHash), sharedKeys(m.Fingerprint, cur.Run.Fingerprint), sharedKeys(m.ToolVersions, cur.Run.ToolVersions),
-					m.Start.UTC().Format("2006-01-02 15:04:05 UTC"), r.Summary.Pass)}, nil
+			take(f)
 		}
 	}
-	return nil, &NoBaselineError{Dirs: dirs, Scenario: cur.Run.Scenario, Rejected: rejectionLines(order, rejected, problems)}
 }
 
-func rejectionLines(order []string, rejected map[string]*rejection, problems []error) []string {
+// reject counts a run passed over for reason; example names it.
+func (s *baselineScan) reject(reason, example string) {
+	r := s.rejected[reason]
+	if r == nil {
+		r = &rejection{}
+		s.rejected[reason] = r
+		s.order = append(s.order, reason)
+	}
+	r.n++
+	if r.latest == "" {
+		r.latest = example
+	}
+}
+
+// lines says why runs were passed over, one line per reason with a count
+// and the latest example, then the folders' problems.
+func (s *baselineScan) lines() []string {
 	var out []string
-	for _, reason := range order {
-		r := rejected[reason]
+	for _, reason := range s.order {
+		r := s.rejected[reason]
 		out = append(out, fmt.Sprintf("%d run(s): %s (latest %s)", r.n, reason, r.latest))
 	}
-	for _, p := range problems {
+	for _, p := range s.problems {
 		out = append(out, p.Error())
 	}
 	return out
+}
+
+// PickBaseline chooses the baseline of cur (read from curPath) among the
+// runs under dirs, by BaselineRule: the latest run the scan hands over
+// whose verdicts (from history.idx when current, else report.json,
+// LoadRunIndex) say it passed.
+func PickBaseline(dirs []string, cur *schema.Report, curPath string) (*BaselineChoice, error) {
+	var choice *BaselineChoice
+	var scan baselineScan
+	scan.run(dirs, cur, curPath, func() bool { return choice == nil }, func(f ReportFile) {
+		m := f.Run
+		r, err := LoadRunIndex(f.Path)
+		switch {
+		case err != nil:
+			scan.reject("unreadable", err.Error())
+		case r.Verdict != schema.VerdictPass || r.Summary.Pass == 0:
+			s := r.Summary
+			scan.reject("did not pass", fmt.Sprintf("%s: %s, %d pass, %d fail, %d error", m.ID, r.Verdict, s.Pass, s.Fail, s.Error))
+		default:
+			choice = &BaselineChoice{Path: f.Path, Run: m,
+				Why: fmt.Sprintf("latest passing run of scenario %s (%s) with a matching fingerprint (%d key(s) and %d tool version(s) agree), started %s, %d pass",
+					m.Scenario, compare.ShortHash(m.ScenarioHash), sharedKeys(m.Fingerprint, cur.Run.Fingerprint), sharedKeys(m.ToolVersions, cur.Run.ToolVersions),
+					m.Start.UTC().Format("2006-01-02 15:04:05 UTC"), r.Summary.Pass)}
+		}
+	})
+	if choice == nil {
+		return nil, &NoBaselineError{Dirs: dirs, Scenario: cur.Run.Scenario, Rejected: scan.lines()}
+	}
+	choice.Rejected = scan.lines()
+	return choice, nil
 }
 
 // fingerprintDiff names the first fingerprint key or tool version both runs

@@ -35,23 +35,9 @@ type SeriesBaseline struct {
 }
 
 // PickSeriesBaseline builds the baseline of cur (read from curPath) from
-// the runs under dirs, by SeriesBaselineRule.
+// the runs under dirs, by SeriesBaselineRule: each result from the latest
+// run the scan hands over that passed it.
 func PickSeriesBaseline(dirs []string, cur *schema.Report, curPath string) (*SeriesBaseline, error) {
-	files, problems := FindReports(dirs)
-	rejected := map[string]*rejection{}
-	var order []string
-	reject := func(reason, example string) {
-		r := rejected[reason]
-		if r == nil {
-			r = &rejection{}
-			rejected[reason] = r
-			order = append(order, reason)
-		}
-		r.n++
-		if r.latest == "" {
-			r.latest = example
-		}
-	}
 	want, keys := compare.IndexResults(cur.Results)
 	chosen := map[string]*schema.Result{}
 	type served struct {
@@ -60,31 +46,15 @@ func PickSeriesBaseline(dirs []string, cur *schema.Report, curPath string) (*Ser
 		n    int
 	}
 	var servers []*served
-	curAbs := absOr(curPath)
 	read := 0
-	for i := len(files) - 1; i >= 0 && len(chosen) < len(want) && read < maxBaselineRuns; i-- { // latest first
-		f, m := files[i], files[i].Run
-		switch {
-		case absOr(f.Path) == curAbs || m.ID == cur.Run.ID && m.Start.Equal(cur.Run.Start):
-			continue // the current run itself
-		case m.Scenario != cur.Run.Scenario:
-			reject("another scenario", fmt.Sprintf("%s: %s", m.ID, m.Scenario))
-			continue
-		case m.ScenarioHash != cur.Run.ScenarioHash:
-			reject("another version of the scenario file (scenario hash differs)", fmt.Sprintf("%s: %s", m.ID, compare.ShortHash(m.ScenarioHash)))
-			continue
-		case !m.Start.Before(cur.Run.Start):
-			reject("started after the current run", m.ID)
-			continue
-		}
-		if diff := fingerprintDiff(m, cur.Run); diff != "" {
-			reject("fingerprint differs", fmt.Sprintf("%s: %s", m.ID, diff))
-			continue
-		}
+	var scan baselineScan
+	more := func() bool { return len(chosen) < len(want) && read < maxBaselineRuns }
+	scan.run(dirs, cur, curPath, more, func(f ReportFile) {
+		m := f.Run
 		r, err := schema.Load(f.Path)
 		if err != nil {
-			reject("unreadable", err.Error())
-			continue
+			scan.reject("unreadable", err.Error())
+			return
 		}
 		read++
 		s := &served{meta: m, path: f.Path}
@@ -99,12 +69,12 @@ func PickSeriesBaseline(dirs []string, cur *schema.Report, curPath string) (*Ser
 		}
 		if s.n == 0 {
 			sm := r.Summary
-			reject("passed none of the current run's results", fmt.Sprintf("%s: %s, %d pass, %d fail, %d error", m.ID, RunVerdict(r), sm.Pass, sm.Fail, sm.Error))
-			continue
+			scan.reject("passed none of the current run's results", fmt.Sprintf("%s: %s, %d pass, %d fail, %d error", m.ID, RunVerdict(r), sm.Pass, sm.Fail, sm.Error))
+			return
 		}
 		servers = append(servers, s)
-	}
-	lines := rejectionLines(order, rejected, problems)
+	})
+	lines := scan.lines()
 	if len(servers) == 0 {
 		return nil, &NoBaselineError{Dirs: dirs, Scenario: cur.Run.Scenario, Rejected: lines, Rule: SeriesBaselineRule}
 	}
