@@ -68,8 +68,8 @@ type RunMeta struct {
 	Nodes []string `json:"nodes,omitempty"`
 	// ToolVersions maps tool name to the version it reported.
 	ToolVersions map[string]string `json:"toolVersions,omitempty"`
-	// Fingerprint of the environment: nic.model, nic.firmware, nic.driver,
-	// nic.mtu, kernel, nccl.version, ucx.version, nixl.version … where known.
+	// Fingerprint of the environment where known, by the Fingerprint*
+	// keys: nic.firmware, nic.mtu, kernel, nccl.version, ucx.version.
 	Fingerprint map[string]string `json:"fingerprint,omitempty"`
 	// LineRate is the scenario's line rate as resolved for the run.
 	LineRate *LineRate `json:"lineRate,omitempty"`
@@ -209,18 +209,17 @@ type ResultEndpoint struct {
 	Address string `json:"address,omitempty"`
 }
 
-// Fingerprint keys the runner fills where it can; compare warns when any of
-// them differ between two runs, because a result then measures a different
-// system.
+// Fingerprint keys: every backend records the kernel and the firmware and
+// active MTU of an endpoint's NIC (nic.Fingerprint), preflight the UCX and
+// NCCL it finds. compare warns when any of them differ between two runs,
+// because a result then measures a different system; the automatic
+// baseline only picks runs that agree.
 const (
-	FingerprintNICModel    = "nic.model"
 	FingerprintNICFirmware = "nic.firmware"
-	FingerprintNICDriver   = "nic.driver"
 	FingerprintMTU         = "nic.mtu"
 	FingerprintKernel      = "kernel"
 	FingerprintNCCL        = "nccl.version"
 	FingerprintUCX         = "ucx.version"
-	FingerprintNIXL        = "nixl.version"
 )
 
 // Repetition is one run of a leg.
