@@ -181,7 +181,7 @@ bench-runner:
 	$(GO) test -run '^$$' -bench HarnessOverhead -benchtime 3x ./runner/
 # HTML size and Chromium render time of a 64-endpoint all-to-all report.
 bench-report: assets
-	$(GO) test -run '^$$' -bench 'HTML' -benchtime 5x ./report/
+	$(GO) test -run '^$$' -bench 'HTML' -benchtime 5x ./report/html/
 
 # Pods to Ready (8, 64): bare on the 3-node cluster, and through the kube
 # backend on 4 nodes; harness overhead per job on pods.

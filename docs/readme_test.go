@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rdmabench/rdmabench/report"
+	"github.com/rdmabench/rdmabench/report/export"
 )
 
 // readmeMaxBytes bounds the README: a front door, with the rest in docs/.
@@ -62,10 +62,10 @@ func TestMetricsTableIsOpenMetricsFamilies(t *testing.T) {
 		}
 	}
 	var want []string
-	for _, f := range report.OpenMetricsFamilies {
+	for _, f := range export.OpenMetricsFamilies {
 		want = append(want, f.Name)
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("nightly-ci.md metric table:\n%s\nwant (report.OpenMetricsFamilies):\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+		t.Errorf("nightly-ci.md metric table:\n%s\nwant (export.OpenMetricsFamilies):\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }

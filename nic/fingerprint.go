@@ -3,7 +3,7 @@ package nic
 import (
 	"strconv"
 
-	"github.com/rdmabench/rdmabench/report"
+	"github.com/rdmabench/rdmabench/report/schema"
 )
 
 // Fingerprint is the environment record every backend writes for an
@@ -13,15 +13,15 @@ import (
 func Fingerprint(kernel string, inv *Inventory, device string) map[string]string {
 	fp := map[string]string{}
 	if kernel != "" {
-		fp[report.FingerprintKernel] = kernel
+		fp[schema.FingerprintKernel] = kernel
 	}
 	if inv != nil {
 		if d, p, err := inv.Pick(device); err == nil {
 			if d.FWVer != "" {
-				fp[report.FingerprintNICFirmware] = d.FWVer
+				fp[schema.FingerprintNICFirmware] = d.FWVer
 			}
 			if p.ActiveMTU > 0 {
-				fp[report.FingerprintMTU] = strconv.Itoa(p.ActiveMTU)
+				fp[schema.FingerprintMTU] = strconv.Itoa(p.ActiveMTU)
 			}
 		}
 	}

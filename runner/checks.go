@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/rdmabench/rdmabench/nic"
-	"github.com/rdmabench/rdmabench/report"
+	"github.com/rdmabench/rdmabench/report/schema"
 	"github.com/rdmabench/rdmabench/runner/backend"
 	"github.com/rdmabench/rdmabench/runner/plan"
 	"github.com/rdmabench/rdmabench/runner/preflight"
@@ -37,7 +37,7 @@ type PreflightOptions struct {
 // facts script and NIC discovery) and evaluates the checks its tests need.
 // An endpoint whose facts cannot be read gets an Error and dooms nothing.
 // It also returns each endpoint's active RDMA MTU (0: unknown).
-func Preflight(ctx context.Context, be backend.Backend, p *plan.Plan, sc *scenarios.Scenario, eps []backend.Endpoint) ([]report.PreflightEndpoint, map[string]int) {
+func Preflight(ctx context.Context, be backend.Backend, p *plan.Plan, sc *scenarios.Scenario, eps []backend.Endpoint) ([]schema.PreflightEndpoint, map[string]int) {
 	return PreflightOn(ctx, be, p, sc, eps, PreflightOptions{})
 }
 
@@ -47,7 +47,7 @@ func Preflight(ctx context.Context, be backend.Backend, p *plan.Plan, sc *scenar
 // probes are read in each container the endpoint's tests run in, since
 // each has its own files and devices; a check carries its container, and
 // a failure there names the image and the key that picks it.
-func PreflightOn(ctx context.Context, be backend.Backend, p *plan.Plan, sc *scenarios.Scenario, eps []backend.Endpoint, o PreflightOptions) ([]report.PreflightEndpoint, map[string]int) {
+func PreflightOn(ctx context.Context, be backend.Backend, p *plan.Plan, sc *scenarios.Scenario, eps []backend.Endpoint, o PreflightOptions) ([]schema.PreflightEndpoint, map[string]int) {
 	if o.Timeout <= 0 {
 		o.Timeout = DefaultPreflightTimeout
 	}
@@ -67,10 +67,10 @@ func PreflightOn(ctx context.Context, be backend.Backend, p *plan.Plan, sc *scen
 	}
 	wg.Wait()
 	evaluated := preflight.EvaluateAll(in)
-	out := make([]report.PreflightEndpoint, len(eps))
+	out := make([]schema.PreflightEndpoint, len(eps))
 	at := map[string]int{}
 	for i, ep := range eps {
-		out[i] = report.PreflightEndpoint{Endpoint: ep.Name, Device: ep.Device, Host: ep.Host, Node: ep.Node}
+		out[i] = schema.PreflightEndpoint{Endpoint: ep.Name, Device: ep.Device, Host: ep.Host, Node: ep.Node}
 		at[ep.Name] = i
 	}
 	mtus := map[string]int{}
@@ -104,7 +104,7 @@ func PreflightOn(ctx context.Context, be backend.Backend, p *plan.Plan, sc *scen
 // libraryVersions are the fingerprint's library versions among the facts.
 func libraryVersions(f preflight.Facts) map[string]string {
 	out := map[string]string{}
-	for k, v := range map[string]string{report.FingerprintUCX: f.UCXVersion, report.FingerprintNCCL: f.NCCLVersion} {
+	for k, v := range map[string]string{schema.FingerprintUCX: f.UCXVersion, schema.FingerprintNCCL: f.NCCLVersion} {
 		if v != "" {
 			out[k] = v
 		}
@@ -117,7 +117,7 @@ func libraryVersions(f preflight.Facts) map[string]string {
 // warns when UCX or NCCL changed between two runs, and says where the
 // endpoints disagree among themselves: two UCX versions in one run is a
 // result of its own.
-func (r *run) noteLibraryVersions(rep *report.Report) {
+func (r *run) noteLibraryVersions(rep *schema.Report) {
 	seen := map[string]map[string][]string{} // key → version → endpoints
 	for _, ep := range rep.Preflight {
 		for k, v := range ep.Versions {
@@ -182,13 +182,13 @@ func (u *preflightUnit) label() string {
 
 // locate gives a check its container, and a failure the image it is
 // about and the key that names the image.
-func (u *preflightUnit) locate(c report.PreflightCheck) report.PreflightCheck {
+func (u *preflightUnit) locate(c schema.PreflightCheck) schema.PreflightCheck {
 	c.Container = u.ep.Container
-	if c.Status == report.PreflightPass || u.image == "" {
+	if c.Status == schema.PreflightPass || u.image == "" {
 		return c
 	}
 	c.Evidence = u.label() + c.Evidence
-	if c.Dooms == report.DoomsTool {
+	if c.Dooms == schema.DoomsTool {
 		if f := u.families[c.ID]; f != "" {
 			c.Fix = joinFix(c.Fix, fmt.Sprintf("or set cluster.images.%s (or the pool's images.%s) to an image that has it", f, f))
 		} else {
@@ -401,18 +401,18 @@ func (r *run) doomedOn(needs preflight.Needs, names []string, tool string) (bool
 
 // runPreflight runs the checks once the endpoints exist and keeps them for
 // the skips and the report.
-func (r *run) runPreflight(ctx context.Context, rep *report.Report) {
+func (r *run) runPreflight(ctx context.Context, rep *schema.Report) {
 	if r.cfg.NoPreflight {
 		return
 	}
 	rep.Preflight, r.mtus = PreflightOn(ctx, r.cfg.Backend, r.cfg.Plan, r.cfg.Scenario, r.provisioned,
 		PreflightOptions{Platform: r.cfg.Platform, Timeout: r.cfg.PreflightTimeout})
 	r.noteLibraryVersions(rep)
-	r.preflight = map[string]report.PreflightEndpoint{}
+	r.preflight = map[string]schema.PreflightEndpoint{}
 	for _, ep := range rep.Preflight {
 		r.preflight[ep.Endpoint] = ep
 		for _, c := range ep.Checks {
-			if c.Status != report.PreflightPass {
+			if c.Status != schema.PreflightPass {
 				r.progress.printf("preflight %s %s on %s: %s", strings.ToUpper(c.Status), c.ID, ep.Endpoint, c.Evidence)
 			}
 		}

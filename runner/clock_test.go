@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/rdmabench/rdmabench/parsers"
-	"github.com/rdmabench/rdmabench/report"
+	"github.com/rdmabench/rdmabench/report/schema"
 	"github.com/rdmabench/rdmabench/runner/backend/local"
 	"github.com/rdmabench/rdmabench/runner/judge"
 	"github.com/rdmabench/rdmabench/runner/plan"
@@ -52,7 +52,7 @@ func TestClockFailureRunsAgain(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := rep.Results[0]
-	if r.Verdict == report.VerdictError || r.BestBps <= 0 || len(r.Repetitions) != 1 ||
+	if r.Verdict == schema.VerdictError || r.BestBps <= 0 || len(r.Repetitions) != 1 ||
 		!strings.Contains(r.Reason, "repetition 1/1 ran twice: the first run had no figures (client: perftest printed no figures") {
 		t.Fatalf("verdict %s best %v reps %d reason %q; want the rerun's figure and the rerun named", r.Verdict, r.BestBps, len(r.Repetitions), r.Reason)
 	}
@@ -92,7 +92,7 @@ func TestClockFailureIsAnError(t *testing.T) {
 	out := t.TempDir()
 	rep, _ := runClockPlanIn(t, p, out)
 	r := rep.Results[0]
-	if r.Verdict != report.VerdictError || r.ErrorClass != parsers.ClassClock || r.BestBps != 0 ||
+	if r.Verdict != schema.VerdictError || r.ErrorClass != parsers.ClassClock || r.BestBps != 0 ||
 		!strings.Contains(r.Reason, "repetition 1/1 ran 3 times, without figures each time") || !strings.Contains(r.Reason, "no CPU clock rate") {
 		t.Fatalf("verdict %s class %s best %v reason %q; want clock_error after two reruns", r.Verdict, r.ErrorClass, r.BestBps, r.Reason)
 	}
@@ -101,7 +101,7 @@ func TestClockFailureIsAnError(t *testing.T) {
 
 // runClockPlanIn runs p on this host without preflight (the captures are a
 // soft-RoCE VM's; this host need not have an RDMA device), results in out.
-func runClockPlanIn(t *testing.T, p *plan.Plan, out string) (*report.Report, error) {
+func runClockPlanIn(t *testing.T, p *plan.Plan, out string) (*schema.Report, error) {
 	return Run(context.Background(), Config{Plan: p, Backend: local.New(), OutDir: out, Parse: DefaultParse,
 		NoPreflight: true, HasRDMA: func() (bool, string) { return true, "" }, ExitGrace: time.Second, Progress: testWriter{t}})
 }
@@ -130,7 +130,7 @@ func TestClockLeftOutRowsCountForThePath(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := &legProof{r: &run{}, eps: []string{"client-0"}}
-	res := &report.Result{Test: "t"}
+	res := &schema.Result{Test: "t"}
 	got := p.expect([]judge.Outcome{{OK: true, M: ms[0]}}, res)
 	want := p.expect([]judge.Outcome{{OK: true, M: full[0]}}, res)
 	if got != want || got.Bytes == 0 {

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rdmabench/rdmabench/report"
+	"github.com/rdmabench/rdmabench/report/schema"
 	"github.com/rdmabench/rdmabench/runner/backend"
 	"github.com/rdmabench/rdmabench/runner/plan"
 	"github.com/rdmabench/rdmabench/runner/preflight"
@@ -76,7 +76,7 @@ tests:
 	be := &containerShells{paths: map[string]string{"": toolsBin + ":" + sys, "nixl": nixlBin + ":" + sys}}
 	out, _ := PreflightOn(context.Background(), be, p, sc, p.Endpoints, PreflightOptions{})
 	for _, ep := range out {
-		var nixl, iperf *report.PreflightCheck
+		var nixl, iperf *schema.PreflightCheck
 		for i, c := range ep.Checks {
 			switch c.ID {
 			case "binary-nixlbench":
@@ -88,12 +88,12 @@ tests:
 		if nixl == nil || iperf == nil {
 			t.Fatalf("%s: checks %+v", ep.Endpoint, ep.Checks)
 		}
-		if nixl.Status != report.PreflightFail || nixl.Container != "nixl" ||
+		if nixl.Status != schema.PreflightFail || nixl.Container != "nixl" ||
 			!strings.HasPrefix(nixl.Evidence, "image serving:1 (container nixl): nixlbench is not on PATH") ||
 			!strings.Contains(nixl.Fix, "cluster.images.nixl") {
 			t.Errorf("%s: nixlbench check %+v", ep.Endpoint, nixl)
 		}
-		if iperf.Status != report.PreflightPass || iperf.Container != "" {
+		if iperf.Status != schema.PreflightPass || iperf.Container != "" {
 			t.Errorf("%s: iperf3 check %+v: found in the tools container", ep.Endpoint, iperf)
 		}
 		// The nixl container's failure dooms what runs there, not the

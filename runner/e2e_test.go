@@ -9,7 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rdmabench/rdmabench/report"
+	"github.com/rdmabench/rdmabench/report/history"
+	"github.com/rdmabench/rdmabench/report/schema"
 	"github.com/rdmabench/rdmabench/runner/backend/local"
 	"github.com/rdmabench/rdmabench/runner/judge"
 	"github.com/rdmabench/rdmabench/runner/plan"
@@ -71,7 +72,7 @@ func TestRunRealToolsOverTCP(t *testing.T) {
 	if err != nil {
 		t.Fatalf("run: %v", err)
 	}
-	saved, err := report.Load(filepath.Join(out, ReportFile))
+	saved, err := schema.Load(filepath.Join(out, ReportFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +95,7 @@ func TestRunRealToolsOverTCP(t *testing.T) {
 }
 
 // checkUCX re-reads every repetition's raw client output and compares.
-func checkUCX(t *testing.T, out string, r report.Result) {
+func checkUCX(t *testing.T, out string, r schema.Result) {
 	t.Helper()
 	if len(r.Repetitions) != 2 || len(r.RawOutputs) != 4 || len(r.Stats) != 1 {
 		t.Fatalf("ucx: want 2 repetitions, 4 raw files, 1 stats row; got %d, %d, %d", len(r.Repetitions), len(r.RawOutputs), len(r.Stats))
@@ -121,12 +122,12 @@ func checkUCX(t *testing.T, out string, r report.Result) {
 	if r.Requires != "tcp" || r.Transport == nil || r.Transport.Kind != "tcp" {
 		t.Errorf("ucx over UCX_TLS=tcp: requires %q, transport %+v", r.Requires, r.Transport)
 	}
-	if r.Verdict != report.VerdictPass || r.Efficiency == nil || r.LineRate.Source != report.LineRateDeclared {
+	if r.Verdict != schema.VerdictPass || r.Efficiency == nil || r.LineRate.Source != schema.LineRateDeclared {
 		t.Errorf("ucx verdict %s reason %q efficiency %v", r.Verdict, r.Reason, r.Efficiency)
 	}
 }
 
-func checkIperf(t *testing.T, out string, r report.Result) {
+func checkIperf(t *testing.T, out string, r schema.Result) {
 	t.Helper()
 	f, err := os.Open(filepath.Join(out, r.RawOutputs[1]))
 	if err != nil {
@@ -137,7 +138,7 @@ func checkIperf(t *testing.T, out string, r report.Result) {
 	if err != nil || bps <= 0 {
 		t.Fatalf("iperf3 raw: %v %v", bps, err)
 	}
-	if r.BestBps != bps || r.Verdict != report.VerdictPass {
+	if r.BestBps != bps || r.Verdict != schema.VerdictPass {
 		t.Errorf("iperf3: report %v b/s (%s), raw %v", r.BestBps, r.Verdict, bps)
 	}
 }
@@ -154,21 +155,21 @@ func (w testWriter) Write(p []byte) (int, error) {
 
 // checkHistoryIndex: the run wrote history.idx beside report.json, current
 // (history reads it without rewriting it) and holding report.json's figures.
-func checkHistoryIndex(t *testing.T, out string, saved *report.Report) {
+func checkHistoryIndex(t *testing.T, out string, saved *schema.Report) {
 	t.Helper()
 	p := filepath.Join(out, IndexFile)
 	before, err := os.Stat(p)
 	if err != nil {
 		t.Fatalf("no history index: %v", err)
 	}
-	idx, err := report.LoadRunIndex(filepath.Join(out, ReportFile))
+	idx, err := history.LoadRunIndex(filepath.Join(out, ReportFile))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if after, err := os.Stat(p); err != nil || !after.ModTime().Equal(before.ModTime()) {
 		t.Errorf("history.idx was not current: rewritten (%v)", err)
 	}
-	if want := report.IndexOf(saved); !reflect.DeepEqual(idx.Results, want.Results) || idx.Verdict != want.Verdict || len(idx.Results) == 0 {
+	if want := history.IndexOf(saved); !reflect.DeepEqual(idx.Results, want.Results) || idx.Verdict != want.Verdict || len(idx.Results) == 0 {
 		t.Errorf("history.idx results %+v, report.json's %+v", idx.Results, want.Results)
 	}
 }

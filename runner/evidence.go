@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/rdmabench/rdmabench/parsers"
-	"github.com/rdmabench/rdmabench/report"
+	"github.com/rdmabench/rdmabench/report/schema"
 	"github.com/rdmabench/rdmabench/runner/backend"
 	"github.com/rdmabench/rdmabench/runner/judge"
 	"github.com/rdmabench/rdmabench/runner/pathproof"
@@ -92,18 +92,18 @@ func (p *legProof) start(ctx context.Context) {
 // discarded are attempts run again (parsers.ClassClock): their traffic
 // crossed the devices too, so the rows the tool printed without figures
 // count toward what it moved.
-func (p *legProof) finish(ctx context.Context, res *report.Result, outs, discarded []judge.Outcome) {
+func (p *legProof) finish(ctx context.Context, res *schema.Result, outs, discarded []judge.Outcome) {
 	if p == nil || ctx.Err() != nil {
 		return
 	}
 	after := p.read(ctx)
-	var deltas []report.PathCounters
+	var deltas []schema.PathCounters
 	for _, name := range p.eps {
 		dev := proofDevice(p.r.endpoints[name])
 		b, okb := p.before[name]
 		a, oka := after[name]
 		if e := p.errs[name]; e != "" || !okb || !oka {
-			deltas = append(deltas, report.PathCounters{Endpoint: name, Device: dev, Error: orText(e, "counters not read")})
+			deltas = append(deltas, schema.PathCounters{Endpoint: name, Device: dev, Error: orText(e, "counters not read")})
 			continue
 		}
 		deltas = append(deltas, pathproof.Delta(name, dev, b, a))
@@ -113,8 +113,8 @@ func (p *legProof) finish(ctx context.Context, res *report.Result, outs, discard
 		proof.Detail += "; " + note
 	}
 	res.Path = &proof
-	if proof.Invalid && (res.Verdict == report.VerdictPass || res.Verdict == report.VerdictFail) {
-		res.Verdict = report.VerdictInvalid
+	if proof.Invalid && (res.Verdict == schema.VerdictPass || res.Verdict == schema.VerdictFail) {
+		res.Verdict = schema.VerdictInvalid
 		res.Reason = judge.JoinReason("path not proved: "+proof.Detail, res.Reason)
 	}
 }
@@ -135,9 +135,9 @@ func (p *legProof) dataDeviceNote() string {
 // verified path: the counters of the data interface's device must agree
 // with what the tool says it moved. A test that asks for RDMA by its
 // expectation must not pass on the tool's word alone.
-func (r *run) unproved(res *report.Result) {
+func (r *run) unproved(res *schema.Result) {
 	t := r.tests[res.Test]
-	if t == nil || t.Expect.Transport != "rdma" || res.Verdict != report.VerdictPass || res.Path != nil && res.Path.Verified {
+	if t == nil || t.Expect.Transport != "rdma" || res.Verdict != schema.VerdictPass || res.Path != nil && res.Path.Verified {
 		return
 	}
 	why := "its path was not proved (no RDMA device known to read the counters of)"
@@ -147,7 +147,7 @@ func (r *run) unproved(res *report.Result) {
 	case res.Path != nil:
 		why = "the path was not proved: " + res.Path.Detail
 	}
-	res.Verdict = report.VerdictInvalid
+	res.Verdict = schema.VerdictInvalid
 	res.Reason = judge.JoinReason("transport: rdma expected, but "+why, res.Reason)
 }
 
@@ -162,7 +162,7 @@ func orText(s, alt string) string {
 // iterations of each sample and of each row printed without figures (the
 // test's iterations where the tool prints none), and the packets that takes at the path MTU (the tool's header,
 // else the device's active MTU seen by preflight, else 4096).
-func (p *legProof) expect(outs []judge.Outcome, res *report.Result) pathproof.Expect {
+func (p *legProof) expect(outs []judge.Outcome, res *schema.Result) pathproof.Expect {
 	var e pathproof.Expect
 	iters := int64(0)
 	if t := p.r.tests[res.Test]; t != nil {

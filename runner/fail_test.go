@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/rdmabench/rdmabench/parsers"
-	"github.com/rdmabench/rdmabench/report"
+	"github.com/rdmabench/rdmabench/report/schema"
 	"github.com/rdmabench/rdmabench/runner/backend/local"
 	"github.com/rdmabench/rdmabench/runner/plan"
 	"github.com/rdmabench/rdmabench/runner/tools"
@@ -31,7 +31,7 @@ func oneLegPlan(tool string, timeout float64, cmds ...plan.PlannedCommand) *plan
 	}
 }
 
-func runPlan(t *testing.T, ctx context.Context, p *plan.Plan) (*report.Report, string, error) {
+func runPlan(t *testing.T, ctx context.Context, p *plan.Plan) (*schema.Report, string, error) {
 	t.Helper()
 	out := t.TempDir()
 	parse := DefaultParse // the parsers package
@@ -69,14 +69,14 @@ func TestServerNeverReady(t *testing.T) {
 		t.Fatalf("exit code %d (%v), want 3", exitCode(err), err)
 	}
 	r := rep.Results[0]
-	if r.Verdict != report.VerdictError || r.ErrorClass != parsers.ClassTimeout || !strings.Contains(r.Reason, "ready (listen)") {
+	if r.Verdict != schema.VerdictError || r.ErrorClass != parsers.ClassTimeout || !strings.Contains(r.Reason, "ready (listen)") {
 		t.Fatalf("result %s/%s: %s", r.Verdict, r.ErrorClass, r.Reason)
 	}
 	if _, err := os.Stat(cli); err == nil {
 		t.Error("the client was started although the server never became ready")
 	}
 	assertGone(t, srv)
-	if _, err := report.Load(filepath.Join(out, ReportFile)); err != nil {
+	if _, err := schema.Load(filepath.Join(out, ReportFile)); err != nil {
 		t.Error(err)
 	}
 }
@@ -97,7 +97,7 @@ func TestClientCrashes(t *testing.T) {
 		t.Fatalf("exit code %d (%v), want 3", exitCode(err), err)
 	}
 	r := rep.Results[0]
-	if r.Verdict != report.VerdictError || r.ErrorClass == parsers.ClassNone {
+	if r.Verdict != schema.VerdictError || r.ErrorClass == parsers.ClassNone {
 		t.Fatalf("result %s/%s: %s", r.Verdict, r.ErrorClass, r.Reason)
 	}
 	if !strings.Contains(r.Reason, "starting") || !strings.Contains(r.Reason, "killed") {
@@ -126,7 +126,7 @@ func TestToolMissing(t *testing.T) {
 			t.Errorf("reason %q lacks %q", r.Reason, want)
 		}
 	}
-	if r.Verdict != report.VerdictError {
+	if r.Verdict != schema.VerdictError {
 		t.Errorf("verdict %s", r.Verdict)
 	}
 }
@@ -162,11 +162,11 @@ func TestInterruptKeepsFinishedResults(t *testing.T) {
 	if exitCode(err) != 130 {
 		t.Fatalf("exit code %d (%v), want 130", exitCode(err), err)
 	}
-	saved, lerr := report.Load(filepath.Join(out, ReportFile))
+	saved, lerr := schema.Load(filepath.Join(out, ReportFile))
 	if lerr != nil {
 		t.Fatal(lerr)
 	}
-	if !saved.Run.Interrupted || len(saved.Results) != 1 || saved.Results[0].Verdict != report.VerdictPass || len(rep.Results) != 1 {
+	if !saved.Run.Interrupted || len(saved.Results) != 1 || saved.Results[0].Verdict != schema.VerdictPass || len(rep.Results) != 1 {
 		t.Fatalf("interrupted=%v results=%d", saved.Run.Interrupted, len(saved.Results))
 	}
 	if n := len(readJSONL(t, filepath.Join(out, ResultsFile))); n != 1 {
@@ -194,7 +194,7 @@ func TestSkipRDMAOnlyWithoutDevice(t *testing.T) {
 		t.Fatalf("summary %+v", s)
 	}
 	for _, r := range rep.Results {
-		if r.Verdict == report.VerdictSkipped && !strings.Contains(r.Reason, "RDMA") {
+		if r.Verdict == schema.VerdictSkipped && !strings.Contains(r.Reason, "RDMA") {
 			t.Errorf("skip reason %q does not say why", r.Reason)
 		}
 	}
@@ -205,11 +205,11 @@ func TestSkipRDMAOnlyWithoutDevice(t *testing.T) {
 func TestFingerprintSaved(t *testing.T) {
 	p := oneLegPlan("trivial", 10, plan.PlannedCommand{Endpoint: "client-0", Role: tools.RoleClient, Argv: []string{"true"}, Parse: true})
 	out := t.TempDir()
-	fp := map[string]string{report.FingerprintKernel: "6.1.0-56-amd64", report.FingerprintNICFirmware: "28.39.1002"}
+	fp := map[string]string{schema.FingerprintKernel: "6.1.0-56-amd64", schema.FingerprintNICFirmware: "28.39.1002"}
 	if _, err := Run(context.Background(), Config{Plan: p, Backend: local.New(), OutDir: out, Parse: testParse(0), Fingerprint: fp}); err != nil {
 		t.Fatal(err)
 	}
-	saved, err := report.Load(filepath.Join(out, ReportFile))
+	saved, err := schema.Load(filepath.Join(out, ReportFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -220,7 +220,7 @@ func TestFingerprintSaved(t *testing.T) {
 	want := 2
 	if out, err := exec.Command("ucx_info", "-v").Output(); err == nil {
 		want++
-		if v := got[report.FingerprintUCX]; v == "" || !strings.Contains(string(out), " "+v+"\n") {
+		if v := got[schema.FingerprintUCX]; v == "" || !strings.Contains(string(out), " "+v+"\n") {
 			t.Errorf("ucx.version %q; ucx_info -v says:\n%s", v, out)
 		}
 	}
@@ -252,7 +252,7 @@ func TestServerPortTaken(t *testing.T) {
 	}
 	r := rep.Results[0]
 	want := fmt.Sprintf("TCP port %d on server-0 is already in use", port)
-	if r.Verdict != report.VerdictError || !strings.Contains(r.Reason, want) || !strings.Contains(r.Reason, "--port-offset") {
+	if r.Verdict != schema.VerdictError || !strings.Contains(r.Reason, want) || !strings.Contains(r.Reason, "--port-offset") {
 		t.Fatalf("result %s/%s: %s (want an error with %q)", r.Verdict, r.ErrorClass, r.Reason, want)
 	}
 	for _, f := range []string{srv, cli} {
@@ -282,7 +282,7 @@ func TestRunTimeLimitSaysWhy(t *testing.T) {
 	if exitCode(err) != 130 {
 		t.Fatalf("exit code %d (%v), want 130", exitCode(err), err)
 	}
-	saved, lerr := report.Load(filepath.Join(out, ReportFile))
+	saved, lerr := schema.Load(filepath.Join(out, ReportFile))
 	if lerr != nil {
 		t.Fatal(lerr)
 	}

@@ -8,13 +8,13 @@ import (
 	"sort"
 	"time"
 
-	"github.com/rdmabench/rdmabench/report"
+	"github.com/rdmabench/rdmabench/report/schema"
 )
 
 // finish stamps the report, saves it and picks the error (exit code).
-func (r *run) finish(ctx context.Context, rep *report.Report, runErr error) (*report.Report, error) {
+func (r *run) finish(ctx context.Context, rep *schema.Report, runErr error) (*schema.Report, error) {
 	r.mu.Lock()
-	rep.Results = append([]report.Result(nil), r.results...)
+	rep.Results = append([]schema.Result(nil), r.results...)
 	rep.Run.ToolVersions = r.versions
 	r.mu.Unlock()
 	order := r.planOrder()
@@ -54,9 +54,9 @@ func (r *run) finish(ctx context.Context, rep *report.Report, runErr error) (*re
 	return rep, nil
 }
 
-func (r *run) newReport() *report.Report {
+func (r *run) newReport() *schema.Report {
 	p := r.cfg.Plan
-	meta := report.RunMeta{
+	meta := schema.RunMeta{
 		ID: r.runID, Scenario: p.Scenario, Start: time.Now().UTC(), Version: r.cfg.Version,
 		Backend: r.cfg.Backend.Name(), LineRate: r.cfg.LineRate, Fingerprint: r.cfg.Fingerprint,
 	}
@@ -67,7 +67,7 @@ func (r *run) newReport() *report.Report {
 	if meta.ScenarioHash == "" && len(r.cfg.ScenarioBytes) > 0 {
 		meta.ScenarioHash = sha256Hex(r.cfg.ScenarioBytes)
 	}
-	return &report.Report{SchemaVersion: report.SchemaVersion, Run: meta}
+	return &schema.Report{SchemaVersion: schema.Version, Run: meta}
 }
 
 // planOrder numbers jobs in plan order (skipped tests first); only the
@@ -86,26 +86,26 @@ func (r *run) planOrder() map[string]int {
 }
 
 // resultLess orders results as the plan does: job by job, leg by leg.
-func resultLess(order map[string]int, a, b report.Result) bool {
+func resultLess(order map[string]int, a, b schema.Result) bool {
 	if order[a.JobID] != order[b.JobID] {
 		return order[a.JobID] < order[b.JobID]
 	}
 	return a.Leg < b.Leg
 }
 
-func summarize(rs []report.Result) report.Summary {
-	s := report.Summary{Total: len(rs)}
+func summarize(rs []schema.Result) schema.Summary {
+	s := schema.Summary{Total: len(rs)}
 	for _, r := range rs {
 		switch r.Verdict {
-		case report.VerdictPass:
+		case schema.VerdictPass:
 			s.Pass++
-		case report.VerdictFail:
+		case schema.VerdictFail:
 			s.Fail++
-		case report.VerdictError:
+		case schema.VerdictError:
 			s.Error++
-		case report.VerdictSkipped:
+		case schema.VerdictSkipped:
 			s.Skipped++
-		case report.VerdictInvalid:
+		case schema.VerdictInvalid:
 			s.Invalid++
 		}
 	}

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/rdmabench/rdmabench/parsers"
-	"github.com/rdmabench/rdmabench/report"
+	"github.com/rdmabench/rdmabench/report/schema"
 )
 
 // The H200 captures of 2026-11-25 (testdata/gpu/2026-11-25-h200-nixl-ucx,
@@ -29,7 +29,7 @@ func TestH200NixlCaptures(t *testing.T) {
 	}
 	best := map[string]float64{}
 	for _, sub := range []string{"rdmabench/results", "get-zcopy/results"} {
-		rep, err := report.Load(filepath.Join(dir, sub, "report.json"))
+		rep, err := schema.Load(filepath.Join(dir, sub, "report.json"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -98,22 +98,22 @@ func TestH200UCCLCaptures(t *testing.T) {
 // them; the unchanged build passes every check.
 func TestH200PreflightCaptures(t *testing.T) {
 	const dir = "../testdata/gpu/2026-11-25-h200-nixl-ucx/preflight"
-	hidden, err := report.Load(filepath.Join(dir, "no-ucx-plugin/results/report.json"))
+	hidden, err := schema.Load(filepath.Join(dir, "no-ucx-plugin/results/report.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, r := range hidden.Results {
-		if r.Backend == "UCX" && (r.Verdict != report.VerdictSkipped || !strings.Contains(r.Reason, "preflight nixl-plugin-UCX: no UCX plugin in /tmp/plugins-noucx (it has UCCL)")) {
+		if r.Backend == "UCX" && (r.Verdict != schema.VerdictSkipped || !strings.Contains(r.Reason, "preflight nixl-plugin-UCX: no UCX plugin in /tmp/plugins-noucx (it has UCCL)")) {
 			t.Errorf("%s [%s]: %s %q", r.Test, r.Backend, r.Verdict, r.Reason)
 		}
 	}
-	built, err := report.Load(filepath.Join(dir, "as-built/results/report.json"))
+	built, err := schema.Load(filepath.Join(dir, "as-built/results/report.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, ep := range built.Preflight {
 		for _, c := range ep.Checks {
-			if c.Status != report.PreflightPass {
+			if c.Status != schema.PreflightPass {
 				t.Errorf("as built, %s on %s: %s %q", c.ID, ep.Endpoint, c.Status, c.Evidence)
 			}
 		}
@@ -129,19 +129,19 @@ func TestH200PreflightCapture(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out struct {
-		Preflight []report.PreflightEndpoint `json:"preflight"`
+		Preflight []schema.PreflightEndpoint `json:"preflight"`
 	}
 	if err := json.Unmarshal(b, &out); err != nil {
 		t.Fatal(err)
 	}
-	if len(out.Preflight) != 1 || out.Preflight[0].Versions[report.FingerprintNCCL] != "2.28.3" {
+	if len(out.Preflight) != 1 || out.Preflight[0].Versions[schema.FingerprintNCCL] != "2.28.3" {
 		t.Fatalf("preflight %+v", out.Preflight)
 	}
 	checks := map[string]string{}
 	for _, c := range out.Preflight[0].Checks {
 		checks[c.ID] = c.Status
 	}
-	if checks["gpu-count"] != report.PreflightPass || checks["binary-all_reduce_perf"] != report.PreflightFail {
+	if checks["gpu-count"] != schema.PreflightPass || checks["binary-all_reduce_perf"] != schema.PreflightFail {
 		t.Errorf("checks %v", checks)
 	}
 }

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rdmabench/rdmabench/report"
+	"github.com/rdmabench/rdmabench/report/schema"
 	"github.com/rdmabench/rdmabench/runner/backend/local"
 	"github.com/rdmabench/rdmabench/runner/plan"
 	"github.com/rdmabench/rdmabench/runner/tools"
@@ -46,7 +46,7 @@ func TestInterruptKeepsFinishedRepetitions(t *testing.T) {
 	if exitCode(err) != 130 {
 		t.Fatalf("exit code %d (%v), want 130", exitCode(err), err)
 	}
-	saved, lerr := report.Load(filepath.Join(out, ReportFile))
+	saved, lerr := schema.Load(filepath.Join(out, ReportFile))
 	if lerr != nil {
 		t.Fatal(lerr)
 	}

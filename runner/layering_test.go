@@ -32,7 +32,7 @@ func TestPlannerAndJudgeStayPure(t *testing.T) {
 		mod + "runner/backend": true,
 	}
 	// Anywhere in the closure: processes, sockets, signals. (os and
-	// net/url are reached through scenarios and report, which read and
+	// net/url are reached through scenarios and report/schema, which read and
 	// write files for others; the direct-import check below keeps the
 	// planner and the judge themselves off them.)
 	forbidden := []string{"os/exec", "os/signal", "net", "net/http", "plugin"}

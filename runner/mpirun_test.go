@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/rdmabench/rdmabench/parsers"
-	"github.com/rdmabench/rdmabench/report"
+	"github.com/rdmabench/rdmabench/report/schema"
 	"github.com/rdmabench/rdmabench/runner/backend"
 	"github.com/rdmabench/rdmabench/runner/backend/local"
 	"github.com/rdmabench/rdmabench/runner/judge"
@@ -74,7 +74,7 @@ func TestMpirunSameHostStandins(t *testing.T) {
 		t.Fatalf("run: %v", err)
 	}
 	r := rep.Results[0]
-	if r.Verdict != report.VerdictPass || len(r.Samples) != 4 || r.BestBps <= 0 || r.Pair() != "2 ranks" {
+	if r.Verdict != schema.VerdictPass || len(r.Samples) != 4 || r.BestBps <= 0 || r.Pair() != "2 ranks" {
 		t.Fatalf("%s %q (%s): %d samples, best %v, pair %q", r.Verdict, r.Reason, r.ErrorClass, len(r.Samples), r.BestBps, r.Pair())
 	}
 }
@@ -99,7 +99,7 @@ func TestMpirunRefusalIsLauncherError(t *testing.T) {
 		t.Fatalf("run: %v", err)
 	}
 	r := rep.Results[0]
-	if r.Verdict != report.VerdictError || r.ErrorClass != parsers.ClassLauncher || !strings.Contains(r.Reason, "not enough slots") {
+	if r.Verdict != schema.VerdictError || r.ErrorClass != parsers.ClassLauncher || !strings.Contains(r.Reason, "not enough slots") {
 		t.Fatalf("%s %s %q", r.Verdict, r.ErrorClass, r.Reason)
 	}
 }

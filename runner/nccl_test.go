@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/rdmabench/rdmabench/parsers"
-	"github.com/rdmabench/rdmabench/report"
+	"github.com/rdmabench/rdmabench/report/schema"
 	"github.com/rdmabench/rdmabench/runner/backend"
 	"github.com/rdmabench/rdmabench/runner/backend/local"
 	"github.com/rdmabench/rdmabench/runner/plan"
@@ -38,7 +38,7 @@ func TestNCCLStandins(t *testing.T) {
 				t.Fatalf("run: %v", err)
 			}
 			r := rep.Results[0]
-			if r.Verdict != report.VerdictPass || len(r.Samples) != 5 || r.BestBps <= 0 || r.Stats[0].Metric != parsers.MetricBusBW {
+			if r.Verdict != schema.VerdictPass || len(r.Samples) != 5 || r.BestBps <= 0 || r.Stats[0].Metric != parsers.MetricBusBW {
 				t.Fatalf("%s: %s; %d samples, best %v", r.Verdict, r.Reason, len(r.Samples), r.BestBps)
 			}
 			f, err := os.Open(filepath.Join(out, r.RawOutputs[0]))
@@ -120,7 +120,7 @@ tests:
 	r := rep.Results[0]
 	raw, _ := os.ReadFile(filepath.Join(out, r.RawOutputs[0]))
 	t.Logf("%s\n%s", r.Commands[0], raw)
-	if r.Verdict != report.VerdictPass || len(r.Samples) != 7 || r.BestBps <= 0 {
+	if r.Verdict != schema.VerdictPass || len(r.Samples) != 7 || r.BestBps <= 0 {
 		t.Fatalf("%s %q, %d samples", r.Verdict, r.Reason, len(r.Samples))
 	}
 	pids := map[string]bool{}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rdmabench/rdmabench/report"
+	"github.com/rdmabench/rdmabench/report/schema"
 	"github.com/rdmabench/rdmabench/runner/pathproof"
 	"github.com/rdmabench/rdmabench/runner/tools"
 )
@@ -26,11 +26,11 @@ func TestNixlPathProofOnVMsCapture(t *testing.T) {
 }
 
 func nixlPathProofOfCapture(t *testing.T, dir string) {
-	rep, err := report.Load(filepath.Join(dir, "report.json"))
+	rep, err := schema.Load(filepath.Join(dir, "report.json"))
 	if err != nil {
 		t.Skipf("no capture: %v", err)
 	}
-	var ucx *report.Result
+	var ucx *schema.Result
 	for i := range rep.Results {
 		if rep.Results[i].Backend == "UCX" {
 			ucx = &rep.Results[i]
@@ -81,7 +81,7 @@ func TestNixlCapturesReparse(t *testing.T) {
 		t.Skip("no nixlbench captures")
 	}
 	for _, path := range reports {
-		rep, err := report.Load(path)
+		rep, err := schema.Load(path)
 		if err != nil {
 			t.Fatal(err)
 		}

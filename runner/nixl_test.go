@@ -14,7 +14,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/rdmabench/rdmabench/parsers"
-	"github.com/rdmabench/rdmabench/report"
+	"github.com/rdmabench/rdmabench/report/schema"
 	"github.com/rdmabench/rdmabench/runner/backend/local"
 	runetcd "github.com/rdmabench/rdmabench/runner/etcd"
 	"github.com/rdmabench/rdmabench/runner/plan"
@@ -59,7 +59,7 @@ func TestNixlbenchThroughEtcd(t *testing.T) {
 		t.Fatalf("run: %v (%+v)", err, rep.Results)
 	}
 	r := rep.Results[0]
-	if r.Verdict != report.VerdictPass || len(r.Samples) != 5 || len(r.Repetitions) != 2 {
+	if r.Verdict != schema.VerdictPass || len(r.Samples) != 5 || len(r.Repetitions) != 2 {
 		t.Fatalf("verdict %s (%s), %d samples, %d reps", r.Verdict, r.Reason, len(r.Samples), len(r.Repetitions))
 	}
 	for i, repn := range r.Repetitions {
@@ -149,7 +149,7 @@ func TestNixlbenchEmbeddedEtcd(t *testing.T) {
 	if err != nil {
 		t.Fatalf("run: %v", err)
 	}
-	if r := rep.Results[0]; r.Verdict != report.VerdictPass || r.BestBps <= 0 {
+	if r := rep.Results[0]; r.Verdict != schema.VerdictPass || r.BestBps <= 0 {
 		t.Fatalf("%s: %s", r.Verdict, r.Reason)
 	}
 	after, _ := filepath.Glob(filepath.Join(os.TempDir(), "rdmabench-etcd-*"))
@@ -172,7 +172,7 @@ func TestNixlbenchStaleSizeKey(t *testing.T) {
 	}
 	rep, err := Run(ctx, Config{Plan: nixlPlan("line:Registered as rank 0", 1), Backend: local.New(), OutDir: t.TempDir(),
 		RunID: "stale", EtcdURL: srv.URL})
-	if err != nil || rep.Results[0].Verdict != report.VerdictPass {
+	if err != nil || rep.Results[0].Verdict != schema.VerdictPass {
 		t.Fatalf("run: %v %+v", err, rep.Results)
 	}
 }
@@ -254,7 +254,7 @@ func TestSkippedNixlLegSaysWhatItWouldHaveRun(t *testing.T) {
 	r := &run{tests: map[string]*scenarios.Test{"kv": {Name: "kv", Tool: "nixlbench", Args: scenarios.Args{Op: "READ"}}}}
 	job := nixlPlan("line:Registered as rank 0", 1).Rounds[0].Jobs[0]
 	res := r.skippedResult(&job, 0, "nixlbench lacks the ETCD runtime")
-	if res.Op != "READ" || res.Verdict != report.VerdictSkipped || len(res.Commands) != 2 ||
+	if res.Op != "READ" || res.Verdict != schema.VerdictSkipped || len(res.Commands) != 2 ||
 		!strings.HasPrefix(res.Commands[0], "decode-0$ NIXLBENCH_STANDIN_POLL_MS=50 nixlbench --etcd_endpoints=${etcd}") {
 		t.Errorf("skipped result: op %q verdict %q commands %q", res.Op, res.Verdict, res.Commands)
 	}

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/rdmabench/rdmabench/parsers"
-	"github.com/rdmabench/rdmabench/report"
+	"github.com/rdmabench/rdmabench/report/schema"
 	"github.com/rdmabench/rdmabench/runner/backend"
 	"github.com/rdmabench/rdmabench/runner/backend/local"
 	"github.com/rdmabench/rdmabench/runner/judge"
@@ -64,15 +64,15 @@ func TestPlannedStandinsWithParsers(t *testing.T) {
 	if len(rep.Results) != 2 {
 		t.Fatalf("%d results", len(rep.Results))
 	}
-	by := map[string]report.Result{}
+	by := map[string]schema.Result{}
 	for _, r := range rep.Results {
 		by[r.Test] = r
 	}
 	kv, ar := by["kv"], by["ar"]
-	if kv.Verdict != report.VerdictPass || len(kv.Samples) != 5 || kv.BestBps <= 0 || kv.Efficiency == nil {
+	if kv.Verdict != schema.VerdictPass || len(kv.Samples) != 5 || kv.BestBps <= 0 || kv.Efficiency == nil {
 		t.Errorf("nixlbench: %s %q, %d samples", kv.Verdict, kv.Reason, len(kv.Samples))
 	}
-	if ar.Verdict != report.VerdictPass || len(ar.Samples) != 11 || ar.BestBps <= 0 || ar.Stats[0].Metric != parsers.MetricBusBW {
+	if ar.Verdict != schema.VerdictPass || len(ar.Samples) != 11 || ar.BestBps <= 0 || ar.Stats[0].Metric != parsers.MetricBusBW {
 		t.Errorf("nccl: %s %q, %d samples", ar.Verdict, ar.Reason, len(ar.Samples))
 	}
 }

@@ -11,7 +11,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/rdmabench/rdmabench/parsers"
-	"github.com/rdmabench/rdmabench/report"
+	"github.com/rdmabench/rdmabench/report/schema"
 	"github.com/rdmabench/rdmabench/runner/plan"
 	"github.com/rdmabench/rdmabench/units"
 )
@@ -91,7 +91,7 @@ func (p *progress) start(job *plan.Job, leg, rep, reps int) {
 }
 
 // leg prints one finished leg: verdict, headline figure, time, reason.
-func (p *progress) leg(res report.Result) {
+func (p *progress) leg(res schema.Result) {
 	if p.w == nil {
 		return
 	}
@@ -109,13 +109,13 @@ func (p *progress) leg(res report.Result) {
 	if res.Seconds > 0 {
 		line += fmt.Sprintf("  (%.1fs)", res.Seconds)
 	}
-	if res.Verdict != report.VerdictPass && res.Reason != "" {
+	if res.Verdict != schema.VerdictPass && res.Reason != "" {
 		line += "  " + firstLine(res.Reason, 200)
 	}
 	p.printf("%s", line)
 }
 
-func (p *progress) done(rep *report.Report) {
+func (p *progress) done(rep *schema.Report) {
 	s := rep.Summary
 	state := "done"
 	if rep.Run.Interrupted {
@@ -135,9 +135,9 @@ func (p *progress) done(rep *report.Report) {
 }
 
 // headline is the result's main figure in words.
-func headline(res report.Result) string {
+func headline(res schema.Result) string {
 	if res.BestBps > 0 {
-		s := report.FormatBandwidth(res.Family, res.BestBps)
+		s := schema.FormatBandwidth(res.Family, res.BestBps)
 		if res.BestBytes > 0 {
 			s += " @ " + units.FormatSize(res.BestBytes)
 		}

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rdmabench/rdmabench/report"
+	"github.com/rdmabench/rdmabench/report/schema"
 	"github.com/rdmabench/rdmabench/runner/plan"
 )
 
@@ -16,8 +16,8 @@ func TestProgressLines(t *testing.T) {
 	p.round(0, &plan.Round{Test: "write-bw", Jobs: make([]plan.Job, 2)})
 	p.start(&plan.Job{ID: "j", Legs: make([]plan.Leg, 1)}, 0, 0, 1)
 	eff := 93.5
-	p.leg(report.Result{JobID: "write-bw/r0/a-0->b-0", Variant: "65536", Verdict: report.VerdictPass, BestBps: 374e9, BestBytes: 65536, Efficiency: &eff, Seconds: 3.2})
-	p.leg(report.Result{JobID: "rping/r0/a-0->b-0", Verdict: report.VerdictError, Reason: "timed out after 31s\nmore", Seconds: 31})
+	p.leg(schema.Result{JobID: "write-bw/r0/a-0->b-0", Variant: "65536", Verdict: schema.VerdictPass, BestBps: 374e9, BestBytes: 65536, Efficiency: &eff, Seconds: 3.2})
+	p.leg(schema.Result{JobID: "rping/r0/a-0->b-0", Verdict: schema.VerdictError, Reason: "timed out after 31s\nmore", Seconds: 31})
 	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
 	if len(lines) != 3 {
 		t.Fatalf("want 3 lines, got %d:\n%s", len(lines), buf.String())

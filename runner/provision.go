@@ -8,14 +8,14 @@ import (
 
 	runetcd "github.com/rdmabench/rdmabench/runner/etcd"
 
-	"github.com/rdmabench/rdmabench/report"
+	"github.com/rdmabench/rdmabench/report/schema"
 	"github.com/rdmabench/rdmabench/runner/backend"
 )
 
 // provision is the first stage of a run: it writes the scenario and the
 // plan into the results folder, has the backend create (or check) every
 // endpoint, and discovers line rate and fingerprint from them.
-func (r *run) provision(ctx context.Context, rep *report.Report) error {
+func (r *run) provision(ctx context.Context, rep *schema.Report) error {
 	if len(r.cfg.ScenarioBytes) > 0 {
 		if err := r.dir.writeFile(ScenarioFile, r.cfg.ScenarioBytes); err != nil {
 			return err
@@ -37,7 +37,7 @@ func (r *run) provision(ctx context.Context, rep *report.Report) error {
 	r.endpoints = map[string]backend.Endpoint{}
 	for _, ep := range eps {
 		r.endpoints[ep.Name] = ep
-		rep.Endpoints = append(rep.Endpoints, report.EndpointInfo{Name: ep.Name, Pool: ep.Pool, Host: ep.Host, Node: ep.Node, Pod: ep.Pod,
+		rep.Endpoints = append(rep.Endpoints, schema.EndpointInfo{Name: ep.Name, Pool: ep.Pool, Host: ep.Host, Node: ep.Node, Pod: ep.Pod,
 			Device: ep.Device, Address: ep.Address, Network: ep.Network, Interface: ep.Interface,
 			Port: ep.Port, GIDIndex: ep.GIDIndex, DeviceFrom: ep.DeviceFrom, DataDevice: ep.DataDevice})
 		if ep.Host != "" && !slices.Contains(rep.Run.Hosts, ep.Host) {
@@ -117,13 +117,13 @@ func (r *run) cleanup() {
 // lower of its two ends rather than to the first endpoint's NIC.
 func (r *run) endpointRates(ctx context.Context, eps []backend.Endpoint) {
 	lr, ok := r.cfg.Backend.(backend.LineRater)
-	if !ok || r.cfg.LineRate == nil || r.cfg.LineRate.Source != report.LineRateNIC {
+	if !ok || r.cfg.LineRate == nil || r.cfg.LineRate.Source != schema.LineRateNIC {
 		return
 	}
-	r.rates = map[string]report.LineRate{}
+	r.rates = map[string]schema.LineRate{}
 	for _, ep := range eps {
 		if bps, detail, ok := lr.LineRate(ctx, ep); ok && bps > 0 {
-			r.rates[ep.Name] = report.LineRate{Bps: bps, Source: report.LineRateNIC, Detail: detail}
+			r.rates[ep.Name] = schema.LineRate{Bps: bps, Source: schema.LineRateNIC, Detail: detail}
 		}
 	}
 }

@@ -1,14 +1,14 @@
 package runner
 
 import (
-	"github.com/rdmabench/rdmabench/report"
+	"github.com/rdmabench/rdmabench/report/schema"
 	"github.com/rdmabench/rdmabench/runner/judge"
 	"github.com/rdmabench/rdmabench/runner/plan"
 	"github.com/rdmabench/rdmabench/runner/tools"
 )
 
 // record appends a result to results.jsonl (fsynced) and to the report.
-func (r *run) record(res report.Result) {
+func (r *run) record(res schema.Result) {
 	if res.Requires == "" {
 		res.Requires = r.requires(res.Test, res.Tool)
 	}
@@ -23,13 +23,13 @@ func (r *run) record(res report.Result) {
 
 // newResult is a result carrying the leg's identity, and what its tool
 // is (family and headline metric, from the tool table).
-func (r *run) newResult(job *plan.Job, legIdx int) report.Result {
+func (r *run) newResult(job *plan.Job, legIdx int) schema.Result {
 	var leg plan.Leg
 	if legIdx < len(job.Legs) {
 		leg = job.Legs[legIdx]
 	}
 	family, metric := tools.Describe(r.tests[job.Test], job.Tool)
-	return report.Result{
+	return schema.Result{
 		JobID: job.ID, Leg: legIdx, Test: job.Test, Tool: job.Tool, Family: family, Metric: metric,
 		Pattern: job.Pattern, Round: job.Round, Variant: leg.Variant, Backend: leg.Backend, RequestTokens: leg.RequestTokens,
 		From: leg.From, To: leg.To, Ranks: leg.Ranks, NRanks: leg.NRanks,
@@ -41,7 +41,7 @@ func (r *run) newResult(job *plan.Job, legIdx int) report.Result {
 // not a fabric figure, whatever it measured. Pools that test each other
 // are kept apart by anti-affinity unless the scenario lets them share
 // (shareNodesWith), or the topology key is coarser than a node.
-func (r *run) noteSharedMachine(res *report.Result) {
+func (r *run) noteSharedMachine(res *schema.Result) {
 	names := res.Ranks
 	if len(names) == 0 {
 		names = []string{res.From, res.To}

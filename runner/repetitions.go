@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/rdmabench/rdmabench/parsers"
-	"github.com/rdmabench/rdmabench/report"
+	"github.com/rdmabench/rdmabench/report/schema"
 	"github.com/rdmabench/rdmabench/runner/judge"
 	"github.com/rdmabench/rdmabench/runner/plan"
 )
@@ -21,7 +21,7 @@ const clockReruns = 2
 // false when the run was interrupted before the leg's first repetition
 // finished; interrupted later, the leg is judged on the repetitions that
 // finished (measured is kept), and says so.
-func (r *run) runLeg(ctx context.Context, job *plan.Job, legIdx int) (report.Result, bool) {
+func (r *run) runLeg(ctx context.Context, job *plan.Job, legIdx int) (schema.Result, bool) {
 	res := r.newResult(job, legIdx)
 	res.Started = time.Now().UTC()
 	reps := max(1, job.Repetitions)
@@ -104,12 +104,12 @@ func (r *run) noteVersion(tool string, outs []judge.Outcome) {
 // legLineRate is the line rate a result is held to: with `lineRate: auto`
 // the lower of its endpoints' own (a pair is as fast as its slower end),
 // else the run's.
-func (r *run) legLineRate(res report.Result) *report.LineRate {
+func (r *run) legLineRate(res schema.Result) *schema.LineRate {
 	names := res.Ranks
 	if len(names) == 0 {
 		names = []string{res.From, res.To}
 	}
-	var low *report.LineRate
+	var low *schema.LineRate
 	var parts []string
 	for _, n := range slices.Compact(slices.Sorted(slices.Values(names))) {
 		lr, ok := r.rates[n]

@@ -9,7 +9,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/rdmabench/rdmabench/report"
+	"github.com/rdmabench/rdmabench/report/history"
+	"github.com/rdmabench/rdmabench/report/schema"
 	"github.com/rdmabench/rdmabench/runner/plan"
 )
 
@@ -19,7 +20,7 @@ const (
 	PlanFile     = "plan.json"
 	ResultsFile  = "results.jsonl"
 	ReportFile   = "report.json"
-	IndexFile    = report.HistoryIndexFile
+	IndexFile    = history.IndexFile
 	RawDir       = "raw"
 )
 
@@ -93,8 +94,8 @@ func (d *resultsDir) writePlan(p *plan.Plan) error {
 }
 
 // appendResult writes one results.jsonl line and syncs it to disk.
-func (d *resultsDir) appendResult(r report.Result) error {
-	r.SchemaVersion = report.SchemaVersion
+func (d *resultsDir) appendResult(r schema.Result) error {
+	r.SchemaVersion = schema.Version
 	data, err := json.Marshal(r)
 	if err != nil {
 		return err
@@ -136,12 +137,12 @@ func (d *resultsDir) scratchDir(job string, leg, rep int) string {
 // saveReport writes report.json and, beside it, history.idx (what
 // `rdmabench history` reads instead of report.json while it is current).
 // The index is best effort: history derives it again when it is missing.
-func (d *resultsDir) saveReport(r *report.Report) error {
+func (d *resultsDir) saveReport(r *schema.Report) error {
 	p := filepath.Join(d.dir, ReportFile)
-	if err := report.Save(p, r); err != nil {
+	if err := schema.Save(p, r); err != nil {
 		return err
 	}
-	_ = report.WriteHistoryIndex(p, r)
+	_ = history.WriteIndex(p, r)
 	return nil
 }
 

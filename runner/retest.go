@@ -4,16 +4,16 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/rdmabench/rdmabench/report"
+	"github.com/rdmabench/rdmabench/report/schema"
 	"github.com/rdmabench/rdmabench/runner/plan"
 	"github.com/rdmabench/rdmabench/scenarios"
 )
 
 // lowPairRule resolves a test's expect.lowPair for the analysis: the
 // expectation as a bandwidth where of: expectation.
-func lowPairRule(t *scenarios.Test, lineRate *report.LineRate) report.LowPairRule {
+func lowPairRule(t *scenarios.Test, lineRate *schema.LineRate) schema.LowPairRule {
 	l := t.Expect.LowPair
-	rule := report.LowPairRule{BelowPct: l.Below.Value, Of: l.Reference(), Retests: l.RetestCount()}
+	rule := schema.LowPairRule{BelowPct: l.Below.Value, Of: l.Reference(), Retests: l.RetestCount()}
 	if rule.Of == scenarios.LowPairOfExpectation {
 		rule.ExpectBps = t.Expect.MinBandwidth.Bps
 		if t.Expect.MinLineRate.IsSet() && lineRate != nil {
@@ -44,9 +44,9 @@ func (r *run) retestLowPairs(ctx context.Context) {
 	for _, t := range r.lowPairTests() {
 		rule := lowPairRule(t, r.cfg.LineRate)
 		r.mu.Lock()
-		results := append([]report.Result(nil), r.results...)
+		results := append([]schema.Result(nil), r.results...)
 		r.mu.Unlock()
-		low := report.LowPairs(results, t.Name, rule)
+		low := schema.LowPairs(results, t.Name, rule)
 		if len(low) == 0 || rule.Retests == 0 {
 			continue
 		}
@@ -104,27 +104,27 @@ func (r *run) legsOf(test string, pairs [][2]string) map[[2]string][]jobLeg {
 // derive fills the report's analyses before it is saved: the low pairs of
 // each test with expect.lowPair, the serving setup, the waterfalls and the
 // KV budget (pure functions of the results).
-func (r *run) derive(rep *report.Report) {
+func (r *run) derive(rep *schema.Report) {
 	for _, t := range r.lowPairTests() {
-		a := report.AnalyzeLowPairs(rep.Results, rep.Endpoints, t.Name, lowPairRule(t, r.cfg.LineRate))
+		a := schema.AnalyzeLowPairs(rep.Results, rep.Endpoints, t.Name, lowPairRule(t, r.cfg.LineRate))
 		rep.LowPairs = append(rep.LowPairs, a)
 	}
 	if sc := r.cfg.Scenario; sc != nil && sc.Serving != nil {
 		rep.Serving = ServingSetup(sc.Serving)
 	}
 	for _, s := range r.cfg.Plan.Samples {
-		c := report.SampleCoverage{Test: s.Test, Partners: s.Partners, Seed: s.Seed, FirstRound: s.FirstRound, Rounds: s.Rounds,
+		c := schema.SampleCoverage{Test: s.Test, Partners: s.Partners, Seed: s.Seed, FirstRound: s.FirstRound, Rounds: s.Rounds,
 			MatrixRounds: s.MatrixRounds, PlannedPairs: s.Pairs, MatrixPairs: s.MatrixPairs, RunsToCover: s.RunsToCover}
 		c.Covered(rep.Results)
 		rep.Samples = append(rep.Samples, c)
 	}
-	report.Derive(rep)
+	schema.Derive(rep)
 }
 
 // ServingSetup is a scenario's serving section resolved for report.json.
-func ServingSetup(s *scenarios.Serving) *report.ServingSetup {
+func ServingSetup(s *scenarios.Serving) *schema.ServingSetup {
 	v := s.Resolved()
-	return &report.ServingSetup{Model: v.Model, Layers: v.Layers, KVHeads: v.KVHeads, HeadDim: v.HeadDim, LatentDim: v.LatentDim,
+	return &schema.ServingSetup{Model: v.Model, Layers: v.Layers, KVHeads: v.KVHeads, HeadDim: v.HeadDim, LatentDim: v.LatentDim,
 		KVDtype: v.KVDtype, DtypeBytes: scenarios.KVDtypeBytes(v.KVDtype), ContextLengths: v.ContextLengths,
 		PrefillTP: v.PrefillTP, DecodeTP: v.DecodeTP, BlockTokens: v.BlockTokens}
 }

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rdmabench/rdmabench/report"
+	"github.com/rdmabench/rdmabench/report/schema"
 	"github.com/rdmabench/rdmabench/runner/backend"
 	"github.com/rdmabench/rdmabench/runner/backend/local"
 	"github.com/rdmabench/rdmabench/runner/judge"
@@ -112,9 +112,9 @@ func TestLowPairThrottledLocal(t *testing.T) {
 		t.Logf("low pair %s → %s: %s, retests %v: %s", lp.From, lp.To, units.FormatRate(lp.Bps), lp.RetestBps, lp.Status)
 	}
 	t.Logf("best pair %s, threshold %s", units.FormatRate(a.ReferenceBps), units.FormatRate(a.ThresholdBps))
-	var bad []report.LowPair
+	var bad []schema.LowPair
 	for _, lp := range a.Low {
-		if lp.Status == report.LowPairBad {
+		if lp.Status == schema.LowPairBad {
 			bad = append(bad, lp)
 		}
 	}
@@ -132,7 +132,7 @@ func TestLowPairThrottledLocal(t *testing.T) {
 		entries, _ := os.ReadDir(filepath.Join(out, "raw"))
 		t.Errorf("no retest raw folder; raw/ holds %v", entries)
 	}
-	saved, err := report.Load(filepath.Join(out, "report.json"))
+	saved, err := schema.Load(filepath.Join(out, "report.json"))
 	if err != nil || len(saved.LowPairs) != 1 {
 		t.Fatalf("report.json: %v, %+v", err, saved)
 	}

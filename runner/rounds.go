@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/rdmabench/rdmabench/parsers"
-	"github.com/rdmabench/rdmabench/report"
+	"github.com/rdmabench/rdmabench/report/schema"
 	"github.com/rdmabench/rdmabench/runner/plan"
 )
 
@@ -73,7 +73,7 @@ func (r *run) runJob(ctx context.Context, job *plan.Job) {
 func (r *run) recoverJob(job *plan.Job) {
 	if p := recover(); p != nil {
 		res := r.newResult(job, 0)
-		res.Verdict, res.ErrorClass = report.VerdictError, parsers.ClassToolError
+		res.Verdict, res.ErrorClass = schema.VerdictError, parsers.ClassToolError
 		res.Reason = fmt.Sprintf("internal error in rdmabench (please report): %v", p)
 		res.Started = time.Now().UTC()
 		r.record(res)

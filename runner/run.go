@@ -6,13 +6,13 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/rdmabench/rdmabench/report"
+	"github.com/rdmabench/rdmabench/report/schema"
 )
 
 // Run executes the plan round by round and returns the report, which is
 // also saved as report.json — when the run fails or is interrupted too. The
 // error implements ExitCode(): 1 shortfall, 3 harness failure, 130 Ctrl-C.
-func Run(ctx context.Context, cfg Config) (*report.Report, error) {
+func Run(ctx context.Context, cfg Config) (*schema.Report, error) {
 	if cfg.Plan == nil || cfg.Backend == nil || cfg.OutDir == "" {
 		return nil, &HarnessError{Err: errors.New("runner: Plan, Backend and OutDir are required")}
 	}

@@ -7,7 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rdmabench/rdmabench/report"
+	"github.com/rdmabench/rdmabench/report/schema"
+	"github.com/rdmabench/rdmabench/report/text"
 	"github.com/rdmabench/rdmabench/runner/backend"
 	"github.com/rdmabench/rdmabench/runner/backend/local"
 	"github.com/rdmabench/rdmabench/runner/judge"
@@ -81,25 +82,25 @@ func TestSampledMatrixLocal(t *testing.T) {
 	if err != nil {
 		t.Fatalf("run: %v", err)
 	}
-	want := report.SampleCoverage{Test: "a2a", Partners: 2, Seed: 2, FirstRound: 4, Rounds: 2, MatrixRounds: 5,
+	want := schema.SampleCoverage{Test: "a2a", Partners: 2, Seed: 2, FirstRound: 4, Rounds: 2, MatrixRounds: 5,
 		PlannedPairs: 12, MeasuredPairs: 12, MatrixPairs: 30, CoveredPct: 40, RunsToCover: 3}
 	if len(rep.Samples) != 1 || rep.Samples[0] != want {
 		t.Fatalf("samples %+v, want %+v", rep.Samples, want)
 	}
 	low := rep.LowPairs[0].Low
-	if len(low) == 0 || low[0].From != "ep-1" || low[0].To != "ep-2" || low[0].Status != report.LowPairBad || len(low[0].RetestBps) != 1 {
+	if len(low) == 0 || low[0].From != "ep-1" || low[0].To != "ep-2" || low[0].Status != schema.LowPairBad || len(low[0].RetestBps) != 1 {
 		t.Fatalf("low pairs %+v, want ep-1 → ep-2 first, bad on its retest (findings %q)", low, rep.LowPairs[0].Findings)
 	}
-	saved, err := report.Load(filepath.Join(out, "report.json"))
+	saved, err := schema.Load(filepath.Join(out, "report.json"))
 	if err != nil || len(saved.Samples) != 1 || saved.Samples[0] != want {
 		t.Fatalf("report.json samples: %v %+v", err, saved)
 	}
-	var text strings.Builder
-	if err := report.WriteInsights(&text, saved); err != nil {
+	var insights strings.Builder
+	if err := text.WriteInsights(&insights, saved); err != nil {
 		t.Fatal(err)
 	}
 	line := "a2a: a sample of 2 partners per endpoint (seed 2: 2 of the matrix's 5 rounds, from round 4): 12 of 30 ordered pairs measured, 40.0% of the matrix; 3 runs with consecutive seeds cover it"
-	if !strings.Contains(text.String(), line) {
-		t.Errorf("summary lacks %q:\n%s", line, text.String())
+	if !strings.Contains(insights.String(), line) {
+		t.Errorf("summary lacks %q:\n%s", line, insights.String())
 	}
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/rdmabench/rdmabench/runner/tools"
 	"github.com/rdmabench/rdmabench/scenarios"
 
-	"github.com/rdmabench/rdmabench/report"
+	"github.com/rdmabench/rdmabench/report/schema"
 )
 
 // skipReason says whether a job cannot run here: an RDMA-only test where
@@ -79,9 +79,9 @@ func (r *run) recordSkips() {
 			reason = why + "; " + reason
 		}
 		family, metric := tools.Describe(r.tests[s.Test], s.Tool)
-		r.record(report.Result{
+		r.record(schema.Result{
 			JobID: s.Test, Test: s.Test, Tool: s.Tool, Family: family, Metric: metric, Round: -1,
-			Verdict: report.VerdictSkipped, Reason: reason, Started: time.Now().UTC(),
+			Verdict: schema.VerdictSkipped, Reason: reason, Started: time.Now().UTC(),
 			Samples: nil,
 		})
 	}
@@ -90,9 +90,9 @@ func (r *run) recordSkips() {
 // skippedResult is a leg that did not run: what it would have run (the
 // planned command lines, placeholders unfilled) and its test's op, so that
 // the report sets it beside the legs of the same workload that did run.
-func (r *run) skippedResult(job *plan.Job, legIdx int, why string) report.Result {
+func (r *run) skippedResult(job *plan.Job, legIdx int, why string) schema.Result {
 	res := r.newResult(job, legIdx)
-	res.Verdict, res.Reason = report.VerdictSkipped, why
+	res.Verdict, res.Reason = schema.VerdictSkipped, why
 	res.Started = time.Now().UTC()
 	if t := r.tests[job.Test]; t != nil && tool.IsKVTransfer(res.Family) {
 		res.Op = strings.ToUpper(t.Args.Op)

@@ -8,11 +8,12 @@ import (
 	"sync"
 	"time"
 
-	runetcd "github.com/rdmabench/rdmabench/runner/etcd"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
+	runetcd "github.com/rdmabench/rdmabench/runner/etcd"
+
 	"github.com/rdmabench/rdmabench/parsers"
-	"github.com/rdmabench/rdmabench/report"
+	"github.com/rdmabench/rdmabench/report/schema"
 	"github.com/rdmabench/rdmabench/runner/backend"
 	"github.com/rdmabench/rdmabench/runner/mpi"
 	"github.com/rdmabench/rdmabench/runner/plan"
@@ -36,14 +37,14 @@ type Config struct {
 	RunID   string
 	Version string
 	// LineRate results are judged against (ResolveLineRate); nil = none.
-	LineRate *report.LineRate
+	LineRate *schema.LineRate
 	// Fingerprint of the system measured (BackendFingerprint), for
 	// RunMeta.Fingerprint; nil = unknown.
 	Fingerprint map[string]string
 	// Discover, when set, is called once the endpoints exist to fill
 	// LineRate and Fingerprint from them: the kube backend can read a NIC
 	// only from inside its pod, which does not exist before Provision.
-	Discover func(ctx context.Context, eps []backend.Endpoint) (*report.LineRate, map[string]string)
+	Discover func(ctx context.Context, eps []backend.Endpoint) (*schema.LineRate, map[string]string)
 	Parse    ParseFunc
 	// Progress receives one line per leg (stderr); nil = silent.
 	Progress io.Writer
@@ -100,14 +101,14 @@ type run struct {
 	progress    *progress
 
 	// preflight is each endpoint's checks, by endpoint name.
-	preflight map[string]report.PreflightEndpoint
+	preflight map[string]schema.PreflightEndpoint
 	// mtus is each endpoint's active RDMA MTU, read by preflight.
 	mtus map[string]int
 	// rates is each endpoint's own line rate (lineRate: auto), by name.
-	rates map[string]report.LineRate
+	rates map[string]schema.LineRate
 
 	mu       sync.Mutex
-	results  []report.Result
+	results  []schema.Result
 	order    map[string]int    // job ID → its place in the plan, as rounds start
 	versions map[string]string // tool → version it reported
 	mpi      map[*mpi.Session]bool

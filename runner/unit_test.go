@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rdmabench/rdmabench/report"
+	"github.com/rdmabench/rdmabench/report/schema"
 	"github.com/rdmabench/rdmabench/runner/backend"
 	"github.com/rdmabench/rdmabench/runner/backend/local"
 	"github.com/rdmabench/rdmabench/runner/plan"
@@ -167,15 +167,15 @@ func TestSharedMachineIsMarked(t *testing.T) {
 		"a-0": {Name: "a-0", Node: "node-1"}, "b-0": {Name: "b-0", Node: "node-1"}, "b-1": {Name: "b-1", Node: "node-2"},
 		"h-0": {Name: "h-0", Host: "vm1"}, "h-1": {Name: "h-1", Host: "vm1"}, "l-0": {Name: "l-0"}, "l-1": {Name: "l-1"}}}
 	for _, c := range []struct {
-		res  report.Result
+		res  schema.Result
 		want string
 	}{
-		{report.Result{From: "a-0", To: "b-0", Reason: "measured"}, "node-1"},
-		{report.Result{From: "a-0", To: "b-1"}, ""},
-		{report.Result{Ranks: []string{"a-0", "b-0", "b-1"}}, ""},
-		{report.Result{Ranks: []string{"a-0", "b-0"}}, "node-1"},
-		{report.Result{From: "h-0", To: "h-1"}, "vm1"},
-		{report.Result{From: "l-0", To: "l-1"}, ""},
+		{schema.Result{From: "a-0", To: "b-0", Reason: "measured"}, "node-1"},
+		{schema.Result{From: "a-0", To: "b-1"}, ""},
+		{schema.Result{Ranks: []string{"a-0", "b-0", "b-1"}}, ""},
+		{schema.Result{Ranks: []string{"a-0", "b-0"}}, "node-1"},
+		{schema.Result{From: "h-0", To: "h-1"}, "vm1"},
+		{schema.Result{From: "l-0", To: "l-1"}, ""},
 	} {
 		res := c.res
 		r.noteSharedMachine(&res)
@@ -227,14 +227,14 @@ func TestDevicePlaceholdersFilledAtRunTime(t *testing.T) {
 // With lineRate: auto a pair is held to the lower of its two ends' own
 // rates; an end whose rate was not read leaves the run's.
 func TestLegLineRateIsTheLowerEnd(t *testing.T) {
-	runRate := &report.LineRate{Bps: 400e9, Source: report.LineRateNIC, Detail: "a-0 mlx5_0"}
-	r := &run{cfg: Config{LineRate: runRate}, rates: map[string]report.LineRate{
-		"a-0": {Bps: 400e9, Source: report.LineRateNIC, Detail: "mlx5_0 port 1: 400 Gb/sec"},
-		"b-0": {Bps: 200e9, Source: report.LineRateNIC, Detail: "mlx5_3 port 1: 200 Gb/sec"}}}
-	if lr := r.legLineRate(report.Result{From: "a-0", To: "b-0"}); lr.Bps != 200e9 || !strings.Contains(lr.Detail, "the lower of a-0") {
+	runRate := &schema.LineRate{Bps: 400e9, Source: schema.LineRateNIC, Detail: "a-0 mlx5_0"}
+	r := &run{cfg: Config{LineRate: runRate}, rates: map[string]schema.LineRate{
+		"a-0": {Bps: 400e9, Source: schema.LineRateNIC, Detail: "mlx5_0 port 1: 400 Gb/sec"},
+		"b-0": {Bps: 200e9, Source: schema.LineRateNIC, Detail: "mlx5_3 port 1: 200 Gb/sec"}}}
+	if lr := r.legLineRate(schema.Result{From: "a-0", To: "b-0"}); lr.Bps != 200e9 || !strings.Contains(lr.Detail, "the lower of a-0") {
 		t.Errorf("%+v", lr)
 	}
-	if lr := r.legLineRate(report.Result{From: "a-0", To: "c-0"}); lr != runRate {
+	if lr := r.legLineRate(schema.Result{From: "a-0", To: "c-0"}); lr != runRate {
 		t.Errorf("%+v: want the run's", lr)
 	}
 }

@@ -5,15 +5,15 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rdmabench/rdmabench/report"
+	"github.com/rdmabench/rdmabench/report/schema"
 )
 
 // The first endpoint's library versions join the fingerprint without
 // overriding what discovery said; endpoints that disagree are named.
 func TestLibraryVersionsInFingerprint(t *testing.T) {
 	var out bytes.Buffer
-	r := &run{progress: newProgress(&out, 1), cfg: Config{Fingerprint: map[string]string{report.FingerprintKernel: "6.12"}}}
-	rep := &report.Report{Preflight: []report.PreflightEndpoint{
+	r := &run{progress: newProgress(&out, 1), cfg: Config{Fingerprint: map[string]string{schema.FingerprintKernel: "6.12"}}}
+	rep := &schema.Report{Preflight: []schema.PreflightEndpoint{
 		{Endpoint: "prefill-0", Versions: map[string]string{"ucx.version": "1.19.0", "ucx.version (nixl)": "1.22.0"}},
 		{Endpoint: "decode-0", Versions: map[string]string{"ucx.version": "1.19.0", "ucx.version (nixl)": "1.22.0"}},
 		{Endpoint: "decode-1", Versions: map[string]string{"ucx.version": "1.19.0", "ucx.version (nixl)": "1.18.1"}},

@@ -7,31 +7,32 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/rdmabench/rdmabench/report"
+	"github.com/rdmabench/rdmabench/report/history"
+	"github.com/rdmabench/rdmabench/report/schema"
 )
 
 // exitNoBaseline is what `compare --baseline auto` exits with when no run
-// qualifies (report.NoBaselineError): the first night, or the first after
+// qualifies (history.NoBaselineError): the first night, or the first after
 // an environment change, has nothing to compare with yet.
 const exitNoBaseline = 4
 
 // autoBaseline resolves `compare --baseline auto DIR CURRENT`: the
 // baseline is built per result from the runs under DIR
-// (report.PickSeriesBaseline), and stderr says which runs served and why
+// (history.PickSeriesBaseline), and stderr says which runs served and why
 // the others did not.
 func autoBaseline(mode, dir, current string, stderr io.Writer) (*loaded, *loaded, error) {
 	if mode != "auto" {
 		return nil, nil, usageError{fmt.Errorf("--baseline %q: the only mode is auto (or give BASELINE.json as the first argument without --baseline)", mode)}
 	}
 	current = runReportPath(current)
-	cur, err := report.Load(current)
+	cur, err := schema.Load(current)
 	if err != nil {
 		return nil, nil, inputError{fmt.Errorf("current: %w", err)}
 	}
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		return nil, nil, inputError{fmt.Errorf("--baseline auto: %s is not a folder of runs (give the folder rdmabench run writes into, e.g. results/)", dir)}
 	}
-	choice, err := report.PickSeriesBaseline([]string{dir}, cur, current)
+	choice, err := history.PickSeriesBaseline([]string{dir}, cur, current)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -7,7 +7,11 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/rdmabench/rdmabench/report"
+	"github.com/rdmabench/rdmabench/report/compare"
+	"github.com/rdmabench/rdmabench/report/export"
+	"github.com/rdmabench/rdmabench/report/history"
+	"github.com/rdmabench/rdmabench/report/html"
+	"github.com/rdmabench/rdmabench/report/schema"
 	"github.com/rdmabench/rdmabench/units"
 )
 
@@ -33,10 +37,10 @@ func newCompareCmd(stdout, stderr io.Writer) *cobra.Command {
 operation and message size, and reports regressions, drops within the noise,
 improvements, missing and new results, and differences of environment.
 
-` + report.CompareRule + `.
+` + compare.Rule + `.
 
 --baseline auto DIR CURRENT builds the baseline itself from the runs under DIR:
-` + report.SeriesBaselineRule + `. It says on stderr which runs served which
+` + history.SeriesBaselineRule + `. It says on stderr which runs served which
 results and why the others did not.
 
 BASELINE and CURRENT may be run folders (their report.json is read).
@@ -77,14 +81,14 @@ Exit codes: 0 no regression, 1 regression (or a measured result missing now),
 // loaded is a report given by its path, or already read (r set).
 type loaded struct {
 	path string
-	r    *report.Report
+	r    *schema.Report
 }
 
-func (l *loaded) load() (*report.Report, error) {
+func (l *loaded) load() (*schema.Report, error) {
 	if l.r != nil {
 		return l.r, nil
 	}
-	return report.Load(l.path)
+	return schema.Load(l.path)
 }
 
 func runCompare(o *compareOptions, baseIn, curIn *loaded, stdout, stderr io.Writer) error {
@@ -111,7 +115,7 @@ func runCompare(o *compareOptions, baseIn, curIn *loaded, stdout, stderr io.Writ
 	if err != nil {
 		return inputError{fmt.Errorf("current: %w", err)}
 	}
-	c := report.Compare(base, cur, report.CompareOptions{ThresholdPct: threshold, Alpha: o.alpha})
+	c := compare.Compare(base, cur, compare.Options{ThresholdPct: threshold, Alpha: o.alpha})
 	c.Baseline.Path, c.Current.Path = basePath, curPath
 	for _, w := range c.Warnings {
 		fmt.Fprintln(stderr, "warning:", w)
@@ -122,29 +126,29 @@ func runCompare(o *compareOptions, baseIn, curIn *loaded, stdout, stderr io.Writ
 	if o.output == "json" {
 		err = writeJSON(stdout, c)
 	} else {
-		err = report.WriteCompareTable(stdout, c)
+		err = compare.WriteTable(stdout, c)
 		if err == nil && o.explain {
-			err = report.WriteCompareRule(stdout, c)
+			err = compare.WriteRule(stdout, c)
 		}
 	}
 	if err != nil {
 		return err
 	}
 	if n := c.Regressions(); n > 0 {
-		return &report.RegressionError{N: n, Missing: c.Lost()}
+		return &compare.RegressionError{N: n, Missing: c.Lost()}
 	}
 	return nil
 }
 
-func writeCompareFiles(o *compareOptions, c *report.Comparison, stderr io.Writer) error {
+func writeCompareFiles(o *compareOptions, c *compare.Comparison, stderr io.Writer) error {
 	if o.html != "" {
-		if err := writeFileWith(o.html, func(w io.Writer) error { return report.WriteCompareHTML(w, c) }); err != nil {
+		if err := writeFileWith(o.html, func(w io.Writer) error { return html.WriteCompare(w, c) }); err != nil {
 			return err
 		}
 		wroteHTML(stderr, o.html)
 	}
 	if o.junit != "" {
-		if err := writeFileWith(o.junit, func(w io.Writer) error { return report.WriteCompareJUnit(w, c) }); err != nil {
+		if err := writeFileWith(o.junit, func(w io.Writer) error { return export.WriteCompareJUnit(w, c) }); err != nil {
 			return err
 		}
 		fmt.Fprintln(stderr, "wrote", o.junit)

@@ -7,7 +7,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/rdmabench/rdmabench/report"
+	"github.com/rdmabench/rdmabench/report/history"
+	"github.com/rdmabench/rdmabench/report/html"
 )
 
 // historyOptions are the flags of `rdmabench history`.
@@ -36,7 +37,7 @@ A report.json that cannot be read is a warning naming it; the others are used.
 Each run is read from its history.idx (written by run, and here for a run that
 has none) while that is current, else from report.json.
 
-` + report.HistoryRule + `.
+` + history.Rule + `.
 
 Exit codes: 0 (also when series stepped down: compare is the CI verb), 2 no
 run found or bad flags.`,
@@ -51,7 +52,7 @@ run found or bad flags.`,
 	f := cmd.Flags()
 	f.StringVar(&o.html, "html", "", "write the trend charts as one offline HTML file")
 	f.StringVarP(&o.output, "output", "o", "table", "stdout format: table or json (every series with every point)")
-	f.IntVar(&o.rows, "rows", report.MaxHistoryTableRows, "series listed in the table, worst first")
+	f.IntVar(&o.rows, "rows", history.MaxTableRows, "series listed in the table, worst first")
 	f.BoolVar(&o.explain, "explain", false, "after the table, how noise and step-downs are judged")
 	return cmd
 }
@@ -63,7 +64,7 @@ func runHistory(o *historyOptions, dirs []string, stdout, stderr io.Writer) erro
 	if o.rows < 1 {
 		return usageError{fmt.Errorf("--rows %d: want at least 1", o.rows)}
 	}
-	h := report.LoadHistory(dirs)
+	h := history.Load(dirs)
 	for _, w := range h.Warnings {
 		fmt.Fprintln(stderr, "warning:", w)
 	}
@@ -73,7 +74,7 @@ func runHistory(o *historyOptions, dirs []string, stdout, stderr io.Writer) erro
 	if o.html != "" {
 		dest := o.html
 		if err := writeFileWith(dest, func(w io.Writer) error {
-			return report.WriteHistoryHTML(w, h, report.HistoryHTMLOptions{Dir: filepath.Dir(dest)})
+			return html.WriteHistory(w, h, html.HistoryOptions{Dir: filepath.Dir(dest)})
 		}); err != nil {
 			return err
 		}
@@ -82,8 +83,8 @@ func runHistory(o *historyOptions, dirs []string, stdout, stderr io.Writer) erro
 	if o.output == "json" {
 		return writeJSON(stdout, h)
 	}
-	if err := report.WriteHistoryTable(stdout, h, o.rows); err != nil || !o.explain {
+	if err := history.WriteTable(stdout, h, o.rows); err != nil || !o.explain {
 		return err
 	}
-	return report.WriteHistoryRule(stdout, h)
+	return history.WriteRule(stdout, h)
 }

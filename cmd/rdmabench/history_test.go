@@ -10,29 +10,30 @@ import (
 	"time"
 
 	"github.com/rdmabench/rdmabench/parsers"
-	"github.com/rdmabench/rdmabench/report"
+	"github.com/rdmabench/rdmabench/report/history"
+	"github.com/rdmabench/rdmabench/report/schema"
 )
 
 // nightRun is one night of a one-test scenario: write-bw a-0 → b-0 at
 // 1 MiB, gbps Gb/s, with the given verdict and firmware.
-func nightRun(night int, gbps float64, verdict, firmware string) *report.Report {
+func nightRun(night int, gbps float64, verdict, firmware string) *schema.Report {
 	v := gbps * 1e9
-	r := &report.Report{SchemaVersion: report.SchemaVersion, Run: report.RunMeta{
+	r := &schema.Report{SchemaVersion: schema.Version, Run: schema.RunMeta{
 		ID: fmt.Sprintf("nightly-%02d", night), Scenario: "nightly", ScenarioHash: "sha256:abc",
 		Start:       time.Date(2026, 1, 1, 2, 0, 0, 0, time.UTC).Add(time.Duration(night) * 24 * time.Hour),
-		Fingerprint: map[string]string{report.FingerprintNICFirmware: firmware},
+		Fingerprint: map[string]string{schema.FingerprintNICFirmware: firmware},
 	}}
-	r.Results = []report.Result{{Test: "write-bw", Tool: "ib_write_bw", Family: parsers.FamilyPerftest, Metric: parsers.MetricBandwidth, From: "a-0", To: "b-0", Verdict: verdict,
+	r.Results = []schema.Result{{Test: "write-bw", Tool: "ib_write_bw", Family: parsers.FamilyPerftest, Metric: parsers.MetricBandwidth, From: "a-0", To: "b-0", Verdict: verdict,
 		Samples: []parsers.Sample{{Bytes: 1 << 20, BWAvgBps: &v}}}}
-	r.Summary = report.CountVerdicts(r.Results)
+	r.Summary = schema.CountVerdicts(r.Results)
 	return r
 }
 
-func saveRun(t *testing.T, dir string, r *report.Report) string {
+func saveRun(t *testing.T, dir string, r *schema.Report) string {
 	t.Helper()
 	p := filepath.Join(dir, r.Run.ID, "report.json")
 	_ = os.MkdirAll(filepath.Dir(p), 0o755)
-	if err := report.Save(p, r); err != nil {
+	if err := schema.Save(p, r); err != nil {
 		t.Fatal(err)
 	}
 	return p
@@ -45,7 +46,7 @@ func TestHistoryCmd(t *testing.T) {
 		if i >= 6 {
 			gbps = 300 + float64(i%2)
 		}
-		saveRun(t, dir, nightRun(i, gbps, report.VerdictPass, "28.43.1014"))
+		saveRun(t, dir, nightRun(i, gbps, schema.VerdictPass, "28.43.1014"))
 	}
 	_ = os.WriteFile(filepath.Join(dir, "nightly-03", "report.json.bak"), []byte("x"), 0o644)
 	_ = os.MkdirAll(filepath.Join(dir, "junk"), 0o755)
@@ -70,7 +71,7 @@ func TestHistoryCmd(t *testing.T) {
 	}
 
 	code, out, _ = runInTempDir(t, "history", dir, "-o", "json")
-	var h report.History
+	var h history.History
 	if err := json.Unmarshal([]byte(out), &h); code != 0 || err != nil {
 		t.Fatalf("exit %d, %v", code, err)
 	}
@@ -89,15 +90,15 @@ func TestHistoryCmd(t *testing.T) {
 
 func TestCompareBaselineAuto(t *testing.T) {
 	dir := t.TempDir()
-	saveRun(t, dir, nightRun(0, 390, report.VerdictPass, "28.43.1014")) // older passing run
-	saveRun(t, dir, nightRun(1, 391, report.VerdictPass, "28.43.1014")) // the one to pick
-	saveRun(t, dir, nightRun(2, 200, report.VerdictFail, "28.43.1014")) // failed
-	saveRun(t, dir, nightRun(3, 392, report.VerdictPass, "28.44.1000")) // other firmware
-	other := nightRun(4, 390, report.VerdictPass, "28.43.1014")
+	saveRun(t, dir, nightRun(0, 390, schema.VerdictPass, "28.43.1014")) // older passing run
+	saveRun(t, dir, nightRun(1, 391, schema.VerdictPass, "28.43.1014")) // the one to pick
+	saveRun(t, dir, nightRun(2, 200, schema.VerdictFail, "28.43.1014")) // failed
+	saveRun(t, dir, nightRun(3, 392, schema.VerdictPass, "28.44.1000")) // other firmware
+	other := nightRun(4, 390, schema.VerdictPass, "28.43.1014")
 	other.Run.Scenario = "wideep"
 	saveRun(t, dir, other)
-	cur := saveRun(t, dir, nightRun(5, 250, report.VerdictFail, "28.43.1014")) // inside DIR itself; -36%
-	saveRun(t, dir, nightRun(6, 390, report.VerdictPass, "28.43.1014"))        // after the current run
+	cur := saveRun(t, dir, nightRun(5, 250, schema.VerdictFail, "28.43.1014")) // inside DIR itself; -36%
+	saveRun(t, dir, nightRun(6, 390, schema.VerdictPass, "28.43.1014"))        // after the current run
 
 	junit := filepath.Join(t.TempDir(), "junit.xml")
 	code, out, stderr := runInTempDir(t, "compare", "--baseline", "auto", dir, filepath.Dir(cur), "--junit", junit)
@@ -126,7 +127,7 @@ func TestCompareBaselineAuto(t *testing.T) {
 
 	// No candidate: exit 4, the reasons named.
 	lone := t.TempDir()
-	first := saveRun(t, lone, nightRun(0, 390, report.VerdictPass, "28.43.1014"))
+	first := saveRun(t, lone, nightRun(0, 390, schema.VerdictPass, "28.43.1014"))
 	code, _, stderr = runInTempDir(t, "compare", "--baseline", "auto", lone, first)
 	if code != exitNoBaseline || !strings.Contains(stderr, `no baseline for scenario "nightly" under `+lone) || !strings.Contains(stderr, "no other run found") {
 		t.Errorf("exit %d: %s", code, stderr)
@@ -151,13 +152,13 @@ func TestHistoryCmdSameWithIndex(t *testing.T) {
 		if i >= 9 {
 			gbps, fw = 300+float64(i%3), "28.44.1000"
 		}
-		verdict := report.VerdictPass
+		verdict := schema.VerdictPass
 		if i == 4 {
-			verdict = report.VerdictFail
+			verdict = schema.VerdictFail
 		}
 		saveRun(t, dir, nightRun(i, gbps, verdict, fw))
 	}
-	idx := filepath.Join(dir, "nightly-07", report.HistoryIndexFile)
+	idx := filepath.Join(dir, "nightly-07", history.IndexFile)
 	if _, err := os.Stat(idx); err == nil {
 		t.Fatal("history.idx before any history")
 	}
@@ -176,12 +177,12 @@ func TestHistoryCmdSameWithIndex(t *testing.T) {
 
 // twoTests is nightRun with a second result, read-bw, of its own figure
 // and verdict.
-func twoTests(night int, write, read float64, writeVerdict, readVerdict string) *report.Report {
+func twoTests(night int, write, read float64, writeVerdict, readVerdict string) *schema.Report {
 	r := nightRun(night, write, writeVerdict, "28.43.1014")
 	v := read * 1e9
-	r.Results = append(r.Results, report.Result{Test: "read-bw", Tool: "ib_read_bw", Family: parsers.FamilyPerftest, Metric: parsers.MetricBandwidth,
+	r.Results = append(r.Results, schema.Result{Test: "read-bw", Tool: "ib_read_bw", Family: parsers.FamilyPerftest, Metric: parsers.MetricBandwidth,
 		From: "a-0", To: "b-0", Verdict: readVerdict, Samples: []parsers.Sample{{Bytes: 1 << 20, BWAvgBps: &v}}})
-	r.Summary = report.CountVerdicts(r.Results)
+	r.Summary = schema.CountVerdicts(r.Results)
 	return r
 }
 
@@ -190,10 +191,10 @@ func twoTests(night int, write, read float64, writeVerdict, readVerdict string) 
 // the latest run that passed it, and stderr says which run served what.
 func TestCompareBaselineAutoPerSeries(t *testing.T) {
 	dir := t.TempDir()
-	saveRun(t, dir, twoTests(0, 390, 380, report.VerdictPass, report.VerdictPass)) // the last night read-bw passed
-	saveRun(t, dir, twoTests(1, 391, 100, report.VerdictPass, report.VerdictFail)) // read-bw broke; write-bw fine
-	saveRun(t, dir, twoTests(2, 392, 0, report.VerdictPass, report.VerdictError))
-	cur := saveRun(t, dir, twoTests(3, 250, 379, report.VerdictPass, report.VerdictPass)) // write-bw dropped 36%
+	saveRun(t, dir, twoTests(0, 390, 380, schema.VerdictPass, schema.VerdictPass)) // the last night read-bw passed
+	saveRun(t, dir, twoTests(1, 391, 100, schema.VerdictPass, schema.VerdictFail)) // read-bw broke; write-bw fine
+	saveRun(t, dir, twoTests(2, 392, 0, schema.VerdictPass, schema.VerdictError))
+	cur := saveRun(t, dir, twoTests(3, 250, 379, schema.VerdictPass, schema.VerdictPass)) // write-bw dropped 36%
 	code, out, stderr := runInTempDir(t, "compare", "--baseline", "auto", dir, filepath.Dir(cur))
 	if code != 1 {
 		t.Fatalf("exit %d, want 1 (write-bw regressed against nightly-02): %s\n%s", code, stderr, out)
@@ -217,10 +218,10 @@ func TestCompareBaselineAutoPerSeries(t *testing.T) {
 func TestHistoryRunTwice(t *testing.T) {
 	dir := t.TempDir()
 	for i := range 3 {
-		saveRun(t, dir, nightRun(i, 390, report.VerdictPass, "28.43.1014"))
+		saveRun(t, dir, nightRun(i, 390, schema.VerdictPass, "28.43.1014"))
 	}
 	copyDir := filepath.Join(dir, "copy")
-	saveRun(t, copyDir, nightRun(1, 390, report.VerdictPass, "28.43.1014"))
+	saveRun(t, copyDir, nightRun(1, 390, schema.VerdictPass, "28.43.1014"))
 	code, out, stderr := runInTempDir(t, "history", dir, filepath.Join(dir, "nightly-00"))
 	if code != 0 || !strings.Contains(out, "3 runs from") {
 		t.Fatalf("exit %d, want 3 runs:\n%s\n%s", code, out, stderr)

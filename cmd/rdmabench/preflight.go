@@ -13,7 +13,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/rdmabench/rdmabench/report"
+	"github.com/rdmabench/rdmabench/report/schema"
+	"github.com/rdmabench/rdmabench/report/text"
 	"github.com/rdmabench/rdmabench/runner"
 	"github.com/rdmabench/rdmabench/runner/backend"
 	"github.com/rdmabench/rdmabench/runner/plan"
@@ -111,10 +112,10 @@ func runPreflight(ctx context.Context, o *preflightOptions) error {
 		if err := enc.Encode(map[string]any{"preflight": res}); err != nil {
 			return err
 		}
-	} else if err := report.WritePreflightTable(o.stdout, res); err != nil {
+	} else if err := text.WritePreflightTable(o.stdout, res); err != nil {
 		return err
 	}
-	if report.PreflightFailed(res) {
+	if schema.PreflightFailed(res) {
 		return silentError{preflightFailed{}}
 	}
 	return nil

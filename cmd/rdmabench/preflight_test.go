@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/rdmabench/rdmabench/nic"
-	"github.com/rdmabench/rdmabench/report"
+	"github.com/rdmabench/rdmabench/report/schema"
 )
 
 // TestPreflightLocalNoRDMA: on a host without RDMA, preflight names the
@@ -25,13 +25,13 @@ func TestPreflightLocalNoRDMA(t *testing.T) {
 	stdout.Reset()
 	code = runWith([]string{"preflight", "../../scenarios/loopback.yaml", "-o", "json"}, nil, &stdout, &stderr)
 	var doc struct {
-		Preflight []report.PreflightEndpoint `json:"preflight"`
+		Preflight []schema.PreflightEndpoint `json:"preflight"`
 	}
 	if err := json.Unmarshal(stdout.Bytes(), &doc); err != nil || code != 1 || len(doc.Preflight) == 0 {
 		t.Fatalf("exit %d, %v\n%s", code, err, stdout.String())
 	}
 	c := doc.Preflight[0].Checks[0]
-	if c.ID != "rdma-device" || c.Status != report.PreflightFail || c.Dooms != report.DoomsRDMA || c.Fix == "" {
+	if c.ID != "rdma-device" || c.Status != schema.PreflightFail || c.Dooms != schema.DoomsRDMA || c.Fix == "" {
 		t.Fatalf("%+v", c)
 	}
 }

@@ -9,7 +9,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/rdmabench/rdmabench/report"
+	"github.com/rdmabench/rdmabench/report/export"
+	"github.com/rdmabench/rdmabench/report/html"
+	"github.com/rdmabench/rdmabench/report/schema"
+	"github.com/rdmabench/rdmabench/report/text"
 )
 
 // reportOptions are the flags of `rdmabench report`.
@@ -64,7 +67,7 @@ atomically (temporary file + rename), as node_exporter's textfile collector need
 }
 
 func printSchema(w io.Writer) error {
-	data, err := report.JSONSchema()
+	data, err := schema.JSONSchema()
 	if err != nil {
 		return err
 	}
@@ -81,7 +84,7 @@ func runReport(o *reportOptions, path string, stdout, stderr io.Writer) error {
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
 		path = filepath.Join(path, "report.json") // the run folder itself
 	}
-	r, err := report.Load(path)
+	r, err := schema.Load(path)
 	if err != nil {
 		return inputError{err}
 	}
@@ -92,29 +95,29 @@ func runReport(o *reportOptions, path string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if o.output == "openmetrics" {
-		return report.WriteOpenMetrics(stdout, r)
+		return export.WriteOpenMetrics(stdout, r)
 	}
 	if o.output == "json" {
 		return writeJSON(stdout, r)
 	}
-	return report.WriteSummaryTable(stdout, r)
+	return text.WriteSummaryTable(stdout, r)
 }
 
-// writeRenderings writes the HTML report (html: a file, a folder, or "auto"
+// writeRenderings writes the HTML report (htmlOut: a file, a folder, or "auto"
 // for report.html beside reportJSON; "" for none) and JUnit XML (junit: a
 // file, or ""), each through a temporary file, and names what it wrote.
-func writeRenderings(r *report.Report, reportJSON, html, junit string, stderr io.Writer) error {
-	if html != "" {
-		dest := htmlPath(html, reportJSON)
+func writeRenderings(r *schema.Report, reportJSON, htmlOut, junit string, stderr io.Writer) error {
+	if htmlOut != "" {
+		dest := htmlPath(htmlOut, reportJSON)
 		if err := writeFileWith(dest, func(w io.Writer) error {
-			return report.WriteHTML(w, r, report.HTMLOptions{RawBase: rawBase(dest, reportJSON)})
+			return html.Write(w, r, html.Options{RawBase: rawBase(dest, reportJSON)})
 		}); err != nil {
 			return err
 		}
 		wroteHTML(stderr, dest)
 	}
 	if junit != "" {
-		if err := writeFileWith(junit, func(w io.Writer) error { return report.WriteJUnit(w, r) }); err != nil {
+		if err := writeFileWith(junit, func(w io.Writer) error { return export.WriteJUnit(w, r) }); err != nil {
 			return err
 		}
 		fmt.Fprintln(stderr, "wrote", junit)
@@ -189,7 +192,7 @@ func writeJSON(w io.Writer, v any) error {
 // wroteHTML says where an HTML page went and, from a binary built without
 // ECharts, that it has no charts and why.
 func wroteHTML(stderr io.Writer, path string) {
-	if report.ChartsIncluded() {
+	if html.ChartsIncluded() {
 		fmt.Fprintln(stderr, "wrote", path)
 		return
 	}

@@ -6,8 +6,9 @@ import (
 	"runtime"
 	"runtime/debug"
 
-	"github.com/rdmabench/rdmabench/report"
 	"github.com/spf13/cobra"
+
+	"github.com/rdmabench/rdmabench/report/html"
 )
 
 // version is set at build time with -ldflags "-X main.version=…" (make
@@ -95,7 +96,7 @@ func newVersionCmd(stdout io.Writer) *cobra.Command {
 		Args:    cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
 			charts := "included (ECharts)"
-			if !report.ChartsIncluded() {
+			if !html.ChartsIncluded() {
 				charts = "not included: built without `make assets`; HTML reports have their tables and a note where charts would be"
 			}
 			_, err := fmt.Fprintf(stdout, "rdmabench %s\ngo: %s\nplatform: %s/%s\ncharts: %s\n",

@@ -16,7 +16,7 @@ import (
 	"github.com/spf13/cobra"
 	"gopkg.in/yaml.v3"
 
-	"github.com/rdmabench/rdmabench/report"
+	"github.com/rdmabench/rdmabench/report/schema"
 	"github.com/rdmabench/rdmabench/runner"
 	"github.com/rdmabench/rdmabench/runner/backend"
 	"github.com/rdmabench/rdmabench/runner/backend/local"
@@ -51,7 +51,7 @@ type runOptions struct {
 	// seams: the planner, the summary table and NIC discovery (their own
 	// packages; swapped in tests).
 	plan    func(sc *scenarios.Scenario, opts plan.CompileOptions) (*plan.Plan, error)
-	summary func(io.Writer, *report.Report) error
+	summary func(io.Writer, *schema.Report) error
 	nicRate judge.NICRate
 }
 
@@ -183,7 +183,7 @@ func execute(ctx context.Context, o *runOptions, sc *scenarios.Scenario, p *plan
 		PreflightTimeout: o.preflightTimeout,
 		// Line rate and fingerprint are read once the endpoints exist:
 		// pods have no NIC to read before Provision.
-		Discover: func(ctx context.Context, eps []backend.Endpoint) (*report.LineRate, map[string]string) {
+		Discover: func(ctx context.Context, eps []backend.Endpoint) (*schema.LineRate, map[string]string) {
 			return judge.ResolveLineRate(sc, o.lineRate(ctx, be, eps)), runner.BackendFingerprint(ctx, be, eps)
 		},
 	})
@@ -218,7 +218,7 @@ func execute(ctx context.Context, o *runOptions, sc *scenarios.Scenario, p *plan
 	return quiet(runErr)
 }
 
-func printOutcome(o *runOptions, rep *report.Report) error {
+func printOutcome(o *runOptions, rep *schema.Report) error {
 	if o.output == "json" {
 		return writeJSON(o.stdout, rep)
 	}

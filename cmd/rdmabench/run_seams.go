@@ -3,7 +3,8 @@ package main
 import (
 	"io"
 
-	"github.com/rdmabench/rdmabench/report"
+	"github.com/rdmabench/rdmabench/report/schema"
+	"github.com/rdmabench/rdmabench/report/text"
 	"github.com/rdmabench/rdmabench/runner/plan"
 	"github.com/rdmabench/rdmabench/scenarios"
 )
@@ -17,4 +18,4 @@ func compilePlan(sc *scenarios.Scenario, opts plan.CompileOptions) (*plan.Plan, 
 }
 
 // writeSummary prints the summary table of the report (report package).
-func writeSummary(w io.Writer, r *report.Report) error { return report.WriteSummaryTable(w, r) }
+func writeSummary(w io.Writer, r *schema.Report) error { return text.WriteSummaryTable(w, r) }

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rdmabench/rdmabench/report"
+	"github.com/rdmabench/rdmabench/report/schema"
 	"github.com/rdmabench/rdmabench/runner"
 )
 
@@ -83,21 +83,21 @@ func TestRunCommandEndToEnd(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
 	}
-	rep, err := report.Load(filepath.Join(out, runner.ReportFile))
+	rep, err := schema.Load(filepath.Join(out, runner.ReportFile))
 	if err != nil {
 		t.Fatal(err)
 	}
 	rdma, _ := runner.DetectRDMA()
-	byTest := map[string]report.Result{}
+	byTest := map[string]schema.Result{}
 	for _, r := range rep.Results {
 		byTest[r.Test] = r
 	}
 	for _, name := range []string{"ucx-tcp", "iperf3"} {
-		if r := byTest[name]; r.Verdict != report.VerdictPass || r.BestBps <= 0 || r.Efficiency == nil {
+		if r := byTest[name]; r.Verdict != schema.VerdictPass || r.BestBps <= 0 || r.Efficiency == nil {
 			t.Errorf("%s: %s %q best %v", name, r.Verdict, r.Reason, r.BestBps)
 		}
 	}
-	if r := byTest["rping"]; !rdma && (r.Verdict != report.VerdictSkipped || !strings.Contains(r.Reason, "RDMA")) {
+	if r := byTest["rping"]; !rdma && (r.Verdict != schema.VerdictSkipped || !strings.Contains(r.Reason, "RDMA")) {
 		t.Errorf("rping without RDMA: %s %q", r.Verdict, r.Reason)
 	}
 	for _, f := range []string{runner.ScenarioFile, runner.PlanFile, runner.ResultsFile, "report.html"} {
@@ -176,7 +176,7 @@ func TestRunSIGINT(t *testing.T) {
 	if code := cmd.ProcessState.ExitCode(); code != 130 {
 		t.Fatalf("exit %d, want 130; stderr:\n%s", code, stderr.String())
 	}
-	rep, err := report.Load(filepath.Join(out, runner.ReportFile))
+	rep, err := schema.Load(filepath.Join(out, runner.ReportFile))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -74,6 +74,18 @@ func Elide(s string, n int) string {
 	return runewidth.Truncate(s, n, "…")
 }
 
+// OneLine keeps the first line of s, cut to n runes ("…" ends a cut line):
+// a reason, a note or an error as one cell of a table or one label.
+func OneLine(s string, n int) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
+
 // Fit makes a table with one space of padding either side of each cell
 // and a border between them fit in width columns (0: no bound). Columns
 // empty in every row are dropped first; then the widest column is elided,

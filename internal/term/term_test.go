@@ -95,3 +95,15 @@ func TestFitSeveralWideColumns(t *testing.T) {
 		t.Errorf("at the floor the table is %d wide, want 31 (two columns of 12)", got)
 	}
 }
+
+func TestOneLine(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		n    int
+		want string
+	}{{"short", 10, "short"}, {"first\nsecond", 10, "first"}, {"µµµµµµ", 4, "µµµ…"}, {"", 3, ""}} {
+		if got := OneLine(c.in, c.n); got != c.want {
+			t.Errorf("OneLine(%q, %d) = %q, want %q", c.in, c.n, got, c.want)
+		}
+	}
+}

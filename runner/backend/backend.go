@@ -280,7 +280,7 @@ type GPUChecker interface {
 }
 
 // Fingerprinter describes the system an endpoint runs on (kernel, NIC
-// firmware, MTU: report.Fingerprint* keys).
+// firmware, MTU: schema.Fingerprint* keys).
 //
 // Used once the endpoints exist, on the first one, for the report's
 // fingerprint, so that compare can warn when two runs measured different

@@ -1,7 +1,7 @@
 // Package judge turns what a leg measured into its verdict: statistics per
 // message size, the best figure, efficiency against the line rate and the
 // test's expectations. It is pure: repetitions, test and line rate in; the
-// filled-in report.Result out. The executor (package runner) calls it.
+// filled-in schema.Result out. The executor (package runner) calls it.
 package judge
 
 import (
@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/rdmabench/rdmabench/parsers"
-	"github.com/rdmabench/rdmabench/report"
+	"github.com/rdmabench/rdmabench/report/schema"
 	"github.com/rdmabench/rdmabench/scenarios"
 	"github.com/rdmabench/rdmabench/units"
 )
@@ -32,11 +32,11 @@ type Outcome struct {
 // Fill folds the repetitions of a leg into its result and judges it:
 // statistics of its headline metric (res.Metric, set by the runner from
 // the tool table), best figure, efficiency against the line rate, verdict.
-func Fill(res *report.Result, test *scenarios.Test, lr *report.LineRate, outs []Outcome) {
+func Fill(res *schema.Result, test *scenarios.Test, lr *schema.LineRate, outs []Outcome) {
 	var ok []parsers.Measurement
 	var failed []string
 	for i, o := range outs {
-		rep := report.Repetition{Index: i, OK: o.OK, Samples: o.M.Samples, Seconds: o.Seconds}
+		rep := schema.Repetition{Index: i, OK: o.OK, Samples: o.M.Samples, Seconds: o.Seconds}
 		if !o.OK {
 			rep.ErrorClass, rep.Error = o.Class, o.Err
 			failed = append(failed, fmt.Sprintf("repetition %d/%d: %s", i+1, len(outs), o.Err))
@@ -57,7 +57,7 @@ func Fill(res *report.Result, test *scenarios.Test, lr *report.LineRate, outs []
 		res.Op = ok[0].Op
 		res.BestBps, res.BestBytes = best(res.Samples)
 	}
-	if lr != nil && lr.Source != report.LineRateNone && lr.Bps > 0 {
+	if lr != nil && lr.Source != schema.LineRateNone && lr.Bps > 0 {
 		res.LineRate = lr
 		if res.BestBps > 0 {
 			eff := res.BestBps / lr.Bps * 100
@@ -66,7 +66,7 @@ func Fill(res *report.Result, test *scenarios.Test, lr *report.LineRate, outs []
 	}
 	if len(failed) > 0 {
 		first := firstFailure(outs)
-		res.Verdict, res.ErrorClass = report.VerdictError, first.Class
+		res.Verdict, res.ErrorClass = schema.VerdictError, first.Class
 		res.Reason = JoinReason(strings.Join(failed, "; "), res.Reason)
 		return
 	}
@@ -88,25 +88,25 @@ func firstFailure(outs []Outcome) Outcome {
 }
 
 // judge compares a measured result with the test's expectation.
-func judge(res *report.Result, test *scenarios.Test, ms []parsers.Measurement) {
+func judge(res *schema.Result, test *scenarios.Test, ms []parsers.Measurement) {
 	var rules, short []string
 	if test != nil {
 		rules, short = checkExpect(res, test.Expect, ms)
 	}
 	res.Expectation = strings.Join(rules, ", ")
 	if len(short) > 0 {
-		res.Verdict = report.VerdictFail
+		res.Verdict = schema.VerdictFail
 		res.Reason = JoinReason(strings.Join(short, "; "), res.Reason)
 		return
 	}
-	res.Verdict = report.VerdictPass
+	res.Verdict = schema.VerdictPass
 	if len(rules) == 0 {
 		res.Reason = JoinReason("measured; no expectation set", res.Reason)
 	}
 }
 
 // checkExpect returns the rules judged (in words) and the shortfalls.
-func checkExpect(res *report.Result, e scenarios.Expect, ms []parsers.Measurement) (rules, short []string) {
+func checkExpect(res *schema.Result, e scenarios.Expect, ms []parsers.Measurement) (rules, short []string) {
 	add := func(rule string, met bool, why string) {
 		rules = append(rules, rule)
 		if !met {
@@ -145,7 +145,7 @@ func checkExpect(res *report.Result, e scenarios.Expect, ms []parsers.Measuremen
 }
 
 // checkLatency judges the smallest size: latency is a small-message figure.
-func checkLatency(e scenarios.Expect, res *report.Result, add func(string, bool, string)) {
+func checkLatency(e scenarios.Expect, res *schema.Result, add func(string, bool, string)) {
 	var small *parsers.Sample
 	for i := range res.Samples {
 		if small == nil || res.Samples[i].Bytes < small.Bytes {
@@ -175,7 +175,7 @@ func checkLatency(e scenarios.Expect, res *report.Result, add func(string, bool,
 }
 
 // checkTransport fails a test that must ride RDMA but fell back to TCP.
-func checkTransport(e scenarios.Expect, res *report.Result, add func(string, bool, string)) {
+func checkTransport(e scenarios.Expect, res *schema.Result, add func(string, bool, string)) {
 	if e.Transport == "" {
 		return
 	}
@@ -195,7 +195,7 @@ func checkTransport(e scenarios.Expect, res *report.Result, add func(string, boo
 	}
 }
 
-func avgBusBW(ms []parsers.Measurement, res *report.Result) float64 {
+func avgBusBW(ms []parsers.Measurement, res *schema.Result) float64 {
 	var sum float64
 	var n int
 	for _, m := range ms {

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/rdmabench/rdmabench/parsers"
-	"github.com/rdmabench/rdmabench/report"
+	"github.com/rdmabench/rdmabench/report/schema"
 	"github.com/rdmabench/rdmabench/scenarios"
 )
 
@@ -24,8 +24,8 @@ func TestFillResultStatsAndBest(t *testing.T) {
 		{OK: true, M: meas(bw(4096, 20e9), bw(65536, 100e9))},
 		{OK: true, M: meas(bw(4096, 30e9), bw(65536, 110e9))},
 	}
-	lr := &report.LineRate{Bps: 200e9, Source: report.LineRateDeclared}
-	res := report.Result{Metric: parsers.MetricBandwidth} // the runner sets it from the tool table
+	lr := &schema.LineRate{Bps: 200e9, Source: schema.LineRateDeclared}
+	res := schema.Result{Metric: parsers.MetricBandwidth} // the runner sets it from the tool table
 	test := &scenarios.Test{Expect: scenarios.Expect{MinLineRate: scenarios.Percent{Raw: "60%"}}}
 	Fill(&res, test, lr, outs)
 	if res.BestBytes != 65536 || res.BestBps != 100e9 || *res.Efficiency != 50 {
@@ -35,7 +35,7 @@ func TestFillResultStatsAndBest(t *testing.T) {
 	if st.N != 3 || st.Mean != 100e9 || st.Min != 90e9 || st.Max != 110e9 || math.Abs(st.Stddev-10e9) > 1 {
 		t.Fatalf("stats %+v", st)
 	}
-	if res.Verdict != report.VerdictFail || !strings.Contains(res.Reason, "50.0% of line rate") {
+	if res.Verdict != schema.VerdictFail || !strings.Contains(res.Reason, "50.0% of line rate") {
 		t.Fatalf("verdict %s reason %q", res.Verdict, res.Reason)
 	}
 }
@@ -48,25 +48,25 @@ func TestJudgeTable(t *testing.T) {
 	cases := []struct {
 		name    string
 		expect  scenarios.Expect
-		lr      *report.LineRate
+		lr      *schema.LineRate
 		m       parsers.Measurement
 		verdict string
 		reason  string
 	}{
-		{"no expectation", scenarios.Expect{}, nil, meas(bw(1, 1e9)), report.VerdictPass, "no expectation"},
-		{"min bandwidth met", scenarios.Expect{MinBandwidth: scenarios.Rate{Raw: "1Gb/s"}}, nil, meas(bw(1, 2e9)), report.VerdictPass, ""},
-		{"min bandwidth short", scenarios.Expect{MinBandwidth: scenarios.Rate{Raw: "10Gb/s"}}, nil, meas(bw(1, 2e9)), report.VerdictFail, "below 10.00 Gb/s"},
-		{"line rate unknown", scenarios.Expect{MinLineRate: scenarios.Percent{Raw: "90%"}}, nil, meas(bw(1, 2e9)), report.VerdictPass, "not judged"},
-		{"latency met", scenarios.Expect{MaxLatency: scenarios.Duration{Raw: "5us"}}, nil, meas(lat(3)), report.VerdictPass, ""},
-		{"p99 short", scenarios.Expect{MaxP99Latency: scenarios.Duration{Raw: "5us"}}, nil, meas(lat(3)), report.VerdictFail, "p99 latency 6.00us"},
-		{"pings short", scenarios.Expect{MinPings: 5}, nil, parsers.Measurement{OK: true, Pings: &pings}, report.VerdictFail, "3 pings completed, want 5"},
+		{"no expectation", scenarios.Expect{}, nil, meas(bw(1, 1e9)), schema.VerdictPass, "no expectation"},
+		{"min bandwidth met", scenarios.Expect{MinBandwidth: scenarios.Rate{Raw: "1Gb/s"}}, nil, meas(bw(1, 2e9)), schema.VerdictPass, ""},
+		{"min bandwidth short", scenarios.Expect{MinBandwidth: scenarios.Rate{Raw: "10Gb/s"}}, nil, meas(bw(1, 2e9)), schema.VerdictFail, "below 10.00 Gb/s"},
+		{"line rate unknown", scenarios.Expect{MinLineRate: scenarios.Percent{Raw: "90%"}}, nil, meas(bw(1, 2e9)), schema.VerdictPass, "not judged"},
+		{"latency met", scenarios.Expect{MaxLatency: scenarios.Duration{Raw: "5us"}}, nil, meas(lat(3)), schema.VerdictPass, ""},
+		{"p99 short", scenarios.Expect{MaxP99Latency: scenarios.Duration{Raw: "5us"}}, nil, meas(lat(3)), schema.VerdictFail, "p99 latency 6.00us"},
+		{"pings short", scenarios.Expect{MinPings: 5}, nil, parsers.Measurement{OK: true, Pings: &pings}, schema.VerdictFail, "3 pings completed, want 5"},
 		{"tcp fallback", scenarios.Expect{Transport: "rdma"}, nil,
 			parsers.Measurement{OK: true, Samples: []parsers.Sample{bw(1, 1e9)}, Transport: &parsers.Transport{Kind: "tcp", Detail: "NET/Socket"}},
-			report.VerdictFail, "ran over tcp"},
+			schema.VerdictFail, "ran over tcp"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			var res report.Result
+			var res schema.Result
 			Fill(&res, &scenarios.Test{Expect: c.expect}, c.lr, []Outcome{{OK: true, M: c.m}})
 			if res.Verdict != c.verdict || !strings.Contains(res.Reason, c.reason) {
 				t.Fatalf("verdict %s reason %q; want %s with %q", res.Verdict, res.Reason, c.verdict, c.reason)
@@ -76,12 +76,12 @@ func TestJudgeTable(t *testing.T) {
 }
 
 func TestFailedRepetitionIsError(t *testing.T) {
-	var res report.Result
+	var res schema.Result
 	Fill(&res, nil, nil, []Outcome{
 		{OK: true, M: meas(bw(1, 1e9))},
 		{Class: parsers.ClassTimeout, Err: "timed out after 10s"},
 	})
-	if res.Verdict != report.VerdictError || res.ErrorClass != parsers.ClassTimeout || !strings.Contains(res.Reason, "repetition 2/2: timed out") {
+	if res.Verdict != schema.VerdictError || res.ErrorClass != parsers.ClassTimeout || !strings.Contains(res.Reason, "repetition 2/2: timed out") {
 		t.Fatalf("%s %s %q", res.Verdict, res.ErrorClass, res.Reason)
 	}
 	if len(res.Samples) != 1 || len(res.Repetitions) != 2 || res.Repetitions[1].OK {
@@ -91,18 +91,18 @@ func TestFailedRepetitionIsError(t *testing.T) {
 
 func TestResolveLineRate(t *testing.T) {
 	sc := &scenarios.Scenario{LineRate: scenarios.Rate{Raw: "400Gb/s"}}
-	if lr := ResolveLineRate(sc, nil); lr.Source != report.LineRateDeclared || lr.Bps != 400e9 {
+	if lr := ResolveLineRate(sc, nil); lr.Source != schema.LineRateDeclared || lr.Bps != 400e9 {
 		t.Errorf("declared: %+v", lr)
 	}
 	sc.LineRate = scenarios.Rate{Raw: "auto"}
-	if lr := ResolveLineRate(sc, nil); lr.Source != report.LineRateNone {
+	if lr := ResolveLineRate(sc, nil); lr.Source != schema.LineRateNone {
 		t.Errorf("auto without NIC: %+v", lr)
 	}
 	nic := func() (float64, string, bool) { return 200e9, "mlx5_0 port 1: 200 Gb/sec (4X HDR)", true }
-	if lr := ResolveLineRate(sc, nic); lr.Source != report.LineRateNIC || lr.Bps != 200e9 {
+	if lr := ResolveLineRate(sc, nic); lr.Source != schema.LineRateNIC || lr.Bps != 200e9 {
 		t.Errorf("auto with NIC: %+v", lr)
 	}
-	if lr := ResolveLineRate(&scenarios.Scenario{}, nic); lr.Source != report.LineRateNone {
+	if lr := ResolveLineRate(&scenarios.Scenario{}, nic); lr.Source != schema.LineRateNone {
 		t.Errorf("unset: %+v", lr)
 	}
 }

@@ -1,7 +1,7 @@
 package judge
 
 import (
-	"github.com/rdmabench/rdmabench/report"
+	"github.com/rdmabench/rdmabench/report/schema"
 	"github.com/rdmabench/rdmabench/scenarios"
 )
 
@@ -11,21 +11,21 @@ type NICRate func() (bps float64, detail string, ok bool)
 
 // ResolveLineRate is the rate results are judged against: declared in the
 // scenario, read from the NIC for `lineRate: auto`, or none.
-func ResolveLineRate(sc *scenarios.Scenario, nic NICRate) *report.LineRate {
+func ResolveLineRate(sc *scenarios.Scenario, nic NICRate) *schema.LineRate {
 	if sc == nil || !sc.LineRate.IsSet() {
-		return &report.LineRate{Source: report.LineRateNone, Detail: "lineRate not set in the scenario"}
+		return &schema.LineRate{Source: schema.LineRateNone, Detail: "lineRate not set in the scenario"}
 	}
 	r := sc.LineRate
 	if r.Raw == "auto" {
 		if nic != nil {
 			if bps, detail, ok := nic(); ok && bps > 0 {
-				return &report.LineRate{Bps: bps, Source: report.LineRateNIC, Detail: detail}
+				return &schema.LineRate{Bps: bps, Source: schema.LineRateNIC, Detail: detail}
 			}
 		}
-		return &report.LineRate{Source: report.LineRateNone, Detail: "lineRate: auto, but no RDMA NIC reported a rate"}
+		return &schema.LineRate{Source: schema.LineRateNone, Detail: "lineRate: auto, but no RDMA NIC reported a rate"}
 	}
 	if bps, ok := rate(r); ok {
-		return &report.LineRate{Bps: bps, Source: report.LineRateDeclared, Detail: "scenario: " + r.Raw}
+		return &schema.LineRate{Bps: bps, Source: schema.LineRateDeclared, Detail: "scenario: " + r.Raw}
 	}
-	return &report.LineRate{Source: report.LineRateNone, Detail: "lineRate " + r.Raw + " could not be read"}
+	return &schema.LineRate{Source: schema.LineRateNone, Detail: "lineRate " + r.Raw + " could not be read"}
 }

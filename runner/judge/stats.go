@@ -6,7 +6,7 @@ import (
 	"gonum.org/v1/gonum/stat"
 
 	"github.com/rdmabench/rdmabench/parsers"
-	"github.com/rdmabench/rdmabench/report"
+	"github.com/rdmabench/rdmabench/report/schema"
 )
 
 // sampleKey identifies one row across repetitions.
@@ -95,9 +95,9 @@ func maxCount(rows []parsers.Sample, get func(parsers.Sample) *int64) *int64 {
 
 // sizeStats summarises the result's headline metric (decided by the tool
 // table, carried on the result) per size over repetitions.
-func sizeStats(ms []parsers.Measurement, metric parsers.Metric) []report.SizeStats {
+func sizeStats(ms []parsers.Measurement, metric parsers.Metric) []schema.SizeStats {
 	keys, rows := rowsBySize(ms)
-	var out []report.SizeStats
+	var out []schema.SizeStats
 	for _, k := range keys {
 		var vals []float64
 		for i := range rows[k] {
@@ -108,7 +108,7 @@ func sizeStats(ms []parsers.Measurement, metric parsers.Metric) []report.SizeSta
 		if len(vals) == 0 {
 			continue
 		}
-		st := report.SizeStats{Bytes: k.bytes, Metric: metric, N: len(vals), Mean: stat.Mean(vals, nil)}
+		st := schema.SizeStats{Bytes: k.bytes, Metric: metric, N: len(vals), Mean: stat.Mean(vals, nil)}
 		if len(vals) > 1 {
 			st.Stddev = stat.StdDev(vals, nil)
 		}

@@ -13,7 +13,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/rdmabench/rdmabench/report"
+	"github.com/rdmabench/rdmabench/report/schema"
 )
 
 // Counter files read under /sys/class/infiniband/DEV/ports/N/. The IB
@@ -115,8 +115,8 @@ func Parse(out string) (Counters, error) {
 func ptr(n int64) *int64 { return &n }
 
 // Delta is what crossed an endpoint's device between two readings.
-func Delta(endpoint, device string, before, after Counters) report.PathCounters {
-	d := report.PathCounters{Endpoint: endpoint, Device: device, Port: after.Port}
+func Delta(endpoint, device string, before, after Counters) schema.PathCounters {
+	d := schema.PathCounters{Endpoint: endpoint, Device: device, Port: after.Port}
 	d.TxBytes, d.RxBytes = sub(before.TxBytes, after.TxBytes), sub(before.RxBytes, after.RxBytes)
 	d.TxPackets, d.RxPackets = sub(before.TxPackets, after.TxPackets), sub(before.RxPackets, after.RxPackets)
 	return d
@@ -178,8 +178,8 @@ func PacketsForSegments(size, iterations int64, mtu int, seg int64) int64 {
 // Verify applies the rule to every endpoint's deltas. Each endpoint's
 // device must have carried the traffic in one direction or the other
 // (max of tx and rx: a writer sends, its target receives).
-func Verify(eps []report.PathCounters, want Expect) report.PathProof {
-	p := report.PathProof{Endpoints: eps, ToolBytes: want.Bytes, ToolPackets: want.Packets}
+func Verify(eps []schema.PathCounters, want Expect) schema.PathProof {
+	p := schema.PathProof{Endpoints: eps, ToolBytes: want.Bytes, ToolPackets: want.Packets}
 	if len(eps) == 0 {
 		p.Detail = "no counters read"
 		return p
@@ -197,7 +197,7 @@ func Verify(eps []report.PathCounters, want Expect) report.PathProof {
 	return p
 }
 
-func judgeOne(e report.PathCounters, want Expect) (verified, invalid bool, note string) {
+func judgeOne(e schema.PathCounters, want Expect) (verified, invalid bool, note string) {
 	where := fmt.Sprintf("%s %s port %d", e.Endpoint, e.Device, e.Port)
 	if e.Error != "" {
 		return false, false, where + ": " + e.Error
@@ -228,7 +228,7 @@ func judgeOne(e report.PathCounters, want Expect) (verified, invalid bool, note 
 // movedOf is the larger direction in bytes where the device counts bytes,
 // else in packets; the expectation and slack in the same unit; -1 when
 // nothing was counted.
-func movedOf(e report.PathCounters, want Expect) (moved int64, unit string, expect, slack int64) {
+func movedOf(e schema.PathCounters, want Expect) (moved int64, unit string, expect, slack int64) {
 	if e.TxBytes != nil || e.RxBytes != nil {
 		return maxOf(e.TxBytes, e.RxBytes), "bytes", want.Bytes, UpperSlackBytes
 	}

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rdmabench/rdmabench/report"
+	"github.com/rdmabench/rdmabench/report/schema"
 )
 
 // Recorded in the soft-RoCE VMs around ib_write_bw -s 65536 -n 100.
@@ -42,7 +42,7 @@ func TestParseErrors(t *testing.T) {
 
 func TestVerifyRxeWriteBW(t *testing.T) {
 	b := parse(t, rxeBefore)
-	eps := []report.PathCounters{Delta("client-0", "rxe0", b, parse(t, rxeClient)), Delta("server-0", "rxe0", b, parse(t, rxeServer))}
+	eps := []schema.PathCounters{Delta("client-0", "rxe0", b, parse(t, rxeClient)), Delta("server-0", "rxe0", b, parse(t, rxeServer))}
 	p := Verify(eps, Expect{Bytes: 100 * 65536, Packets: PacketsFor(65536, 100, 4096)})
 	if !p.Verified || p.Invalid || p.ToolPackets != 1600 {
 		t.Fatalf("%+v", p)
@@ -56,23 +56,23 @@ func TestVerifyRule(t *testing.T) {
 	n := func(v int64) *int64 { return &v }
 	cases := []struct {
 		name              string
-		e                 report.PathCounters
+		e                 schema.PathCounters
 		want              Expect
 		verified, invalid bool
 		words             string
 	}{
-		{"bytes agree", report.PathCounters{TxBytes: n(1_050_000), RxBytes: n(1000)}, Expect{Bytes: 1_000_000}, true, false, "105.0%"},
-		{"nothing crossed", report.PathCounters{TxPackets: n(0), RxPackets: n(2)}, Expect{Bytes: 1 << 20, Packets: 256}, false, true, "did not cross"},
-		{"short", report.PathCounters{TxBytes: n(500_000)}, Expect{Bytes: 1_000_000}, false, false, "less than"},
-		{"extra traffic", report.PathCounters{TxBytes: n(50_000_000)}, Expect{Bytes: 1_000_000}, false, false, "other traffic"},
-		{"unknown size, quiet", report.PathCounters{TxPackets: n(3)}, Expect{}, false, true, "moved 3 packets"},
-		{"unknown size, busy", report.PathCounters{TxPackets: n(3000)}, Expect{}, false, false, "no byte count"},
-		{"unreadable", report.PathCounters{Error: "permission denied"}, Expect{Bytes: 1}, false, false, "permission denied"},
+		{"bytes agree", schema.PathCounters{TxBytes: n(1_050_000), RxBytes: n(1000)}, Expect{Bytes: 1_000_000}, true, false, "105.0%"},
+		{"nothing crossed", schema.PathCounters{TxPackets: n(0), RxPackets: n(2)}, Expect{Bytes: 1 << 20, Packets: 256}, false, true, "did not cross"},
+		{"short", schema.PathCounters{TxBytes: n(500_000)}, Expect{Bytes: 1_000_000}, false, false, "less than"},
+		{"extra traffic", schema.PathCounters{TxBytes: n(50_000_000)}, Expect{Bytes: 1_000_000}, false, false, "other traffic"},
+		{"unknown size, quiet", schema.PathCounters{TxPackets: n(3)}, Expect{}, false, true, "moved 3 packets"},
+		{"unknown size, busy", schema.PathCounters{TxPackets: n(3000)}, Expect{}, false, false, "no byte count"},
+		{"unreadable", schema.PathCounters{Error: "permission denied"}, Expect{Bytes: 1}, false, false, "permission denied"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.e.Endpoint, tc.e.Device, tc.e.Port = "e", "mlx5_0", 1
-			p := Verify([]report.PathCounters{tc.e}, tc.want)
+			p := Verify([]schema.PathCounters{tc.e}, tc.want)
 			if p.Verified != tc.verified || p.Invalid != tc.invalid || !strings.Contains(p.Detail, tc.words) {
 				t.Fatalf("got %+v", p)
 			}
@@ -112,7 +112,7 @@ func TestSaturatedCounterIsNotInvalid(t *testing.T) {
 	if b.TxBytes != nil || b.RxBytes != nil {
 		t.Fatalf("byte counters kept beside a saturated one: %+v", b)
 	}
-	p := Verify([]report.PathCounters{Delta("ep-0", "mlx4_0", b, a)}, Expect{Bytes: 4 << 20, Packets: 1000})
+	p := Verify([]schema.PathCounters{Delta("ep-0", "mlx4_0", b, a)}, Expect{Bytes: 4 << 20, Packets: 1000})
 	if !p.Verified {
 		t.Fatalf("packet counters should verify: %+v", p)
 	}

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/rdmabench/rdmabench/nic"
-	"github.com/rdmabench/rdmabench/report"
+	"github.com/rdmabench/rdmabench/report/schema"
 	"github.com/rdmabench/rdmabench/runner/tools"
 )
 
@@ -79,10 +79,10 @@ type Input struct {
 // EvaluateAll evaluates every endpoint and then compares MTUs across
 // endpoints that run RDMA tests: a path runs at the smaller MTU, and a
 // frame larger than the peer's netdev carries is dropped.
-func EvaluateAll(in []Input) []report.PreflightEndpoint {
-	out := make([]report.PreflightEndpoint, len(in))
+func EvaluateAll(in []Input) []schema.PreflightEndpoint {
+	out := make([]schema.PreflightEndpoint, len(in))
 	for i := range in {
-		out[i] = report.PreflightEndpoint{Endpoint: in[i].Want.Endpoint, Device: in[i].Want.Device}
+		out[i] = schema.PreflightEndpoint{Endpoint: in[i].Want.Endpoint, Device: in[i].Want.Device}
 		if in[i].Err != nil {
 			out[i].Error = in[i].Err.Error()
 			continue
@@ -97,8 +97,8 @@ func EvaluateAll(in []Input) []report.PreflightEndpoint {
 }
 
 // Evaluate runs the checks that apply to one endpoint.
-func Evaluate(f Facts, w Want) []report.PreflightCheck {
-	var cs []report.PreflightCheck
+func Evaluate(f Facts, w Want) []schema.PreflightCheck {
+	var cs []schema.PreflightCheck
 	if w.RDMA || (w.Device != "" && w.Device != "auto") {
 		cs = append(cs, rdmaChecks(f, w)...)
 	}
@@ -120,18 +120,18 @@ func Evaluate(f Facts, w Want) []report.PreflightCheck {
 // ncclNetPlugin: NCCL between nodes over EFA goes through libfabric by the
 // aws-ofi-nccl plugin (libnccl-net-ofi.so); without one NCCL falls back to
 // sockets (or its IB verbs transport, which EFA does not serve).
-func ncclNetPlugin(f Facts) report.PreflightCheck {
+func ncclNetPlugin(f Facts) schema.PreflightCheck {
 	if len(f.NCCLNet) > 0 {
 		return pass(NCCLNetPlugin, "NCCL net plugin: "+strings.Join(f.NCCLNet, ", "))
 	}
-	return fail(NCCLNetPlugin, report.DoomsNCCLNet,
+	return fail(NCCLNetPlugin, schema.DoomsNCCLNet,
 		"no NCCL net plugin (libnccl-net*.so) in /opt/amazon/ofi-nccl, /opt/aws-ofi-nccl or the linker's path: NCCL between nodes over EFA needs aws-ofi-nccl",
 		"use an image with aws-ofi-nccl (AWS's deep learning containers carry it at /opt/amazon/ofi-nccl), or install it from github.com/aws/aws-ofi-nccl with libfabric's efa provider")
 }
 
 // probeCheck judges one probe's output; a failure dooms the tests that
-// need the probe (report.DoomsTool, by id).
-func probeCheck(p tools.Probe, outs map[string]string) report.PreflightCheck {
+// need the probe (schema.DoomsTool, by id).
+func probeCheck(p tools.Probe, outs map[string]string) schema.PreflightCheck {
 	out, ran := outs[p.ID]
 	if !ran {
 		return warn(p.ID, "the probe did not run", "")
@@ -141,7 +141,7 @@ func probeCheck(p tools.Probe, outs map[string]string) report.PreflightCheck {
 	case tools.ProbePass:
 		return pass(p.ID, ev)
 	case tools.ProbeFail:
-		return fail(p.ID, report.DoomsTool, ev, fix)
+		return fail(p.ID, schema.DoomsTool, ev, fix)
 	}
 	return warn(p.ID, ev, fix)
 }
@@ -150,24 +150,24 @@ func probeCheck(p tools.Probe, outs map[string]string) report.PreflightCheck {
 // ssh) the GPU tool itself says when it finds no GPU, and the stand-in
 // lanes run nccl-tests' stand-in on machines without one. In a pod a
 // missing GPU is the pod's spec, and dooms the test.
-func softenGPU(c report.PreflightCheck, w Want) report.PreflightCheck {
-	if c.Status == report.PreflightFail && !w.Pod {
-		c.Status, c.Dooms = report.PreflightWarn, ""
+func softenGPU(c schema.PreflightCheck, w Want) schema.PreflightCheck {
+	if c.Status == schema.PreflightFail && !w.Pod {
+		c.Status, c.Dooms = schema.PreflightWarn, ""
 		c.Evidence += " (on a host the GPU tool decides: not skipped)"
 	}
 	return c
 }
 
-func pass(id, ev string) report.PreflightCheck {
-	return report.PreflightCheck{ID: id, Status: report.PreflightPass, Evidence: ev}
+func pass(id, ev string) schema.PreflightCheck {
+	return schema.PreflightCheck{ID: id, Status: schema.PreflightPass, Evidence: ev}
 }
 
-func warn(id, ev, fix string) report.PreflightCheck {
-	return report.PreflightCheck{ID: id, Status: report.PreflightWarn, Evidence: ev, Fix: fix}
+func warn(id, ev, fix string) schema.PreflightCheck {
+	return schema.PreflightCheck{ID: id, Status: schema.PreflightWarn, Evidence: ev, Fix: fix}
 }
 
-func fail(id, dooms, ev, fix string) report.PreflightCheck {
-	return report.PreflightCheck{ID: id, Status: report.PreflightFail, Evidence: ev, Fix: fix, Dooms: dooms}
+func fail(id, dooms, ev, fix string) schema.PreflightCheck {
+	return schema.PreflightCheck{ID: id, Status: schema.PreflightFail, Evidence: ev, Fix: fix, Dooms: dooms}
 }
 
 // pick is the endpoint's device and port: the named one, else the first
@@ -218,10 +218,10 @@ func devNames(inv *nic.Inventory) string {
 }
 
 // rdmaChecks are the checks of the RDMA device the tests use.
-func rdmaChecks(f Facts, w Want) []report.PreflightCheck {
+func rdmaChecks(f Facts, w Want) []schema.PreflightCheck {
 	if w.NoDevice != "" {
 		fix := "give the endpoint's data network an RDMA device: an SR-IOV or host-device network whose CNI reports device-info, the RDMA device plugin's resource, or name the device in the scenario"
-		return []report.PreflightCheck{fail(RDMADevice, report.DoomsRDMA, w.NoDevice, fix)}
+		return []schema.PreflightCheck{fail(RDMADevice, schema.DoomsRDMA, w.NoDevice, fix)}
 	}
 	d, p, ok := pick(f.Inv, w.Device)
 	if !ok {
@@ -234,11 +234,11 @@ func rdmaChecks(f Facts, w Want) []report.PreflightCheck {
 		if w.Pod {
 			fix += "; in a pod, request the RDMA resource (e.g. rdma/roce_gdr) or a host-device/SR-IOV network"
 		}
-		return []report.PreflightCheck{fail(RDMADevice, report.DoomsRDMA, ev, fix)}
+		return []schema.PreflightCheck{fail(RDMADevice, schema.DoomsRDMA, ev, fix)}
 	}
-	cs := []report.PreflightCheck{pass(RDMADevice, d.Name+" present")}
+	cs := []schema.PreflightCheck{pass(RDMADevice, d.Name+" present")}
 	if p == nil {
-		return append(cs, fail(PortActive, report.DoomsRDMA, d.Name+" has no ports", "check the driver (dmesg)"))
+		return append(cs, fail(PortActive, schema.DoomsRDMA, d.Name+" has no ports", "check the driver (dmesg)"))
 	}
 	cs = append(cs, portActive(d, p), linkLayer(p), devInfiniband(f, d.Name), memlock(f, w))
 	if c, ok := ipcLock(f, w); ok {
@@ -250,15 +250,15 @@ func rdmaChecks(f Facts, w Want) []report.PreflightCheck {
 	return append(cs, pcieLink(f, d))
 }
 
-func portActive(d *nic.Device, p *nic.Port) report.PreflightCheck {
+func portActive(d *nic.Device, p *nic.Port) schema.PreflightCheck {
 	ev := fmt.Sprintf("%s port %d: state %s, physical state %s", d.Name, p.Port, p.State, p.PhysState)
 	if p.State != "ACTIVE" {
-		return fail(PortActive, report.DoomsRDMA, ev, "bring the link up (cable, switch port, ip link set "+orDash(p.Netdev)+" up); check ibstat / rdma link")
+		return fail(PortActive, schema.DoomsRDMA, ev, "bring the link up (cable, switch port, ip link set "+orDash(p.Netdev)+" up); check ibstat / rdma link")
 	}
 	return pass(PortActive, ev)
 }
 
-func linkLayer(p *nic.Port) report.PreflightCheck {
+func linkLayer(p *nic.Port) schema.PreflightCheck {
 	switch p.LinkLayer {
 	case "Ethernet":
 		return pass(LinkLayer, "Ethernet (RoCE) on "+orDash(p.Netdev))
@@ -268,20 +268,20 @@ func linkLayer(p *nic.Port) report.PreflightCheck {
 	return warn(LinkLayer, "link layer unknown ("+orDash(p.LinkLayer)+")", "check /sys/class/infiniband/DEV/ports/N/link_layer")
 }
 
-func devInfiniband(f Facts, dev string) report.PreflightCheck {
+func devInfiniband(f Facts, dev string) schema.PreflightCheck {
 	if !f.DevDir {
-		return fail(DevInfiniband, report.DoomsRDMA, "/dev/infiniband does not exist here",
+		return fail(DevInfiniband, schema.DoomsRDMA, "/dev/infiniband does not exist here",
 			"load ib_uverbs (modprobe ib_uverbs); in a pod, the RDMA device plugin or a privileged pod mounts it")
 	}
 	u := f.Uverbs[dev]
 	if u == "" {
-		return fail(DevInfiniband, report.DoomsRDMA, "no uverbs device for "+dev+" under /sys/class/infiniband_verbs",
+		return fail(DevInfiniband, schema.DoomsRDMA, "no uverbs device for "+dev+" under /sys/class/infiniband_verbs",
 			"load ib_uverbs (modprobe ib_uverbs)")
 	}
 	acc, ok := f.DevFiles[u]
 	ev := fmt.Sprintf("/dev/infiniband/%s (%s): %s", u, dev, accessWords(acc, ok))
 	if !ok || acc != "rw" {
-		return fail(DevInfiniband, report.DoomsRDMA, ev,
+		return fail(DevInfiniband, schema.DoomsRDMA, ev,
 			"give the user read and write access to /dev/infiniband/"+u+" (udev rule, group rdma) or run the pod with the RDMA device plugin's resource")
 	}
 	if cm, ok := f.DevFiles["rdma_cm"]; ok && cm == "rw" {
@@ -304,7 +304,7 @@ func accessWords(acc string, ok bool) string {
 
 func hasIPCLock(f Facts) bool { return f.CapEff != nil && *f.CapEff&(1<<capIPCLock) != 0 }
 
-func memlock(f Facts, w Want) report.PreflightCheck {
+func memlock(f Facts, w Want) schema.PreflightCheck {
 	need := w.MinMemlockKiB
 	if need <= 0 {
 		need = DefaultMinMemlockKiB
@@ -322,15 +322,15 @@ func memlock(f Facts, w Want) report.PreflightCheck {
 	if hasIPCLock(f) {
 		return pass(Memlock, ev+"; CAP_IPC_LOCK is held, so the limit does not apply")
 	}
-	return fail(Memlock, report.DoomsRDMA, ev+" and CAP_IPC_LOCK is not held: memory registration fails",
+	return fail(Memlock, schema.DoomsRDMA, ev+" and CAP_IPC_LOCK is not held: memory registration fails",
 		"raise the limit (ulimit -l unlimited; LimitMEMLOCK=infinity for a service; memlock in /etc/security/limits.conf) or grant IPC_LOCK")
 }
 
 // ipcLock is checked for pods, and wherever the memlock limit is finite.
-func ipcLock(f Facts, w Want) (report.PreflightCheck, bool) {
+func ipcLock(f Facts, w Want) (schema.PreflightCheck, bool) {
 	unlimited := f.Memlock != nil && *f.Memlock < 0
 	if !w.Pod && (unlimited || f.CapEff == nil) {
-		return report.PreflightCheck{}, false
+		return schema.PreflightCheck{}, false
 	}
 	if f.CapEff == nil {
 		return warn(IPCLock, "CapEff could not be read from /proc/self/status", "check the pod's securityContext"), true
@@ -342,13 +342,13 @@ func ipcLock(f Facts, w Want) (report.PreflightCheck, bool) {
 	case unlimited:
 		return pass(IPCLock, ev+"; memlock is unlimited, so it is not needed"), true
 	case w.Pod:
-		return fail(IPCLock, report.DoomsRDMA, ev+" and memlock is limited",
+		return fail(IPCLock, schema.DoomsRDMA, ev+" and memlock is limited",
 			"add IPC_LOCK to the pod: securityContext.capabilities.add: [IPC_LOCK] (scenario: capabilities: [IPC_LOCK])"), true
 	}
 	return warn(IPCLock, ev, "grant IPC_LOCK or raise ulimit -l if registration fails"), true
 }
 
-func mtuMatch(f Facts, d *nic.Device, p *nic.Port) report.PreflightCheck {
+func mtuMatch(f Facts, d *nic.Device, p *nic.Port) schema.PreflightCheck {
 	active, ok := f.ActiveMTU[d.Name+"/"+strconv.Itoa(p.Port)]
 	if !ok || active == 0 {
 		why := "ibv_devinfo gave no active_mtu"
@@ -364,7 +364,7 @@ func mtuMatch(f Facts, d *nic.Device, p *nic.Port) report.PreflightCheck {
 	case p.NetdevMTU == 0:
 		return warn(MTUMatch, fmt.Sprintf("active IB MTU %d; netdev MTU unknown", active), "check the port's netdev (ibdev2netdev)")
 	case active > allowed:
-		return fail(MTUMatch, report.DoomsRDMA, ev+": frames larger than the netdev carries are dropped",
+		return fail(MTUMatch, schema.DoomsRDMA, ev+": frames larger than the netdev carries are dropped",
 			fmt.Sprintf("raise the netdev MTU (ip link set %s mtu %d) or lower the port's MTU", orDash(p.Netdev), active+96))
 	case active < allowed:
 		return warn(MTUMatch, ev+": the RDMA path uses smaller packets than the netdev allows",
@@ -375,7 +375,7 @@ func mtuMatch(f Facts, d *nic.Device, p *nic.Port) report.PreflightCheck {
 
 // peerMTU compares active MTUs across the endpoints that run RDMA tests
 // and fails mtu-match where they differ.
-func peerMTU(in []Input, out []report.PreflightEndpoint) {
+func peerMTU(in []Input, out []schema.PreflightEndpoint) {
 	type mtu struct{ active, netdev int }
 	seen := map[string]mtu{}
 	var names []string
@@ -411,14 +411,14 @@ func peerMTU(in []Input, out []report.PreflightEndpoint) {
 			if c.ID != MTUMatch {
 				continue
 			}
-			c.Status, c.Dooms = report.PreflightFail, report.DoomsRDMA
+			c.Status, c.Dooms = schema.PreflightFail, schema.DoomsRDMA
 			c.Evidence = fmt.Sprintf("%s; but %s", c.Evidence, strings.Join(diff, ", "))
 			c.Fix = "give every endpoint's netdev the same MTU (ip link set DEV mtu N), so the RDMA ports run the same MTU"
 		}
 	}
 }
 
-func roceGID(p *nic.Port, w Want) report.PreflightCheck {
+func roceGID(p *nic.Port, w Want) schema.PreflightCheck {
 	var v2 *nic.GID
 	addr := w.Address
 	loop := addr == "" || strings.HasPrefix(addr, "127.")
@@ -442,7 +442,7 @@ func roceGID(p *nic.Port, w Want) report.PreflightCheck {
 		if loop {
 			ev = "no RoCE v2 IPv4 GID on " + orDash(p.Netdev)
 		}
-		return fail(RoCEGID, report.DoomsRDMA, ev+"; GIDs: "+gidList(p),
+		return fail(RoCEGID, schema.DoomsRDMA, ev+"; GIDs: "+gidList(p),
 			"put the data address on the port's netdev (ip addr add ADDR dev "+orDash(p.Netdev)+"), or use the endpoint's address that has the GID")
 	}
 	ev := fmt.Sprintf("RoCE v2 GID %d is %s (%s)", v2.Index, orDash(v2.IPv4), v2.GID)
@@ -461,7 +461,7 @@ func roceGID(p *nic.Port, w Want) report.PreflightCheck {
 				fmt.Sprintf("set gidIndex: %d (or remove it)", v2.Index))
 		}
 	}
-	return fail(RoCEGID, report.DoomsRDMA, ev+fmt.Sprintf("; the tests use GID index %d, which is empty", *w.GIDIndex),
+	return fail(RoCEGID, schema.DoomsRDMA, ev+fmt.Sprintf("; the tests use GID index %d, which is empty", *w.GIDIndex),
 		fmt.Sprintf("set gidIndex: %d (or remove it)", v2.Index))
 }
 
@@ -485,7 +485,7 @@ func gidList(p *nic.Port) string {
 	return strings.Join(s, ", ")
 }
 
-func pcieLink(f Facts, d *nic.Device) report.PreflightCheck {
+func pcieLink(f Facts, d *nic.Device) schema.PreflightCheck {
 	l := f.PCIe[d.Name]
 	if l == nil || (l.MaxSpeed == "" && l.MaxWidth == 0) {
 		if d.PCIAddress == "" {
@@ -502,7 +502,7 @@ func pcieLink(f Facts, d *nic.Device) report.PreflightCheck {
 	return pass(PCIeLinkCheck, ev)
 }
 
-func gpuCount(f Facts, w Want) report.PreflightCheck {
+func gpuCount(f Facts, w Want) schema.PreflightCheck {
 	n, src := f.GPUFiles, "/dev/nvidiaN"
 	if f.GPUSmi >= 0 {
 		n, src = f.GPUSmi, "nvidia-smi -L"
@@ -510,12 +510,12 @@ func gpuCount(f Facts, w Want) report.PreflightCheck {
 	need := max(w.GPUs, 1)
 	ev := fmt.Sprintf("%d GPU(s) (%s), scenario gives %d", n, src, w.GPUs)
 	if n < need {
-		return fail(GPUCount, report.DoomsGPU, ev, "request nvidia.com/gpu for the pool, or lower gpus: in the scenario; check nvidia-smi")
+		return fail(GPUCount, schema.DoomsGPU, ev, "request nvidia.com/gpu for the pool, or lower gpus: in the scenario; check nvidia-smi")
 	}
 	return pass(GPUCount, ev)
 }
 
-func gpuDirect(f Facts) report.PreflightCheck {
+func gpuDirect(f Facts) schema.PreflightCheck {
 	if f.PeerMem != "" {
 		return pass(GPUDirect, f.PeerMem+" loaded")
 	}
@@ -529,7 +529,7 @@ func gpuDirect(f Facts) report.PreflightCheck {
 	} else {
 		ev += "; driver: " + f.NvidiaVersion + ", kernel " + f.Kernel + " (dma-buf needs the open kernel module and kernel 5.12+)"
 	}
-	return fail(GPUDirect, report.DoomsGPUDirect, ev, "modprobe nvidia_peermem (GPU Operator: driver.rdma.enabled=true), or use the open kernel module for dma-buf")
+	return fail(GPUDirect, schema.DoomsGPUDirect, ev, "modprobe nvidia_peermem (GPU Operator: driver.rdma.enabled=true), or use the open kernel module for dma-buf")
 }
 
 func kernelAtLeast(k string, maj, min int) bool {
@@ -570,21 +570,21 @@ type Needs struct {
 
 // Doomed says whether a failing check on an endpoint dooms a test with
 // these needs, and names the first such check (for the skip reason).
-func Doomed(ep report.PreflightEndpoint, n Needs) (report.PreflightCheck, bool) {
+func Doomed(ep schema.PreflightEndpoint, n Needs) (schema.PreflightCheck, bool) {
 	for _, c := range ep.Checks {
-		if c.Status != report.PreflightFail || c.Container != n.Container {
+		if c.Status != schema.PreflightFail || c.Container != n.Container {
 			continue
 		}
 		switch {
-		case c.Dooms == report.DoomsRDMA && n.RDMA,
-			c.Dooms == report.DoomsGPU && n.GPU,
-			c.Dooms == report.DoomsGPUDirect && n.GPUDirect,
-			c.Dooms == report.DoomsNCCLNet && n.NCCLNet,
-			c.Dooms == report.DoomsTool && slices.Contains(n.Probes, c.ID):
+		case c.Dooms == schema.DoomsRDMA && n.RDMA,
+			c.Dooms == schema.DoomsGPU && n.GPU,
+			c.Dooms == schema.DoomsGPUDirect && n.GPUDirect,
+			c.Dooms == schema.DoomsNCCLNet && n.NCCLNet,
+			c.Dooms == schema.DoomsTool && slices.Contains(n.Probes, c.ID):
 			return c, true
 		}
 	}
-	return report.PreflightCheck{}, false
+	return schema.PreflightCheck{}, false
 }
 
 // ActiveMTU is the active IB MTU of the endpoint's device (0: unknown).

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/rdmabench/rdmabench/nic"
-	"github.com/rdmabench/rdmabench/report"
+	"github.com/rdmabench/rdmabench/report/schema"
 	"github.com/rdmabench/rdmabench/runner/tools"
 	"github.com/rdmabench/rdmabench/scenarios"
 )
@@ -30,8 +30,8 @@ func facts(t *testing.T, file, tree string) Facts {
 	return f
 }
 
-func byID(cs []report.PreflightCheck) map[string]report.PreflightCheck {
-	m := map[string]report.PreflightCheck{}
+func byID(cs []schema.PreflightCheck) map[string]schema.PreflightCheck {
+	m := map[string]schema.PreflightCheck{}
 	for _, c := range cs {
 		m[c.ID] = c
 	}
@@ -63,7 +63,7 @@ func TestEvaluateRxeVMPasses(t *testing.T) {
 	f := facts(t, "facts-rxe-vm.txt", "rxe-vm")
 	cs := byID(Evaluate(f, Want{Endpoint: "server-0", Device: "rxe0", GIDIndex: &gid, Address: "10.9.0.1", RDMA: true}))
 	for _, id := range []string{RDMADevice, PortActive, LinkLayer, DevInfiniband, Memlock, MTUMatch, RoCEGID, PCIeLinkCheck} {
-		if c, ok := cs[id]; !ok || c.Status != report.PreflightPass {
+		if c, ok := cs[id]; !ok || c.Status != schema.PreflightPass {
 			t.Errorf("%s: %+v", id, c)
 		}
 	}
@@ -82,28 +82,28 @@ func TestEvaluateFailures(t *testing.T) {
 		want  string
 		words string
 	}{
-		{"wrong device", func(f *Facts, w *Want) { w.Device = "rxe9" }, RDMADevice, report.PreflightFail, `"rxe9" not found; this endpoint has rxe0 (port 1 ACTIVE)`},
-		{"no rdma", func(f *Facts, w *Want) { f.Inv = &nic.Inventory{} }, RDMADevice, report.PreflightFail, "no RDMA device"},
-		{"port down", func(f *Facts, w *Want) { f.Inv.Devices[0].Ports[0].State = "DOWN" }, PortActive, report.PreflightFail, "state DOWN"},
-		{"no devdir", func(f *Facts, w *Want) { f.DevDir = false }, DevInfiniband, report.PreflightFail, "does not exist"},
-		{"read only", func(f *Facts, w *Want) { f.DevFiles["uverbs0"] = "r" }, DevInfiniband, report.PreflightFail, "r only"},
-		{"low memlock", func(f *Facts, w *Want) { c := uint64(0); f.CapEff = &c }, Memlock, report.PreflightFail, "ulimit -l 8192 KiB"},
-		{"unlimited", func(f *Facts, w *Want) { n := int64(-1); f.Memlock = &n }, Memlock, report.PreflightPass, "unlimited"},
-		{"pod no ipc", func(f *Facts, w *Want) { c := uint64(0); f.CapEff = &c; w.Pod = true }, IPCLock, report.PreflightFail, "IPC_LOCK not held"},
-		{"mtu above netdev", func(f *Facts, w *Want) { f.Inv.Devices[0].Ports[0].ActiveMTU = 1024 }, MTUMatch, report.PreflightFail, "active IB MTU 4096"},
-		{"mtu below netdev", func(f *Facts, w *Want) { f.ActiveMTU["rxe0/1"] = 1024 }, MTUMatch, report.PreflightWarn, "smaller packets"},
-		{"mtu unknown", func(f *Facts, w *Want) { delete(f.ActiveMTU, "rxe0/1"); f.IbvDevinfo = "missing" }, MTUMatch, report.PreflightWarn, "ibv_devinfo: missing"},
-		{"gid wrong addr", func(f *Facts, w *Want) { w.Address = "10.9.9.9" }, RoCEGID, report.PreflightFail, "no RoCE v2 GID of 10.9.9.9"},
-		{"gid v1", func(f *Facts, w *Want) { g := 0; w.GIDIndex = &g }, RoCEGID, report.PreflightWarn, "GID index 0"},
-		{"gid empty", func(f *Facts, w *Want) { g := 7; w.GIDIndex = &g }, RoCEGID, report.PreflightFail, "7, which is empty"},
-		{"gpus", func(f *Facts, w *Want) { w.GPUs = 2; w.Pod = true }, GPUCount, report.PreflightFail, "0 GPU(s)"},
-		{"gpus on a host", func(f *Facts, w *Want) { w.GPUs = 2 }, GPUCount, report.PreflightWarn, "the GPU tool decides"},
-		{"gpudirect", func(f *Facts, w *Want) { w.GPUDirect = true; w.Pod = true }, GPUDirect, report.PreflightFail, "nvidia_peermem not loaded"},
-		{"peermem", func(f *Facts, w *Want) { w.GPUDirect = true; f.PeerMem = "nvidia_peermem" }, GPUDirect, report.PreflightPass, "loaded"},
+		{"wrong device", func(f *Facts, w *Want) { w.Device = "rxe9" }, RDMADevice, schema.PreflightFail, `"rxe9" not found; this endpoint has rxe0 (port 1 ACTIVE)`},
+		{"no rdma", func(f *Facts, w *Want) { f.Inv = &nic.Inventory{} }, RDMADevice, schema.PreflightFail, "no RDMA device"},
+		{"port down", func(f *Facts, w *Want) { f.Inv.Devices[0].Ports[0].State = "DOWN" }, PortActive, schema.PreflightFail, "state DOWN"},
+		{"no devdir", func(f *Facts, w *Want) { f.DevDir = false }, DevInfiniband, schema.PreflightFail, "does not exist"},
+		{"read only", func(f *Facts, w *Want) { f.DevFiles["uverbs0"] = "r" }, DevInfiniband, schema.PreflightFail, "r only"},
+		{"low memlock", func(f *Facts, w *Want) { c := uint64(0); f.CapEff = &c }, Memlock, schema.PreflightFail, "ulimit -l 8192 KiB"},
+		{"unlimited", func(f *Facts, w *Want) { n := int64(-1); f.Memlock = &n }, Memlock, schema.PreflightPass, "unlimited"},
+		{"pod no ipc", func(f *Facts, w *Want) { c := uint64(0); f.CapEff = &c; w.Pod = true }, IPCLock, schema.PreflightFail, "IPC_LOCK not held"},
+		{"mtu above netdev", func(f *Facts, w *Want) { f.Inv.Devices[0].Ports[0].ActiveMTU = 1024 }, MTUMatch, schema.PreflightFail, "active IB MTU 4096"},
+		{"mtu below netdev", func(f *Facts, w *Want) { f.ActiveMTU["rxe0/1"] = 1024 }, MTUMatch, schema.PreflightWarn, "smaller packets"},
+		{"mtu unknown", func(f *Facts, w *Want) { delete(f.ActiveMTU, "rxe0/1"); f.IbvDevinfo = "missing" }, MTUMatch, schema.PreflightWarn, "ibv_devinfo: missing"},
+		{"gid wrong addr", func(f *Facts, w *Want) { w.Address = "10.9.9.9" }, RoCEGID, schema.PreflightFail, "no RoCE v2 GID of 10.9.9.9"},
+		{"gid v1", func(f *Facts, w *Want) { g := 0; w.GIDIndex = &g }, RoCEGID, schema.PreflightWarn, "GID index 0"},
+		{"gid empty", func(f *Facts, w *Want) { g := 7; w.GIDIndex = &g }, RoCEGID, schema.PreflightFail, "7, which is empty"},
+		{"gpus", func(f *Facts, w *Want) { w.GPUs = 2; w.Pod = true }, GPUCount, schema.PreflightFail, "0 GPU(s)"},
+		{"gpus on a host", func(f *Facts, w *Want) { w.GPUs = 2 }, GPUCount, schema.PreflightWarn, "the GPU tool decides"},
+		{"gpudirect", func(f *Facts, w *Want) { w.GPUDirect = true; w.Pod = true }, GPUDirect, schema.PreflightFail, "nvidia_peermem not loaded"},
+		{"peermem", func(f *Facts, w *Want) { w.GPUDirect = true; f.PeerMem = "nvidia_peermem" }, GPUDirect, schema.PreflightPass, "loaded"},
 		{"dmabuf", func(f *Facts, w *Want) {
 			w.GPUDirect = true
 			f.NvidiaVersion = "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  550.54.15"
-		}, GPUDirect, report.PreflightPass, "dma-buf"},
+		}, GPUDirect, schema.PreflightPass, "dma-buf"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -114,7 +114,7 @@ func TestEvaluateFailures(t *testing.T) {
 			if !ok || c.Status != tc.want || !strings.Contains(c.Evidence, tc.words) {
 				t.Fatalf("%s: got %+v, want %s with %q", tc.id, c, tc.want, tc.words)
 			}
-			if c.Status == report.PreflightFail && c.Fix == "" {
+			if c.Status == schema.PreflightFail && c.Fix == "" {
 				t.Errorf("a fail without a fix: %+v", c)
 			}
 		})
@@ -143,7 +143,7 @@ func TestPeerMTUMismatch(t *testing.T) {
 		{Want: Want{Endpoint: "client-0", Device: "rxe0", RDMA: true}, Facts: b},
 	})
 	c := byID(eps[0].Checks)[MTUMatch]
-	if c.Status != report.PreflightFail || !strings.Contains(c.Evidence, "client-0 has active IB MTU 1024 (netdev MTU 1500)") {
+	if c.Status != schema.PreflightFail || !strings.Contains(c.Evidence, "client-0 has active IB MTU 1024 (netdev MTU 1500)") {
 		t.Fatalf("server-0 mtu-match: %+v", c)
 	}
 }
@@ -152,10 +152,10 @@ func TestPCIeDowntrained(t *testing.T) {
 	f := facts(t, "facts-rxe-vm.txt", "cx7-roce-gpu")
 	f.PCIe["mlx5_1"] = &PCIeLink{Speed: "16.0 GT/s PCIe", Width: 16, MaxSpeed: "32.0 GT/s PCIe", MaxWidth: 16}
 	f.PCIe["mlx5_0"] = &PCIeLink{Speed: "32.0 GT/s PCIe", Width: 16, MaxSpeed: "32.0 GT/s PCIe", MaxWidth: 16}
-	if c := pcieLink(f, &f.Inv.Devices[1]); c.Status != report.PreflightWarn || !strings.Contains(c.Evidence, "downtrained") {
+	if c := pcieLink(f, &f.Inv.Devices[1]); c.Status != schema.PreflightWarn || !strings.Contains(c.Evidence, "downtrained") {
 		t.Errorf("mlx5_1: %+v", c)
 	}
-	if c := pcieLink(f, &f.Inv.Devices[0]); c.Status != report.PreflightPass {
+	if c := pcieLink(f, &f.Inv.Devices[0]); c.Status != schema.PreflightPass {
 		t.Errorf("mlx5_0: %+v", c)
 	}
 }
@@ -178,14 +178,14 @@ func TestKernelAtLeastRC(t *testing.T) {
 func TestNCCLNetPlugin(t *testing.T) {
 	f := ParseFacts("ncclnet=/opt/amazon/ofi-nccl/lib/libnccl-net-ofi.so\nncclnet=/opt/amazon/ofi-nccl/lib/libnccl-net-ofi.so\nkernel=6.1\n")
 	cs := Evaluate(f, Want{Endpoint: "a-0", NCCLNet: true})
-	if len(cs) != 1 || cs[0].ID != NCCLNetPlugin || cs[0].Status != report.PreflightPass || !strings.Contains(cs[0].Evidence, "libnccl-net-ofi.so") {
+	if len(cs) != 1 || cs[0].ID != NCCLNetPlugin || cs[0].Status != schema.PreflightPass || !strings.Contains(cs[0].Evidence, "libnccl-net-ofi.so") {
 		t.Fatalf("%+v", cs)
 	}
 	cs = Evaluate(ParseFacts("kernel=6.1\n"), Want{Endpoint: "a-0", NCCLNet: true})
-	if len(cs) != 1 || cs[0].Status != report.PreflightFail || cs[0].Dooms != report.DoomsNCCLNet || !strings.Contains(cs[0].Fix, "aws-ofi-nccl") {
+	if len(cs) != 1 || cs[0].Status != schema.PreflightFail || cs[0].Dooms != schema.DoomsNCCLNet || !strings.Contains(cs[0].Fix, "aws-ofi-nccl") {
 		t.Fatalf("%+v", cs)
 	}
-	ep := report.PreflightEndpoint{Endpoint: "a-0", Checks: cs}
+	ep := schema.PreflightEndpoint{Endpoint: "a-0", Checks: cs}
 	if _, doomed := Doomed(ep, Needs{RDMA: true, GPU: true}); doomed {
 		t.Error("a missing NCCL net plugin dooms tests that are not NCCL between nodes")
 	}
@@ -220,11 +220,11 @@ func TestToolProbes(t *testing.T) {
 	}
 	w := Want{Endpoint: "decode-0", Probes: probes}
 	cs := Evaluate(Facts{Probes: out}, w)
-	if len(cs) != 1 || cs[0].Status != report.PreflightFail || cs[0].Dooms != report.DoomsTool ||
+	if len(cs) != 1 || cs[0].Status != schema.PreflightFail || cs[0].Dooms != schema.DoomsTool ||
 		!strings.Contains(cs[0].Evidence, "/usr/local/bin/nixlbench was built without the ETCD runtime") || !strings.Contains(cs[0].Fix, "args.runtime: ASIO") {
 		t.Fatalf("checks %+v", cs)
 	}
-	ep := report.PreflightEndpoint{Endpoint: "decode-0", Checks: cs}
+	ep := schema.PreflightEndpoint{Endpoint: "decode-0", Checks: cs}
 	if _, doomed := Doomed(ep, Needs{RDMA: true}); doomed {
 		t.Error("a failed nixlbench probe dooms an RDMA test that does not need it")
 	}
@@ -232,18 +232,18 @@ func TestToolProbes(t *testing.T) {
 		t.Error("a failed nixlbench probe does not doom the test that needs it")
 	}
 	for raw, want := range map[string]string{
-		"nixlbench=/opt/nb\netcd=yes\n":            report.PreflightPass,
-		"nixlbench=/opt/nb\netcd=script\n":         report.PreflightWarn,
-		"nixlbench=missing\n":                      report.PreflightFail,
-		"nixlbench=/bin/true\netcd=notnixlbench\n": report.PreflightFail,
-		"nixlbench=/opt/nb\netcd=unreadable\n":     report.PreflightWarn,
-		"":                                         report.PreflightWarn,
+		"nixlbench=/opt/nb\netcd=yes\n":            schema.PreflightPass,
+		"nixlbench=/opt/nb\netcd=script\n":         schema.PreflightWarn,
+		"nixlbench=missing\n":                      schema.PreflightFail,
+		"nixlbench=/bin/true\netcd=notnixlbench\n": schema.PreflightFail,
+		"nixlbench=/opt/nb\netcd=unreadable\n":     schema.PreflightWarn,
+		"":                                         schema.PreflightWarn,
 	} {
 		if c := Evaluate(Facts{Probes: map[string]string{tools.NixlEtcdProbe: raw}}, w); c[0].Status != want {
 			t.Errorf("%q: %s (%s), want %s", raw, c[0].Status, c[0].Evidence, want)
 		}
 	}
-	if c := Evaluate(Facts{}, w); c[0].Status != report.PreflightWarn {
+	if c := Evaluate(Facts{}, w); c[0].Status != schema.PreflightWarn {
 		t.Errorf("a probe that did not run: %+v", c[0])
 	}
 }
@@ -255,7 +255,7 @@ func TestRoCEGIDOfAnIPv6DataAddress(t *testing.T) {
 	f := facts(t, "facts-rxe-vm.txt", "rxe-vm-rails")
 	gid := 3
 	c := byID(Evaluate(f, Want{Endpoint: "e", Device: "rxe1", GIDIndex: &gid, Address: "fd00:9:1::1", RDMA: true}))[RoCEGID]
-	if c.Status != report.PreflightPass || !strings.Contains(c.Evidence, "GID 3") {
+	if c.Status != schema.PreflightPass || !strings.Contains(c.Evidence, "GID 3") {
 		t.Fatalf("got %+v, want a pass on GID 3", c)
 	}
 }

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/rdmabench/rdmabench/parsers"
-	"github.com/rdmabench/rdmabench/report"
+	"github.com/rdmabench/rdmabench/report/schema"
 	"github.com/rdmabench/rdmabench/scenarios"
 )
 
@@ -30,7 +30,7 @@ func TestCapturedTwoGPUFidelity(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rep, err := report.Load(filepath.Join(dir, c.run, "report.json"))
+		rep, err := schema.Load(filepath.Join(dir, c.run, "report.json"))
 		if err != nil {
 			t.Fatal(err)
 		}

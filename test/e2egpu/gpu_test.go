@@ -19,7 +19,7 @@ import (
 	"time"
 
 	"github.com/rdmabench/rdmabench/parsers"
-	"github.com/rdmabench/rdmabench/report"
+	"github.com/rdmabench/rdmabench/report/schema"
 	"github.com/rdmabench/rdmabench/scenarios"
 )
 
@@ -101,7 +101,7 @@ func TestSingleHostFidelity(t *testing.T) {
 	if err != nil {
 		t.Logf("rdmabench run: %v\n%s", err, stderr.String())
 	}
-	rep, err := report.Load(filepath.Join(runDir, "report.json"))
+	rep, err := schema.Load(filepath.Join(runDir, "report.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +126,7 @@ func TestSingleHostFidelity(t *testing.T) {
 	}
 }
 
-func findResult(rep *report.Report, test string) *report.Result {
+func findResult(rep *schema.Report, test string) *schema.Result {
 	for i := range rep.Results {
 		if rep.Results[i].Test == test {
 			return &rep.Results[i]
@@ -179,10 +179,10 @@ func runRaw(t *testing.T, c config, st *scenarios.Test) (parsers.Measurement, ti
 // compare checks one test: the same rows, bus bandwidth (algorithm
 // bandwidth where nccl-tests defines bus bandwidth as 0, one rank) within
 // the tolerance at large sizes, transport evidence on both sides.
-func compare(t *testing.T, sum *strings.Builder, st *scenarios.Test, res *report.Result, raw parsers.Measurement, rawWall time.Duration) {
+func compare(t *testing.T, sum *strings.Builder, st *scenarios.Test, res *schema.Result, raw parsers.Measurement, rawWall time.Duration) {
 	fmt.Fprintf(sum, "\n%s (%s_perf -g …): rdmabench leg %.1f s (tool %.1f s), raw %.1f s; transport %s / raw %s\n",
 		st.Name, st.Args.Collective, res.Seconds, res.ToolSeconds, rawWall.Seconds(), transport(res.Transport), transport(raw.Transport))
-	if res.Verdict == report.VerdictError || len(res.Samples) == 0 {
+	if res.Verdict == schema.VerdictError || len(res.Samples) == 0 {
 		t.Errorf("%s: rdmabench verdict %s: %s", st.Name, res.Verdict, res.Reason)
 		return
 	}

@@ -13,7 +13,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
-	"github.com/rdmabench/rdmabench/report"
+	"github.com/rdmabench/rdmabench/report/schema"
 	"github.com/rdmabench/rdmabench/runner/backend/kube"
 	"github.com/rdmabench/rdmabench/scenarios"
 	"github.com/rdmabench/rdmabench/test/kubecluster/cluster"
@@ -160,7 +160,7 @@ func TestOpenShiftAdmission(t *testing.T) {
 		t.Fatalf("exit %d with deploy/openshift applied; want 0", r.code)
 	}
 	for _, res := range r.rep.Results {
-		if res.Verdict != report.VerdictPass || res.BestBps <= 0 {
+		if res.Verdict != schema.VerdictPass || res.BestBps <= 0 {
 			t.Errorf("%s %s->%s: %s %q", res.Test, res.From, res.To, res.Verdict, res.Reason)
 		}
 	}
@@ -271,7 +271,7 @@ func TestRunThatMeasuredNothingExits5(t *testing.T) {
 		t.Fatalf("exit %d; want 5, nothing measured", r.code)
 	}
 	for _, res := range r.rep.Results {
-		if res.Verdict != report.VerdictSkipped || !strings.Contains(res.Reason, "RDMA") {
+		if res.Verdict != schema.VerdictSkipped || !strings.Contains(res.Reason, "RDMA") {
 			t.Errorf("%s: %s %q; want skipped for want of RDMA", res.Test, res.Verdict, res.Reason)
 		}
 	}

@@ -10,7 +10,7 @@ import (
 	resourcev1 "k8s.io/api/resource/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/rdmabench/rdmabench/report"
+	"github.com/rdmabench/rdmabench/report/schema"
 )
 
 // draDriver is the DRA driver name the test publishes devices for, as a
@@ -70,7 +70,7 @@ func TestDRAResourceClaimsPassedThrough(t *testing.T) {
 		t.Fatalf("exit %d", r.code)
 	}
 	for _, res := range r.rep.Results {
-		if res.Verdict != report.VerdictPass {
+		if res.Verdict != schema.VerdictPass {
 			t.Errorf("%s: %s %q", res.Test, res.Verdict, res.Reason)
 		}
 	}

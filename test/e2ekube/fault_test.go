@@ -11,7 +11,7 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/rdmabench/rdmabench/report"
+	"github.com/rdmabench/rdmabench/report/schema"
 	"github.com/rdmabench/rdmabench/test/kubecluster/cluster"
 )
 
@@ -107,14 +107,14 @@ func faultVerdicts(t *testing.T, r result, lost map[string]bool, names func(reas
 	for _, res := range r.rep.Results {
 		touched := lost[res.From] || lost[res.To]
 		switch {
-		case !touched && res.Verdict != report.VerdictPass:
+		case !touched && res.Verdict != schema.VerdictPass:
 			t.Errorf("%s->%s (neither lost): %s %q; the other pairs must carry on", res.From, res.To, res.Verdict, res.Reason)
-		case touched && res.Verdict == report.VerdictError:
+		case touched && res.Verdict == schema.VerdictError:
 			errs++
 			if !names(res.Reason) {
 				t.Errorf("%s->%s: reason %q does not say what was lost", res.From, res.To, res.Reason)
 			}
-		case touched && res.Verdict != report.VerdictPass:
+		case touched && res.Verdict != schema.VerdictPass:
 			t.Errorf("%s->%s: %s %q, want an error (or a pass before the fault)", res.From, res.To, res.Verdict, res.Reason)
 		}
 	}
@@ -260,8 +260,8 @@ func TestAPIServerRestartDuringMatrixRound(t *testing.T) {
 	for _, res := range r.rep.Results {
 		round := strings.Split(res.JobID, "/")[1]
 		switch {
-		case res.Verdict == report.VerdictPass:
-		case res.Verdict == report.VerdictError && round != "r6" && !strings.Contains(res.Reason, "during the run") && !strings.Contains(res.Reason, "kubelet does not answer"):
+		case res.Verdict == schema.VerdictPass:
+		case res.Verdict == schema.VerdictError && round != "r6" && !strings.Contains(res.Reason, "during the run") && !strings.Contains(res.Reason, "kubelet does not answer"):
 			// cut by the restart, and saying what broke
 		default:
 			t.Errorf("%s %s->%s: %s %q", round, res.From, res.To, res.Verdict, res.Reason)

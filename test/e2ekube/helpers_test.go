@@ -17,7 +17,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/rdmabench/rdmabench/report"
+	"github.com/rdmabench/rdmabench/report/schema"
 	"github.com/rdmabench/rdmabench/test/kubecluster/cluster"
 )
 
@@ -52,7 +52,7 @@ type result struct {
 	code           int
 	stdout, stderr string
 	dir            string
-	rep            *report.Report
+	rep            *schema.Report
 }
 
 // writeScenario writes a scenario file into the test's temp folder.
@@ -108,7 +108,7 @@ func run(t *testing.T, c *cluster.Cluster, scenario string, bound time.Duration,
 	}
 	r := result{code: code, stdout: stdout.String(), stderr: se.String(), dir: out}
 	if data, err := os.ReadFile(filepath.Join(out, "report.json")); err == nil {
-		r.rep = &report.Report{}
+		r.rep = &schema.Report{}
 		if err := json.Unmarshal(data, r.rep); err != nil {
 			t.Fatalf("report.json: %v", err)
 		}

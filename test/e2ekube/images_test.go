@@ -8,7 +8,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/rdmabench/rdmabench/report"
+	"github.com/rdmabench/rdmabench/report/schema"
 )
 
 // imagesScenario: the tools image the project ships (no nixlbench in it)
@@ -63,7 +63,7 @@ func TestToolsRunInTheirFamilyContainer(t *testing.T) {
 		t.Fatalf("exit %d, report %v", r.code, r.rep != nil)
 	}
 	for _, res := range r.rep.Results {
-		if res.Verdict != report.VerdictPass {
+		if res.Verdict != schema.VerdictPass {
 			t.Errorf("%s %s->%s: %s %q", res.Test, res.From, res.To, res.Verdict, res.Reason)
 		}
 	}
@@ -90,7 +90,7 @@ func TestToolsRunInTheirFamilyContainer(t *testing.T) {
 		for _, ch := range ep.Checks {
 			found[ch.ID+"@"+ch.Container] = ch.Status
 		}
-		if found["binary-nixlbench@nixl"] != report.PreflightPass || found["binary-iperf3@"] != report.PreflightPass {
+		if found["binary-nixlbench@nixl"] != schema.PreflightPass || found["binary-iperf3@"] != schema.PreflightPass {
 			t.Errorf("%s preflight %v: want nixlbench found in the nixl container, iperf3 in the tools one", ep.Endpoint, found)
 		}
 	}
@@ -109,18 +109,18 @@ func TestFamilyImageLackingItsToolSkipsOnlyItsTests(t *testing.T) {
 	for _, res := range r.rep.Results {
 		switch res.Test {
 		case "kv-read":
-			if res.Verdict != report.VerdictSkipped || !strings.Contains(res.Reason, want) || !strings.Contains(res.Reason, "cluster.images.nixl") {
+			if res.Verdict != schema.VerdictSkipped || !strings.Contains(res.Reason, want) || !strings.Contains(res.Reason, "cluster.images.nixl") {
 				t.Errorf("kv-read: %s %q: want skipped, naming %q and cluster.images.nixl", res.Verdict, res.Reason, want)
 			}
 		case "tcp-bw":
-			if res.Verdict != report.VerdictPass {
+			if res.Verdict != schema.VerdictPass {
 				t.Errorf("tcp-bw: %s %q: the tools container's test must run", res.Verdict, res.Reason)
 			}
 		}
 	}
 	for _, ep := range r.rep.Preflight {
 		for _, ch := range ep.Checks {
-			if ch.ID == "binary-nixlbench" && (ch.Status != report.PreflightFail || ch.Container != "nixl" || !strings.Contains(ch.Evidence, want)) {
+			if ch.ID == "binary-nixlbench" && (ch.Status != schema.PreflightFail || ch.Container != "nixl" || !strings.Contains(ch.Evidence, want)) {
 				t.Errorf("%s: %+v", ep.Endpoint, ch)
 			}
 		}

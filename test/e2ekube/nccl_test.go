@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rdmabench/rdmabench/report"
+	"github.com/rdmabench/rdmabench/report/schema"
 	"github.com/rdmabench/rdmabench/runner"
 	"github.com/rdmabench/rdmabench/runner/backend/kube"
 	"github.com/rdmabench/rdmabench/runner/plan"
@@ -98,7 +98,7 @@ tests:
 	r := rep.Results[0]
 	raw, _ := os.ReadFile(filepath.Join(out, r.RawOutputs[0]))
 	t.Logf("%s: %s %s\n%s\n%s", r.Test, r.Verdict, r.Reason, strings.Join(r.Commands, "\n"), raw)
-	if r.Verdict != report.VerdictPass || len(r.Samples) != 6 || r.BestBps <= 0 {
+	if r.Verdict != schema.VerdictPass || len(r.Samples) != 6 || r.BestBps <= 0 {
 		t.Fatalf("verdict %s (%s), %d samples, best %v", r.Verdict, r.Reason, len(r.Samples), r.BestBps)
 	}
 	// Two ranks, two processes, two pods: rank 0's device list names two

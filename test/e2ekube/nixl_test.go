@@ -16,7 +16,7 @@ import (
 	"k8s.io/client-go/tools/portforward"
 	"k8s.io/client-go/transport/spdy"
 
-	"github.com/rdmabench/rdmabench/report"
+	"github.com/rdmabench/rdmabench/report/schema"
 	"github.com/rdmabench/rdmabench/test/kubecluster/cluster"
 )
 
@@ -99,12 +99,12 @@ func TestNixlbenchBackendsThroughInClusterEtcd(t *testing.T) {
 		len(np.Ingress[0].From[0].PodSelector.MatchLabels) != 1 || np.Ingress[0].Ports[0].Port.IntValue() != 2379 {
 		t.Errorf("NetworkPolicy %+v: want ingress to the etcd pod's 2379 from the run's pods only", np)
 	}
-	backends := map[string]report.Result{}
+	backends := map[string]schema.Result{}
 	for _, res := range r.rep.Results {
 		if res.Test != "nixl-backends" {
 			continue
 		}
-		if res.Verdict != report.VerdictPass || res.BestBps <= 0 || len(res.Samples) == 0 {
+		if res.Verdict != schema.VerdictPass || res.BestBps <= 0 || len(res.Samples) == 0 {
 			t.Errorf("%s %s->%s: %s %q best %.0f", res.Backend, res.From, res.To, res.Verdict, res.Reason, res.BestBps)
 		}
 		if !strings.Contains(res.From, "decode") || !strings.Contains(res.To, "prefill") {

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rdmabench/rdmabench/report"
+	"github.com/rdmabench/rdmabench/report/schema"
 )
 
 // The product's headline scenario on the test cluster, with the test
@@ -67,12 +67,12 @@ func TestShippedPDDisaggOnTheTestCluster(t *testing.T) {
 	for _, res := range r.rep.Results {
 		tests[res.Test] = true
 		if res.Test == "nccl-sendrecv" || res.Test == "kv-read" || res.Test == "tcp-baseline" {
-			if res.Verdict != report.VerdictPass || res.BestBps <= 0 {
+			if res.Verdict != schema.VerdictPass || res.BestBps <= 0 {
 				t.Errorf("%s %s->%s: %s %q; want it run and measured (real iperf3; the stand-ins)", res.Test, res.From, res.To, res.Verdict, res.Reason)
 			}
 			continue
 		}
-		if res.Verdict != report.VerdictSkipped || res.Reason == "" {
+		if res.Verdict != schema.VerdictSkipped || res.Reason == "" {
 			t.Errorf("%s: %s %q; want skipped with a reason", res.Test, res.Verdict, res.Reason)
 		}
 	}
@@ -113,12 +113,12 @@ func TestShippedKubeCheckOnTheTestCluster(t *testing.T) {
 	for _, res := range r.rep.Results {
 		switch res.Test {
 		case "ucx-bw", "iperf3":
-			if res.Verdict != report.VerdictPass || res.BestBps <= 0 {
+			if res.Verdict != schema.VerdictPass || res.BestBps <= 0 {
 				t.Errorf("%s: %s %q; want measured", res.Test, res.Verdict, res.Reason)
 			}
 			measured[res.Test]++
 		default:
-			if res.Verdict != report.VerdictSkipped || !strings.Contains(res.Reason, "preflight rdma-device") {
+			if res.Verdict != schema.VerdictSkipped || !strings.Contains(res.Reason, "preflight rdma-device") {
 				t.Errorf("%s: %s %q; want skipped for want of an RDMA device", res.Test, res.Verdict, res.Reason)
 			}
 		}

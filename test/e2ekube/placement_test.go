@@ -10,7 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/rdmabench/rdmabench/report"
+	"github.com/rdmabench/rdmabench/report/schema"
 	"github.com/rdmabench/rdmabench/test/kubecluster/cluster"
 )
 
@@ -61,7 +61,7 @@ func TestPoolsThatTestEachOtherAreKeptApart(t *testing.T) {
 		t.Fatalf("exit %d with shareNodesWith", r.code)
 	}
 	res := r.rep.Results[0]
-	if res.Verdict != report.VerdictPass || res.SameMachine != "node-1" || !strings.Contains(res.Reason, "not a fabric figure") {
+	if res.Verdict != schema.VerdictPass || res.SameMachine != "node-1" || !strings.Contains(res.Reason, "not a fabric figure") {
 		t.Errorf("result %s sameMachine %q reason %q: want it marked as on one node", res.Verdict, res.SameMachine, res.Reason)
 	}
 	pods, err := c.Client().CoreV1().Pods("e2e-share").List(context.Background(), metav1.ListOptions{LabelSelector: "rdmabench.io/run=share-1"})
@@ -190,7 +190,7 @@ func TestDeviceFromNetworkStatus(t *testing.T) {
 			continue
 		}
 		skipped++
-		if res.Verdict != report.VerdictSkipped || !strings.Contains(res.Reason, "network-status device-info of default/sriov-net names RDMA device mlx5_") ||
+		if res.Verdict != schema.VerdictSkipped || !strings.Contains(res.Reason, "network-status device-info of default/sriov-net names RDMA device mlx5_") ||
 			!strings.Contains(res.Reason, "which is not under /sys/class/infiniband here") {
 			t.Errorf("%s %s->%s: %s %q; want skipped, naming the device device-info gave", res.Test, res.From, res.To, res.Verdict, res.Reason)
 		}

@@ -11,7 +11,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/rdmabench/rdmabench/report"
+	"github.com/rdmabench/rdmabench/report/schema"
 )
 
 // tcpScenario is a kube scenario of TCP-capable tests between pods on the
@@ -72,10 +72,10 @@ func TestRunTCPTestsBetweenPods(t *testing.T) {
 		t.Fatalf("exit %d, report %v", r.code, r.rep != nil)
 	}
 	// 2 decode → 1 prefill pairs; ucx_perftest per size.
-	byTest := map[string][]report.Result{}
+	byTest := map[string][]schema.Result{}
 	for _, res := range r.rep.Results {
 		byTest[res.Test] = append(byTest[res.Test], res)
-		if res.Verdict != report.VerdictPass || res.BestBps <= 0 || len(res.Samples) == 0 {
+		if res.Verdict != schema.VerdictPass || res.BestBps <= 0 || len(res.Samples) == 0 {
 			t.Errorf("%s %s->%s: %s %q best %.0f", res.Test, res.From, res.To, res.Verdict, res.Reason, res.BestBps)
 		}
 	}
@@ -117,7 +117,7 @@ func TestRunPerCommandExec(t *testing.T) {
 		t.Errorf("%d results, want 6 (4 ucx_perftest, 2 iperf3)", len(r.rep.Results))
 	}
 	for _, res := range r.rep.Results {
-		if res.Verdict != report.VerdictPass || res.BestBps <= 0 {
+		if res.Verdict != schema.VerdictPass || res.BestBps <= 0 {
 			t.Errorf("%s %s->%s: %s %q", res.Test, res.From, res.To, res.Verdict, res.Reason)
 		}
 	}
@@ -231,9 +231,9 @@ func TestHungToolIsKilledAndTheRunGoesOn(t *testing.T) {
 	var hung, ok int
 	for _, res := range r.rep.Results {
 		switch {
-		case res.Test == "hang" && res.Verdict == report.VerdictError && strings.Contains(res.Reason, "timed out"):
+		case res.Test == "hang" && res.Verdict == schema.VerdictError && strings.Contains(res.Reason, "timed out"):
 			hung++
-		case res.Test != "hang" && res.Verdict == report.VerdictPass:
+		case res.Test != "hang" && res.Verdict == schema.VerdictPass:
 			ok++
 		}
 	}

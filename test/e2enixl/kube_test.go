@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rdmabench/rdmabench/report"
+	"github.com/rdmabench/rdmabench/report/schema"
 	"github.com/rdmabench/rdmabench/test/kubecluster/cluster"
 )
 
@@ -104,7 +104,7 @@ func TestKubePods(t *testing.T) {
 	code, stderr := rdmabench(t, "run", scenario, "--kubeconfig", c.Kubeconfig, "--out", out, "--html", "none")
 	wall := time.Since(start)
 	t.Logf("rdmabench run (exit %d, %.0f s):\n%s", code, wall.Seconds(), stderr)
-	rep, err := report.Load(filepath.Join(out, "report.json"))
+	rep, err := schema.Load(filepath.Join(out, "report.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +112,7 @@ func TestKubePods(t *testing.T) {
 		t.Errorf("exit %d; want 0", code)
 	}
 	for _, r := range rep.Results {
-		if r.Verdict != report.VerdictPass {
+		if r.Verdict != schema.VerdictPass {
 			t.Errorf("%s: %s (%s)", r.Test, r.Verdict, r.Reason)
 			continue
 		}

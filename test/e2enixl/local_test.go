@@ -16,7 +16,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/rdmabench/rdmabench/parsers"
-	"github.com/rdmabench/rdmabench/report"
+	"github.com/rdmabench/rdmabench/report/schema"
 	runetcd "github.com/rdmabench/rdmabench/runner/etcd"
 )
 
@@ -96,7 +96,7 @@ func TestLocalUCX(t *testing.T) {
 	code, stderr := rdmabench(t, "run", scenario, "--etcd", srv.URL, "--run-id", runID, "--out", out, "--html", "none")
 	wall := time.Since(start)
 	t.Logf("rdmabench run (exit %d, %.0f s):\n%s", code, wall.Seconds(), stderr)
-	rep, err := report.Load(filepath.Join(out, "report.json"))
+	rep, err := schema.Load(filepath.Join(out, "report.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +104,7 @@ func TestLocalUCX(t *testing.T) {
 		t.Errorf("exit %d; want 0", code)
 	}
 	for _, r := range rep.Results {
-		if r.Verdict != report.VerdictPass || len(r.Samples) != 3 {
+		if r.Verdict != schema.VerdictPass || len(r.Samples) != 3 {
 			t.Errorf("%s: %s (%s), %d sizes", r.Test, r.Verdict, r.Reason, len(r.Samples))
 		}
 		if r.Transport == nil || r.Transport.Source != "ucx" || r.Transport.Kind == parsers.TransportUnknown {
@@ -119,7 +119,7 @@ func TestLocalUCX(t *testing.T) {
 	out2 := filepath.Join(dir, "run2")
 	code2, stderr2 := rdmabench(t, "run", scenario, "--etcd", srv.URL, "--run-id", runID, "--out", out2, "--html", "none")
 	t.Logf("second rdmabench run in the same etcd (exit %d):\n%s", code2, stderr2)
-	rep2, err := report.Load(filepath.Join(out2, "report.json"))
+	rep2, err := schema.Load(filepath.Join(out2, "report.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -225,7 +225,7 @@ type rawResult struct {
 // rawRuns runs every result's two commands again by hand (not through
 // rdmabench): the same argv and environment, a group of its own,
 // initiator first, the target once it holds rank 0.
-func rawRuns(t *testing.T, rep *report.Report, etcdURL, tag string) []rawResult {
+func rawRuns(t *testing.T, rep *schema.Report, etcdURL, tag string) []rawResult {
 	var out []rawResult
 	for _, r := range rep.Results {
 		if len(r.Commands) != 2 {
@@ -302,7 +302,7 @@ func splitCommand(line string) (env, argv []string) {
 // rdmabench again (after the raw run), and the ratio of the two rdmabench
 // runs' mean to raw. The two rdmabench columns show how much the machine
 // itself moved meanwhile.
-func sideBySide(t *testing.T, rep *report.Report, raw []rawResult, rep2 *report.Report) string {
+func sideBySide(t *testing.T, rep *schema.Report, raw []rawResult, rep2 *schema.Report) string {
 	bwOf := func(samples []parsers.Sample) map[int64]float64 {
 		m := map[int64]float64{}
 		for _, s := range samples {
@@ -326,7 +326,7 @@ func sideBySide(t *testing.T, rep *report.Report, raw []rawResult, rep2 *report.
 				continue
 			}
 			mean := (*s.BWAvgBps + second[s.Bytes]) / 2
-			fmt.Fprintf(&b, "%-10s %-6s %7.2f GB/s %7.2f GB/s %7.2f GB/s %8.2f\n", r.Test, report.FormatSizeShort(s.Bytes),
+			fmt.Fprintf(&b, "%-10s %-6s %7.2f GB/s %7.2f GB/s %7.2f GB/s %8.2f\n", r.Test, schema.FormatSizeShort(s.Bytes),
 				*s.BWAvgBps/8e9, rawBW[s.Bytes]/8e9, second[s.Bytes]/8e9, mean/rawBW[s.Bytes])
 		}
 	}

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/rdmabench/rdmabench/nic"
-	"github.com/rdmabench/rdmabench/report"
+	"github.com/rdmabench/rdmabench/report/schema"
 )
 
 // railScenario is the VMs as ssh hosts whose data addresses are on the
@@ -80,7 +80,7 @@ func vmRun(t *testing.T, vm *VM, line string) string {
 
 // runRails runs `rdmabench run` on railScenario and returns its exit code
 // and report, with each VM's rxe0 and rxe1 sent packets around it.
-func runRails(t *testing.T, device string) (int, *report.Report, map[string][2]int64) {
+func runRails(t *testing.T, device string) (int, *schema.Report, map[string][2]int64) {
 	t.Helper()
 	scenario := filepath.Join(t.TempDir(), "rails.yaml")
 	if err := os.WriteFile(scenario, []byte(railScenario(device)), 0o644); err != nil {
@@ -105,7 +105,7 @@ func runRails(t *testing.T, device string) (int, *report.Report, map[string][2]i
 		t.Fatal(err)
 	}
 	t.Logf("rdmabench run (device %q): exit %d\n%s", device, code, stderr.String())
-	rep, err := report.Load(filepath.Join(out, "report.json"))
+	rep, err := schema.Load(filepath.Join(out, "report.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,7 +178,7 @@ func TestDeviceAndGIDFollowTheDataInterface(t *testing.T) {
 		}
 	}
 	res := rep.Results[0]
-	if res.Verdict != report.VerdictPass || res.Path == nil || !res.Path.Verified {
+	if res.Verdict != schema.VerdictPass || res.Path == nil || !res.Path.Verified {
 		t.Fatalf("%s %q path %+v; want pass, proved", res.Verdict, res.Reason, res.Path)
 	}
 	for _, pc := range res.Path.Endpoints {
@@ -198,7 +198,7 @@ func TestDeviceAndGIDFollowTheDataInterface(t *testing.T) {
 		t.Fatalf("forcing rxe0: exit %d; want 1 (invalid)", code)
 	}
 	res = rep.Results[0]
-	if res.Verdict != report.VerdictInvalid || !strings.Contains(res.Reason, "is on rxe1, the scenario named rxe0") {
+	if res.Verdict != schema.VerdictInvalid || !strings.Contains(res.Reason, "is on rxe1, the scenario named rxe0") {
 		t.Errorf("forcing rxe0: %s %q; want invalid, naming the data interface's rxe1", res.Verdict, res.Reason)
 	}
 	for name, d := range delta {

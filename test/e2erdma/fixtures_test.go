@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/rdmabench/rdmabench/parsers"
-	"github.com/rdmabench/rdmabench/report"
+	"github.com/rdmabench/rdmabench/report/schema"
 )
 
 // TestSoftRoCEFixtures parses the recorded real outputs (testdata/softroce)
@@ -87,14 +87,14 @@ func bwBelow(limit float64) func(t *testing.T, m parsers.Measurement) {
 }
 
 // TestRecordedRun checks the recorded `rdmabench run scenarios/softroce.yaml`
-// (testdata/softroce/run): it loads with the report package and holds the
+// (testdata/softroce/run): it loads with report/schema and holds the
 // line rate read from rxe0, five passing tests and RDMA evidence.
 func TestRecordedRun(t *testing.T) {
-	rep, err := report.Load(filepath.Join(repoRoot, "testdata", "softroce", "run", "report.json"))
+	rep, err := schema.Load(filepath.Join(repoRoot, "testdata", "softroce", "run", "report.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if lr := rep.Run.LineRate; lr == nil || lr.Bps != 2.5e9 || lr.Source != report.LineRateNIC {
+	if lr := rep.Run.LineRate; lr == nil || lr.Bps != 2.5e9 || lr.Source != schema.LineRateNIC {
 		t.Fatalf("line rate %+v", lr)
 	}
 	if rep.Summary.Total != 5 || rep.Summary.Pass != 5 {

@@ -12,7 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/rdmabench/rdmabench/report"
+	"github.com/rdmabench/rdmabench/report/schema"
 	"github.com/rdmabench/rdmabench/test/kubecluster/agent"
 	"github.com/rdmabench/rdmabench/test/kubecluster/cluster"
 )
@@ -117,7 +117,7 @@ func kubeRunOnVMs(t *testing.T, c *cluster.Cluster, log *syncBuffer) {
 	out := filepath.Join(t.TempDir(), "run")
 	code, stdout, stderr := rdmabench(t, "run", scenario, "--kubeconfig", c.Kubeconfig, "--out", out, "--html", "none")
 	t.Logf("rdmabench run (exit %d):\n%s%s", code, stderr, stdout)
-	rep, err := report.Load(filepath.Join(out, "report.json"))
+	rep, err := schema.Load(filepath.Join(out, "report.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +140,7 @@ func kubeRunOnVMs(t *testing.T, c *cluster.Cluster, log *syncBuffer) {
 		t.Errorf("line rate %+v; want rxe0's, read in the pod", rep.Run.LineRate)
 	}
 	for _, r := range rep.Results {
-		if r.Verdict != report.VerdictPass {
+		if r.Verdict != schema.VerdictPass {
 			t.Errorf("%s: %s (%s)", r.Test, r.Verdict, r.Reason)
 			continue
 		}
@@ -188,7 +188,7 @@ func kubeInterruptOnVMs(t *testing.T, c *cluster.Cluster, log *syncBuffer) {
 	if code != 130 {
 		t.Errorf("exit %d; want 130", code)
 	}
-	if _, err := report.Load(filepath.Join(out, "report.json")); err != nil {
+	if _, err := schema.Load(filepath.Join(out, "report.json")); err != nil {
 		t.Errorf("report.json after Ctrl-C: %v", err)
 	}
 	assertNothingLeftOnVMs(t, c, log)
@@ -250,7 +250,7 @@ func assertNothingLeftOnVMs(t *testing.T, c *cluster.Cluster, log *syncBuffer) {
 	}
 }
 
-func pathDetail(p *report.PathProof) string {
+func pathDetail(p *schema.PathProof) string {
 	if p == nil {
 		return "none"
 	}

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rdmabench/rdmabench/report"
+	"github.com/rdmabench/rdmabench/report/schema"
 )
 
 // The real nixlbench between the VMs (`make e2e-nixl NIXL_PREFIX=…`):
@@ -215,7 +215,7 @@ func TestNixlOnVMs(t *testing.T) {
 	code, stdout, stderr := rdmabench(t, "run", scenario, "--out", out, "--html", "none")
 	wall := time.Since(start)
 	t.Logf("rdmabench run (exit %d, %.0fs):\n%s%s", code, wall.Seconds(), stderr, stdout)
-	rep, err := report.Load(filepath.Join(out, "report.json"))
+	rep, err := schema.Load(filepath.Join(out, "report.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -295,7 +295,7 @@ tests:
 	if !strings.Contains(stderr, "etcd for nixlbench: pod ") {
 		t.Errorf("no etcd pod announced")
 	}
-	rep, err := report.Load(filepath.Join(out, "report.json"))
+	rep, err := schema.Load(filepath.Join(out, "report.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -319,10 +319,10 @@ tests:
 
 // checkNixlResults: both backends passed, UCX over rc_verbs with its path
 // proved on rxe0's counters, LIBFABRIC over tcp said so.
-func checkNixlResults(t *testing.T, rep *report.Report) {
+func checkNixlResults(t *testing.T, rep *schema.Report) {
 	t.Helper()
 	for _, r := range rep.Results {
-		if r.Verdict != report.VerdictPass || r.Family != "nixlbench" || r.BestBps <= 0 {
+		if r.Verdict != schema.VerdictPass || r.Family != "nixlbench" || r.BestBps <= 0 {
 			t.Errorf("%s: %s (%s) best %.0f", r.Test, r.Verdict, r.Reason, r.BestBps)
 			continue
 		}

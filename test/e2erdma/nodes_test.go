@@ -13,7 +13,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/rdmabench/rdmabench/report"
+	"github.com/rdmabench/rdmabench/report/schema"
 	"github.com/rdmabench/rdmabench/test/kubecluster/cluster"
 )
 
@@ -147,7 +147,7 @@ pools:
 
 // runOnNodes runs a scenario against the cluster and loads its report
 // (nil when the run wrote none).
-func runOnNodes(t *testing.T, c *cluster.Cluster, scenario string) (int, string, *report.Report) {
+func runOnNodes(t *testing.T, c *cluster.Cluster, scenario string) (int, string, *schema.Report) {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "run")
 	begin := time.Now()
@@ -157,7 +157,7 @@ func runOnNodes(t *testing.T, c *cluster.Cluster, scenario string) (int, string,
 	code, stdout, stderr := rdmabenchWithin(t, 15*time.Minute, "run", scenario, "--kubeconfig", c.Kubeconfig, "--out", out, "--html", "none",
 		"--preflight-timeout", "4m", "--timeout", "14m")
 	t.Logf("rdmabench run (exit %d, %.0fs):\n%s%s", code, time.Since(begin).Seconds(), stderr, stdout)
-	rep, err := report.Load(filepath.Join(out, "report.json"))
+	rep, err := schema.Load(filepath.Join(out, "report.json"))
 	if err != nil {
 		return code, stderr, nil
 	}
@@ -167,10 +167,10 @@ func runOnNodes(t *testing.T, c *cluster.Cluster, scenario string) (int, string,
 
 // logErroredOutputs logs the tail of each raw tool output of a result
 // that errored: the run folder is a temporary one, gone after the test.
-func logErroredOutputs(t *testing.T, out string, rep *report.Report) {
+func logErroredOutputs(t *testing.T, out string, rep *schema.Report) {
 	t.Helper()
 	for _, r := range rep.Results {
-		if r.Verdict != report.VerdictError {
+		if r.Verdict != schema.VerdictError {
 			continue
 		}
 		_ = filepath.WalkDir(out, func(path string, d os.DirEntry, err error) error {
@@ -241,7 +241,7 @@ func nodesRun(t *testing.T, c *cluster.Cluster) {
 		t.Errorf("%d results; want 3", len(rep.Results))
 	}
 	for _, r := range rep.Results {
-		if r.Verdict != report.VerdictPass {
+		if r.Verdict != schema.VerdictPass {
 			t.Errorf("%s: %s (%s)", r.Test, r.Verdict, r.Reason)
 			continue
 		}
@@ -260,20 +260,20 @@ func nodesRun(t *testing.T, c *cluster.Cluster) {
 	}
 	// What the runtime gave each pod, as preflight read it there.
 	for _, ep := range rep.Preflight {
-		checks := map[string]report.PreflightCheck{}
+		checks := map[string]schema.PreflightCheck{}
 		for _, ck := range ep.Checks {
 			checks[ck.ID] = ck
 		}
 		dev, mem, ipc := checks["dev-infiniband"], checks["memlock"], checks["ipc-lock"]
-		if dev.Status != report.PreflightPass || !strings.Contains(dev.Evidence, "/dev/infiniband/uverbs0 (rxe0)") {
+		if dev.Status != schema.PreflightPass || !strings.Contains(dev.Evidence, "/dev/infiniband/uverbs0 (rxe0)") {
 			t.Errorf("%s dev-infiniband: %+v; want the device plugin's uverbs0", ep.Endpoint, dev)
 		}
 		// containerd's default limit (8 MiB) covers what these tests pin;
 		// the capability is the ipc-lock check's.
-		if mem.Status != report.PreflightPass || !strings.Contains(mem.Evidence, "ulimit -l 8192 KiB") {
+		if mem.Status != schema.PreflightPass || !strings.Contains(mem.Evidence, "ulimit -l 8192 KiB") {
 			t.Errorf("%s memlock: %+v; want containerd's 8 MiB limit, enough", ep.Endpoint, mem)
 		}
-		if ipc.Status != report.PreflightPass || !strings.Contains(ipc.Evidence, "IPC_LOCK held") {
+		if ipc.Status != schema.PreflightPass || !strings.Contains(ipc.Evidence, "IPC_LOCK held") {
 			t.Errorf("%s ipc-lock: %+v; want IPC_LOCK held", ep.Endpoint, ipc)
 		}
 		t.Logf("%s on %s: %s; %s; %s", ep.Endpoint, ep.Node, dev.Evidence, mem.Evidence, ipc.Evidence)
@@ -299,7 +299,7 @@ func nodesNoIPCLock(t *testing.T, c *cluster.Cluster) {
 		t.Fatalf("exit %d, report %+v; want one result", code, rep)
 	}
 	r := rep.Results[0]
-	if r.Verdict != report.VerdictSkipped || !strings.HasPrefix(r.Reason, "preflight memlock: ") || !strings.Contains(r.Reason, "CAP_IPC_LOCK is not held") {
+	if r.Verdict != schema.VerdictSkipped || !strings.HasPrefix(r.Reason, "preflight memlock: ") || !strings.Contains(r.Reason, "CAP_IPC_LOCK is not held") {
 		t.Errorf("verdict %s reason %q; want skipped by preflight memlock", r.Verdict, r.Reason)
 	}
 	t.Logf("no IPC_LOCK: %s", r.Reason)
@@ -323,13 +323,13 @@ func nodesImageLacksTool(t *testing.T, c *cluster.Cluster) {
 	for _, r := range rep.Results {
 		switch r.Tool {
 		case "rping":
-			if r.Verdict != report.VerdictSkipped || !strings.HasPrefix(r.Reason, "preflight binary-rping: rping is not on PATH on ") ||
+			if r.Verdict != schema.VerdictSkipped || !strings.HasPrefix(r.Reason, "preflight binary-rping: rping is not on PATH on ") ||
 				!strings.Contains(r.Reason, "apt-get install rdmacm-utils") {
 				t.Errorf("%s: %s %q; want skipped by preflight naming rping and the fix", r.Test, r.Verdict, r.Reason)
 			}
 			t.Logf("%s: %s", r.Test, r.Reason)
 		default:
-			if r.Verdict != report.VerdictPass {
+			if r.Verdict != schema.VerdictPass {
 				t.Errorf("%s: %s %q; want pass in the same pods", r.Test, r.Verdict, r.Reason)
 			}
 		}
@@ -371,7 +371,7 @@ func nodesInterrupt(t *testing.T, c *cluster.Cluster) {
 	if code != 130 {
 		t.Errorf("exit %d; want 130", code)
 	}
-	if _, err := report.Load(filepath.Join(out, "report.json")); err != nil {
+	if _, err := schema.Load(filepath.Join(out, "report.json")); err != nil {
 		t.Errorf("report.json after Ctrl-C: %v", err)
 	}
 	assertNodesClean(t, c, false)

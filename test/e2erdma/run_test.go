@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rdmabench/rdmabench/report"
+	"github.com/rdmabench/rdmabench/report/schema"
 )
 
 // TestRunSoftRoCEScenario runs the shipped scenarios/softroce.yaml with
@@ -39,18 +39,18 @@ func TestRunSoftRoCEScenario(t *testing.T) {
 	if err != nil {
 		t.Fatalf("rdmabench run: %v", err)
 	}
-	rep, err := report.Load(filepath.Join(out, "report.json"))
+	rep, err := schema.Load(filepath.Join(out, "report.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	lr := rep.Run.LineRate
-	if lr == nil || lr.Bps != 2.5e9 || lr.Source != report.LineRateNIC || lr.Detail != "vm1 rxe0 port 1: 2.5 Gb/sec (1X SDR)" {
+	if lr == nil || lr.Bps != 2.5e9 || lr.Source != schema.LineRateNIC || lr.Detail != "vm1 rxe0 port 1: 2.5 Gb/sec (1X SDR)" {
 		t.Fatalf("line rate %+v; want 2.5 Gb/s read from vm1's rxe0", lr)
 	}
-	byTest := map[string]report.Result{}
+	byTest := map[string]schema.Result{}
 	for _, r := range rep.Results {
 		byTest[r.Test] = r
-		if r.Verdict != report.VerdictPass {
+		if r.Verdict != schema.VerdictPass {
 			t.Errorf("%s: verdict %s (%s)", r.Test, r.Verdict, r.Reason)
 		}
 	}
@@ -96,7 +96,7 @@ func TestRunSoftRoCEScenario(t *testing.T) {
 	if p := byTest["ucx-tcp-bw"].Path; p != nil {
 		t.Errorf("ucx-tcp-bw requires tcp: no path proof expected, got %+v", p)
 	}
-	if len(rep.Preflight) != 2 || report.PreflightFailed(rep.Preflight) {
+	if len(rep.Preflight) != 2 || schema.PreflightFailed(rep.Preflight) {
 		t.Errorf("preflight: %+v", rep.Preflight)
 	}
 	if *record {

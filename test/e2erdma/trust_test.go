@@ -14,7 +14,7 @@ import (
 
 	"github.com/rdmabench/rdmabench/exitcode"
 
-	"github.com/rdmabench/rdmabench/report"
+	"github.com/rdmabench/rdmabench/report/schema"
 )
 
 // trustScenario is a soft-RoCE scenario for the preflight and path-proof
@@ -99,18 +99,18 @@ func vmSh(t *testing.T, i int, line string) {
 
 // preflightJSON runs `rdmabench preflight -o json` and returns its exit
 // code and the checks by endpoint and id.
-func preflightJSON(t *testing.T, scenario string) (int, map[string]map[string]report.PreflightCheck) {
+func preflightJSON(t *testing.T, scenario string) (int, map[string]map[string]schema.PreflightCheck) {
 	t.Helper()
 	code, stdout, stderr := rdmabench(t, "preflight", scenario, "-o", "json")
 	var doc struct {
-		Preflight []report.PreflightEndpoint `json:"preflight"`
+		Preflight []schema.PreflightEndpoint `json:"preflight"`
 	}
 	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
 		t.Fatalf("preflight -o json (exit %d): %v\n%s\n%s", code, err, stdout, stderr)
 	}
-	m := map[string]map[string]report.PreflightCheck{}
+	m := map[string]map[string]schema.PreflightCheck{}
 	for _, ep := range doc.Preflight {
-		m[ep.Endpoint] = map[string]report.PreflightCheck{}
+		m[ep.Endpoint] = map[string]schema.PreflightCheck{}
 		for _, c := range ep.Checks {
 			m[ep.Endpoint][c.ID] = c
 		}
@@ -119,12 +119,12 @@ func preflightJSON(t *testing.T, scenario string) (int, map[string]map[string]re
 }
 
 // runReport runs a scenario and loads its report.
-func runReport(t *testing.T, scenario string) (int, *report.Report) {
+func runReport(t *testing.T, scenario string) (int, *schema.Report) {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "run")
 	code, _, stderr := rdmabench(t, "run", scenario, "--out", out, "--html", "none")
 	t.Logf("rdmabench run (exit %d):\n%s", code, stderr)
-	rep, err := report.Load(filepath.Join(out, "report.json"))
+	rep, err := schema.Load(filepath.Join(out, "report.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +143,7 @@ func TestPreflightOnVMs(t *testing.T) {
 	}
 	for _, ep := range []string{"server-0", "client-0"} {
 		for _, id := range []string{"rdma-device", "port-active", "link-layer", "dev-infiniband", "memlock", "ipc-lock", "mtu-match", "roce-gid", "pcie-link"} {
-			if c := checks[ep][id]; c.Status != report.PreflightPass {
+			if c := checks[ep][id]; c.Status != schema.PreflightPass {
 				t.Errorf("%s %s: %+v", ep, id, c)
 			}
 		}
@@ -154,7 +154,7 @@ func TestPreflightOnVMs(t *testing.T) {
 		defer vmSh(t, 1, "ip link set eth0 mtu 4200")
 		code, checks := preflightJSON(t, sc)
 		c := checks["server-0"]["mtu-match"]
-		if code != 1 || c.Status != report.PreflightFail || !strings.Contains(c.Evidence, "client-0 has active IB MTU 1024 (netdev MTU 1500)") {
+		if code != 1 || c.Status != schema.PreflightFail || !strings.Contains(c.Evidence, "client-0 has active IB MTU 1024 (netdev MTU 1500)") {
 			t.Fatalf("exit %d, server-0 mtu-match %+v", code, c)
 		}
 		t.Logf("mtu-match: %s", c.Evidence)
@@ -166,7 +166,7 @@ func TestPreflightOnVMs(t *testing.T) {
 		defer vmSh(t, 1, "ip link set eth0 up")
 		code, checks := preflightJSON(t, sc)
 		c := checks["client-0"]["port-active"]
-		if code != 1 || c.Status != report.PreflightFail || !strings.Contains(c.Evidence, "rxe0 port 1: state DOWN") {
+		if code != 1 || c.Status != schema.PreflightFail || !strings.Contains(c.Evidence, "rxe0 port 1: state DOWN") {
 			t.Fatalf("exit %d, client-0 port-active %+v", code, c)
 		}
 		assertSkipped(t, sc, "preflight port-active: ")
@@ -187,10 +187,10 @@ mkdir -p /home/bench/.ssh && cp /root/.ssh/authorized_keys /home/bench/.ssh/ && 
 		sc := trustScenario(t, "bench", twoPools, sweep)
 		code, checks := preflightJSON(t, sc)
 		c := checks["client-0"]["memlock"]
-		if code != 1 || c.Status != report.PreflightFail || !strings.Contains(c.Evidence, "ulimit -l 8192 KiB") || !strings.Contains(c.Evidence, "CAP_IPC_LOCK is not held") {
+		if code != 1 || c.Status != schema.PreflightFail || !strings.Contains(c.Evidence, "ulimit -l 8192 KiB") || !strings.Contains(c.Evidence, "CAP_IPC_LOCK is not held") {
 			t.Fatalf("exit %d, client-0 memlock %+v", code, c)
 		}
-		if ipc := checks["client-0"]["ipc-lock"]; ipc.Status != report.PreflightWarn {
+		if ipc := checks["client-0"]["ipc-lock"]; ipc.Status != schema.PreflightWarn {
 			t.Errorf("ipc-lock for a non-root user on a host: %+v", ipc)
 		}
 		assertSkipped(t, sc, "preflight memlock: ")
@@ -207,7 +207,7 @@ func assertSkipped(t *testing.T, sc, prefix string) {
 		t.Fatalf("exit %d, %d results", code, len(rep.Results))
 	}
 	r := rep.Results[0]
-	if r.Verdict != report.VerdictSkipped || !strings.HasPrefix(r.Reason, prefix) {
+	if r.Verdict != schema.VerdictSkipped || !strings.HasPrefix(r.Reason, prefix) {
 		t.Fatalf("verdict %s, reason %q; want skipped with %q", r.Verdict, r.Reason, prefix)
 	}
 	if len(rep.Preflight) != 2 {
@@ -239,7 +239,7 @@ func TestPathInvalidOnVMs(t *testing.T) {
 		t.Fatalf("exit %d, %d results; want exit 1 and one result", code, len(rep.Results))
 	}
 	r := rep.Results[0]
-	if r.Verdict != report.VerdictInvalid || r.Path == nil || !r.Path.Invalid || !strings.Contains(r.Reason, "did not cross rxe0") || r.BestBps <= 0 {
+	if r.Verdict != schema.VerdictInvalid || r.Path == nil || !r.Path.Invalid || !strings.Contains(r.Reason, "did not cross rxe0") || r.BestBps <= 0 {
 		t.Fatalf("wrong-nic: verdict %s reason %q path %+v", r.Verdict, r.Reason, r.Path)
 	}
 	t.Logf("wrong-nic: %s", r.Reason)
@@ -263,7 +263,7 @@ func TestPathInvalidOnVMs(t *testing.T) {
 		t.Fatalf("exit %d, %d results", code, len(rep.Results))
 	}
 	r = rep.Results[0]
-	if r.Verdict != report.VerdictInvalid || !strings.Contains(r.Reason, "did not cross rxe0") || r.BestBps <= 0 {
+	if r.Verdict != schema.VerdictInvalid || !strings.Contains(r.Reason, "did not cross rxe0") || r.BestBps <= 0 {
 		t.Fatalf("uct over tcp: verdict %s reason %q", r.Verdict, r.Reason)
 	}
 	t.Logf("uct over tcp (%.0f Mb/s measured): %s", r.BestBps/1e6, r.Reason)

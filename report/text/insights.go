@@ -1,0 +1,168 @@
+package text
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strings"
+
+	"github.com/rdmabench/rdmabench/report/schema"
+	"github.com/rdmabench/rdmabench/units"
+)
+
+// The derived views in words: the rows the terminal aligns here and the
+// HTML puts in its tables beside the charts.
+
+// Rates lists bandwidths ("-" for none): a low pair's retests.
+func Rates(bps []float64) string {
+	var s []string
+	for _, b := range bps {
+		s = append(s, units.FormatRate(b))
+	}
+	if len(s) == 0 {
+		return "-"
+	}
+	return strings.Join(s, ", ")
+}
+
+// Percent is p as "92.3%", "-" when unknown.
+func Percent(p *float64) string {
+	if p == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f%%", *p)
+}
+
+// WaterfallRows are a waterfall's rows: layer, test, best, percent of the
+// line rate, percent of the layer below.
+func WaterfallRows(w schema.Waterfall) [][]string {
+	var rows [][]string
+	for _, l := range w.Layers {
+		below := Percent(l.PctOfBelow)
+		if l.Below != "" {
+			below += " of " + l.Below
+		}
+		rows = append(rows, []string{l.Layer, l.Test, units.FormatRate(l.BestBps), Percent(l.PctLineRate), below})
+	}
+	return rows
+}
+
+// KVIntro says in a sentence what a KV budget costs: the model's shape (s
+// may be nil), the KV per token, each decode rank's share and the block.
+func KVIntro(s *schema.ServingSetup, b *schema.KVBudget) string {
+	shape := ""
+	if s != nil {
+		name := s.Model
+		if name == "" {
+			name = "model"
+		}
+		if s.LatentDim > 0 {
+			shape = fmt.Sprintf("%s: %d layers × MLA latent %d × %s", name, s.Layers, s.LatentDim, s.KVDtype)
+		} else {
+			shape = fmt.Sprintf("%s: %d layers × 2 (K, V) × %d KV heads × head dim %d × %s", name, s.Layers, s.KVHeads, s.HeadDim, s.KVDtype)
+		}
+		shape += fmt.Sprintf(", prefill TP %d → decode TP %d, %d-token blocks. ", s.PrefillTP, s.DecodeTP, s.BlockTokens)
+	}
+	return fmt.Sprintf("%s%s of KV per token; each decode rank pulls %s of a request at once over its own NIC, in %s blocks (the nixlbench size the bandwidth is read at; the worst pair per backend).",
+		shape, units.FormatSize(b.BytesPerToken), shareText(b.RankShare), units.FormatSize(b.BlockBytes))
+}
+
+func shareText(f float64) string {
+	if f >= 1 {
+		return "all"
+	}
+	return fmt.Sprintf("1/%d", int(math.Round(1/f)))
+}
+
+// KVRows are the budget's rows: source, bandwidth, then per context length
+// "ms (request bytes / rank bytes)".
+func KVRows(b *schema.KVBudget) [][]string {
+	var rows [][]string
+	for _, src := range b.Rows {
+		name := src.Source
+		if src.Backend != "" {
+			name += " " + src.Backend
+		}
+		bw := units.FormatRate(src.Bps)
+		if src.AtBytes > 0 {
+			bw += " @" + schema.FormatSizeShort(src.AtBytes)
+		}
+		if src.Measured {
+			bw += " (measured)"
+		}
+		row := []string{name, bw}
+		for _, c := range src.Costs {
+			if c.Missing {
+				row = append(row, "not measured")
+				continue
+			}
+			row = append(row, fmt.Sprintf("%.2f ms (%s / %s)", c.TTFTms, units.FormatSize(c.RequestBytes), units.FormatSize(c.RankBytes)))
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+// WriteInsights writes the derived views under the summary table: the
+// waterfall per pair, the low-pair findings, the KV budget. Nothing when
+// the run has none.
+func WriteInsights(w io.Writer, r *schema.Report) error {
+	var b strings.Builder
+	writeSamples(&b, r.Samples)
+	for _, wf := range schema.WaterfallsOf(r) {
+		fmt.Fprintf(&b, "\nWaterfall %s:\n", wf.Pair)
+		writeAligned(&b, append([][]string{{"LAYER", "TEST", "BEST", "% LINE", "% OF BELOW"}}, WaterfallRows(wf)...))
+	}
+	for _, a := range r.LowPairs {
+		fmt.Fprintf(&b, "\nLow pairs of %s:\n", a.Test)
+		for _, f := range a.Findings {
+			fmt.Fprintf(&b, "  %s\n", f)
+		}
+		if len(a.Low) > 0 {
+			rows := [][]string{{"PAIR", "MATRIX", "RETESTS", "STATUS"}}
+			for _, lp := range a.Low {
+				rows = append(rows, []string{lp.From + " → " + lp.To, units.FormatRate(lp.Bps), Rates(lp.RetestBps), lp.Status})
+			}
+			writeAligned(&b, rows)
+		}
+	}
+	if kb := schema.KVBudgetOf(r); kb != nil {
+		fmt.Fprintf(&b, "\nKV-transfer budget: %s\n", KVIntro(r.Serving, kb))
+		head := []string{"FROM", "BANDWIDTH"}
+		for _, n := range kb.Contexts {
+			head = append(head, fmt.Sprintf("%d TOKENS", n))
+		}
+		writeAligned(&b, append([][]string{head}, KVRows(kb)...))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// writeAligned writes rows as space-aligned columns, indented by two.
+func writeAligned(b *strings.Builder, rows [][]string) {
+	width := map[int]int{}
+	for _, r := range rows {
+		for i, c := range r {
+			width[i] = max(width[i], len([]rune(c)))
+		}
+	}
+	for _, r := range rows {
+		var line strings.Builder
+		line.WriteString(" ")
+		for i, c := range r {
+			line.WriteString("  " + c + strings.Repeat(" ", width[i]-len([]rune(c))))
+		}
+		b.WriteString(strings.TrimRight(line.String(), " ") + "\n")
+	}
+}
+
+// writeSamples is the terminal's lines about sampled matrices.
+func writeSamples(b *strings.Builder, cs []schema.SampleCoverage) {
+	if len(cs) == 0 {
+		return
+	}
+	b.WriteString("\nSampled matrices:\n")
+	for _, c := range cs {
+		fmt.Fprintf(b, "  %s\n", c.Line())
+	}
+}
