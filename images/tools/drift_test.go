@@ -10,9 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rdmabench/rdmabench/parsers"
 	"github.com/rdmabench/rdmabench/runner/tools"
-	"github.com/rdmabench/rdmabench/scenarios"
+	"github.com/rdmabench/rdmabench/tool"
 )
 
 // debianPackage says which Debian package of the CPU image provides a
@@ -44,12 +43,7 @@ func launched() []string {
 		if !ok {
 			continue
 		}
-		out = append(out, spec.Binaries...)
-		if spec.Family == parsers.FamilyNCCL {
-			for _, c := range scenarios.Collectives {
-				out = append(out, tools.NCCLBinary(c))
-			}
-		}
+		out = append(out, spec.Programs...) // every nccl collective's binary too
 	}
 	out = append(out, "mpirun", "ssh", "sshd", "rdmabench")
 	slices.Sort(out)
@@ -71,21 +65,16 @@ func cpuPackages(t *testing.T) []string {
 }
 
 // gpuImage lists the programs the tool table says come from the user's
-// GPU image (tools.ImageGPU): each such tool's binaries, every nccl
+// serving image (tool.SourceServing): each such tool's programs, every nccl
 // collective's.
 func gpuImage() []string {
 	var out []string
 	for _, name := range tools.Names() {
 		spec, _ := tools.Lookup(name)
-		if spec.Image != tools.ImageGPU {
+		if spec.Source != tool.SourceServing {
 			continue
 		}
-		out = append(out, spec.Binaries...)
-		if spec.Family == parsers.FamilyNCCL {
-			for _, c := range scenarios.Collectives {
-				out = append(out, tools.NCCLBinary(c))
-			}
-		}
+		out = append(out, spec.Programs...) // every nccl collective's binary too
 	}
 	return out
 }
@@ -93,7 +82,7 @@ func gpuImage() []string {
 // TestImagesProvideEveryLaunchedProgram: every program runner/tools
 // launches is in the CPU tools image (a package of packages.txt, or
 // rdmabench, which build.sh copies in), or is a GPU tool the user's image
-// provides (tools.ImageGPU).
+// provides (tool.SourceServing).
 func TestImagesProvideEveryLaunchedProgram(t *testing.T) {
 	pkgs, gpu := cpuPackages(t), gpuImage()
 	for _, prog := range launched() {
@@ -118,10 +107,10 @@ func TestImagesProvideEveryLaunchedProgram(t *testing.T) {
 func TestImageOfEveryTool(t *testing.T) {
 	for _, name := range tools.Names() {
 		spec, _ := tools.Lookup(name)
-		for _, b := range spec.Binaries {
+		for _, b := range spec.Programs[:1] {
 			_, debian := debianPackage[b]
-			if (spec.Image == tools.ImageGPU) == debian {
-				t.Errorf("%s (%s): image %q, yet a Debian package of the tools image: %v", name, b, spec.Image, debian)
+			if (spec.Source == tool.SourceServing) == debian {
+				t.Errorf("%s (%s): from %q, yet a Debian package of the tools image: %v", name, b, spec.Source, debian)
 			}
 		}
 	}
