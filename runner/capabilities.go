@@ -37,6 +37,13 @@ func BackendHasRDMA(ctx context.Context, be backend.Backend) func(backend.Endpoi
 	return func(backend.Endpoint) bool { ok, _ := DetectRDMA(); return ok }
 }
 
+// sharesHost says whether a backend's endpoints are processes of this
+// host (backend.HostSharer).
+func sharesHost(be backend.Backend) bool {
+	h, ok := be.(backend.HostSharer)
+	return ok && h.SharesHost()
+}
+
 // SysClassInfiniband is where the kernel lists RDMA devices.
 const SysClassInfiniband = "/sys/class/infiniband"
 

@@ -52,7 +52,7 @@ func PreflightOn(ctx context.Context, be backend.Backend, p *plan.Plan, sc *scen
 	if o.Timeout <= 0 {
 		o.Timeout = DefaultPreflightTimeout
 	}
-	units := preflightUnits(p, sc, eps, be.Name() == scenarios.BackendKube, o.Platform)
+	units := preflightUnits(p, sc, eps, runsInPods(be), o.Platform)
 	in := make([]preflight.Input, len(units))
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, 16)
@@ -244,6 +244,13 @@ func readFacts(ctx context.Context, be backend.Backend, ep backend.Endpoint, pro
 	}
 	f.Inv = inv
 	return f, nil
+}
+
+// runsInPods says whether a backend's endpoints are pods
+// (backend.PodRunner).
+func runsInPods(be backend.Backend) bool {
+	p, ok := be.(backend.PodRunner)
+	return ok && p.RunsInPods()
 }
 
 // preflightUnits say what each endpoint's tests need of it, per container

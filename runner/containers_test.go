@@ -15,14 +15,16 @@ import (
 	"github.com/rdmabench/rdmabench/scenarios"
 )
 
-// containerShells is a kube-named backend whose pods' containers are
-// shells on this host, each with a PATH of its own (a folder per
-// container): what a container's image has is what its folder has.
+// containerShells is a kube-like backend (its endpoints are pods) whose
+// pods' containers are shells on this host, each with a PATH of its own
+// (a folder per container): what a container's image has is what its
+// folder has.
 type containerShells struct {
 	paths map[string]string // container ("" tools) → PATH
 }
 
-func (b *containerShells) Name() string { return scenarios.BackendKube }
+func (b *containerShells) Name() string     { return scenarios.BackendKube }
+func (b *containerShells) RunsInPods() bool { return true }
 func (b *containerShells) Provision(_ context.Context, eps []backend.Endpoint) ([]backend.Endpoint, error) {
 	return eps, nil
 }

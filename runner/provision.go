@@ -95,10 +95,10 @@ func (r *run) cleanup() {
 	ctx, cancel := context.WithTimeout(context.Background(), bound)
 	defer cancel()
 	r.mpiCleanup(ctx)
-	if r.cfg.Keep && r.cfg.Backend.Name() != "local" {
+	if k, ok := r.cfg.Backend.(backend.Keeper); ok && r.cfg.Keep {
 		hint := "remove them with rdmabench clean"
-		if k, ok := r.cfg.Backend.(backend.KeepHinter); ok {
-			hint = k.KeepHint()
+		if h := k.KeepHint(); h != "" {
+			hint = h
 		}
 		r.progress.printf("--keep: endpoints left in place for debugging; %s", hint)
 	} else if err := r.cfg.Backend.Cleanup(ctx); err != nil {

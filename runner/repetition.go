@@ -346,7 +346,7 @@ func withLegSize(m parsers.Measurement, variant string) parsers.Measurement {
 // scratch makes the leg's ${out} folder on its endpoints, when a command
 // uses it.
 func (r *run) scratch(ctx context.Context, l *legRun) (string, error) {
-	if r.cfg.Backend.Name() == "local" {
+	if sharesHost(r.cfg.Backend) {
 		abs, err := filepath.Abs(r.dir.scratchDir(l.job.ID, l.legIdx, l.rep))
 		if err != nil || !usesOut(l.leg) {
 			return abs, err

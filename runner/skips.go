@@ -17,7 +17,8 @@ import (
 // skipReason says whether a job cannot run here: an RDMA-only test where
 // an endpoint has no RDMA device. TCP-capable tests still run. The planner
 // already set such tests aside; this is the runner's own check, by
-// Config.HasRDMA, else the backend's, else (local) this host's devices.
+// Config.HasRDMA, else the backend's, else (backend.HostSharer) this
+// host's devices.
 func (r *run) skipReason(job *plan.Job) (bool, string) {
 	if skip, why := r.preflightSkip(r.tests[job.Test], job.Tool, jobEndpoints(job)); skip {
 		return true, why
@@ -47,7 +48,7 @@ func (r *run) skipReason(job *plan.Job) (bool, string) {
 		}
 		return false, ""
 	}
-	if r.cfg.Backend.Name() == "local" {
+	if sharesHost(r.cfg.Backend) {
 		if ok, why := DetectRDMA(); !ok {
 			return true, why + "; " + job.Tool + " needs RDMA"
 		}

@@ -48,7 +48,8 @@ type Config struct {
 	// Progress receives one line per leg (stderr); nil = silent.
 	Progress io.Writer
 	// HasRDMA says whether RDMA devices exist where endpoints run; nil
-	// uses DetectRDMA (this host), right for the local backend.
+	// asks the backend (backend.RDMAChecker), else uses DetectRDMA (this
+	// host) where the endpoints share it (backend.HostSharer).
 	HasRDMA func() (bool, string)
 	// EtcdURL is an etcd to use instead of starting the embedded one.
 	EtcdURL string
@@ -56,8 +57,9 @@ type Config struct {
 	ExitGrace time.Duration
 	// CleanupTimeout bounds the clean-up after the run (default 30s).
 	CleanupTimeout time.Duration
-	// Keep leaves endpoints (pods) for debugging; local processes are
-	// always killed since nothing is left to inspect in them.
+	// Keep leaves endpoints (pods, processes on ssh hosts) for debugging,
+	// where the backend can (backend.Keeper); local processes are always
+	// killed since nothing is left to inspect in them.
 	Keep bool
 	// NoPreflight skips the preflight checks (runner/preflight).
 	NoPreflight bool

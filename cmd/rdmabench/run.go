@@ -297,12 +297,12 @@ func quiet(err error) error {
 	return err
 }
 
-// cleanupBound is how long the clean-up may take: pods take a while to go,
-// and an apiserver that is restarting is waited for (kube); processes are
-// quick (the runner's default).
+// cleanupBound is how long the clean-up may take: the backend's bound
+// where it is slow (backend.CleanupBounder: pods), else the runner's
+// default (processes are quick).
 func cleanupBound(be backend.Backend) time.Duration {
-	if be.Name() == scenarios.BackendKube {
-		return 3 * time.Minute
+	if c, ok := be.(backend.CleanupBounder); ok {
+		return c.CleanupBound()
 	}
 	return 0
 }

@@ -263,7 +263,8 @@ type LineRater interface {
 //
 // Used by the planner's skip list and before each job: RDMA-only tests are
 // skipped, with the reason, where an endpoint has none. Without it the
-// runner looks at this host's devices (right for the local backend).
+// runner looks at this host's devices: the planner always, the skips
+// where the endpoints share this host (HostSharer).
 type RDMAChecker interface {
 	HasRDMA(ctx context.Context, ep Endpoint) bool
 }
@@ -300,13 +301,62 @@ type EtcdHoster interface {
 	StartEtcd(ctx context.Context) (toolURL, localURL string, err error)
 }
 
-// KeepHinter says how to remove what a `--keep` run left in place
-// (`rdmabench clean --run ID -n NAMESPACE`).
+// Keeper is a backend whose endpoints can outlive the run, so that
+// `--keep` leaves them in place for debugging (processes on ssh hosts,
+// pods).
 //
-// Used when the run ends with --keep, instead of Cleanup; without it the
-// runner prints the generic hint ("remove them with rdmabench clean").
-type KeepHinter interface {
+// Used when the run ends with --keep, instead of Cleanup: KeepHint says
+// how to remove what was left (`rdmabench clean --run ID -n NAMESPACE`;
+// "": the runner's generic hint, "remove them with rdmabench clean").
+// Without it --keep does not apply and Cleanup runs as usual: the
+// endpoints are this process's children (local), nothing is left to
+// inspect in them.
+type Keeper interface {
 	KeepHint() string
+}
+
+// HostSharer is a backend whose endpoints are processes of this host:
+// they see its files and its devices as rdmabench does (local).
+//
+// Used for a leg's ${out} folder, made in the run's results folder rather
+// than in /tmp of each endpoint through Exec, and by the skips of a
+// backend without RDMAChecker, which then look at this host's devices.
+// Without it (or with SharesHost false) the endpoints are elsewhere.
+type HostSharer interface {
+	SharesHost() bool
+}
+
+// PodRunner is a backend whose endpoints are Kubernetes pods: what a pod
+// is given (devices, GPUs, IPC_LOCK) is its spec's doing (kube).
+//
+// Used by preflight (preflight.Want.Pod): there a missing GPU or IPC_LOCK
+// dooms the tests that need it and the fix names what the pod should
+// request. Without it (or with RunsInPods false) the endpoints are hosts:
+// a missing GPU is a warning (the GPU tool decides), and IPC_LOCK is
+// checked only where the memlock limit is finite.
+type PodRunner interface {
+	RunsInPods() bool
+}
+
+// CleanupBounder says how long Cleanup may take, where that is longer
+// than killing processes: pods take a while to go, and an apiserver that
+// is restarting is waited for (kube).
+//
+// Used by `rdmabench run` for the run's clean-up bound
+// (runner.Config.CleanupTimeout); without it the runner's default (30s).
+type CleanupBounder interface {
+	CleanupBound() time.Duration
+}
+
+// PlatformDetector tells the Kubernetes platform the endpoints' pods run
+// on (scenarios.Platform*: cluster.platform, else detected), for what
+// differs between platforms (on EKS the fabric is EFA: tests that need RC
+// are set aside, nixlbench takes LIBFABRIC, NCCL needs its net plugin).
+//
+// Used by `rdmabench run` and `rdmabench preflight` before planning, for
+// the planner and preflight. Without it there is no platform ("").
+type PlatformDetector interface {
+	Platform(ctx context.Context) (string, error)
 }
 
 // ErrEndpointLost is in the chain of an error of an endpoint that is gone

@@ -126,14 +126,17 @@ type podInfo struct {
 
 // The contract (runner/backend) and the capabilities this backend has.
 var (
-	_ backend.Backend       = (*Backend)(nil)
-	_ backend.StdinExecer   = (*Backend)(nil)
-	_ backend.LineRater     = (*Backend)(nil)
-	_ backend.RDMAChecker   = (*Backend)(nil)
-	_ backend.GPUChecker    = (*Backend)(nil)
-	_ backend.Fingerprinter = (*Backend)(nil)
-	_ backend.EtcdHoster    = (*Backend)(nil)
-	_ backend.KeepHinter    = (*Backend)(nil)
+	_ backend.Backend          = (*Backend)(nil)
+	_ backend.StdinExecer      = (*Backend)(nil)
+	_ backend.LineRater        = (*Backend)(nil)
+	_ backend.RDMAChecker      = (*Backend)(nil)
+	_ backend.GPUChecker       = (*Backend)(nil)
+	_ backend.Fingerprinter    = (*Backend)(nil)
+	_ backend.EtcdHoster       = (*Backend)(nil)
+	_ backend.Keeper           = (*Backend)(nil)
+	_ backend.PodRunner        = (*Backend)(nil)
+	_ backend.CleanupBounder   = (*Backend)(nil)
+	_ backend.PlatformDetector = (*Backend)(nil)
 )
 
 // New returns a backend for the scenario's cluster section. Nothing is
@@ -182,6 +185,9 @@ func New(sc *scenarios.Scenario, opts Options) (*Backend, error) {
 
 // Name is "kube".
 func (b *Backend) Name() string { return scenarios.BackendKube }
+
+// RunsInPods is true: every endpoint is a pod.
+func (b *Backend) RunsInPods() bool { return true }
 
 // Namespace is where the run's objects live.
 func (b *Backend) Namespace() string { return b.namespace }

@@ -40,6 +40,7 @@ var (
 	_ backend.LineRater     = (*Backend)(nil)
 	_ backend.RDMAChecker   = (*Backend)(nil)
 	_ backend.Fingerprinter = (*Backend)(nil)
+	_ backend.HostSharer    = (*Backend)(nil)
 )
 
 // New returns a local backend with the default kill grace.
@@ -49,6 +50,9 @@ func New() *Backend {
 
 // Name is "local".
 func (b *Backend) Name() string { return "local" }
+
+// SharesHost is true: every endpoint is a process of this host.
+func (b *Backend) SharesHost() bool { return true }
 
 // Provision gives every endpoint the loopback address unless the scenario
 // set one (a local NIC's address for RDMA loopback between two ports).

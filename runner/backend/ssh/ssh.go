@@ -58,6 +58,7 @@ var (
 	_ backend.RDMAChecker   = (*Backend)(nil)
 	_ backend.Fingerprinter = (*Backend)(nil)
 	_ backend.EtcdHoster    = (*Backend)(nil)
+	_ backend.Keeper        = (*Backend)(nil)
 )
 
 // New returns a backend for the scenario's hosts. Nothing is dialled
@@ -93,6 +94,10 @@ func withDefaults(o Options) Options {
 
 // Name is "ssh".
 func (b *Backend) Name() string { return scenarios.BackendSSH }
+
+// KeepHint is "": the runner's generic hint. What --keep leaves (the
+// processes, their scratch folders) is on the hosts, outside this process.
+func (b *Backend) KeepHint() string { return "" }
 
 // Provision connects to every endpoint's host (checking its host key and
 // credentials), fills Address with the host's data address, and checks the
