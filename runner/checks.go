@@ -13,6 +13,7 @@ import (
 	"github.com/rdmabench/rdmabench/parsers"
 	"github.com/rdmabench/rdmabench/report"
 	"github.com/rdmabench/rdmabench/runner/backend"
+	"github.com/rdmabench/rdmabench/runner/endpoint"
 	"github.com/rdmabench/rdmabench/runner/plan"
 	"github.com/rdmabench/rdmabench/runner/preflight"
 	"github.com/rdmabench/rdmabench/runner/tools"
@@ -38,7 +39,7 @@ type PreflightOptions struct {
 // facts script and NIC discovery) and evaluates the checks its tests need.
 // An endpoint whose facts cannot be read gets an Error and dooms nothing.
 // It also returns each endpoint's active RDMA MTU (0: unknown).
-func Preflight(ctx context.Context, be backend.Backend, p *plan.Plan, sc *scenarios.Scenario, eps []backend.Endpoint) ([]report.PreflightEndpoint, map[string]int) {
+func Preflight(ctx context.Context, be backend.Backend, p *plan.Plan, sc *scenarios.Scenario, eps []endpoint.Endpoint) ([]report.PreflightEndpoint, map[string]int) {
 	return PreflightOn(ctx, be, p, sc, eps, PreflightOptions{})
 }
 
@@ -48,7 +49,7 @@ func Preflight(ctx context.Context, be backend.Backend, p *plan.Plan, sc *scenar
 // probes are read in each container the endpoint's tests run in, since
 // each has its own files and devices; a check carries its container, and
 // a failure there names the image and the key that picks it.
-func PreflightOn(ctx context.Context, be backend.Backend, p *plan.Plan, sc *scenarios.Scenario, eps []backend.Endpoint, o PreflightOptions) ([]report.PreflightEndpoint, map[string]int) {
+func PreflightOn(ctx context.Context, be backend.Backend, p *plan.Plan, sc *scenarios.Scenario, eps []endpoint.Endpoint, o PreflightOptions) ([]report.PreflightEndpoint, map[string]int) {
 	if o.Timeout <= 0 {
 		o.Timeout = DefaultPreflightTimeout
 	}
@@ -163,7 +164,7 @@ func briefList(names []string) string {
 // preflightUnit is one container of an endpoint that preflight reads
 // (the endpoint itself outside pods): what its tests there need.
 type preflightUnit struct {
-	ep   backend.Endpoint // Container set: where the facts are read
+	ep   endpoint.Endpoint // Container set: where the facts are read
 	want preflight.Want
 	// families are the image families whose tools run here, by probe id
 	// (for the fix: which key picks the image).
@@ -201,7 +202,7 @@ func (u *preflightUnit) locate(c report.PreflightCheck) report.PreflightCheck {
 
 func containerName(c string) string {
 	if c == "" {
-		return backend.ToolsContainer
+		return endpoint.ToolsContainer
 	}
 	return c
 }
@@ -220,7 +221,7 @@ func joinErr(a, b string) string {
 	return a + "; " + b
 }
 
-func readFacts(ctx context.Context, be backend.Backend, ep backend.Endpoint, probes []tools.Probe, bound time.Duration) (preflight.Facts, error) {
+func readFacts(ctx context.Context, be backend.Backend, ep endpoint.Endpoint, probes []tools.Probe, bound time.Duration) (preflight.Facts, error) {
 	ctx, cancel := context.WithTimeout(ctx, bound)
 	defer cancel()
 	raw, err := be.Exec(ctx, ep, []string{"sh", "-c", preflight.ReadScript(probes)})
@@ -256,12 +257,12 @@ func runsInPods(be backend.Backend) bool {
 // preflightUnits say what each endpoint's tests need of it, per container
 // they run in: the tools container (the endpoint itself outside pods)
 // always, then each further container its tests use.
-func preflightUnits(p *plan.Plan, sc *scenarios.Scenario, eps []backend.Endpoint, pod bool, platform string) []*preflightUnit {
+func preflightUnits(p *plan.Plan, sc *scenarios.Scenario, eps []endpoint.Endpoint, pod bool, platform string) []*preflightUnit {
 	tests := testsByName(sc)
 	var units []*preflightUnit
 	byKey := map[string]*preflightUnit{}
-	epByName := map[string]backend.Endpoint{}
-	unit := func(ep backend.Endpoint, container string) *preflightUnit {
+	epByName := map[string]endpoint.Endpoint{}
+	unit := func(ep endpoint.Endpoint, container string) *preflightUnit {
 		key := ep.Name + "\x00" + container
 		if u, ok := byKey[key]; ok {
 			return u

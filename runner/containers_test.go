@@ -10,6 +10,7 @@ import (
 
 	"github.com/rdmabench/rdmabench/report"
 	"github.com/rdmabench/rdmabench/runner/backend"
+	"github.com/rdmabench/rdmabench/runner/endpoint"
 	"github.com/rdmabench/rdmabench/runner/plan"
 	"github.com/rdmabench/rdmabench/runner/preflight"
 	"github.com/rdmabench/rdmabench/scenarios"
@@ -25,14 +26,14 @@ type containerShells struct {
 
 func (b *containerShells) Name() string     { return scenarios.BackendKube }
 func (b *containerShells) RunsInPods() bool { return true }
-func (b *containerShells) Provision(_ context.Context, eps []backend.Endpoint) ([]backend.Endpoint, error) {
+func (b *containerShells) Provision(_ context.Context, eps []endpoint.Endpoint) ([]endpoint.Endpoint, error) {
 	return eps, nil
 }
-func (b *containerShells) Start(context.Context, backend.Endpoint, backend.Command) (backend.Process, error) {
+func (b *containerShells) Start(context.Context, endpoint.Endpoint, backend.Command) (backend.Process, error) {
 	panic("not started in this test")
 }
 func (b *containerShells) Cleanup(context.Context) error { return nil }
-func (b *containerShells) Exec(ctx context.Context, ep backend.Endpoint, argv []string) ([]byte, error) {
+func (b *containerShells) Exec(ctx context.Context, ep endpoint.Endpoint, argv []string) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Env = []string{"PATH=" + b.paths[ep.Container]}
 	return cmd.Output()

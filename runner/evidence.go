@@ -10,7 +10,7 @@ import (
 
 	"github.com/rdmabench/rdmabench/parsers"
 	"github.com/rdmabench/rdmabench/report"
-	"github.com/rdmabench/rdmabench/runner/backend"
+	"github.com/rdmabench/rdmabench/runner/endpoint"
 	"github.com/rdmabench/rdmabench/runner/judge"
 	"github.com/rdmabench/rdmabench/runner/pathproof"
 	"github.com/rdmabench/rdmabench/runner/plan"
@@ -51,7 +51,7 @@ func (r *run) newLegProof(job *plan.Job, legIdx int) *legProof {
 // data interface's (when the scenario named another device, traffic that
 // took that device's network did not cross the data network), else the
 // device its tools were given.
-func proofDevice(ep backend.Endpoint) string {
+func proofDevice(ep endpoint.Endpoint) string {
 	if ep.DataDevice != "" {
 		return ep.DataDevice
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/rdmabench/rdmabench/report"
 	"github.com/rdmabench/rdmabench/runner/backend"
+	"github.com/rdmabench/rdmabench/runner/endpoint"
 )
 
 // provision is the first stage of a run: it writes the scenario and the
@@ -34,7 +35,7 @@ func (r *run) provision(ctx context.Context, rep *report.Report) error {
 	}
 	r.endpointRates(ctx, eps)
 	r.provisioned = eps
-	r.endpoints = map[string]backend.Endpoint{}
+	r.endpoints = map[string]endpoint.Endpoint{}
 	for _, ep := range eps {
 		r.endpoints[ep.Name] = ep
 		rep.Endpoints = append(rep.Endpoints, report.EndpointInfo{Name: ep.Name, Pool: ep.Pool, Host: ep.Host, Node: ep.Node, Pod: ep.Pod,
@@ -115,7 +116,7 @@ func (r *run) cleanup() {
 // endpointRates reads each endpoint's own line rate (its device's port, as
 // its backend sees it) for `lineRate: auto`, so that a pair is held to the
 // lower of its two ends rather than to the first endpoint's NIC.
-func (r *run) endpointRates(ctx context.Context, eps []backend.Endpoint) {
+func (r *run) endpointRates(ctx context.Context, eps []endpoint.Endpoint) {
 	lr, ok := r.cfg.Backend.(backend.LineRater)
 	if !ok || r.cfg.LineRate == nil || r.cfg.LineRate.Source != report.LineRateNIC {
 		return

@@ -14,6 +14,7 @@ import (
 	"github.com/rdmabench/rdmabench/parsers"
 	"github.com/rdmabench/rdmabench/report"
 	"github.com/rdmabench/rdmabench/runner/backend"
+	"github.com/rdmabench/rdmabench/runner/endpoint"
 	"github.com/rdmabench/rdmabench/runner/mpi"
 	"github.com/rdmabench/rdmabench/runner/plan"
 	"github.com/rdmabench/rdmabench/scenarios"
@@ -43,7 +44,7 @@ type Config struct {
 	// Discover, when set, is called once the endpoints exist to fill
 	// LineRate and Fingerprint from them: the kube backend can read a NIC
 	// only from inside its pod, which does not exist before Provision.
-	Discover func(ctx context.Context, eps []backend.Endpoint) (*report.LineRate, map[string]string)
+	Discover func(ctx context.Context, eps []endpoint.Endpoint) (*report.LineRate, map[string]string)
 	Parse    ParseFunc
 	// Progress receives one line per leg (stderr); nil = silent.
 	Progress io.Writer
@@ -90,8 +91,8 @@ type run struct {
 	runID string
 	// provisioned are the endpoints as the backend made them, in plan
 	// order; endpoints the same by name.
-	provisioned []backend.Endpoint
-	endpoints   map[string]backend.Endpoint
+	provisioned []endpoint.Endpoint
+	endpoints   map[string]endpoint.Endpoint
 	tests       map[string]*scenarios.Test
 	etcdURL     string
 	etcd        *clientv3.Client
@@ -149,13 +150,13 @@ func (l *legRun) notef(format string, a ...any) {
 // toolEndpoint is a provisioned endpoint as the leg's tool sees it: in
 // a pod, the container with the tool's image (cluster.images), where its
 // commands, scratch folders and MPI launcher run.
-func (l *legRun) toolEndpoint(name string) (backend.Endpoint, bool) {
+func (l *legRun) toolEndpoint(name string) (endpoint.Endpoint, bool) {
 	ep, ok := l.r.endpoints[name]
 	return ep.In(scenarios.ImageFamily(l.job.Tool)), ok
 }
 
 // endpoint is a provisioned endpoint, or the planned one before Provision.
-func (r *run) endpoint(name string) backend.Endpoint {
+func (r *run) endpoint(name string) endpoint.Endpoint {
 	if ep, ok := r.endpoints[name]; ok {
 		return ep
 	}
@@ -164,5 +165,5 @@ func (r *run) endpoint(name string) backend.Endpoint {
 			return ep
 		}
 	}
-	return backend.Endpoint{Name: name}
+	return endpoint.Endpoint{Name: name}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/rdmabench/rdmabench/report"
 	"github.com/rdmabench/rdmabench/runner"
 	"github.com/rdmabench/rdmabench/runner/backend"
+	"github.com/rdmabench/rdmabench/runner/endpoint"
 	"github.com/rdmabench/rdmabench/runner/plan"
 )
 
@@ -92,7 +93,7 @@ func runPreflight(ctx context.Context, o *preflightOptions) error {
 	if err != nil {
 		return err
 	}
-	p, err := compilePlan(sc, plan.CompileOptions{HasRDMA: func(backend.Endpoint) bool { return true }, Platform: platform})
+	p, err := compilePlan(sc, plan.CompileOptions{HasRDMA: func(endpoint.Endpoint) bool { return true }, Platform: platform})
 	if err != nil {
 		return err
 	}

@@ -5,7 +5,7 @@
 package plan
 
 import (
-	"github.com/rdmabench/rdmabench/runner/backend"
+	"github.com/rdmabench/rdmabench/runner/endpoint"
 	"github.com/rdmabench/rdmabench/runner/tools"
 )
 
@@ -18,10 +18,10 @@ import (
 // hand or read back from plan.json; they come before the compiled ones.
 // Its JSON (WriteJSON, MarshalJSON) lists every round under "rounds".
 type Plan struct {
-	Scenario  string             `json:"scenario"`
-	Backend   string             `json:"backend"`
-	Endpoints []backend.Endpoint `json:"endpoints"`
-	Rounds    []Round            `json:"-"`
+	Scenario  string              `json:"scenario"`
+	Backend   string              `json:"backend"`
+	Endpoints []endpoint.Endpoint `json:"endpoints"`
+	Rounds    []Round             `json:"-"`
 	// Skipped lists tests that will not run here, with the reason
 	// (e.g. an RDMA-only test on a host without RDMA devices).
 	Skipped []SkippedTest `json:"skipped,omitempty"`

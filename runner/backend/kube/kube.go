@@ -19,6 +19,7 @@ import (
 
 	"github.com/rdmabench/rdmabench/runner/backend"
 	"github.com/rdmabench/rdmabench/runner/backend/remote"
+	"github.com/rdmabench/rdmabench/runner/endpoint"
 	"github.com/rdmabench/rdmabench/scenarios"
 )
 
@@ -179,7 +180,7 @@ func New(sc *scenarios.Scenario, opts Options) (*Backend, error) {
 	b := &Backend{opts: opts, client: opts.Client, config: opts.Config, sc: sc, namespace: ns,
 		pods: map[string]podInfo{}, binaries: map[string]bool{}, lost: map[string]error{}, sessions: map[string]*sessionSlot{}, execSlots: make(chan struct{}, opts.ExecParallelism)}
 	b.killBound = 3*opts.KillGrace + 10*time.Second
-	b.disc = remote.Discovery{Exec: b.Exec, Key: func(ep backend.Endpoint) string { return "pod " + b.podName(ep.Name) }, Prefix: "kube"}
+	b.disc = remote.Discovery{Exec: b.Exec, Key: func(ep endpoint.Endpoint) string { return "pod " + b.podName(ep.Name) }, Prefix: "kube"}
 	return b, nil
 }
 
