@@ -3,7 +3,9 @@ package runner
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	runetcd "github.com/rdmabench/rdmabench/runner/etcd"
@@ -11,6 +13,7 @@ import (
 	"github.com/rdmabench/rdmabench/report"
 	"github.com/rdmabench/rdmabench/runner/backend"
 	"github.com/rdmabench/rdmabench/runner/endpoint"
+	"github.com/rdmabench/rdmabench/runner/preflight"
 )
 
 // provision is the first stage of a run: it writes the scenario and the
@@ -127,4 +130,74 @@ func (r *run) endpointRates(ctx context.Context, eps []endpoint.Endpoint) {
 			r.rates[ep.Name] = report.LineRate{Bps: bps, Source: report.LineRateNIC, Detail: detail}
 		}
 	}
+}
+
+// runPreflight runs the checks once the endpoints exist and keeps them for
+// the skips and the report.
+func (r *run) runPreflight(ctx context.Context, rep *report.Report) {
+	if r.cfg.NoPreflight {
+		return
+	}
+	rep.Preflight, r.mtus = preflight.RunWith(ctx, r.cfg.Backend, r.cfg.Plan, r.cfg.Scenario, r.provisioned,
+		preflight.Options{Platform: r.cfg.Platform, Timeout: r.cfg.PreflightTimeout})
+	r.noteLibraryVersions(rep)
+	r.preflight = map[string]report.PreflightEndpoint{}
+	for _, ep := range rep.Preflight {
+		r.preflight[ep.Endpoint] = ep
+		for _, c := range ep.Checks {
+			if c.Status != report.PreflightPass {
+				r.progress.printf("preflight %s %s on %s: %s", strings.ToUpper(c.Status), c.ID, ep.Endpoint, c.Evidence)
+			}
+		}
+		if ep.Error != "" {
+			r.progress.printf("preflight on %s: %s", ep.Endpoint, ep.Error)
+		}
+	}
+}
+
+// noteLibraryVersions adds the first endpoint's library versions to the
+// run's fingerprint (where discovery did not say them), so that compare
+// warns when UCX or NCCL changed between two runs, and says where the
+// endpoints disagree among themselves: two UCX versions in one run is a
+// result of its own.
+func (r *run) noteLibraryVersions(rep *report.Report) {
+	seen := map[string]map[string][]string{} // key → version → endpoints
+	for _, ep := range rep.Preflight {
+		for k, v := range ep.Versions {
+			if seen[k] == nil {
+				seen[k] = map[string][]string{}
+			}
+			seen[k][v] = append(seen[k][v], ep.Endpoint)
+		}
+	}
+	if len(rep.Preflight) > 0 && len(rep.Preflight[0].Versions) > 0 {
+		fp := maps.Clone(r.cfg.Fingerprint) // the caller's map stays as given
+		if fp == nil {
+			fp = map[string]string{}
+		}
+		for k, v := range rep.Preflight[0].Versions {
+			if _, known := fp[k]; !known {
+				fp[k] = v
+			}
+		}
+		r.cfg.Fingerprint, rep.Run.Fingerprint = fp, fp
+	}
+	for _, k := range slices.Sorted(maps.Keys(seen)) {
+		if len(seen[k]) < 2 {
+			continue
+		}
+		var parts []string
+		for _, v := range slices.Sorted(maps.Keys(seen[k])) {
+			parts = append(parts, fmt.Sprintf("%s on %s", v, briefList(seen[k][v])))
+		}
+		r.progress.printf("preflight WARN %s differs between endpoints: %s", k, strings.Join(parts, "; "))
+	}
+}
+
+// briefList names up to three endpoints, then how many more.
+func briefList(names []string) string {
+	if len(names) <= 3 {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:3], ", "), len(names)-3)
 }

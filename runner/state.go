@@ -65,7 +65,7 @@ type Config struct {
 	// NoPreflight skips the preflight checks (runner/preflight).
 	NoPreflight bool
 	// PreflightTimeout bounds each endpoint's preflight reading (0: the
-	// default, DefaultPreflightTimeout).
+	// default, preflight.DefaultTimeout).
 	PreflightTimeout time.Duration
 	// NoPathProof skips reading the RDMA port counters around each leg.
 	NoPathProof bool

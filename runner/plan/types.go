@@ -5,6 +5,8 @@
 package plan
 
 import (
+	"slices"
+
 	"github.com/rdmabench/rdmabench/runner/endpoint"
 	"github.com/rdmabench/rdmabench/runner/tools"
 )
@@ -62,6 +64,21 @@ type Job struct {
 	// from the test's arguments plus start-up margin.
 	TimeoutSec float64 `json:"timeoutSec"`
 	Legs       []Leg   `json:"legs"`
+}
+
+// Endpoints lists the endpoints a job's commands run on, in order of first
+// use: those preflight reads for the job, and those the runner checks
+// before it runs.
+func (j *Job) Endpoints() []string {
+	var names []string
+	for _, leg := range j.Legs {
+		for _, pc := range leg.Commands {
+			if !slices.Contains(names, pc.Endpoint) {
+				names = append(names, pc.Endpoint)
+			}
+		}
+	}
+	return names
 }
 
 // Leg is one execution of the tool: one direction, one variant.

@@ -1,4 +1,4 @@
-package runner
+package preflight
 
 import (
 	"context"
@@ -12,7 +12,6 @@ import (
 	"github.com/rdmabench/rdmabench/runner/backend"
 	"github.com/rdmabench/rdmabench/runner/endpoint"
 	"github.com/rdmabench/rdmabench/runner/plan"
-	"github.com/rdmabench/rdmabench/runner/preflight"
 	"github.com/rdmabench/rdmabench/scenarios"
 )
 
@@ -77,7 +76,7 @@ tests:
 	}
 	sys := "/usr/bin:/bin"
 	be := &containerShells{paths: map[string]string{"": toolsBin + ":" + sys, "nixl": nixlBin + ":" + sys}}
-	out, _ := PreflightOn(context.Background(), be, p, sc, p.Endpoints, PreflightOptions{})
+	out, _ := RunWith(context.Background(), be, p, sc, p.Endpoints, Options{})
 	for _, ep := range out {
 		var nixl, iperf *report.PreflightCheck
 		for i, c := range ep.Checks {
@@ -101,10 +100,10 @@ tests:
 		}
 		// The nixl container's failure dooms what runs there, not the
 		// tools container's tests.
-		if _, doomed := preflight.Doomed(ep, preflight.Needs{Probes: []string{"binary-nixlbench"}, Container: "nixl"}); !doomed {
+		if _, doomed := Doomed(ep, Needs{Probes: []string{"binary-nixlbench"}, Container: "nixl"}); !doomed {
 			t.Errorf("%s: nixlbench not doomed", ep.Endpoint)
 		}
-		if c, doomed := preflight.Doomed(ep, preflight.Needs{Probes: []string{"binary-nixlbench", "binary-iperf3"}}); doomed {
+		if c, doomed := Doomed(ep, Needs{Probes: []string{"binary-nixlbench", "binary-iperf3"}}); doomed {
 			t.Errorf("%s: a tools-container test doomed by %+v", ep.Endpoint, c)
 		}
 	}
