@@ -29,7 +29,7 @@ var executorLayers = [][]string{
 	{"provision.go"},   // 1. scenario and plan saved, endpoints, discovery; 2. preflight (runner/preflight); etcd; undone at the end
 	{"repetitions.go"}, // 4. one leg's repetitions, clock reruns, the path proof (runner/pathproof), the verdict
 	{"repetition.go"},  //    one repetition: sides started, waited for, parsed
-	{"ready.go", "nixlkeys.go"},
+	{"ready.go"},
 	{"side.go"},
 	{"launcher.go"},
 	{"record.go", "subst.go", "output.go", "parse.go", "transport.go"},
