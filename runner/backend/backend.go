@@ -60,7 +60,10 @@ type Backend interface {
 }
 
 // The optional capabilities. A backend implements those it can; the runner
-// asks for each with a type assertion at the moment named in its comment.
+// (or the command, for the run's settings) asks for each with a type
+// assertion at the moment named in its comment. Nothing decides by a
+// backend's name or concrete type (TestNoBackendNameChecks): a behaviour
+// that differs between backends is a capability here.
 
 // StdinExecer is a Backend whose short commands can be fed stdin. Secrets
 // (the MPI launcher's private keys) travel there and never in argv, which
