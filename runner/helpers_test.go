@@ -15,7 +15,7 @@ import (
 	"testing"
 
 	"github.com/rdmabench/rdmabench/parsers"
-	"github.com/rdmabench/rdmabench/runner/backend"
+	"github.com/rdmabench/rdmabench/runner/endpoint"
 )
 
 // freePort returns a TCP port free on 127.0.0.1 right now.
@@ -29,12 +29,12 @@ func freePort(t testing.TB) int {
 	return l.Addr().(*net.TCPAddr).Port
 }
 
-func endpoints(names ...string) []backend.Endpoint {
-	var eps []backend.Endpoint
+func endpoints(names ...string) []endpoint.Endpoint {
+	var eps []endpoint.Endpoint
 	for _, n := range names {
 		pool, idx, _ := strings.Cut(n, "-")
 		i, _ := strconv.Atoi(idx)
-		eps = append(eps, backend.Endpoint{Name: n, Pool: pool, Index: i})
+		eps = append(eps, endpoint.Endpoint{Name: n, Pool: pool, Index: i})
 	}
 	return eps
 }

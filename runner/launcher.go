@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rdmabench/rdmabench/runner/backend"
+	"github.com/rdmabench/rdmabench/runner/endpoint"
 	"github.com/rdmabench/rdmabench/runner/mpi"
 	"github.com/rdmabench/rdmabench/runner/plan"
 	"github.com/rdmabench/rdmabench/runner/tools"
@@ -62,9 +62,9 @@ func (l *legRun) mpiMarker() string {
 }
 
 // rankEndpoints are the leg's ranks, the launcher's endpoint first.
-func (l *legRun) rankEndpoints(pc plan.PlannedCommand) ([]backend.Endpoint, error) {
+func (l *legRun) rankEndpoints(pc plan.PlannedCommand) ([]endpoint.Endpoint, error) {
 	names := append([]string{pc.Endpoint}, l.leg.Ranks...)
-	var eps []backend.Endpoint
+	var eps []endpoint.Endpoint
 	seen := map[string]bool{}
 	for _, n := range names {
 		if seen[n] {

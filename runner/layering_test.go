@@ -18,18 +18,19 @@ var pureDirs = []string{"plan", "judge"}
 
 // TestPlannerAndJudgeStayPure keeps the import direction one way: the
 // executor (this package) uses runner/plan and runner/judge, never the
-// other way round, and neither of them reaches a backend implementation,
-// the network or the process table. go list reads the real import graph,
+// other way round, and neither of them reaches a backend (its interface or
+// an implementation), the network or the process table. go list reads the real import graph,
 // so a new import anywhere in their dependency closure is caught.
 func TestPlannerAndJudgeStayPure(t *testing.T) {
 	const mod = "github.com/rdmabench/rdmabench/"
 	// Of the runner's own packages, only these may be under the planner
-	// and the judge: the tool table and the backend seam (types only).
+	// and the judge: the tool table and the endpoint data model (not the
+	// backend interface: runner/backend is for the executor).
 	allowed := map[string]bool{
-		mod + "runner/plan":    true,
-		mod + "runner/judge":   true,
-		mod + "runner/tools":   true,
-		mod + "runner/backend": true,
+		mod + "runner/plan":     true,
+		mod + "runner/judge":    true,
+		mod + "runner/tools":    true,
+		mod + "runner/endpoint": true,
 	}
 	// Anywhere in the closure: processes, sockets, signals. (os and
 	// net/url are reached through scenarios and report/schema, which read and

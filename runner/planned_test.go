@@ -7,8 +7,8 @@ import (
 
 	"github.com/rdmabench/rdmabench/parsers"
 	"github.com/rdmabench/rdmabench/report/schema"
-	"github.com/rdmabench/rdmabench/runner/backend"
 	"github.com/rdmabench/rdmabench/runner/backend/local"
+	"github.com/rdmabench/rdmabench/runner/endpoint"
 	"github.com/rdmabench/rdmabench/runner/judge"
 	"github.com/rdmabench/rdmabench/runner/plan"
 	"github.com/rdmabench/rdmabench/scenarios"
@@ -50,7 +50,7 @@ func TestPlannedStandinsWithParsers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan, err := plan.Compile(sc, plan.CompileOptions{HasRDMA: func(backend.Endpoint) bool { return false }, PortOffset: 300})
+	plan, err := plan.Compile(sc, plan.CompileOptions{HasRDMA: func(endpoint.Endpoint) bool { return false }, PortOffset: 300})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,13 +3,17 @@ package runner
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	runetcd "github.com/rdmabench/rdmabench/runner/etcd"
 
 	"github.com/rdmabench/rdmabench/report/schema"
 	"github.com/rdmabench/rdmabench/runner/backend"
+	"github.com/rdmabench/rdmabench/runner/endpoint"
+	"github.com/rdmabench/rdmabench/runner/preflight"
 )
 
 // provision is the first stage of a run: it writes the scenario and the
@@ -34,7 +38,7 @@ func (r *run) provision(ctx context.Context, rep *schema.Report) error {
 	}
 	r.endpointRates(ctx, eps)
 	r.provisioned = eps
-	r.endpoints = map[string]backend.Endpoint{}
+	r.endpoints = map[string]endpoint.Endpoint{}
 	for _, ep := range eps {
 		r.endpoints[ep.Name] = ep
 		rep.Endpoints = append(rep.Endpoints, schema.EndpointInfo{Name: ep.Name, Pool: ep.Pool, Host: ep.Host, Node: ep.Node, Pod: ep.Pod,
@@ -95,10 +99,10 @@ func (r *run) cleanup() {
 	ctx, cancel := context.WithTimeout(context.Background(), bound)
 	defer cancel()
 	r.mpiCleanup(ctx)
-	if r.cfg.Keep && r.cfg.Backend.Name() != "local" {
+	if k, ok := r.cfg.Backend.(backend.Keeper); ok && r.cfg.Keep {
 		hint := "remove them with rdmabench clean"
-		if k, ok := r.cfg.Backend.(backend.KeepHinter); ok {
-			hint = k.KeepHint()
+		if h := k.KeepHint(); h != "" {
+			hint = h
 		}
 		r.progress.printf("--keep: endpoints left in place for debugging; %s", hint)
 	} else if err := r.cfg.Backend.Cleanup(ctx); err != nil {
@@ -115,7 +119,7 @@ func (r *run) cleanup() {
 // endpointRates reads each endpoint's own line rate (its device's port, as
 // its backend sees it) for `lineRate: auto`, so that a pair is held to the
 // lower of its two ends rather than to the first endpoint's NIC.
-func (r *run) endpointRates(ctx context.Context, eps []backend.Endpoint) {
+func (r *run) endpointRates(ctx context.Context, eps []endpoint.Endpoint) {
 	lr, ok := r.cfg.Backend.(backend.LineRater)
 	if !ok || r.cfg.LineRate == nil || r.cfg.LineRate.Source != schema.LineRateNIC {
 		return
@@ -126,4 +130,74 @@ func (r *run) endpointRates(ctx context.Context, eps []backend.Endpoint) {
 			r.rates[ep.Name] = schema.LineRate{Bps: bps, Source: schema.LineRateNIC, Detail: detail}
 		}
 	}
+}
+
+// runPreflight runs the checks once the endpoints exist and keeps them for
+// the skips and the report.
+func (r *run) runPreflight(ctx context.Context, rep *schema.Report) {
+	if r.cfg.NoPreflight {
+		return
+	}
+	rep.Preflight, r.mtus = preflight.RunWith(ctx, r.cfg.Backend, r.cfg.Plan, r.cfg.Scenario, r.provisioned,
+		preflight.Options{Platform: r.cfg.Platform, Timeout: r.cfg.PreflightTimeout})
+	r.noteLibraryVersions(rep)
+	r.preflight = map[string]schema.PreflightEndpoint{}
+	for _, ep := range rep.Preflight {
+		r.preflight[ep.Endpoint] = ep
+		for _, c := range ep.Checks {
+			if c.Status != schema.PreflightPass {
+				r.progress.printf("preflight %s %s on %s: %s", strings.ToUpper(c.Status), c.ID, ep.Endpoint, c.Evidence)
+			}
+		}
+		if ep.Error != "" {
+			r.progress.printf("preflight on %s: %s", ep.Endpoint, ep.Error)
+		}
+	}
+}
+
+// noteLibraryVersions adds the first endpoint's library versions to the
+// run's fingerprint (where discovery did not say them), so that compare
+// warns when UCX or NCCL changed between two runs, and says where the
+// endpoints disagree among themselves: two UCX versions in one run is a
+// result of its own.
+func (r *run) noteLibraryVersions(rep *schema.Report) {
+	seen := map[string]map[string][]string{} // key → version → endpoints
+	for _, ep := range rep.Preflight {
+		for k, v := range ep.Versions {
+			if seen[k] == nil {
+				seen[k] = map[string][]string{}
+			}
+			seen[k][v] = append(seen[k][v], ep.Endpoint)
+		}
+	}
+	if len(rep.Preflight) > 0 && len(rep.Preflight[0].Versions) > 0 {
+		fp := maps.Clone(r.cfg.Fingerprint) // the caller's map stays as given
+		if fp == nil {
+			fp = map[string]string{}
+		}
+		for k, v := range rep.Preflight[0].Versions {
+			if _, known := fp[k]; !known {
+				fp[k] = v
+			}
+		}
+		r.cfg.Fingerprint, rep.Run.Fingerprint = fp, fp
+	}
+	for _, k := range slices.Sorted(maps.Keys(seen)) {
+		if len(seen[k]) < 2 {
+			continue
+		}
+		var parts []string
+		for _, v := range slices.Sorted(maps.Keys(seen[k])) {
+			parts = append(parts, fmt.Sprintf("%s on %s", v, briefList(seen[k][v])))
+		}
+		r.progress.printf("preflight WARN %s differs between endpoints: %s", k, strings.Join(parts, "; "))
+	}
+}
+
+// briefList names up to three endpoints, then how many more.
+func briefList(names []string) string {
+	if len(names) <= 3 {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:3], ", "), len(names)-3)
 }

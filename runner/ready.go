@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/rdmabench/rdmabench/runner/backend"
+	"github.com/rdmabench/rdmabench/runner/endpoint"
 	runetcd "github.com/rdmabench/rdmabench/runner/etcd"
 	"github.com/rdmabench/rdmabench/runner/plan"
 	"github.com/rdmabench/rdmabench/runner/tools"
@@ -123,7 +124,7 @@ func (l *legRun) portFree(ctx context.Context, pc plan.PlannedCommand) error {
 }
 
 // listening reads the endpoint's TCP listen tables.
-func (l *legRun) listening(ctx context.Context, ep backend.Endpoint, port int) (bool, error) {
+func (l *legRun) listening(ctx context.Context, ep endpoint.Endpoint, port int) (bool, error) {
 	out, err := l.r.cfg.Backend.Exec(ctx, ep, []string{"cat", "/proc/net/tcp", "/proc/net/tcp6"})
 	if err != nil {
 		return false, err

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/rdmabench/rdmabench/parsers"
+	runetcd "github.com/rdmabench/rdmabench/runner/etcd"
 	"github.com/rdmabench/rdmabench/runner/judge"
 	"github.com/rdmabench/rdmabench/runner/plan"
 	"github.com/rdmabench/rdmabench/runner/tools"
@@ -38,16 +39,25 @@ func (r *run) runRep(ctx context.Context, job *plan.Job, legIdx, rep int) judge.
 	}
 	l.subst = newSubstituter(r.endpoints, r.etcdURL, r.runID, outDir)
 	keys := r.nixlKeysOf(l)
-	keys.clear() // what an earlier, killed run of the same group left
-	keys.watch()
+	keys.Clear() // what an earlier, killed run of the same group left
+	keys.Watch()
 	o := l.execute(ctx, legCtx, timeout)
 	l.finish()
 	n := len(l.pendingNotes)
 	l.mpiDown()
 	o.Notes = append(o.Notes, l.pendingNotes[n:]...)
-	keys.clear()
+	keys.Clear()
 	o.Seconds = time.Since(start).Seconds()
 	return o
+}
+
+// nixlKeysOf is the leg's group in the run's etcd; nil when no etcd runs
+// or the leg has none (other tools, the ASIO runtime).
+func (r *run) nixlKeysOf(l *legRun) *runetcd.Group {
+	if r.etcd == nil || l.leg.NixlGroup == "" {
+		return nil
+	}
+	return runetcd.NewGroup(r.etcd, tools.EtcdPrefix(l.subst.text(l.leg.NixlGroup)))
 }
 
 // execute starts the sides in order and waits for them.
@@ -346,7 +356,7 @@ func withLegSize(m parsers.Measurement, variant string) parsers.Measurement {
 // scratch makes the leg's ${out} folder on its endpoints, when a command
 // uses it.
 func (r *run) scratch(ctx context.Context, l *legRun) (string, error) {
-	if r.cfg.Backend.Name() == "local" {
+	if sharesHost(r.cfg.Backend) {
 		abs, err := filepath.Abs(r.dir.scratchDir(l.job.ID, l.legIdx, l.rep))
 		if err != nil || !usesOut(l.leg) {
 			return abs, err

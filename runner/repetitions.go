@@ -10,6 +10,7 @@ import (
 	"github.com/rdmabench/rdmabench/parsers"
 	"github.com/rdmabench/rdmabench/report/schema"
 	"github.com/rdmabench/rdmabench/runner/judge"
+	"github.com/rdmabench/rdmabench/runner/pathproof"
 	"github.com/rdmabench/rdmabench/runner/plan"
 )
 
@@ -27,7 +28,7 @@ func (r *run) runLeg(ctx context.Context, job *plan.Job, legIdx int) (schema.Res
 	reps := max(1, job.Repetitions)
 	outs := make([]judge.Outcome, 0, reps)
 	proof := r.newLegProof(job, legIdx)
-	proof.start(ctx)
+	proof.Start(ctx)
 	var discarded []judge.Outcome
 	interrupted := false
 	for rep := 0; rep < reps; rep++ {
@@ -44,14 +45,24 @@ func (r *run) runLeg(ctx context.Context, job *plan.Job, legIdx int) (schema.Res
 		return res, false
 	}
 	judge.Fill(&res, r.tests[job.Test], r.legLineRate(res), outs)
-	proof.finish(ctx, &res, outs, discarded) // nothing after an interrupt: unproved says so
-	r.unproved(&res)
+	proof.Finish(ctx, &res, outs, discarded) // nothing after an interrupt: Unproved says so
+	pathproof.Unproved(&res, r.tests[res.Test], r.cfg.NoPathProof)
 	r.noteSharedMachine(&res)
 	r.noteVersion(job.Tool, outs)
 	if interrupted {
 		res.Reason = judge.JoinReason(fmt.Sprintf("interrupted after %d of %d repetitions: judged on those", len(outs), reps), res.Reason)
 	}
 	return res, true
+}
+
+// newLegProof is nil when the leg is not proved: proof off, a test that
+// does not require RDMA, or an endpoint without a known device.
+func (r *run) newLegProof(job *plan.Job, legIdx int) *pathproof.Leg {
+	if r.cfg.NoPathProof || r.requires(job.Test, job.Tool) != "rdma" {
+		return nil
+	}
+	proofs := pathproof.Run{Backend: r.cfg.Backend, Endpoints: r.endpoints, MTUs: r.mtus}
+	return proofs.Leg(r.tests[job.Test], &job.Legs[legIdx])
 }
 
 // runRepetition runs one repetition (repetition.go), again while the tool

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/rdmabench/rdmabench/report/schema"
-	"github.com/rdmabench/rdmabench/runner/backend"
 	"github.com/rdmabench/rdmabench/runner/backend/local"
+	"github.com/rdmabench/rdmabench/runner/endpoint"
 	"github.com/rdmabench/rdmabench/runner/judge"
 	"github.com/rdmabench/rdmabench/runner/plan"
 	"github.com/rdmabench/rdmabench/runner/tools"
@@ -51,7 +51,7 @@ func TestLowPairThrottledLocal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := plan.Compile(sc, plan.CompileOptions{HasRDMA: func(backend.Endpoint) bool { return false }, PortOffset: 410})
+	p, err := plan.Compile(sc, plan.CompileOptions{HasRDMA: func(endpoint.Endpoint) bool { return false }, PortOffset: 410})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -31,7 +31,7 @@ func Run(ctx context.Context, cfg Config) (*schema.Report, error) {
 	// The stages, each in a file of its own (TestExecutorFilesCallOneWay).
 	runErr := r.provision(ctx, rep) // provision.go: endpoints, discovery
 	if runErr == nil {
-		r.runPreflight(ctx, rep) // checks.go: what each endpoint can run
+		r.runPreflight(ctx, rep) // provision.go: what each endpoint can run (runner/preflight)
 		if r.cfg.Plan.NeedsEtcd && r.anyJobRuns() {
 			runErr = r.startEtcd(ctx) // provision.go: nixlbench's rendezvous
 		}

@@ -9,8 +9,8 @@ import (
 
 	"github.com/rdmabench/rdmabench/report/schema"
 	"github.com/rdmabench/rdmabench/report/text"
-	"github.com/rdmabench/rdmabench/runner/backend"
 	"github.com/rdmabench/rdmabench/runner/backend/local"
+	"github.com/rdmabench/rdmabench/runner/endpoint"
 	"github.com/rdmabench/rdmabench/runner/judge"
 	"github.com/rdmabench/rdmabench/runner/plan"
 	"github.com/rdmabench/rdmabench/runner/tools"
@@ -50,7 +50,7 @@ func TestSampledMatrixLocal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := plan.Compile(sc, plan.CompileOptions{HasRDMA: func(backend.Endpoint) bool { return false }, PortOffset: 430, SampleSeed: 2})
+	p, err := plan.Compile(sc, plan.CompileOptions{HasRDMA: func(endpoint.Endpoint) bool { return false }, PortOffset: 430, SampleSeed: 2})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/rdmabench/rdmabench/runner/backend"
+	"github.com/rdmabench/rdmabench/runner/endpoint"
 	"github.com/rdmabench/rdmabench/runner/plan"
 	"github.com/rdmabench/rdmabench/runner/tools"
 )
@@ -16,7 +17,7 @@ import (
 // side is one process of a leg repetition.
 type side struct {
 	pc   plan.PlannedCommand
-	ep   backend.Endpoint
+	ep   endpoint.Endpoint
 	argv []string
 	env  map[string]string
 	out  *output

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"time"
 
@@ -9,6 +10,7 @@ import (
 
 	"github.com/rdmabench/rdmabench/runner/backend"
 	"github.com/rdmabench/rdmabench/runner/plan"
+	"github.com/rdmabench/rdmabench/runner/preflight"
 	"github.com/rdmabench/rdmabench/runner/tools"
 	"github.com/rdmabench/rdmabench/scenarios"
 
@@ -18,9 +20,10 @@ import (
 // skipReason says whether a job cannot run here: an RDMA-only test where
 // an endpoint has no RDMA device. TCP-capable tests still run. The planner
 // already set such tests aside; this is the runner's own check, by
-// Config.HasRDMA, else the backend's, else (local) this host's devices.
+// Config.HasRDMA, else the backend's, else (backend.HostSharer) this
+// host's devices.
 func (r *run) skipReason(job *plan.Job) (bool, string) {
-	if skip, why := r.preflightSkip(r.tests[job.Test], job.Tool, jobEndpoints(job)); skip {
+	if skip, why := r.preflightSkip(r.tests[job.Test], job.Tool, job.Endpoints()); skip {
 		return true, why
 	}
 	if skip, why := r.gpuSkipReason(job); skip {
@@ -36,7 +39,7 @@ func (r *run) skipReason(job *plan.Job) (bool, string) {
 		return false, ""
 	}
 	if c, ok := r.cfg.Backend.(backend.RDMAChecker); ok {
-		for _, name := range jobEndpoints(job) {
+		for _, name := range job.Endpoints() {
 			ep := r.endpoint(name)
 			if !c.HasRDMA(context.Background(), ep) {
 				why := "endpoint " + name + " has no RDMA device"
@@ -48,7 +51,7 @@ func (r *run) skipReason(job *plan.Job) (bool, string) {
 		}
 		return false, ""
 	}
-	if r.cfg.Backend.Name() == "local" {
+	if sharesHost(r.cfg.Backend) {
 		if ok, why := DetectRDMA(); !ok {
 			return true, why + "; " + job.Tool + " needs RDMA"
 		}
@@ -114,7 +117,7 @@ func (r *run) gpuSkipReason(job *plan.Job) (bool, string) {
 	if !ok {
 		return false, ""
 	}
-	for _, name := range jobEndpoints(job) {
+	for _, name := range job.Endpoints() {
 		ep := r.endpoint(name).In(scenarios.ImageFamily(job.Tool)) // the GPUs are its container's
 		if !c.HasGPU(context.Background(), ep) {
 			where := ""
@@ -125,4 +128,75 @@ func (r *run) gpuSkipReason(job *plan.Job) (bool, string) {
 		}
 	}
 	return false, ""
+}
+
+// preflightSkip is the reason a job is doomed by a failed preflight check
+// on one of its endpoints: "preflight rdma-device: … on server-0 (fix: …)".
+func (r *run) preflightSkip(t *scenarios.Test, tool string, names []string) (bool, string) {
+	if len(r.preflight) == 0 {
+		return false, ""
+	}
+	rdma, gpu := tools.NeedsRDMA(t, tool), tools.NeedsGPU(t, tool)
+	needs := preflight.Needs{RDMA: rdma, GPU: gpu, GPUDirect: preflight.UsesGPUDirect(t, rdma, gpu),
+		NCCLNet: r.cfg.Platform == scenarios.PlatformEKS && tool == scenarios.ToolNCCL && len(names) > 1}
+	for _, p := range tools.ProbesOf(t, tool) {
+		if p.Backend == "" { // a backend's own probes doom only its legs (preflightLegSkip)
+			needs.Probes = append(needs.Probes, p.ID)
+		}
+	}
+	return r.doomedOn(needs, names, tool)
+}
+
+// preflightLegSkip is the reason one leg of a job is doomed where the job
+// is not: a probe of its NIXL backend failed (UCCL's plugin missing skips
+// the UCCL legs of a backend comparison, not its UCX ones).
+func (r *run) preflightLegSkip(job *plan.Job, i int) (bool, string) {
+	if len(r.preflight) == 0 || i >= len(job.Legs) || job.Legs[i].Backend == "" {
+		return false, ""
+	}
+	var needs preflight.Needs
+	for _, p := range tools.ProbesOf(r.tests[job.Test], job.Tool) {
+		if p.Backend != "" && strings.EqualFold(p.Backend, job.Legs[i].Backend) {
+			needs.Probes = append(needs.Probes, p.ID)
+		}
+	}
+	if len(needs.Probes) == 0 {
+		return false, ""
+	}
+	var names []string
+	for _, pc := range job.Legs[i].Commands {
+		names = append(names, pc.Endpoint)
+	}
+	return r.doomedOn(needs, names, job.Tool)
+}
+
+// doomedOn is the first failed check among names' that needs dooms, in
+// the container each runs tool in.
+func (r *run) doomedOn(needs preflight.Needs, names []string, tool string) (bool, string) {
+	for _, name := range names {
+		ep, ok := r.preflight[name]
+		if !ok {
+			continue
+		}
+		needs.Container = r.endpoint(name).Placement.ContainerOf(scenarios.ImageFamily(tool))
+		if c, doomed := preflight.Doomed(ep, needs); doomed {
+			return true, fmt.Sprintf("preflight %s: %s on %s (fix: %s)", c.ID, c.Evidence, name, c.Fix)
+		}
+	}
+	return false, ""
+}
+
+// poolEndpoints are the endpoints of a test's pools (for a test the
+// planner set aside, whose jobs were never compiled).
+func (r *run) poolEndpoints(t *scenarios.Test) []string {
+	var names []string
+	if t == nil {
+		return nil
+	}
+	for _, ep := range r.cfg.Plan.Endpoints {
+		if ep.Pool == t.From || ep.Pool == t.To {
+			names = append(names, ep.Name)
+		}
+	}
+	return names
 }

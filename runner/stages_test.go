@@ -26,12 +26,10 @@ var executorLayers = [][]string{
 	{"retest.go"},      // 5. low pairs run again after the matrix
 	{"rounds.go"},      // 3. rounds of jobs at once, a job's legs in turn
 	{"skips.go"},       //    why a job will not run (RDMA, GPU, preflight)
-	{"checks.go"},      // 2. preflight on every endpoint
-	{"provision.go"},   // 1. scenario and plan saved, endpoints, discovery, etcd; undone at the end
-	{"repetitions.go"}, // 4. one leg's repetitions, clock reruns, the verdict
-	{"evidence.go"},    //    the path proof: RDMA counters around a leg
+	{"provision.go"},   // 1. scenario and plan saved, endpoints, discovery; 2. preflight (runner/preflight); etcd; undone at the end
+	{"repetitions.go"}, // 4. one leg's repetitions, clock reruns, the path proof (runner/pathproof), the verdict
 	{"repetition.go"},  //    one repetition: sides started, waited for, parsed
-	{"ready.go", "nixlkeys.go"},
+	{"ready.go"},
 	{"side.go"},
 	{"launcher.go"},
 	{"record.go", "subst.go", "output.go", "parse.go", "transport.go"},

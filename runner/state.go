@@ -15,6 +15,7 @@ import (
 	"github.com/rdmabench/rdmabench/parsers"
 	"github.com/rdmabench/rdmabench/report/schema"
 	"github.com/rdmabench/rdmabench/runner/backend"
+	"github.com/rdmabench/rdmabench/runner/endpoint"
 	"github.com/rdmabench/rdmabench/runner/mpi"
 	"github.com/rdmabench/rdmabench/runner/plan"
 	"github.com/rdmabench/rdmabench/scenarios"
@@ -44,12 +45,13 @@ type Config struct {
 	// Discover, when set, is called once the endpoints exist to fill
 	// LineRate and Fingerprint from them: the kube backend can read a NIC
 	// only from inside its pod, which does not exist before Provision.
-	Discover func(ctx context.Context, eps []backend.Endpoint) (*schema.LineRate, map[string]string)
+	Discover func(ctx context.Context, eps []endpoint.Endpoint) (*schema.LineRate, map[string]string)
 	Parse    ParseFunc
 	// Progress receives one line per leg (stderr); nil = silent.
 	Progress io.Writer
 	// HasRDMA says whether RDMA devices exist where endpoints run; nil
-	// uses DetectRDMA (this host), right for the local backend.
+	// asks the backend (backend.RDMAChecker), else uses DetectRDMA (this
+	// host) where the endpoints share it (backend.HostSharer).
 	HasRDMA func() (bool, string)
 	// EtcdURL is an etcd to use instead of starting the embedded one.
 	EtcdURL string
@@ -57,13 +59,14 @@ type Config struct {
 	ExitGrace time.Duration
 	// CleanupTimeout bounds the clean-up after the run (default 30s).
 	CleanupTimeout time.Duration
-	// Keep leaves endpoints (pods) for debugging; local processes are
-	// always killed since nothing is left to inspect in them.
+	// Keep leaves endpoints (pods, processes on ssh hosts) for debugging,
+	// where the backend can (backend.Keeper); local processes are always
+	// killed since nothing is left to inspect in them.
 	Keep bool
 	// NoPreflight skips the preflight checks (runner/preflight).
 	NoPreflight bool
 	// PreflightTimeout bounds each endpoint's preflight reading (0: the
-	// default, DefaultPreflightTimeout).
+	// default, preflight.DefaultTimeout).
 	PreflightTimeout time.Duration
 	// NoPathProof skips reading the RDMA port counters around each leg.
 	NoPathProof bool
@@ -92,8 +95,8 @@ type run struct {
 	runID string
 	// provisioned are the endpoints as the backend made them, in plan
 	// order; endpoints the same by name.
-	provisioned []backend.Endpoint
-	endpoints   map[string]backend.Endpoint
+	provisioned []endpoint.Endpoint
+	endpoints   map[string]endpoint.Endpoint
 	tests       map[string]*scenarios.Test
 	etcdURL     string
 	etcd        *clientv3.Client
@@ -151,13 +154,13 @@ func (l *legRun) notef(format string, a ...any) {
 // toolEndpoint is a provisioned endpoint as the leg's tool sees it: in
 // a pod, the container with the tool's image (cluster.images), where its
 // commands, scratch folders and MPI launcher run.
-func (l *legRun) toolEndpoint(name string) (backend.Endpoint, bool) {
+func (l *legRun) toolEndpoint(name string) (endpoint.Endpoint, bool) {
 	ep, ok := l.r.endpoints[name]
 	return ep.In(scenarios.ImageFamily(l.job.Tool)), ok
 }
 
 // endpoint is a provisioned endpoint, or the planned one before Provision.
-func (r *run) endpoint(name string) backend.Endpoint {
+func (r *run) endpoint(name string) endpoint.Endpoint {
 	if ep, ok := r.endpoints[name]; ok {
 		return ep
 	}
@@ -166,5 +169,5 @@ func (r *run) endpoint(name string) backend.Endpoint {
 			return ep
 		}
 	}
-	return backend.Endpoint{Name: name}
+	return endpoint.Endpoint{Name: name}
 }

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/rdmabench/rdmabench/runner/backend"
+	"github.com/rdmabench/rdmabench/runner/endpoint"
 	"github.com/rdmabench/rdmabench/runner/plan"
 	"github.com/rdmabench/rdmabench/runner/tools"
 )
@@ -20,10 +20,10 @@ type substituter struct {
 	// InfiniBand, a device no endpoint resolved): a value holding one is
 	// left out of the command, with its flag or variable.
 	unknown []string
-	eps     map[string]backend.Endpoint
+	eps     map[string]endpoint.Endpoint
 }
 
-func newSubstituter(eps map[string]backend.Endpoint, etcdURL, runID, out string) substituter {
+func newSubstituter(eps map[string]endpoint.Endpoint, etcdURL, runID, out string) substituter {
 	s := substituter{eps: eps}
 	pairs := []string{tools.PlaceholderRun, runID, tools.PlaceholderOut, out}
 	if etcdURL != "" {
@@ -50,7 +50,7 @@ func newSubstituter(eps map[string]backend.Endpoint, etcdURL, runID, out string)
 	return s
 }
 
-func gidOf(ep backend.Endpoint) string {
+func gidOf(ep endpoint.Endpoint) string {
 	if ep.GIDIndex == nil {
 		return ""
 	}
@@ -59,7 +59,7 @@ func gidOf(ep backend.Endpoint) string {
 
 // gids fills ${gids:a,b,…}: the GID index the endpoints share, "" when
 // they differ or one has none.
-func gids(s string, eps map[string]backend.Endpoint) string {
+func gids(s string, eps map[string]endpoint.Endpoint) string {
 	const open = "${gids:"
 	for {
 		i := strings.Index(s, open)

@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/rdmabench/rdmabench/report/schema"
-	"github.com/rdmabench/rdmabench/runner/backend"
 	"github.com/rdmabench/rdmabench/runner/backend/local"
+	"github.com/rdmabench/rdmabench/runner/endpoint"
 	"github.com/rdmabench/rdmabench/runner/plan"
 )
 
@@ -36,7 +36,7 @@ func TestPortListening(t *testing.T) {
 }
 
 func TestSubstitute(t *testing.T) {
-	s := newSubstituter(map[string]backend.Endpoint{"b-0": {Name: "b-0", Address: "10.0.0.2"}}, "http://127.0.0.1:2379", "run1", "/tmp/o")
+	s := newSubstituter(map[string]endpoint.Endpoint{"b-0": {Name: "b-0", Address: "10.0.0.2"}}, "http://127.0.0.1:2379", "run1", "/tmp/o")
 	argv, env, err := s.command(plan.PlannedCommand{
 		Argv: []string{"nixlbench", "--etcd_endpoints=${etcd}", "--benchmark_group=rdmabench-${run}-j", "${addr:b-0}", "${out}/x.json"},
 		Env:  map[string]string{"PEER": "${addr:b-0}"},
@@ -163,7 +163,7 @@ func TestCommandLineEnvInKeyOrder(t *testing.T) {
 // A leg whose sides ran on one node (or ssh host) is marked: its traffic
 // did not cross the fabric. Sides apart, or not known, are not.
 func TestSharedMachineIsMarked(t *testing.T) {
-	r := &run{endpoints: map[string]backend.Endpoint{
+	r := &run{endpoints: map[string]endpoint.Endpoint{
 		"a-0": {Name: "a-0", Node: "node-1"}, "b-0": {Name: "b-0", Node: "node-1"}, "b-1": {Name: "b-1", Node: "node-2"},
 		"h-0": {Name: "h-0", Host: "vm1"}, "h-1": {Name: "h-1", Host: "vm1"}, "l-0": {Name: "l-0"}, "l-1": {Name: "l-1"}}}
 	for _, c := range []struct {
@@ -191,7 +191,7 @@ func TestSharedMachineIsMarked(t *testing.T) {
 // and mpirun's -x of it.
 func TestDevicePlaceholdersFilledAtRunTime(t *testing.T) {
 	g3, g5 := 3, 5
-	eps := map[string]backend.Endpoint{
+	eps := map[string]endpoint.Endpoint{
 		"a-0": {Name: "a-0", Address: "10.9.1.1", Device: "rxe1", Port: 1, GIDIndex: &g3},
 		"b-0": {Name: "b-0", Address: "10.9.1.2", Device: "mlx5_3", Port: 2},
 		"c-0": {Name: "c-0", Address: "10.9.1.3", Device: "rxe1", Port: 1, GIDIndex: &g3},

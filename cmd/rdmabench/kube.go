@@ -74,11 +74,12 @@ func scenarioPlatform(sc *scenarios.Scenario) string {
 	return sc.Cluster.Platform
 }
 
-// backendPlatform is the platform of a kube backend's cluster
-// (cluster.platform, else detected); "" for other backends.
+// backendPlatform is the platform of the backend's cluster
+// (backend.PlatformDetector: cluster.platform, else detected); "" for
+// backends without one.
 func backendPlatform(ctx context.Context, be backend.Backend) (string, error) {
-	if kb, ok := be.(*kube.Backend); ok {
-		return kb.Platform(ctx)
+	if d, ok := be.(backend.PlatformDetector); ok {
+		return d.Platform(ctx)
 	}
 	return "", nil
 }

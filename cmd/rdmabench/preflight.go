@@ -17,7 +17,9 @@ import (
 	"github.com/rdmabench/rdmabench/report/text"
 	"github.com/rdmabench/rdmabench/runner"
 	"github.com/rdmabench/rdmabench/runner/backend"
+	"github.com/rdmabench/rdmabench/runner/endpoint"
 	"github.com/rdmabench/rdmabench/runner/plan"
+	"github.com/rdmabench/rdmabench/runner/preflight"
 )
 
 // preflightOptions are the flags and arguments of `rdmabench preflight`.
@@ -60,7 +62,7 @@ scenario or flags, 3 the endpoints could not be provisioned.`,
 
 // addPreflightTimeout is --preflight-timeout, of run and preflight.
 func addPreflightTimeout(fl *pflag.FlagSet, d *time.Duration) {
-	fl.DurationVar(d, "preflight-timeout", runner.DefaultPreflightTimeout,
+	fl.DurationVar(d, "preflight-timeout", preflight.DefaultTimeout,
 		"bound on reading each endpoint's facts (one command per endpoint and container); raise it where starting a command in a pod is slow (emulated nodes, a distant API server)")
 }
 
@@ -93,7 +95,7 @@ func runPreflight(ctx context.Context, o *preflightOptions) error {
 	if err != nil {
 		return err
 	}
-	p, err := compilePlan(sc, plan.CompileOptions{HasRDMA: func(backend.Endpoint) bool { return true }, Platform: platform})
+	p, err := compilePlan(sc, plan.CompileOptions{HasRDMA: func(endpoint.Endpoint) bool { return true }, Platform: platform})
 	if err != nil {
 		return err
 	}
@@ -102,7 +104,7 @@ func runPreflight(ctx context.Context, o *preflightOptions) error {
 	if err != nil {
 		return fmt.Errorf("provision endpoints on %s: %w", be.Name(), err)
 	}
-	res, _ := runner.PreflightOn(ctx, be, p, sc, eps, runner.PreflightOptions{Platform: platform, Timeout: o.timeout})
+	res, _ := preflight.RunWith(ctx, be, p, sc, eps, preflight.Options{Platform: platform, Timeout: o.timeout})
 	if err := ctx.Err(); err != nil {
 		return err // interrupted: the facts read are partial (exit 130, not 1)
 	}

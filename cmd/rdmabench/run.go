@@ -21,6 +21,7 @@ import (
 	"github.com/rdmabench/rdmabench/runner/backend"
 	"github.com/rdmabench/rdmabench/runner/backend/local"
 	"github.com/rdmabench/rdmabench/runner/backend/ssh"
+	"github.com/rdmabench/rdmabench/runner/endpoint"
 	runetcd "github.com/rdmabench/rdmabench/runner/etcd"
 	"github.com/rdmabench/rdmabench/runner/judge"
 	"github.com/rdmabench/rdmabench/runner/plan"
@@ -124,7 +125,7 @@ func runRun(ctx context.Context, o *runOptions) error {
 	if o.dryRun && sc.Backend == scenarios.BackendKube {
 		// A dry run plans without a cluster: every test is planned, as
 		// the pods' devices are known only once they run.
-		p, err := o.plan(sc, plan.CompileOptions{HasRDMA: func(backend.Endpoint) bool { return true }, PortOffset: o.ports,
+		p, err := o.plan(sc, plan.CompileOptions{HasRDMA: func(endpoint.Endpoint) bool { return true }, PortOffset: o.ports,
 			Platform: scenarioPlatform(sc), SampleSeed: o.seed.value()})
 		if err != nil {
 			return err
@@ -183,7 +184,7 @@ func execute(ctx context.Context, o *runOptions, sc *scenarios.Scenario, p *plan
 		PreflightTimeout: o.preflightTimeout,
 		// Line rate and fingerprint are read once the endpoints exist:
 		// pods have no NIC to read before Provision.
-		Discover: func(ctx context.Context, eps []backend.Endpoint) (*schema.LineRate, map[string]string) {
+		Discover: func(ctx context.Context, eps []endpoint.Endpoint) (*schema.LineRate, map[string]string) {
 			return judge.ResolveLineRate(sc, o.lineRate(ctx, be, eps)), runner.BackendFingerprint(ctx, be, eps)
 		},
 	})
@@ -259,7 +260,7 @@ func newBackend(sc *scenarios.Scenario, runID string, ko kubeOptions, progress i
 
 // lineRate is how `lineRate: auto` is read: the test's seam, else the
 // backend's NIC discovery.
-func (o *runOptions) lineRate(ctx context.Context, be backend.Backend, eps []backend.Endpoint) judge.NICRate {
+func (o *runOptions) lineRate(ctx context.Context, be backend.Backend, eps []endpoint.Endpoint) judge.NICRate {
 	if o.nicRate != nil {
 		return o.nicRate
 	}
@@ -297,12 +298,12 @@ func quiet(err error) error {
 	return err
 }
 
-// cleanupBound is how long the clean-up may take: pods take a while to go,
-// and an apiserver that is restarting is waited for (kube); processes are
-// quick (the runner's default).
+// cleanupBound is how long the clean-up may take: the backend's bound
+// where it is slow (backend.CleanupBounder: pods), else the runner's
+// default (processes are quick).
 func cleanupBound(be backend.Backend) time.Duration {
-	if be.Name() == scenarios.BackendKube {
-		return 3 * time.Minute
+	if c, ok := be.(backend.CleanupBounder); ok {
+		return c.CleanupBound()
 	}
 	return 0
 }

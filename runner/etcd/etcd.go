@@ -1,6 +1,7 @@
 // Package etcd runs the etcd that nixlbench ranks rendezvous through: in
 // process for a local run (127.0.0.1, free ports, a temporary data folder),
-// or standalone (`rdmabench etcd`) in a pod for the Kubernetes backend.
+// or standalone (`rdmabench etcd`) in a pod for the Kubernetes backend. A
+// Group follows one leg's keys in it, and clears what the leg left.
 package etcd
 
 import (

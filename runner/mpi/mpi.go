@@ -21,6 +21,7 @@ import (
 	"golang.org/x/crypto/ssh"
 
 	"github.com/rdmabench/rdmabench/runner/backend"
+	"github.com/rdmabench/rdmabench/runner/endpoint"
 )
 
 // Config is one job's ssh launch: where its files live on every endpoint,
@@ -166,7 +167,7 @@ func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''
 type Session struct {
 	b       backend.Backend
 	cfg     Config
-	eps     []backend.Endpoint
+	eps     []endpoint.Endpoint
 	stopped sync.Once
 }
 
@@ -174,7 +175,7 @@ type Session struct {
 // endpoint whose address differs from the launcher's (one per address:
 // endpoints on one host share it). ranks[0] is the launcher. On an error
 // what was done is undone.
-func Up(ctx context.Context, b backend.Backend, cfg Config, ranks []backend.Endpoint) (*Session, error) {
+func Up(ctx context.Context, b backend.Backend, cfg Config, ranks []endpoint.Endpoint) (*Session, error) {
 	if len(ranks) == 0 {
 		return nil, errors.New("mpi: no ranks")
 	}
@@ -235,7 +236,7 @@ func (s *Session) Down(ctx context.Context) error {
 		var wg sync.WaitGroup
 		for _, ep := range s.eps {
 			wg.Add(1)
-			go func(ep backend.Endpoint) {
+			go func(ep endpoint.Endpoint) {
 				defer wg.Done()
 				out, err := s.b.Exec(ctx, ep, []string{"sh", "-c", StopScript(s.cfg)})
 				if err == nil && strings.Contains(string(out), "left:") {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/rdmabench/rdmabench/runner/backend"
 	"github.com/rdmabench/rdmabench/runner/backend/local"
+	"github.com/rdmabench/rdmabench/runner/endpoint"
 )
 
 func TestKeysParse(t *testing.T) {
@@ -123,7 +124,7 @@ func TestUpDownOverSSH(t *testing.T) {
 	run := "t" + strings.ReplaceAll(time.Now().Format("150405.000"), ".", "")
 	cfg := Config{Dir: filepath.Join("/tmp", "rdmabench-"+run, "ssh"), Port: 22000 + os.Getpid()%2000, Marker: "RDMABENCH_MPI=" + run}
 	b := &recordingBackend{Backend: local.New()}
-	eps := []backend.Endpoint{{Name: "a-0", Address: "127.0.0.1"}, {Name: "b-0", Address: "127.0.0.2"}}
+	eps := []endpoint.Endpoint{{Name: "a-0", Address: "127.0.0.1"}, {Name: "b-0", Address: "127.0.0.2"}}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	s, err := Up(ctx, b, cfg, eps)
@@ -224,17 +225,17 @@ func (r *recordingBackend) record(argv []string) {
 	r.mu.Unlock()
 }
 
-func (r *recordingBackend) Exec(ctx context.Context, ep backend.Endpoint, argv []string) ([]byte, error) {
+func (r *recordingBackend) Exec(ctx context.Context, ep endpoint.Endpoint, argv []string) ([]byte, error) {
 	r.record(argv)
 	return r.Backend.Exec(ctx, ep, argv)
 }
 
-func (r *recordingBackend) ExecStdin(ctx context.Context, ep backend.Endpoint, argv []string, stdin []byte) ([]byte, error) {
+func (r *recordingBackend) ExecStdin(ctx context.Context, ep endpoint.Endpoint, argv []string, stdin []byte) ([]byte, error) {
 	r.record(argv)
 	return r.Backend.ExecStdin(ctx, ep, argv, stdin)
 }
 
-func (r *recordingBackend) Start(ctx context.Context, ep backend.Endpoint, cmd backend.Command) (backend.Process, error) {
+func (r *recordingBackend) Start(ctx context.Context, ep endpoint.Endpoint, cmd backend.Command) (backend.Process, error) {
 	r.record(cmd.Argv)
 	return r.Backend.Start(ctx, ep, cmd)
 }

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/rdmabench/rdmabench/runner/backend"
+	"github.com/rdmabench/rdmabench/runner/endpoint"
 	"github.com/rdmabench/rdmabench/runner/tools"
 	"github.com/rdmabench/rdmabench/scenarios"
 )
@@ -19,10 +19,10 @@ import (
 // refuses a pool that would need them in two); the other extended
 // resources (RDMA devices) and hugepages to each container whose tests
 // move RDMA traffic, else to the tools container.
-func containers(s *scenarios.Scenario, pool *scenarios.Pool, gpus bool) []backend.Container {
-	toolsC := backend.Container{Name: backend.ToolsContainer, Image: s.Cluster.Image, Families: []string{""}}
-	out := []backend.Container{toolsC}
-	at := func(img string) *backend.Container {
+func containers(s *scenarios.Scenario, pool *scenarios.Pool, gpus bool) []endpoint.Container {
+	toolsC := endpoint.Container{Name: endpoint.ToolsContainer, Image: s.Cluster.Image, Families: []string{""}}
+	out := []endpoint.Container{toolsC}
+	at := func(img string) *endpoint.Container {
 		if img == s.Cluster.Image {
 			return &out[0]
 		}
@@ -31,7 +31,7 @@ func containers(s *scenarios.Scenario, pool *scenarios.Pool, gpus bool) []backen
 				return &out[i]
 			}
 		}
-		out = append(out, backend.Container{Image: img})
+		out = append(out, endpoint.Container{Image: img})
 		return &out[len(out)-1]
 	}
 	for i := range s.Tests {
@@ -68,10 +68,10 @@ func containers(s *scenarios.Scenario, pool *scenarios.Pool, gpus bool) []backen
 		})
 		c.Name = strings.Join(c.Families, "-")
 	}
-	if !slices.ContainsFunc(out, func(c backend.Container) bool { return c.GPU }) {
+	if !slices.ContainsFunc(out, func(c endpoint.Container) bool { return c.GPU }) {
 		out[0].GPU = gpus // nothing needs GPU memory: where they always were
 	}
-	if !slices.ContainsFunc(out, func(c backend.Container) bool { return c.RDMA }) {
+	if !slices.ContainsFunc(out, func(c endpoint.Container) bool { return c.RDMA }) {
 		out[0].RDMA = true
 	}
 	return out

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/rdmabench/rdmabench/runner/backend"
+	"github.com/rdmabench/rdmabench/runner/endpoint"
 	"github.com/rdmabench/rdmabench/runner/tools"
 	"github.com/rdmabench/rdmabench/scenarios"
 )
@@ -17,15 +17,15 @@ const localAddress = "127.0.0.1"
 
 // Endpoints are the endpoints Compile would plan for s, placement
 // included, without the tests' jobs (a backend's own tests, manifests).
-func Endpoints(s *scenarios.Scenario, opts CompileOptions) ([]backend.Endpoint, error) {
+func Endpoints(s *scenarios.Scenario, opts CompileOptions) ([]endpoint.Endpoint, error) {
 	eps, _, err := planEndpoints(s, opts)
 	return eps, err
 }
 
 // planEndpoints expands the pools into endpoints named "<pool>-<i>", in pool
 // order. poolIdx maps a pool name to the indices of its endpoints.
-func planEndpoints(s *scenarios.Scenario, opts CompileOptions) ([]backend.Endpoint, map[string][]int, error) {
-	var eps []backend.Endpoint
+func planEndpoints(s *scenarios.Scenario, opts CompileOptions) ([]endpoint.Endpoint, map[string][]int, error) {
+	var eps []endpoint.Endpoint
 	poolIdx := make(map[string][]int, len(s.Pools))
 	partners := testPartners(s)
 	hosts := make(map[string]scenarios.Host, len(s.Hosts))
@@ -42,7 +42,7 @@ func planEndpoints(s *scenarios.Scenario, opts CompileOptions) ([]backend.Endpoi
 		env := mergeEnv(s.Defaults.Env, pool.Env)
 		place := placement(s, pool, partners) // shared by the pool's endpoints: read-only
 		for i := 0; i < n; i++ {
-			ep, err := endpoint(s, pool, i, env, hosts)
+			ep, err := newEndpoint(s, pool, i, env, hosts)
 			if err != nil {
 				return nil, nil, posErr(s.File, pool.Pos, "pools[%d] (%s): %v", pi, pool.Name, err)
 			}
@@ -59,8 +59,8 @@ func planEndpoints(s *scenarios.Scenario, opts CompileOptions) ([]backend.Endpoi
 	return eps, poolIdx, nil
 }
 
-func endpoint(s *scenarios.Scenario, pool *scenarios.Pool, i int, env map[string]string, hosts map[string]scenarios.Host) (backend.Endpoint, error) {
-	ep := backend.Endpoint{
+func newEndpoint(s *scenarios.Scenario, pool *scenarios.Pool, i int, env map[string]string, hosts map[string]scenarios.Host) (endpoint.Endpoint, error) {
+	ep := endpoint.Endpoint{
 		Name:     pool.Name + "-" + strconv.Itoa(i),
 		Pool:     pool.Name,
 		Index:    i,
@@ -139,12 +139,12 @@ func mergeEnv(layers ...map[string]string) map[string]string {
 // placement resolves where a pool's pods may run and what they get, the
 // pool's settings over the cluster's, so that the kube backend reads the
 // endpoint alone. nil outside the kube backend.
-func placement(s *scenarios.Scenario, pool *scenarios.Pool, partners map[string][]string) *backend.Placement {
+func placement(s *scenarios.Scenario, pool *scenarios.Pool, partners map[string][]string) *endpoint.Placement {
 	c := s.Cluster
 	if c == nil || backendOf(s) != scenarios.BackendKube {
 		return nil
 	}
-	p := &backend.Placement{
+	p := &endpoint.Placement{
 		NodeSelector: mergeEnv(c.NodeSelector, pool.NodeSelector),
 		Resources:    mergeEnv(c.Resources, pool.Resources),
 		AntiAffinity: c.AntiAffinity,
@@ -158,7 +158,7 @@ func placement(s *scenarios.Scenario, pool *scenarios.Pool, partners map[string]
 		p.Hugepages = pool.Hugepages
 	}
 	for _, rc := range append(slices.Clone(c.ResourceClaims), pool.ResourceClaims...) {
-		p.ResourceClaims = append(p.ResourceClaims, backend.ResourceClaim{Name: rc.Name, ClaimName: rc.ResourceClaimName, TemplateName: rc.ResourceClaimTemplateName})
+		p.ResourceClaims = append(p.ResourceClaims, endpoint.ResourceClaim{Name: rc.Name, ClaimName: rc.ResourceClaimName, TemplateName: rc.ResourceClaimTemplateName})
 	}
 	if pool.GPUs > 0 {
 		if p.Resources == nil {
@@ -169,7 +169,7 @@ func placement(s *scenarios.Scenario, pool *scenarios.Pool, partners map[string]
 		}
 	}
 	for _, t := range append(slices.Clone(c.Tolerations), pool.Tolerations...) {
-		kt := backend.Toleration{Key: t.Key, Operator: t.Operator, Value: t.Value, Effect: t.Effect}
+		kt := endpoint.Toleration{Key: t.Key, Operator: t.Operator, Value: t.Value, Effect: t.Effect}
 		if t.TolerationSeconds != nil {
 			secs := int64(*t.TolerationSeconds)
 			kt.Seconds = &secs

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/rdmabench/rdmabench/parsers"
-	"github.com/rdmabench/rdmabench/runner/backend"
+	"github.com/rdmabench/rdmabench/runner/endpoint"
 	"github.com/rdmabench/rdmabench/runner/tools"
 	"github.com/rdmabench/rdmabench/scenarios"
 )
@@ -188,7 +188,7 @@ func (tc *testCompiler) legs(job Job, ranks []int, from, to, port int) (Job, err
 			leg.NixlGroup = tools.NixlGroup(in.Group)
 		}
 		if ranks != nil {
-			in.Ranks = make([]backend.Endpoint, len(ranks))
+			in.Ranks = make([]endpoint.Endpoint, len(ranks))
 			leg.Ranks = make([]string, len(ranks))
 			for i, r := range ranks {
 				in.Ranks[i], leg.Ranks[i] = eps[r], eps[r].Name

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rdmabench/rdmabench/runner/backend"
+	"github.com/rdmabench/rdmabench/runner/endpoint"
 	"github.com/rdmabench/rdmabench/runner/tools"
 	"github.com/rdmabench/rdmabench/scenarios"
 )
@@ -18,13 +18,13 @@ type CompileOptions struct {
 	// HasRDMA reports whether an endpoint has a usable RDMA device. Tests
 	// that need one are skipped (with the reason) when any of their
 	// endpoints has none; TCP tests are still planned.
-	HasRDMA func(ep backend.Endpoint) bool
+	HasRDMA func(ep endpoint.Endpoint) bool
 	// HasBinary reports whether a tool's binary exists on an endpoint;
 	// tests whose binary is missing are skipped with an install hint.
-	HasBinary func(ep backend.Endpoint, binary string) bool
+	HasBinary func(ep endpoint.Endpoint, binary string) bool
 	// ResolveDevice names the RDMA device of an endpoint whose device is
 	// unset or "auto" (NIC discovery); "" leaves it to the tool.
-	ResolveDevice func(ep backend.Endpoint) string
+	ResolveDevice func(ep endpoint.Endpoint) string
 	// PortOffset shifts every rendezvous port (tool default + the job's
 	// place in its round), for hosts where the defaults are taken or
 	// several runs share a host.
@@ -98,7 +98,7 @@ func (c *compiler) launcherCapabilities() error {
 			}
 		}
 	}
-	done := map[*backend.Placement]bool{}
+	done := map[*endpoint.Placement]bool{}
 	for _, ep := range c.plan.Endpoints {
 		p := ep.Placement
 		if p == nil || !need[ep.Pool] || done[p] {
@@ -242,7 +242,7 @@ func (c *compiler) skipReason(t *scenarios.Test, spec tools.Spec, p pairing) str
 // endpoint, the local backend, or ssh endpoints naming the same host. Pods
 // are not placed yet at plan time, so several are taken as several hosts.
 func (c *compiler) oneHost(p pairing) bool {
-	var eps []backend.Endpoint
+	var eps []endpoint.Endpoint
 	for _, idx := range [][]int{p.from, p.to} {
 		for _, e := range idx {
 			eps = append(eps, c.plan.Endpoints[e])
@@ -254,7 +254,7 @@ func (c *compiler) oneHost(p pairing) bool {
 // missingBinary is the first binary the test needs on ep that HasBinary
 // says is absent; the launcher of nccl over several endpoints also needs
 // mpirun.
-func (c *compiler) missingBinary(t *scenarios.Test, spec tools.Spec, ep backend.Endpoint, launcher bool) string {
+func (c *compiler) missingBinary(t *scenarios.Test, spec tools.Spec, ep endpoint.Endpoint, launcher bool) string {
 	if c.opts.HasBinary == nil {
 		return ""
 	}

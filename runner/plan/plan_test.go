@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rdmabench/rdmabench/runner/backend"
+	"github.com/rdmabench/rdmabench/runner/endpoint"
 	"github.com/rdmabench/rdmabench/runner/tools"
 	"github.com/rdmabench/rdmabench/scenarios"
 )
@@ -20,7 +20,7 @@ func TestEndpointsPerBackend(t *testing.T) {
 	s.Defaults = scenarios.Defaults{Device: "mlx5_9", GIDIndex: &gid, Env: map[string]string{"UCX_LOG_LEVEL": "warn", "A": "1"}}
 	s.Hosts = []scenarios.Host{{Name: "h1", Address: "10.0.0.1", DataAddress: "192.168.1.1"}, {Name: "h2", Address: "10.0.0.2"}}
 
-	want := map[string][]backend.Endpoint{
+	want := map[string][]endpoint.Endpoint{
 		scenarios.BackendLocal: {
 			{Name: "prefill-0", Pool: "prefill", Index: 0, Device: "mlx5_0", Address: "127.0.0.1"},
 			{Name: "prefill-1", Pool: "prefill", Index: 1, Device: "mlx5_1", Address: "127.0.0.1"},
@@ -64,7 +64,7 @@ func TestEndpointsPerBackend(t *testing.T) {
 func TestAutoDeviceIsResolved(t *testing.T) {
 	s := scenario([]scenarios.Pool{pool("a", 2)})
 	s.Defaults.Device = "auto"
-	p, err := compileHeld(s, CompileOptions{ResolveDevice: func(ep backend.Endpoint) string { return "rxe" + ep.Name[len(ep.Name)-1:] }})
+	p, err := compileHeld(s, CompileOptions{ResolveDevice: func(ep endpoint.Endpoint) string { return "rxe" + ep.Name[len(ep.Name)-1:] }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +85,7 @@ func TestSkipsRDMATestsWithoutRDMA(t *testing.T) {
 		scenarios.Test{Name: "iperf", Tool: "iperf3", From: "a", To: "b"},
 		scenarios.Test{Name: "kv", Tool: "nixlbench", From: "a", To: "b"},
 	)
-	noRDMAonB := func(ep backend.Endpoint) bool { return ep.Pool != "b" }
+	noRDMAonB := func(ep endpoint.Endpoint) bool { return ep.Pool != "b" }
 	p, err := compileHeld(s, CompileOptions{HasRDMA: noRDMAonB})
 	if err != nil {
 		t.Fatal(err)
@@ -114,7 +114,7 @@ func TestSkipsMissingBinaryWithHint(t *testing.T) {
 		scenarios.Test{Name: "ar", Tool: "nccl", From: "a", Args: scenarios.Args{Collective: "all_gather"}},
 	)
 	var asked []string
-	p, err := compileHeld(s, CompileOptions{HasBinary: func(_ backend.Endpoint, bin string) bool {
+	p, err := compileHeld(s, CompileOptions{HasBinary: func(_ endpoint.Endpoint, bin string) bool {
 		asked = append(asked, bin)
 		return bin != "rping"
 	}})

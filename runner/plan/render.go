@@ -11,9 +11,10 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"gopkg.in/yaml.v3"
+
 	"github.com/rdmabench/rdmabench/internal/term"
 	"github.com/rdmabench/rdmabench/runner/tools"
-	"gopkg.in/yaml.v3"
 )
 
 // WriteJSON writes the plan as indented JSON (the same document a run

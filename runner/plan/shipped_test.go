@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"testing"
 
-	"github.com/rdmabench/rdmabench/runner/backend"
+	"github.com/rdmabench/rdmabench/runner/endpoint"
 	"github.com/rdmabench/rdmabench/scenarios"
 )
 
@@ -56,7 +56,7 @@ func TestShippedLoopbackWithoutRDMA(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := compileHeld(s, CompileOptions{HasRDMA: func(backend.Endpoint) bool { return false }})
+	p, err := compileHeld(s, CompileOptions{HasRDMA: func(endpoint.Endpoint) bool { return false }})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,9 @@
 package plan
 
 import (
-	"github.com/rdmabench/rdmabench/runner/backend"
+	"slices"
+
+	"github.com/rdmabench/rdmabench/runner/endpoint"
 	"github.com/rdmabench/rdmabench/runner/tools"
 )
 
@@ -18,10 +20,10 @@ import (
 // hand or read back from plan.json; they come before the compiled ones.
 // Its JSON (WriteJSON, MarshalJSON) lists every round under "rounds".
 type Plan struct {
-	Scenario  string             `json:"scenario"`
-	Backend   string             `json:"backend"`
-	Endpoints []backend.Endpoint `json:"endpoints"`
-	Rounds    []Round            `json:"-"`
+	Scenario  string              `json:"scenario"`
+	Backend   string              `json:"backend"`
+	Endpoints []endpoint.Endpoint `json:"endpoints"`
+	Rounds    []Round             `json:"-"`
 	// Skipped lists tests that will not run here, with the reason
 	// (e.g. an RDMA-only test on a host without RDMA devices).
 	Skipped []SkippedTest `json:"skipped,omitempty"`
@@ -62,6 +64,21 @@ type Job struct {
 	// from the test's arguments plus start-up margin.
 	TimeoutSec float64 `json:"timeoutSec"`
 	Legs       []Leg   `json:"legs"`
+}
+
+// Endpoints lists the endpoints a job's commands run on, in order of first
+// use: those preflight reads for the job, and those the runner checks
+// before it runs.
+func (j *Job) Endpoints() []string {
+	var names []string
+	for _, leg := range j.Legs {
+		for _, pc := range leg.Commands {
+			if !slices.Contains(names, pc.Endpoint) {
+				names = append(names, pc.Endpoint)
+			}
+		}
+	}
+	return names
 }
 
 // Leg is one execution of the tool: one direction, one variant.

@@ -1,8 +1,10 @@
 // Package preflight checks every endpoint before the first test: RDMA
 // device and port, /dev/infiniband, memlock, IPC_LOCK, MTU, RoCE GID, GPUs,
-// GPUDirect and the NIC's PCIe link. The facts are read through the
+// GPUDirect and the NIC's PCIe link. Run reads the facts through the
 // backend's command channel (one shell script, FactsScript, and NIC
-// discovery); ParseFacts and Evaluate are pure, so recorded outputs test them.
+// discovery), in each container an endpoint's tests use, and evaluates what
+// the plan's tests need there; ParseFacts and Evaluate are pure, so recorded
+// outputs test them.
 package preflight
 
 import (

@@ -5,10 +5,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/rdmabench/rdmabench/tool"
-
-	"github.com/rdmabench/rdmabench/runner/backend"
+	"github.com/rdmabench/rdmabench/runner/endpoint"
 	"github.com/rdmabench/rdmabench/scenarios"
+	"github.com/rdmabench/rdmabench/tool"
 )
 
 // Roles of a command.
@@ -59,7 +58,7 @@ const (
 func AddrPlaceholder(endpoint string) string { return "${addr:" + endpoint + "}" }
 
 // DevicePlaceholder stands for an endpoint's RDMA device where it is
-// chosen only once the endpoint runs (backend.Endpoint.ResolveDevice: a
+// chosen only once the endpoint runs (endpoint.Endpoint.ResolveDevice: a
 // pod's own device, from its data interface); PortPlaceholder and
 // GIDPlaceholder for its port and GID index. A value holding one that
 // stays unknown (no GID on InfiniBand) is left out, with its flag (-x) or
@@ -83,8 +82,8 @@ type Leg struct {
 	Test *scenarios.Test
 	// Client is the client / initiator (the test's from side), Server the
 	// server / target (the to side). Multi-rank tools use Ranks instead.
-	Client, Server backend.Endpoint
-	Ranks          []backend.Endpoint
+	Client, Server endpoint.Endpoint
+	Ranks          []endpoint.Endpoint
 	// Size is this leg's message size in bytes; 0 means the tool's default
 	// (or a sweep, for perftest with args.sweep).
 	Size int64
@@ -180,7 +179,7 @@ func AppendCommands(dst []Command, spec Spec, leg Leg) ([]Command, error) {
 // device is the RDMA device to name on a command line: the endpoint's, or
 // its placeholder when it is chosen at run time; "" (and "auto") leave the
 // choice to the tool (its first device), where nothing can say better.
-func device(ep backend.Endpoint) string {
+func device(ep endpoint.Endpoint) string {
 	switch {
 	case ep.Device == "auto":
 		return ""
@@ -191,7 +190,7 @@ func device(ep backend.Endpoint) string {
 }
 
 // port is the endpoint's RDMA port (1 unless it says, or its placeholder).
-func (l *Leg) port(ep backend.Endpoint) string {
+func (l *Leg) port(ep endpoint.Endpoint) string {
 	switch {
 	case ep.Port > 0:
 		return l.itoa(ep.Port)
@@ -203,7 +202,7 @@ func (l *Leg) port(ep backend.Endpoint) string {
 
 // gid is the endpoint's GID index ("" leaves it to the tool), or its
 // placeholder.
-func (l *Leg) gid(ep backend.Endpoint) string {
+func (l *Leg) gid(ep endpoint.Endpoint) string {
 	switch {
 	case ep.GIDIndex != nil:
 		return l.itoa(*ep.GIDIndex)
@@ -224,7 +223,7 @@ func portOr(p, def int) int {
 // test's transports, UCX_NET_DEVICES from the endpoint's RDMA device (unless
 // the transports are TCP-only, where an RDMA device name would hide the
 // TCP devices).
-func ucxEnv(l *Leg, a *scenarios.Args, ep backend.Endpoint) map[string]string {
+func ucxEnv(l *Leg, a *scenarios.Args, ep endpoint.Endpoint) map[string]string {
 	env := map[string]string{}
 	if a.Transports != "" {
 		env["UCX_TLS"] = a.Transports

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/rdmabench/rdmabench/parsers"
-	"github.com/rdmabench/rdmabench/runner/backend"
+	"github.com/rdmabench/rdmabench/runner/endpoint"
 	"github.com/rdmabench/rdmabench/scenarios"
 )
 
@@ -31,8 +31,8 @@ func secs(raw string) scenarios.Duration {
 }
 
 var (
-	cli = backend.Endpoint{Name: "decode-0", Device: "mlx5_0", GIDIndex: intp(3)}
-	srv = backend.Endpoint{Name: "prefill-0", Device: "mlx5_1", GIDIndex: intp(3)}
+	cli = endpoint.Endpoint{Name: "decode-0", Device: "mlx5_0", GIDIndex: intp(3)}
+	srv = endpoint.Endpoint{Name: "prefill-0", Device: "mlx5_1", GIDIndex: intp(3)}
 )
 
 func build(t *testing.T, test scenarios.Test, leg Leg) []Command {
@@ -117,7 +117,7 @@ func TestPerftestCommands(t *testing.T) {
 }
 
 func TestPerftestAutoDeviceAndPort(t *testing.T) {
-	leg := Leg{Client: backend.Endpoint{Name: "a-0", Device: "auto"}, Server: backend.Endpoint{Name: "a-1"}, Port: 18517}
+	leg := Leg{Client: endpoint.Endpoint{Name: "a-0", Device: "auto"}, Server: endpoint.Endpoint{Name: "a-1"}, Port: 18517}
 	got := build(t, scenarios.Test{Tool: "ib_write_bw"}, leg)
 	check(t, got,
 		expect{endpoint: "a-1", role: RoleServer, argv: "ib_write_bw -i 1 -F --report_gbits -p 18517", port: 18517, ready: "listen"},
@@ -186,13 +186,13 @@ func TestNixlbenchCommands(t *testing.T) {
 }
 
 func TestNCCLCommands(t *testing.T) {
-	one := backend.Endpoint{Name: "ep-0", GPUs: 8}
-	got := build(t, scenarios.Test{Tool: "nccl"}, Leg{Client: one, Server: one, Ranks: []backend.Endpoint{one}})
+	one := endpoint.Endpoint{Name: "ep-0", GPUs: 8}
+	got := build(t, scenarios.Test{Tool: "nccl"}, Leg{Client: one, Server: one, Ranks: []endpoint.Endpoint{one}})
 	check(t, got, expect{endpoint: "ep-0", role: RoleRank, parse: true,
 		argv: "all_reduce_perf -b 8 -e 1073741824 -f 2 -g 8 -c 1 -J ${out}/nccl.json",
 		env:  map[string]string{"NCCL_DEBUG": "INFO", "NCCL_DEBUG_SUBSYS": "INIT,NET"}})
 
-	ranks := []backend.Endpoint{{Name: "ep-0", GPUs: 4}, {Name: "ep-1", GPUs: 4}}
+	ranks := []endpoint.Endpoint{{Name: "ep-0", GPUs: 4}, {Name: "ep-1", GPUs: 4}}
 	test := scenarios.Test{Tool: "nccl", Args: scenarios.Args{Collective: "alltoall", MinSize: sz("1MiB"), MaxSize: sz("1GiB"), Iterations: 50, DataType: "bfloat16"}}
 	env := func(string) map[string]string { return map[string]string{"NCCL_IB_HCA": "mlx5", "NCCL_DEBUG": "INFO"} }
 	got = build(t, test, Leg{Client: ranks[0], Server: ranks[0], Ranks: ranks, EnvFor: env})
@@ -218,7 +218,7 @@ func TestNCCLCommands(t *testing.T) {
 // planner-shifted port (--port-offset, concurrent jobs) shifts sshd's port
 // with it; a scenario's NCCL_COMM_ID stands.
 func TestNCCLOverSSHHosts(t *testing.T) {
-	ranks := []backend.Endpoint{{Name: "a-0", Host: "gpu1", Address: "10.0.0.1", GPUs: 2}, {Name: "b-0", Host: "gpu2", Address: "10.0.0.2", GPUs: 2}}
+	ranks := []endpoint.Endpoint{{Name: "a-0", Host: "gpu1", Address: "10.0.0.1", GPUs: 2}, {Name: "b-0", Host: "gpu2", Address: "10.0.0.2", GPUs: 2}}
 	cmds := build(t, scenarios.Test{Tool: "nccl", Args: scenarios.Args{Collective: "sendrecv"}}, Leg{Ranks: ranks, Port: 29501})
 	argv := strings.Join(cmds[0].Argv, " ")
 	want := "mpirun --allow-run-as-root -np 4 --map-by slot -H 10.0.0.1:2,10.0.0.2:2 --mca plm_rsh_agent ssh --mca plm_rsh_args" +
@@ -239,7 +239,7 @@ func TestNCCLOverSSHHosts(t *testing.T) {
 // processes than the ppr … PPR: 1:node", issue 13). The debug level the
 // transport evidence needs is added and forwarded.
 func TestNCCLSameHostSlotsMerge(t *testing.T) {
-	ranks := []backend.Endpoint{{Name: "a-0", GPUs: 1, Address: "127.0.0.1"}, {Name: "b-0", GPUs: 1, Address: "127.0.0.1"}}
+	ranks := []endpoint.Endpoint{{Name: "a-0", GPUs: 1, Address: "127.0.0.1"}, {Name: "b-0", GPUs: 1, Address: "127.0.0.1"}}
 	cmds := build(t, scenarios.Test{Tool: "nccl", Args: scenarios.Args{Collective: "sendrecv"}}, Leg{Client: ranks[0], Server: ranks[0], Ranks: ranks})
 	argv := strings.Join(cmds[0].Argv, " ")
 	want := "mpirun --allow-run-as-root -np 2 --map-by slot -H 127.0.0.1:2 -x NCCL_COMM_ID -x NCCL_DEBUG -x NCCL_DEBUG_SUBSYS sendrecv_perf"
@@ -258,7 +258,7 @@ func TestUCXPerftestCommands(t *testing.T) {
 			env: map[string]string{"UCX_TLS": "rc,self", "UCX_NET_DEVICES": "mlx5_0:1"}})
 
 	tcp := scenarios.Test{Tool: "ucx_perftest", Args: scenarios.Args{Transports: "tcp", Test: "tag_lat"}}
-	local := Leg{Client: backend.Endpoint{Name: "h-0"}, Server: backend.Endpoint{Name: "h-1", Device: "mlx5_0"}, Port: 13340}
+	local := Leg{Client: endpoint.Endpoint{Name: "h-0"}, Server: endpoint.Endpoint{Name: "h-1", Device: "mlx5_0"}, Port: 13340}
 	got = build(t, tcp, local)
 	check(t, got,
 		expect{endpoint: "h-1", role: RoleServer, argv: "ucx_perftest -p 13340", port: 13340, ready: "listen", env: map[string]string{"UCX_TLS": "tcp"}},

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rdmabench/rdmabench/runner/backend"
+	"github.com/rdmabench/rdmabench/runner/endpoint"
 	"github.com/rdmabench/rdmabench/scenarios"
 	"github.com/rdmabench/rdmabench/tool"
 )
@@ -89,7 +89,7 @@ var ncclSpec = Spec{
 func buildNCCL(dst []Command, spec *Spec, leg *Leg) ([]Command, error) {
 	ranks := leg.Ranks
 	if len(ranks) == 0 {
-		ranks = []backend.Endpoint{leg.Client}
+		ranks = []endpoint.Endpoint{leg.Client}
 	}
 	first := ranks[0]
 	env := ncclDebugEnv(leg, first)
@@ -120,7 +120,7 @@ func buildNCCL(dst []Command, spec *Spec, leg *Leg) ([]Command, error) {
 // when the ranks share one (NCCL takes one value for every rank). Both
 // are placeholders where the devices are chosen at run time; the
 // scenario's own settings stand; nothing for ranks without a known device.
-func ncclIBEnv(leg *Leg, ranks []backend.Endpoint, env map[string]string) {
+func ncclIBEnv(leg *Leg, ranks []endpoint.Endpoint, env map[string]string) {
 	if leg.Test.Requires == scenarios.RequiresTCP {
 		return
 	}
@@ -166,7 +166,7 @@ type SSHLaunch struct {
 
 // sameAddress: every rank's address is known at plan time and the same
 // (local endpoints), so mpirun starts every rank itself.
-func sameAddress(ranks []backend.Endpoint) bool {
+func sameAddress(ranks []endpoint.Endpoint) bool {
 	for _, r := range ranks {
 		if r.Address == "" || r.Address != ranks[0].Address {
 			return false
@@ -175,14 +175,14 @@ func sameAddress(ranks []backend.Endpoint) bool {
 	return true
 }
 
-func (l *Leg) rankAddr(r backend.Endpoint) string {
+func (l *Leg) rankAddr(r endpoint.Endpoint) string {
 	if r.Address != "" {
 		return r.Address
 	}
 	return l.addr(r.Name)
 }
 
-func (l *Leg) scenarioSets(ep backend.Endpoint, name string) bool {
+func (l *Leg) scenarioSets(ep endpoint.Endpoint, name string) bool {
 	if l.EnvFor == nil {
 		return false
 	}
@@ -197,7 +197,7 @@ func SSHArgs(s *SSHLaunch) string {
 		" -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o BatchMode=yes -o LogLevel=ERROR"
 }
 
-func gpusOf(ep backend.Endpoint) int {
+func gpusOf(ep endpoint.Endpoint) int {
 	if ep.GPUs > 0 {
 		return ep.GPUs
 	}
@@ -238,7 +238,7 @@ func ncclArgv(leg *Leg, gpus int) []string {
 // 127.0.0.1:1,127.0.0.1:1, which Open MPI counts as one node and refuses
 // under -N 1), ranks placed by slot so that each host gets exactly its
 // slots. The environment is forwarded with -x, names sorted.
-func mpirunArgv(leg *Leg, ranks []backend.Endpoint, extra map[string]string, ssh *SSHLaunch) []string {
+func mpirunArgv(leg *Leg, ranks []endpoint.Endpoint, extra map[string]string, ssh *SSHLaunch) []string {
 	var order []string
 	slots := map[string]int{}
 	total := 0

@@ -1,7 +1,7 @@
 package tools
 
 import (
-	"github.com/rdmabench/rdmabench/runner/backend"
+	"github.com/rdmabench/rdmabench/runner/endpoint"
 	"github.com/rdmabench/rdmabench/scenarios"
 )
 
@@ -18,7 +18,7 @@ const (
 // any number under the local backend, or ssh endpoints that name the same
 // host. Kubernetes pods are not placed yet when a plan is compiled, so
 // several pods count as several hosts.
-func OneHost(backendName string, eps []backend.Endpoint) bool {
+func OneHost(backendName string, eps []endpoint.Endpoint) bool {
 	if len(eps) <= 1 || backendName == scenarios.BackendLocal {
 		return true
 	}
@@ -36,7 +36,7 @@ func OneHost(backendName string, eps []backend.Endpoint) bool {
 // ncclDebugEnv is what a rank's command adds to its environment so that
 // its output carries transport evidence; nil when the scenario already
 // chose a debug level (its choice stands, evidence or not).
-func ncclDebugEnv(leg *Leg, ep backend.Endpoint) map[string]string {
+func ncclDebugEnv(leg *Leg, ep endpoint.Endpoint) map[string]string {
 	if leg.EnvFor != nil {
 		if _, set := leg.EnvFor(ep.Name)["NCCL_DEBUG"]; set {
 			return nil

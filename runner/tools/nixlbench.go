@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/rdmabench/rdmabench/parsers"
-	"github.com/rdmabench/rdmabench/runner/backend"
+	"github.com/rdmabench/rdmabench/runner/endpoint"
 	"github.com/rdmabench/rdmabench/scenarios"
 	"github.com/rdmabench/rdmabench/tool"
 )
@@ -218,7 +218,7 @@ func nixlBlocks(leg *Leg) (int64, int64) {
 // chose (the report's transport comes from them); for the other backends
 // NIXL's INFO log, where the LIBFABRIC plugin names the provider it uses.
 // A variable the scenario sets itself is left to it.
-func nixlEnv(leg *Leg, ep backend.Endpoint, backendName string) map[string]string {
+func nixlEnv(leg *Leg, ep endpoint.Endpoint, backendName string) map[string]string {
 	var env map[string]string
 	set := func(k, v string) {
 		if leg.scenarioSets(ep, k) {

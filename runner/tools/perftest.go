@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/rdmabench/rdmabench/parsers"
-	"github.com/rdmabench/rdmabench/runner/backend"
+	"github.com/rdmabench/rdmabench/runner/endpoint"
 	"github.com/rdmabench/rdmabench/scenarios"
 	"github.com/rdmabench/rdmabench/tool"
 )
@@ -63,7 +63,7 @@ func appendPerftest(dst []Command, spec *Spec, leg *Leg) ([]Command, error) {
 // perftestArgv builds one side's argv; server is the address the client
 // names last ("" on the server itself). It is built in a scratch array and
 // copied once at its exact length (plans of big all-to-alls hold millions).
-func perftestArgv(spec *Spec, leg *Leg, ep backend.Endpoint, port int, server string) []string {
+func perftestArgv(spec *Spec, leg *Leg, ep endpoint.Endpoint, port int, server string) []string {
 	a := &leg.Test.Args
 	bw := spec.Metric == parsers.MetricBandwidth
 	var scratch [32]string

@@ -9,8 +9,8 @@ import (
 
 	"github.com/rdmabench/rdmabench/parsers"
 	"github.com/rdmabench/rdmabench/runner"
-	"github.com/rdmabench/rdmabench/runner/backend"
 	"github.com/rdmabench/rdmabench/runner/backend/kube"
+	"github.com/rdmabench/rdmabench/runner/endpoint"
 	"github.com/rdmabench/rdmabench/runner/plan"
 	"github.com/rdmabench/rdmabench/runner/tools"
 	"github.com/rdmabench/rdmabench/scenarios"
@@ -26,10 +26,10 @@ func benchScenario(ns string, replicas int) *scenarios.Scenario {
 	}
 }
 
-func benchEndpoints(n int) []backend.Endpoint {
-	eps := make([]backend.Endpoint, n)
+func benchEndpoints(n int) []endpoint.Endpoint {
+	eps := make([]endpoint.Endpoint, n)
 	for i := range eps {
-		eps[i] = backend.Endpoint{Name: fmt.Sprintf("ep-%d", i), Pool: "ep", Index: i}
+		eps[i] = endpoint.Endpoint{Name: fmt.Sprintf("ep-%d", i), Pool: "ep", Index: i}
 	}
 	return eps
 }
@@ -77,10 +77,10 @@ func BenchmarkPodsToReady(b *testing.B) {
 // returns them and Cleanup leaves them, so a benchmark times the jobs.
 type provisioned struct {
 	*kube.Backend
-	eps []backend.Endpoint
+	eps []endpoint.Endpoint
 }
 
-func (p provisioned) Provision(context.Context, []backend.Endpoint) ([]backend.Endpoint, error) {
+func (p provisioned) Provision(context.Context, []endpoint.Endpoint) ([]endpoint.Endpoint, error) {
 	return p.eps, nil
 }
 func (p provisioned) Cleanup(context.Context) error { return nil }
@@ -133,7 +133,7 @@ func BenchmarkKubeHarnessOverhead(b *testing.B) {
 	}
 }
 
-func jobsPlan(eps []backend.Endpoint, jobs int, twoSided bool) *plan.Plan {
+func jobsPlan(eps []endpoint.Endpoint, jobs int, twoSided bool) *plan.Plan {
 	p := &plan.Plan{Scenario: "bench", Backend: "kube", Endpoints: eps}
 	for i := 0; i < jobs; i++ {
 		job := plan.Job{ID: fmt.Sprintf("t/r%d", i), Test: "t", Tool: "trivial", Round: i, Repetitions: 1, TimeoutSec: 30}

@@ -15,8 +15,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/rdmabench/rdmabench/runner"
-	"github.com/rdmabench/rdmabench/runner/backend"
 	"github.com/rdmabench/rdmabench/runner/backend/kube"
+	"github.com/rdmabench/rdmabench/runner/endpoint"
 	"github.com/rdmabench/rdmabench/runner/plan"
 	"github.com/rdmabench/rdmabench/runner/tools"
 	"github.com/rdmabench/rdmabench/test/kubecluster/cluster"
@@ -214,7 +214,7 @@ func benchRounds(b *testing.B, c *cluster.Cluster, n int, perCommand bool) {
 // roundsPlan is r rounds of n/2 pairs: in round k endpoint i (< n/2)
 // pairs with i+n/2, shifted by k, so no endpoint is in two pairs of a
 // round.
-func roundsPlan(eps []backend.Endpoint, r int) *plan.Plan {
+func roundsPlan(eps []endpoint.Endpoint, r int) *plan.Plan {
 	n := len(eps)
 	p := &plan.Plan{Scenario: "bench", Backend: "kube", Endpoints: eps}
 	for k := 0; k < r; k++ {

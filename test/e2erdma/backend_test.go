@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/rdmabench/rdmabench/nic"
-	"github.com/rdmabench/rdmabench/runner/backend"
 	"github.com/rdmabench/rdmabench/runner/backend/ssh"
+	"github.com/rdmabench/rdmabench/runner/endpoint"
 )
 
 // TestBackendOnVMs drives real soft-RoCE tools between the VMs through the
@@ -166,7 +166,7 @@ func TestBackendOnVMs(t *testing.T) {
 
 // recordTree records the sysfs files discovery reads inside the VM into
 // nic/testdata/sysfs/NAME (rdmabench discover --record, then tar).
-func recordTree(t *testing.T, b *ssh.Backend, ep backend.Endpoint, name string) {
+func recordTree(t *testing.T, b *ssh.Backend, ep endpoint.Endpoint, name string) {
 	out, err := b.Exec(timeout(t, 60*time.Second), ep, []string{"sh", "-c",
 		"rm -rf /tmp/rec && rdmabench discover --no-gpu --record /tmp/rec >/dev/null && tar -C /tmp/rec -cf - ."})
 	if err != nil {

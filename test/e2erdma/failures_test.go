@@ -15,6 +15,7 @@ import (
 
 	"github.com/rdmabench/rdmabench/runner/backend"
 	rssh "github.com/rdmabench/rdmabench/runner/backend/ssh"
+	"github.com/rdmabench/rdmabench/runner/endpoint"
 )
 
 // TestFailuresOnVMs: what a wrong scenario or a broken host does, on the
@@ -32,7 +33,7 @@ func TestFailuresOnVMs(t *testing.T) {
 			t.Fatalf("Provision err = %v\nwant %s…", err, want)
 		}
 		// The tool itself, given the wrong name, fails at once.
-		r := start(t, b, backend.Endpoint{Name: "server-0", Host: "vm1"}, nil, "ib_write_bw", "-d", "rxe9", "-x", "1")
+		r := start(t, b, endpoint.Endpoint{Name: "server-0", Host: "vm1"}, nil, "ib_write_bw", "-d", "rxe9", "-x", "1")
 		exit := r.wait(t, 60*time.Second)
 		if exit.Code != 1 || !strings.Contains(r.err.String()+r.out.String(), "IB device rxe9 not found") {
 			t.Fatalf("ib_write_bw -d rxe9: exit %d\n%s%s", exit.Code, r.out, r.err)
@@ -111,7 +112,7 @@ func TestFailuresOnVMs(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer func() { _ = b.Cleanup(context.Background()) }()
-		_, err = b.Provision(timeout(t, 60*time.Second), []backend.Endpoint{{Name: "server-0", Host: "vm1"}})
+		_, err = b.Provision(timeout(t, 60*time.Second), []endpoint.Endpoint{{Name: "server-0", Host: "vm1"}})
 		if err == nil {
 			t.Fatal("a VM with an unexpected host key was accepted")
 		}
@@ -124,8 +125,8 @@ func TestFailuresOnVMs(t *testing.T) {
 	})
 }
 
-func provision(t *testing.T, b *rssh.Backend) ([2]backend.Endpoint, error) {
-	eps := [2]backend.Endpoint{
+func provision(t *testing.T, b *rssh.Backend) ([2]endpoint.Endpoint, error) {
+	eps := [2]endpoint.Endpoint{
 		{Name: "server-0", Pool: "server", Host: "vm1", Device: "rxe0"},
 		{Name: "client-0", Pool: "client", Host: "vm2", Device: "rxe0"},
 	}
@@ -138,7 +139,7 @@ func provision(t *testing.T, b *rssh.Backend) ([2]backend.Endpoint, error) {
 }
 
 // assertNoLeftovers checks that no benchmark process runs on the VMs.
-func assertNoLeftovers(t *testing.T, b backend.Backend, eps [2]backend.Endpoint) {
+func assertNoLeftovers(t *testing.T, b backend.Backend, eps [2]endpoint.Endpoint) {
 	for _, ep := range eps {
 		deadline := time.Now().Add(10 * time.Second)
 		for {

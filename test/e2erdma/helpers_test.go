@@ -13,9 +13,10 @@ import (
 	"github.com/rdmabench/rdmabench/parsers"
 	"github.com/rdmabench/rdmabench/runner/backend"
 	"github.com/rdmabench/rdmabench/runner/backend/ssh"
+	"github.com/rdmabench/rdmabench/runner/endpoint"
 )
 
-func newBackend(t *testing.T) (*ssh.Backend, [2]backend.Endpoint) {
+func newBackend(t *testing.T) (*ssh.Backend, [2]endpoint.Endpoint) {
 	b, err := ssh.New(pair.Hosts(), ssh.Options{DialTimeout: 5 * time.Second, HandshakeTimeout: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
@@ -25,7 +26,7 @@ func newBackend(t *testing.T) (*ssh.Backend, [2]backend.Endpoint) {
 		defer cancel()
 		_ = b.Cleanup(ctx)
 	})
-	eps := [2]backend.Endpoint{
+	eps := [2]endpoint.Endpoint{
 		{Name: "server-0", Pool: "server", Host: "vm1", Device: "rxe0"},
 		{Name: "client-0", Pool: "client", Host: "vm2", Device: "rxe0"},
 	}
@@ -44,7 +45,7 @@ type run struct {
 	out, err *bytes.Buffer
 }
 
-func start(t *testing.T, b backend.Backend, ep backend.Endpoint, env map[string]string, argv ...string) *run {
+func start(t *testing.T, b backend.Backend, ep endpoint.Endpoint, env map[string]string, argv ...string) *run {
 	r := &run{out: &bytes.Buffer{}, err: &bytes.Buffer{}}
 	p, err := b.Start(timeout(t, 30*time.Second), ep, backend.Command{Argv: argv, Env: env, Stdout: r.out, Stderr: r.err})
 	if err != nil {
@@ -64,13 +65,13 @@ func (r *run) wait(t *testing.T, d time.Duration) backend.Exit {
 
 // waitPort polls the host's listen table for a TCP port (never a probe
 // connection: perftest takes the first connection as its client).
-func waitPort(t *testing.T, b backend.Backend, ep backend.Endpoint, port int) {
+func waitPort(t *testing.T, b backend.Backend, ep endpoint.Endpoint, port int) {
 	waitPortOr(t, b, ep, port, nil)
 }
 
 // waitPortOr is waitPort that also returns when done closes (the server
 // exited before it listened).
-func waitPortOr(t *testing.T, b backend.Backend, ep backend.Endpoint, port int, done <-chan struct{}) {
+func waitPortOr(t *testing.T, b backend.Backend, ep endpoint.Endpoint, port int, done <-chan struct{}) {
 	want := ":" + strings.ToUpper(strconv.FormatInt(int64(port), 16)) + " 00000000:0000 0A"
 	deadline := time.Now().Add(60 * time.Second)
 	for time.Now().Before(deadline) {
@@ -130,7 +131,7 @@ func bwRows(out string) map[int64]float64 {
 // whose client could not time itself (parsers.ClassClock: perftest's
 // clock calibration fails now and then on a loaded TCG VM) says nothing of
 // the fabric; it is run again, at most twice, as rdmabench itself does.
-func perftestPair(t *testing.T, b backend.Backend, eps [2]backend.Endpoint, clientWait time.Duration, args ...string) (cli, srv *run, ce, se backend.Exit) {
+func perftestPair(t *testing.T, b backend.Backend, eps [2]endpoint.Endpoint, clientWait time.Duration, args ...string) (cli, srv *run, ce, se backend.Exit) {
 	t.Helper()
 	for attempt := 1; ; attempt++ {
 		srv = start(t, b, eps[0], nil, args...)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/rdmabench/rdmabench/runner/backend"
+	"github.com/rdmabench/rdmabench/runner/endpoint"
 )
 
 // TestServerVMDown: a server VM that hangs, then dies, mid-test. Every
@@ -53,5 +54,5 @@ func TestServerVMDown(t *testing.T) {
 		t.Fatalf("Start on a dead VM: %v after %v; want a bounded error naming vm1", err, time.Since(begin))
 	}
 	t.Logf("dead vm1: %v after %v", err, time.Since(begin).Round(time.Millisecond))
-	assertNoLeftovers(t, b, [2]backend.Endpoint{eps[1], eps[1]})
+	assertNoLeftovers(t, b, [2]endpoint.Endpoint{eps[1], eps[1]})
 }

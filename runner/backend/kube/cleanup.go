@@ -43,6 +43,10 @@ func (b *Backend) Cleanup(ctx context.Context) error {
 	return err
 }
 
+// CleanupBound is how long Cleanup may take: pods take a while to go,
+// and an apiserver that is restarting is waited for.
+func (b *Backend) CleanupBound() time.Duration { return 3 * time.Minute }
+
 // KeepHint says how to remove what --keep left in place.
 func (b *Backend) KeepHint() string {
 	return fmt.Sprintf("pods left in namespace %s; remove them with: rdmabench clean --run %s -n %s", b.namespace, b.opts.RunID, b.namespace)

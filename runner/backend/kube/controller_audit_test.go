@@ -20,7 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	k8stesting "k8s.io/client-go/testing"
 
-	"github.com/rdmabench/rdmabench/runner/backend"
+	"github.com/rdmabench/rdmabench/runner/endpoint"
 	"github.com/rdmabench/rdmabench/scenarios"
 )
 
@@ -140,7 +140,7 @@ func TestCancelledCallerRunsNothing(t *testing.T) {
 	}}
 	b := newExecBackend(t, es, nil)
 	b.pods["decode-0"] = podInfo{name: "p"}
-	ep := backend.Endpoint{Name: "decode-0"}
+	ep := endpoint.Endpoint{Name: "decode-0"}
 	// A live caller opens the pod's session.
 	if _, err := b.Exec(context.Background(), ep, []string{"true"}); err != nil {
 		t.Fatal(err)

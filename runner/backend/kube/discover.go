@@ -4,17 +4,17 @@ import (
 	"context"
 
 	"github.com/rdmabench/rdmabench/nic"
-	"github.com/rdmabench/rdmabench/runner/backend"
+	"github.com/rdmabench/rdmabench/runner/endpoint"
 )
 
 // Discover reads the RDMA NICs a pod sees (its sysfs, through exec).
-func (b *Backend) Discover(ctx context.Context, ep backend.Endpoint) (*nic.Inventory, error) {
+func (b *Backend) Discover(ctx context.Context, ep endpoint.Endpoint) (*nic.Inventory, error) {
 	return b.disc.Discover(ctx, ep)
 }
 
 // LineRate is `lineRate: auto` in pods: the rate of the endpoint's device
 // as its pod sees it.
-func (b *Backend) LineRate(ctx context.Context, ep backend.Endpoint) (float64, string, bool) {
+func (b *Backend) LineRate(ctx context.Context, ep endpoint.Endpoint) (float64, string, bool) {
 	if !b.provisioned(ep) {
 		return 0, "", false
 	}
@@ -25,7 +25,7 @@ func (b *Backend) LineRate(ctx context.Context, ep backend.Endpoint) (float64, s
 // ACTIVE port. Before the pods exist (planning) it says yes, so that every
 // test is planned; the runner asks again per job once they run, and skips
 // RDMA-only tests with the reason.
-func (b *Backend) HasRDMA(ctx context.Context, ep backend.Endpoint) bool {
+func (b *Backend) HasRDMA(ctx context.Context, ep endpoint.Endpoint) bool {
 	if !b.provisioned(ep) {
 		return true
 	}
@@ -34,14 +34,14 @@ func (b *Backend) HasRDMA(ctx context.Context, ep backend.Endpoint) bool {
 
 // Fingerprint is the kernel, NIC firmware and MTU as the endpoint's pod
 // sees them, plus its node.
-func (b *Backend) Fingerprint(ctx context.Context, ep backend.Endpoint) map[string]string {
+func (b *Backend) Fingerprint(ctx context.Context, ep endpoint.Endpoint) map[string]string {
 	if !b.provisioned(ep) {
 		return nil
 	}
 	return b.disc.Fingerprint(ctx, ep)
 }
 
-func (b *Backend) provisioned(ep backend.Endpoint) bool {
+func (b *Backend) provisioned(ep endpoint.Endpoint) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	p, ok := b.pods[ep.Name]
@@ -50,7 +50,7 @@ func (b *Backend) provisioned(ep backend.Endpoint) bool {
 
 // HasGPU reports whether the endpoint's pod sees a GPU device. Before the
 // pods exist it says yes (the runner asks again once they run).
-func (b *Backend) HasGPU(ctx context.Context, ep backend.Endpoint) bool {
+func (b *Backend) HasGPU(ctx context.Context, ep endpoint.Endpoint) bool {
 	if !b.provisioned(ep) {
 		return true
 	}

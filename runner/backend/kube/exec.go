@@ -17,6 +17,7 @@ import (
 
 	"github.com/rdmabench/rdmabench/runner/backend"
 	"github.com/rdmabench/rdmabench/runner/backend/remote"
+	"github.com/rdmabench/rdmabench/runner/endpoint"
 )
 
 // stream runs argv in the endpoint's pod through the exec subresource
@@ -147,7 +148,7 @@ func (t target) String() string {
 
 // podOf is where a call on a provisioned endpoint runs: its pod, in the
 // container the caller chose (ep.Container).
-func (b *Backend) podOf(ep backend.Endpoint) (target, error) {
+func (b *Backend) podOf(ep endpoint.Endpoint) (target, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	p, ok := b.pods[ep.Name]
@@ -158,7 +159,7 @@ func (b *Backend) podOf(ep backend.Endpoint) (target, error) {
 }
 
 // imageOf is the image of the container a call on ep runs in.
-func (b *Backend) imageOf(ep backend.Endpoint) string {
+func (b *Backend) imageOf(ep endpoint.Endpoint) string {
 	if c, ok := ep.Placement.ContainerNamed(ep.Container); ok {
 		return c.Image
 	}
@@ -167,13 +168,13 @@ func (b *Backend) imageOf(ep backend.Endpoint) string {
 
 // Exec runs a short command in the endpoint's pod to completion and
 // returns its stdout; a non-zero exit is an error with its stderr.
-func (b *Backend) Exec(ctx context.Context, ep backend.Endpoint, argv []string) ([]byte, error) {
+func (b *Backend) Exec(ctx context.Context, ep endpoint.Endpoint, argv []string) ([]byte, error) {
 	return b.ExecStdin(ctx, ep, argv, nil)
 }
 
 // ExecStdin is Exec with stdin fed to the command (backend.StdinExecer):
 // it travels in the exec stream, not in the request's URL.
-func (b *Backend) ExecStdin(ctx context.Context, ep backend.Endpoint, argv []string, stdin []byte) ([]byte, error) {
+func (b *Backend) ExecStdin(ctx context.Context, ep endpoint.Endpoint, argv []string, stdin []byte) ([]byte, error) {
 	pod, err := b.podOf(ep)
 	if err != nil {
 		return nil, err
@@ -234,7 +235,7 @@ func (b *Backend) newProcess(pod target, argv []string, cancel context.CancelFun
 // Start starts cmd in the endpoint's pod and returns at once; output is
 // streamed to cmd.Stdout and cmd.Stderr. A program the image does not
 // have is a MissingBinaryError (checked once per pod and binary).
-func (b *Backend) Start(ctx context.Context, ep backend.Endpoint, cmd backend.Command) (backend.Process, error) {
+func (b *Backend) Start(ctx context.Context, ep endpoint.Endpoint, cmd backend.Command) (backend.Process, error) {
 	if len(cmd.Argv) == 0 {
 		return nil, errors.New("kube: empty command")
 	}
@@ -256,7 +257,7 @@ func (b *Backend) Start(ctx context.Context, ep backend.Endpoint, cmd backend.Co
 
 // checkBinary looks the program up in the pod once, so that a tool the
 // image lacks is named as such rather than as a failed run.
-func (b *Backend) checkBinary(ctx context.Context, ep backend.Endpoint, pod target, bin string) error {
+func (b *Backend) checkBinary(ctx context.Context, ep endpoint.Endpoint, pod target, bin string) error {
 	key := pod.pod + "\x00" + pod.containerName() + "\x00" + bin
 	b.mu.Lock()
 	found, known := b.binaries[key]

@@ -19,6 +19,7 @@ import (
 
 	"github.com/rdmabench/rdmabench/runner/backend"
 	"github.com/rdmabench/rdmabench/runner/backend/remote"
+	"github.com/rdmabench/rdmabench/runner/endpoint"
 	"github.com/rdmabench/rdmabench/scenarios"
 )
 
@@ -126,14 +127,17 @@ type podInfo struct {
 
 // The contract (runner/backend) and the capabilities this backend has.
 var (
-	_ backend.Backend       = (*Backend)(nil)
-	_ backend.StdinExecer   = (*Backend)(nil)
-	_ backend.LineRater     = (*Backend)(nil)
-	_ backend.RDMAChecker   = (*Backend)(nil)
-	_ backend.GPUChecker    = (*Backend)(nil)
-	_ backend.Fingerprinter = (*Backend)(nil)
-	_ backend.EtcdHoster    = (*Backend)(nil)
-	_ backend.KeepHinter    = (*Backend)(nil)
+	_ backend.Backend          = (*Backend)(nil)
+	_ backend.StdinExecer      = (*Backend)(nil)
+	_ backend.LineRater        = (*Backend)(nil)
+	_ backend.RDMAChecker      = (*Backend)(nil)
+	_ backend.GPUChecker       = (*Backend)(nil)
+	_ backend.Fingerprinter    = (*Backend)(nil)
+	_ backend.EtcdHoster       = (*Backend)(nil)
+	_ backend.Keeper           = (*Backend)(nil)
+	_ backend.PodRunner        = (*Backend)(nil)
+	_ backend.CleanupBounder   = (*Backend)(nil)
+	_ backend.PlatformDetector = (*Backend)(nil)
 )
 
 // New returns a backend for the scenario's cluster section. Nothing is
@@ -176,12 +180,15 @@ func New(sc *scenarios.Scenario, opts Options) (*Backend, error) {
 	b := &Backend{opts: opts, client: opts.Client, config: opts.Config, sc: sc, namespace: ns,
 		pods: map[string]podInfo{}, binaries: map[string]bool{}, lost: map[string]error{}, sessions: map[string]*sessionSlot{}, execSlots: make(chan struct{}, opts.ExecParallelism)}
 	b.killBound = 3*opts.KillGrace + 10*time.Second
-	b.disc = remote.Discovery{Exec: b.Exec, Key: func(ep backend.Endpoint) string { return "pod " + b.podName(ep.Name) }, Prefix: "kube"}
+	b.disc = remote.Discovery{Exec: b.Exec, Key: func(ep endpoint.Endpoint) string { return "pod " + b.podName(ep.Name) }, Prefix: "kube"}
 	return b, nil
 }
 
 // Name is "kube".
 func (b *Backend) Name() string { return scenarios.BackendKube }
+
+// RunsInPods is true: every endpoint is a pod.
+func (b *Backend) RunsInPods() bool { return true }
 
 // Namespace is where the run's objects live.
 func (b *Backend) Namespace() string { return b.namespace }

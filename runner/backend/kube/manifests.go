@@ -14,7 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/kubernetes/scheme"
 
-	"github.com/rdmabench/rdmabench/runner/backend"
+	"github.com/rdmabench/rdmabench/runner/endpoint"
 	"github.com/rdmabench/rdmabench/scenarios"
 )
 
@@ -34,7 +34,7 @@ type ManifestOptions struct {
 // Service. The same code builds them as Provision and StartEtcd do. Owner
 // references need the ConfigMap's UID, known only once it exists, so the
 // printed pods carry none; the run's labels select everything.
-func Manifests(sc *scenarios.Scenario, eps []backend.Endpoint, o ManifestOptions) ([]runtime.Object, error) {
+func Manifests(sc *scenarios.Scenario, eps []endpoint.Endpoint, o ManifestOptions) ([]runtime.Object, error) {
 	if sc == nil || sc.Cluster == nil {
 		return nil, fmt.Errorf("kube: the scenario has no cluster section (manifests are for backend: kube)")
 	}

@@ -6,7 +6,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/rdmabench/rdmabench/runner/backend"
+	"github.com/rdmabench/rdmabench/runner/endpoint"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 )
 
@@ -17,7 +17,7 @@ const nadGroupVersion = "k8s.cni.cncf.io/v1"
 // exists as a NetworkAttachmentDefinition before any pod is created, so a
 // typo fails in a second with the networks that do exist instead of pods
 // stuck in ContainerCreating.
-func (b *Backend) checkNetworks(ctx context.Context, eps []backend.Endpoint) error {
+func (b *Backend) checkNetworks(ctx context.Context, eps []endpoint.Endpoint) error {
 	wanted := map[string]bool{}
 	for _, ep := range eps {
 		for _, n := range placementOf(ep).Networks {

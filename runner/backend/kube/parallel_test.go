@@ -16,13 +16,13 @@ import (
 	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 	k8stesting "k8s.io/client-go/testing"
 
-	"github.com/rdmabench/rdmabench/runner/backend"
+	"github.com/rdmabench/rdmabench/runner/endpoint"
 )
 
 // podsFor builds n endpoints' pods as Provision does.
-func podsFor(t *testing.T, b *Backend, n int) ([]backend.Endpoint, []*corev1.Pod) {
+func podsFor(t *testing.T, b *Backend, n int) ([]endpoint.Endpoint, []*corev1.Pod) {
 	t.Helper()
-	eps := make([]backend.Endpoint, n)
+	eps := make([]endpoint.Endpoint, n)
 	pods := make([]*corev1.Pod, n)
 	base := planned(t, b.sc, "decode-0")[0]
 	for i := range eps {
@@ -134,7 +134,7 @@ func TestExecWaitsForASlotBounded(t *testing.T) {
 	}()
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
-	_, err := b.Exec(ctx, backend.Endpoint{Name: "decode-0"}, []string{"true"})
+	_, err := b.Exec(ctx, endpoint.Endpoint{Name: "decode-0"}, []string{"true"})
 	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("waiting for one of %d exec slots", DefaultExecParallelism)) {
 		t.Fatalf("error %v, want the wait for an exec slot", err)
 	}

@@ -12,7 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
 	sigsjson "sigs.k8s.io/json"
 
-	"github.com/rdmabench/rdmabench/runner/backend"
+	"github.com/rdmabench/rdmabench/runner/endpoint"
 	"github.com/rdmabench/rdmabench/scenarios"
 )
 
@@ -152,7 +152,7 @@ func toolsContainer(p *corev1.Pod) *corev1.Container {
 // cannot without the Kubernetes API types: cluster.podPatch against the
 // Pod API (strictly), applied to every endpoint's pod. Every problem is a
 // scenarios.FieldError at its place in the file (exit 2).
-func CheckScenario(sc *scenarios.Scenario, eps []backend.Endpoint) scenarios.ErrorList {
+func CheckScenario(sc *scenarios.Scenario, eps []endpoint.Endpoint) scenarios.ErrorList {
 	if sc == nil || sc.Cluster == nil || sc.Cluster.PodPatch == nil {
 		return nil
 	}

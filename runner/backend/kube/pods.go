@@ -12,7 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/rdmabench/rdmabench/runner/backend"
+	"github.com/rdmabench/rdmabench/runner/endpoint"
 	"github.com/rdmabench/rdmabench/scenarios"
 )
 
@@ -60,15 +60,15 @@ func (b *Backend) runLabels() map[string]string {
 
 // placementOf is an endpoint's placement as the planner resolved it (none
 // for an endpoint built by hand: placed freely, nothing requested).
-func placementOf(ep backend.Endpoint) *backend.Placement {
+func placementOf(ep endpoint.Endpoint) *endpoint.Placement {
 	if ep.Placement == nil {
-		return &backend.Placement{}
+		return &endpoint.Placement{}
 	}
 	return ep.Placement
 }
 
 // podFor is the pod of one endpoint, everything the scenario asks for.
-func (b *Backend) podFor(ep backend.Endpoint, owner *metav1.OwnerReference) (*corev1.Pod, error) {
+func (b *Backend) podFor(ep endpoint.Endpoint, owner *metav1.OwnerReference) (*corev1.Pod, error) {
 	c := b.sc.Cluster
 	p := placementOf(ep)
 	labels := map[string]string{}
@@ -128,11 +128,11 @@ func (b *Backend) podFor(ep backend.Endpoint, owner *metav1.OwnerReference) (*co
 // (Placement.Containers), each given its share (resourcesOf) and all
 // of them the pod's /dev/shm, env and security context, each running the
 // keep-alive while the tools are started beside it through exec.
-func (b *Backend) containers(ep backend.Endpoint, p *backend.Placement) ([]corev1.Container, []corev1.Volume, error) {
+func (b *Backend) containers(ep endpoint.Endpoint, p *endpoint.Placement) ([]corev1.Container, []corev1.Volume, error) {
 	c := b.sc.Cluster
 	specs := p.Containers
 	if len(specs) == 0 {
-		specs = []backend.Container{{Name: container, Image: c.Image, GPU: true, RDMA: true}}
+		specs = []endpoint.Container{{Name: container, Image: c.Image, GPU: true, RDMA: true}}
 	}
 	volumes, err := podVolumes(p)
 	if err != nil {
@@ -161,7 +161,7 @@ func (b *Backend) containers(ep backend.Endpoint, p *backend.Placement) ([]corev
 // different topology domains (nodes by default), so traffic between them
 // crosses the fabric. Required: a placement that cannot be met fails the
 // run instead of measuring loopback.
-func (b *Backend) antiAffinity(p *backend.Placement) *corev1.Affinity {
+func (b *Backend) antiAffinity(p *endpoint.Placement) *corev1.Affinity {
 	if p.AntiAffinity == "" || len(p.AvoidPools) == 0 {
 		return nil
 	}
@@ -184,7 +184,7 @@ func (b *Backend) antiAffinity(p *backend.Placement) *corev1.Affinity {
 // extended resources and hugepages by page size (each container moving
 // RDMA traffic); and the DRA claims (every container: a claim may be
 // shared by the containers of a pod).
-func resources(p *backend.Placement, c backend.Container) (corev1.ResourceRequirements, error) {
+func resources(p *endpoint.Placement, c endpoint.Container) (corev1.ResourceRequirements, error) {
 	list := corev1.ResourceList{}
 	add := func(name, q string) error {
 		v, err := resource.ParseQuantity(q)
@@ -232,7 +232,7 @@ const ShmVolume = "dshm"
 
 // podVolumes are the memory-backed /dev/shm (sized) and one hugepages
 // volume per page size.
-func podVolumes(p *backend.Placement) ([]corev1.Volume, error) {
+func podVolumes(p *endpoint.Placement) ([]corev1.Volume, error) {
 	var vols []corev1.Volume
 	if p.ShmSize != "" {
 		q, err := resource.ParseQuantity(p.ShmSize)
@@ -254,7 +254,7 @@ func hugepagesVolume(size string) string { return "hugepages-" + strings.ToLower
 // volumeMounts: /dev/shm in every container (NIXL and NCCL move data
 // between processes through it, whichever container they run in); the
 // hugepages in the containers that request them.
-func volumeMounts(p *backend.Placement, c backend.Container) []corev1.VolumeMount {
+func volumeMounts(p *endpoint.Placement, c endpoint.Container) []corev1.VolumeMount {
 	var mounts []corev1.VolumeMount
 	if p.ShmSize != "" {
 		mounts = append(mounts, corev1.VolumeMount{Name: ShmVolume, MountPath: "/dev/shm"})
@@ -268,7 +268,7 @@ func volumeMounts(p *backend.Placement, c backend.Container) []corev1.VolumeMoun
 }
 
 // podClaims are the pod's DRA claims, as the placement names them.
-func podClaims(p *backend.Placement) []corev1.PodResourceClaim {
+func podClaims(p *endpoint.Placement) []corev1.PodResourceClaim {
 	var out []corev1.PodResourceClaim
 	for _, rc := range p.ResourceClaims {
 		c := corev1.PodResourceClaim{Name: rc.Name}
@@ -313,7 +313,7 @@ func securityContext(c *scenarios.Cluster, caps []string) *corev1.SecurityContex
 
 // capabilitiesOf are the capabilities an endpoint's container adds: its
 // placement's, or the cluster's for an endpoint built without a plan.
-func capabilitiesOf(ep backend.Endpoint, c *scenarios.Cluster) []string {
+func capabilitiesOf(ep endpoint.Endpoint, c *scenarios.Cluster) []string {
 	if ep.Placement == nil {
 		return c.Capabilities
 	}
@@ -331,9 +331,9 @@ func podSecurityContext() *corev1.PodSecurityContext {
 // run's pods that belong to no pool (the etcd); the endpoints' come
 // resolved in their placement.
 func clusterTolerations(ts []scenarios.Toleration) []corev1.Toleration {
-	out := make([]backend.Toleration, len(ts))
+	out := make([]endpoint.Toleration, len(ts))
 	for i, t := range ts {
-		out[i] = backend.Toleration{Key: t.Key, Operator: t.Operator, Value: t.Value, Effect: t.Effect}
+		out[i] = endpoint.Toleration{Key: t.Key, Operator: t.Operator, Value: t.Value, Effect: t.Effect}
 		if t.TolerationSeconds != nil {
 			secs := int64(*t.TolerationSeconds)
 			out[i].Seconds = &secs
@@ -342,7 +342,7 @@ func clusterTolerations(ts []scenarios.Toleration) []corev1.Toleration {
 	return tolerations(out)
 }
 
-func tolerations(ts []backend.Toleration) []corev1.Toleration {
+func tolerations(ts []endpoint.Toleration) []corev1.Toleration {
 	var out []corev1.Toleration
 	for _, t := range ts {
 		out = append(out, corev1.Toleration{Key: t.Key, Operator: corev1.TolerationOperator(t.Operator), Value: t.Value,

@@ -14,7 +14,7 @@ import (
 	"k8s.io/client-go/rest"
 	k8stesting "k8s.io/client-go/testing"
 
-	"github.com/rdmabench/rdmabench/runner/backend"
+	"github.com/rdmabench/rdmabench/runner/endpoint"
 	"github.com/rdmabench/rdmabench/runner/plan"
 	"github.com/rdmabench/rdmabench/scenarios"
 )
@@ -46,7 +46,7 @@ func testScenario() *scenarios.Scenario {
 
 // planned are the named endpoints of sc as the planner makes them (their
 // placement resolved from pool and cluster), all of them when no name is given.
-func planned(t *testing.T, sc *scenarios.Scenario, names ...string) []backend.Endpoint {
+func planned(t *testing.T, sc *scenarios.Scenario, names ...string) []endpoint.Endpoint {
 	t.Helper()
 	eps, err := plan.Endpoints(sc, plan.CompileOptions{})
 	if err != nil {
@@ -55,7 +55,7 @@ func planned(t *testing.T, sc *scenarios.Scenario, names ...string) []backend.En
 	if len(names) == 0 {
 		return eps
 	}
-	var out []backend.Endpoint
+	var out []endpoint.Endpoint
 	for _, n := range names {
 		for _, ep := range eps {
 			if ep.Name == n {

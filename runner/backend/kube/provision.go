@@ -15,8 +15,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/rdmabench/rdmabench/runner/backend"
 	"github.com/rdmabench/rdmabench/runner/backend/remote"
+	"github.com/rdmabench/rdmabench/runner/endpoint"
 )
 
 // DefaultStartupTimeout bounds the wait for pods when the scenario gives
@@ -45,7 +45,7 @@ func (e *StartupError) Error() string {
 // cluster.startupTimeout), and returns the endpoints with their node, pod
 // and data address. A pod that cannot start fails at once with the
 // cluster's reason; the caller's Cleanup removes what was created.
-func (b *Backend) Provision(ctx context.Context, eps []backend.Endpoint) ([]backend.Endpoint, error) {
+func (b *Backend) Provision(ctx context.Context, eps []endpoint.Endpoint) ([]endpoint.Endpoint, error) {
 	// The platform decides how networks are asked for (Multus, GKE).
 	if _, err := b.platform(ctx); err != nil {
 		return nil, err
@@ -94,7 +94,7 @@ func (b *Backend) Provision(ctx context.Context, eps []backend.Endpoint) ([]back
 		}
 		return nil, err
 	}
-	out := make([]backend.Endpoint, len(eps))
+	out := make([]endpoint.Endpoint, len(eps))
 	for i, ep := range eps {
 		pod := ready[b.podName(ep.Name)]
 		if pod == nil {
@@ -122,7 +122,7 @@ func (b *Backend) Provision(ctx context.Context, eps []backend.Endpoint) ([]back
 // createPods creates the pods, CreateParallelism at a time; the first
 // failure stops the creations not yet started and is returned (the
 // caller's Cleanup removes the pods that exist, by label).
-func (b *Backend) createPods(ctx context.Context, eps []backend.Endpoint, pods []*corev1.Pod, owner *metav1.OwnerReference) error {
+func (b *Backend) createPods(ctx context.Context, eps []endpoint.Endpoint, pods []*corev1.Pod, owner *metav1.OwnerReference) error {
 	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	slots := make(chan struct{}, b.opts.CreateParallelism)
@@ -166,7 +166,7 @@ func (b *Backend) createPods(ctx context.Context, eps []backend.Endpoint, pods [
 // place fills an endpoint from its ready pod: node, pod, data address;
 // and returns what the data network's CNI says of the device behind it
 // (network-status device-info).
-func (b *Backend) place(ep *backend.Endpoint, pod *corev1.Pod) (remote.DeviceHints, error) {
+func (b *Backend) place(ep *endpoint.Endpoint, pod *corev1.Pod) (remote.DeviceHints, error) {
 	ep.Node, ep.Pod = pod.Spec.NodeName, pod.Name
 	b.mu.Lock()
 	b.pods[ep.Name] = podInfo{name: pod.Name, node: pod.Spec.NodeName}
@@ -211,7 +211,7 @@ true`
 // PCIDEVICE_ variables; on EKS the EFA devices the EFA plugin gave it
 // (EFA devices carry no address a GID would name); elsewhere the one
 // device the pod was given, when it was given one.
-func (b *Backend) deviceHints(ctx context.Context, ep backend.Endpoint) remote.DeviceHints {
+func (b *Backend) deviceHints(ctx context.Context, ep endpoint.Endpoint) remote.DeviceHints {
 	ectx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()
 	out, err := b.Exec(ectx, ep, []string{"sh", "-c", hintsScript})

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/rdmabench/rdmabench/nic"
-	"github.com/rdmabench/rdmabench/runner/backend"
+	"github.com/rdmabench/rdmabench/runner/endpoint"
 )
 
 // SysRoot is the root this host's sysfs is read under (tests point it at a
@@ -17,13 +17,13 @@ var SysRoot = "/"
 
 // HasRDMA reports whether this host has an RDMA device with an ACTIVE
 // port: every local endpoint shares the host's devices.
-func (b *Backend) HasRDMA(_ context.Context, _ backend.Endpoint) bool {
+func (b *Backend) HasRDMA(_ context.Context, _ endpoint.Endpoint) bool {
 	return nic.HasRDMA(SysRoot)
 }
 
 // LineRate is `lineRate: auto` on this host: the rate of the endpoint's
 // device (or the first ACTIVE port) and where it came from.
-func (b *Backend) LineRate(_ context.Context, ep backend.Endpoint) (float64, string, bool) {
+func (b *Backend) LineRate(_ context.Context, ep endpoint.Endpoint) (float64, string, bool) {
 	inv, err := nic.Discover(nic.Options{Root: SysRoot, NoGPU: true})
 	if err != nil {
 		return 0, err.Error(), false
@@ -38,7 +38,7 @@ func (b *Backend) LineRate(_ context.Context, ep backend.Endpoint) (float64, str
 // Fingerprint is what this host says about the system measured: the
 // kernel, and the firmware and active MTU of the endpoint's RDMA device
 // where it has one. compare warns when any of them changed between runs.
-func (b *Backend) Fingerprint(_ context.Context, ep backend.Endpoint) map[string]string {
+func (b *Backend) Fingerprint(_ context.Context, ep endpoint.Endpoint) map[string]string {
 	var kernel string
 	if k, err := os.ReadFile(filepath.Join(SysRoot, "proc", "sys", "kernel", "osrelease")); err == nil {
 		kernel = strings.TrimSpace(string(k))

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rdmabench/rdmabench/runner/backend"
+	"github.com/rdmabench/rdmabench/runner/endpoint"
 )
 
 // Discovery on recorded sysfs trees (nic/testdata): the RDMA check and
@@ -28,10 +28,10 @@ func TestDiscoveryOnRecordedHosts(t *testing.T) {
 			SysRoot = filepath.Join("..", "..", "..", "nic", "testdata", "sysfs", c.tree)
 			defer func() { SysRoot = old }()
 			b := New()
-			if got := b.HasRDMA(context.Background(), backend.Endpoint{}); got != c.rdma {
+			if got := b.HasRDMA(context.Background(), endpoint.Endpoint{}); got != c.rdma {
 				t.Errorf("HasRDMA = %v, want %v", got, c.rdma)
 			}
-			bps, detail, ok := b.LineRate(context.Background(), backend.Endpoint{})
+			bps, detail, ok := b.LineRate(context.Background(), endpoint.Endpoint{})
 			if c.rate > 0 && (!ok || bps != c.rate || !strings.Contains(detail, c.detail)) {
 				t.Errorf("LineRate = %v %q %v, want %v", bps, detail, ok, c.rate)
 			}
@@ -60,7 +60,7 @@ func TestFingerprint(t *testing.T) {
 	} {
 		old := SysRoot
 		SysRoot = c.root
-		got := New().Fingerprint(context.Background(), backend.Endpoint{Device: ""})
+		got := New().Fingerprint(context.Background(), endpoint.Endpoint{Device: ""})
 		SysRoot = old
 		if len(got) != len(c.want) {
 			t.Errorf("%s: Fingerprint = %v, want %v", c.root, got, c.want)

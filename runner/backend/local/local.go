@@ -18,6 +18,7 @@ import (
 
 	"github.com/rdmabench/rdmabench/runner/backend"
 	"github.com/rdmabench/rdmabench/runner/backend/remote"
+	"github.com/rdmabench/rdmabench/runner/endpoint"
 )
 
 // DefaultGrace is how long Kill waits after SIGTERM before SIGKILL.
@@ -40,6 +41,7 @@ var (
 	_ backend.LineRater     = (*Backend)(nil)
 	_ backend.RDMAChecker   = (*Backend)(nil)
 	_ backend.Fingerprinter = (*Backend)(nil)
+	_ backend.HostSharer    = (*Backend)(nil)
 )
 
 // New returns a local backend with the default kill grace.
@@ -50,10 +52,13 @@ func New() *Backend {
 // Name is "local".
 func (b *Backend) Name() string { return "local" }
 
+// SharesHost is true: every endpoint is a process of this host.
+func (b *Backend) SharesHost() bool { return true }
+
 // Provision gives every endpoint the loopback address unless the scenario
 // set one (a local NIC's address for RDMA loopback between two ports).
-func (b *Backend) Provision(ctx context.Context, eps []backend.Endpoint) ([]backend.Endpoint, error) {
-	out := make([]backend.Endpoint, len(eps))
+func (b *Backend) Provision(ctx context.Context, eps []endpoint.Endpoint) ([]endpoint.Endpoint, error) {
+	out := make([]endpoint.Endpoint, len(eps))
 	for i, ep := range eps {
 		if ep.Address == "" {
 			ep.Address = "127.0.0.1"
@@ -68,7 +73,7 @@ func (b *Backend) Provision(ctx context.Context, eps []backend.Endpoint) ([]back
 
 // Start starts cmd in a new process group with the endpoint's and the
 // command's environment on top of this process's.
-func (b *Backend) Start(ctx context.Context, ep backend.Endpoint, cmd backend.Command) (backend.Process, error) {
+func (b *Backend) Start(ctx context.Context, ep endpoint.Endpoint, cmd backend.Command) (backend.Process, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -149,7 +154,7 @@ func mergeEnv(base []string, overlays ...map[string]string) []string {
 
 // Exec runs a short command and returns its stdout. Reads of /proc files
 // (the listen table for readiness) are served directly: no fork per poll.
-func (b *Backend) Exec(ctx context.Context, ep backend.Endpoint, argv []string) ([]byte, error) {
+func (b *Backend) Exec(ctx context.Context, ep endpoint.Endpoint, argv []string) ([]byte, error) {
 	if out, ok, err := readProcFiles(argv); ok {
 		return out, err
 	}
@@ -157,7 +162,7 @@ func (b *Backend) Exec(ctx context.Context, ep backend.Endpoint, argv []string) 
 }
 
 // ExecStdin is Exec with stdin fed to the command (backend.StdinExecer).
-func (b *Backend) ExecStdin(ctx context.Context, ep backend.Endpoint, argv []string, stdin []byte) ([]byte, error) {
+func (b *Backend) ExecStdin(ctx context.Context, ep endpoint.Endpoint, argv []string, stdin []byte) ([]byte, error) {
 	if len(argv) == 0 {
 		return nil, errors.New("empty command")
 	}

@@ -13,9 +13,10 @@ import (
 	"time"
 
 	"github.com/rdmabench/rdmabench/runner/backend"
+	"github.com/rdmabench/rdmabench/runner/endpoint"
 )
 
-var ep = backend.Endpoint{Name: "a-0", Env: map[string]string{"EP_VAR": "from-endpoint"}}
+var ep = endpoint.Endpoint{Name: "a-0", Env: map[string]string{"EP_VAR": "from-endpoint"}}
 
 func TestStartEnvAndExit(t *testing.T) {
 	b := New()
@@ -143,7 +144,7 @@ func TestExecReadsProcDirectly(t *testing.T) {
 // reaches it.
 func TestExecStdinAndErrors(t *testing.T) {
 	b := New()
-	ep := backend.Endpoint{Name: "a-0"}
+	ep := endpoint.Endpoint{Name: "a-0"}
 	out, err := b.ExecStdin(context.Background(), ep, []string{"sh", "-c", "wc -l"}, []byte("1\n2\n"))
 	if err != nil || strings.TrimSpace(string(out)) != "2" {
 		t.Fatalf("ExecStdin = %q %v", out, err)

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/rdmabench/rdmabench/nic"
-	"github.com/rdmabench/rdmabench/runner/backend"
+	"github.com/rdmabench/rdmabench/runner/endpoint"
 )
 
 // Discovery reads the RDMA NICs an endpoint sees through its command
@@ -18,11 +18,11 @@ import (
 // device resolution, `lineRate: auto`, RDMA skips and the fingerprint.
 type Discovery struct {
 	// Exec runs a short command on the endpoint and returns its stdout.
-	Exec func(ctx context.Context, ep backend.Endpoint, argv []string) ([]byte, error)
+	Exec func(ctx context.Context, ep endpoint.Endpoint, argv []string) ([]byte, error)
 	// Key names the machine whose sysfs an endpoint sees: endpoints with
 	// the same key share one inventory (ssh: the host; kube: the pod, as
 	// each pod may be given its own virtual functions).
-	Key func(ep backend.Endpoint) string
+	Key func(ep endpoint.Endpoint) string
 	// Prefix starts every error ("ssh", "kube").
 	Prefix string
 
@@ -31,7 +31,7 @@ type Discovery struct {
 }
 
 // Discover returns the NIC inventory of ep's machine, read once.
-func (d *Discovery) Discover(ctx context.Context, ep backend.Endpoint) (*nic.Inventory, error) {
+func (d *Discovery) Discover(ctx context.Context, ep endpoint.Endpoint) (*nic.Inventory, error) {
 	key := d.Key(ep)
 	d.mu.Lock()
 	inv := d.invs[key]
@@ -74,7 +74,7 @@ type DeviceHints struct {
 // found leaves Device empty and NoDevice saying why (RDMA tests are then
 // skipped with that reason). An unset GID index becomes the data
 // interface's RoCE v2 GID.
-func (d *Discovery) ResolveDevice(ctx context.Context, ep *backend.Endpoint, hints DeviceHints) error {
+func (d *Discovery) ResolveDevice(ctx context.Context, ep *endpoint.Endpoint, hints DeviceHints) error {
 	named := ep.Device != "" && ep.Device != "auto"
 	if !named && !ep.ResolveDevice && ep.Device != "auto" {
 		return nil
@@ -121,7 +121,7 @@ func (d *Discovery) ResolveDevice(ctx context.Context, ep *backend.Endpoint, hin
 
 // named checks a device by name ("auto": the first ACTIVE one) and fills
 // the endpoint from it.
-func (d *Discovery) named(ep *backend.Endpoint, inv *nic.Inventory, name, from string) error {
+func (d *Discovery) named(ep *endpoint.Endpoint, inv *nic.Inventory, name, from string) error {
 	dev, p, err := inv.Pick(name)
 	if err != nil {
 		if name == "auto" {
@@ -148,7 +148,7 @@ func (d *Discovery) named(ep *backend.Endpoint, inv *nic.Inventory, name, from s
 	return d.checkGID(ep, p)
 }
 
-func (d *Discovery) checkGID(ep *backend.Endpoint, p *nic.Port) error {
+func (d *Discovery) checkGID(ep *endpoint.Endpoint, p *nic.Port) error {
 	for _, g := range p.GIDs {
 		if g.Index == *ep.GIDIndex {
 			return nil
@@ -169,7 +169,7 @@ func (d *Discovery) checkGID(ep *backend.Endpoint, p *nic.Port) error {
 // LineRate is `lineRate: auto`: the rate of ep's device and port (or its
 // machine's first ACTIVE port) with where it came from ("vm1 rxe0 port 1:
 // 2.5 Gb/sec (1X SDR)").
-func (d *Discovery) LineRate(ctx context.Context, ep backend.Endpoint) (bps float64, detail string, ok bool) {
+func (d *Discovery) LineRate(ctx context.Context, ep endpoint.Endpoint) (bps float64, detail string, ok bool) {
 	if ep.NoDevice != "" {
 		return 0, "", false
 	}
@@ -202,7 +202,7 @@ func portOf(dev *nic.Device, n int) *nic.Port {
 // HasRDMA reports whether ep has an RDMA device with an ACTIVE port: its
 // own (once resolved), else any of its machine's (the runner skips RDMA
 // tests where it has none).
-func (d *Discovery) HasRDMA(ctx context.Context, ep backend.Endpoint) bool {
+func (d *Discovery) HasRDMA(ctx context.Context, ep endpoint.Endpoint) bool {
 	if ep.NoDevice != "" {
 		return false
 	}
@@ -221,7 +221,7 @@ func (d *Discovery) HasRDMA(ctx context.Context, ep backend.Endpoint) bool {
 // Fingerprint is what ep's machine says about the system measured: its
 // kernel (uname -r, bounded) and the firmware and active MTU of ep's RDMA
 // device where it has one.
-func (d *Discovery) Fingerprint(ctx context.Context, ep backend.Endpoint) map[string]string {
+func (d *Discovery) Fingerprint(ctx context.Context, ep endpoint.Endpoint) map[string]string {
 	uctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	var kernel string
@@ -234,7 +234,7 @@ func (d *Discovery) Fingerprint(ctx context.Context, ep backend.Endpoint) map[st
 
 // HasGPU reports whether ep sees an NVIDIA GPU device file (/dev/nvidiaN),
 // as a pod given nvidia.com/gpu or a GPU host does.
-func (d *Discovery) HasGPU(ctx context.Context, ep backend.Endpoint) bool {
+func (d *Discovery) HasGPU(ctx context.Context, ep endpoint.Endpoint) bool {
 	gctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	out, err := d.Exec(gctx, ep, []string{"sh", "-c", "ls /dev/ | grep -c '^nvidia[0-9]' || true"})

@@ -12,7 +12,7 @@ import (
 	"golang.org/x/crypto/ssh"
 	"golang.org/x/crypto/ssh/agent"
 
-	"github.com/rdmabench/rdmabench/runner/backend"
+	"github.com/rdmabench/rdmabench/runner/endpoint"
 	"github.com/rdmabench/rdmabench/scenarios"
 )
 
@@ -67,12 +67,12 @@ func TestProvisionChecksDevice(t *testing.T) {
 	r := newRig(t, nil)
 	ep := r.ep
 	ep.Device = "mlx5_77"
-	_, err := r.b.Provision(ctxT(t, 10*time.Second), []backend.Endpoint{ep})
+	_, err := r.b.Provision(ctxT(t, 10*time.Second), []endpoint.Endpoint{ep})
 	if err == nil || !strings.Contains(err.Error(), `ssh node1: endpoint a-0:`) || !strings.Contains(err.Error(), "mlx5_77") {
 		t.Fatalf("Provision with a missing device: %v", err)
 	}
 	ep.Device = "auto"
-	if _, err := r.b.Provision(ctxT(t, 10*time.Second), []backend.Endpoint{ep}); err != nil {
+	if _, err := r.b.Provision(ctxT(t, 10*time.Second), []endpoint.Endpoint{ep}); err != nil {
 		t.Fatalf("device auto on a host without RDMA must not fail: %v", err)
 	}
 }

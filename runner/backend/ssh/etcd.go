@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/rdmabench/rdmabench/runner/backend"
+	"github.com/rdmabench/rdmabench/runner/endpoint"
 	runetcd "github.com/rdmabench/rdmabench/runner/etcd"
 )
 
@@ -38,7 +39,7 @@ const etcdStartBound = 60 * time.Second
 // another, at most etcdAttempts times.
 func (b *Backend) StartEtcd(ctx context.Context) (toolURL, localURL string, err error) {
 	b.mu.Lock()
-	var ep backend.Endpoint
+	var ep endpoint.Endpoint
 	if len(b.provisioned) > 0 {
 		ep = b.provisioned[0]
 	}
@@ -67,7 +68,7 @@ func (b *Backend) etcdPort() int {
 
 // startEtcdAt starts the etcd at port; taken says the port was someone
 // else's (the etcd could not bind it, or another etcd answers there).
-func (b *Backend) startEtcdAt(ctx context.Context, ep backend.Endpoint, port int) (toolURL, localURL string, taken bool, err error) {
+func (b *Backend) startEtcdAt(ctx context.Context, ep endpoint.Endpoint, port int) (toolURL, localURL string, taken bool, err error) {
 	addr := net.JoinHostPort(ep.Address, strconv.Itoa(port))
 	toolURL = "http://" + addr
 	name := fmt.Sprintf("rdmabench-%08x", rand.Uint32())

@@ -13,7 +13,7 @@ import (
 
 	"golang.org/x/crypto/ssh/knownhosts"
 
-	"github.com/rdmabench/rdmabench/runner/backend"
+	"github.com/rdmabench/rdmabench/runner/endpoint"
 	runetcd "github.com/rdmabench/rdmabench/runner/etcd"
 	"github.com/rdmabench/rdmabench/scenarios"
 )
@@ -56,7 +56,7 @@ func TestStartEtcdNotSomeoneElses(t *testing.T) {
 	}
 	ports := []int{taken, free}
 	b.pickEtcdPort = func() int { p := ports[0]; ports = ports[1:]; return p }
-	if _, err := b.Provision(ctx, []backend.Endpoint{r.ep}); err != nil {
+	if _, err := b.Provision(ctx, []endpoint.Endpoint{r.ep}); err != nil {
 		t.Fatal(err)
 	}
 	toolURL, localURL, err := b.StartEtcd(ctx)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/rdmabench/rdmabench/runner/backend"
 	"github.com/rdmabench/rdmabench/runner/backend/remote"
+	"github.com/rdmabench/rdmabench/runner/endpoint"
 )
 
 // process is a command running in its own process group on a host.
@@ -26,11 +27,11 @@ type process struct {
 
 // Start starts cmd on ep's host and returns at once. Output is streamed to
 // cmd.Stdout and cmd.Stderr.
-func (b *Backend) Start(ctx context.Context, ep backend.Endpoint, cmd backend.Command) (backend.Process, error) {
+func (b *Backend) Start(ctx context.Context, ep endpoint.Endpoint, cmd backend.Command) (backend.Process, error) {
 	return b.start(ctx, ep, cmd)
 }
 
-func (b *Backend) start(ctx context.Context, ep backend.Endpoint, cmd backend.Command) (*process, error) {
+func (b *Backend) start(ctx context.Context, ep endpoint.Endpoint, cmd backend.Command) (*process, error) {
 	if len(cmd.Argv) == 0 {
 		return nil, errors.New("ssh: empty command")
 	}
@@ -119,7 +120,7 @@ func (p *process) kill(ctx context.Context) error {
 
 // Exec runs a short command to completion and returns its stdout; a
 // non-zero exit is an error carrying the command's stderr.
-func (b *Backend) Exec(ctx context.Context, ep backend.Endpoint, argv []string) ([]byte, error) {
+func (b *Backend) Exec(ctx context.Context, ep endpoint.Endpoint, argv []string) ([]byte, error) {
 	var out, errb bytes.Buffer
 	p, err := b.start(ctx, ep, backend.Command{Argv: argv, Stdout: &out, Stderr: &errb})
 	if err != nil {
@@ -137,7 +138,7 @@ func (b *Backend) Exec(ctx context.Context, ep backend.Endpoint, argv []string) 
 
 // ExecStdin runs argv to completion in a plain session (no process group:
 // a short command) with stdin as its input (backend.StdinExecer).
-func (b *Backend) ExecStdin(ctx context.Context, ep backend.Endpoint, argv []string, stdin []byte) ([]byte, error) {
+func (b *Backend) ExecStdin(ctx context.Context, ep endpoint.Endpoint, argv []string, stdin []byte) ([]byte, error) {
 	if len(argv) == 0 {
 		return nil, errors.New("ssh: empty command")
 	}

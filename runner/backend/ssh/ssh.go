@@ -15,6 +15,7 @@ import (
 
 	"github.com/rdmabench/rdmabench/runner/backend"
 	"github.com/rdmabench/rdmabench/runner/backend/remote"
+	"github.com/rdmabench/rdmabench/runner/endpoint"
 	"github.com/rdmabench/rdmabench/scenarios"
 )
 
@@ -44,7 +45,7 @@ type Backend struct {
 	disc  remote.Discovery
 	// provisioned are the endpoints as Provision returned them (StartEtcd
 	// runs the etcd on the first); listeners the etcd's local forward.
-	provisioned []backend.Endpoint
+	provisioned []endpoint.Endpoint
 	// pickEtcdPort replaces the etcd's drawn port (tests).
 	pickEtcdPort func() int
 	listeners    []net.Listener
@@ -58,6 +59,7 @@ var (
 	_ backend.RDMAChecker   = (*Backend)(nil)
 	_ backend.Fingerprinter = (*Backend)(nil)
 	_ backend.EtcdHoster    = (*Backend)(nil)
+	_ backend.Keeper        = (*Backend)(nil)
 )
 
 // New returns a backend for the scenario's hosts. Nothing is dialled
@@ -65,7 +67,7 @@ var (
 func New(hosts []scenarios.Host, opts Options) (*Backend, error) {
 	b := &Backend{opts: withDefaults(opts), hosts: map[string]scenarios.Host{},
 		conns: map[string]*hostConn{}}
-	b.disc = remote.Discovery{Exec: b.Exec, Key: func(ep backend.Endpoint) string { return ep.Host }, Prefix: "ssh"}
+	b.disc = remote.Discovery{Exec: b.Exec, Key: func(ep endpoint.Endpoint) string { return ep.Host }, Prefix: "ssh"}
 	for _, h := range hosts {
 		if h.Name == "" || h.Address == "" {
 			return nil, fmt.Errorf("ssh host %q: name and address are required", h.Name)
@@ -94,11 +96,15 @@ func withDefaults(o Options) Options {
 // Name is "ssh".
 func (b *Backend) Name() string { return scenarios.BackendSSH }
 
+// KeepHint is "": the runner's generic hint. What --keep leaves (the
+// processes, their scratch folders) is on the hosts, outside this process.
+func (b *Backend) KeepHint() string { return "" }
+
 // Provision connects to every endpoint's host (checking its host key and
 // credentials), fills Address with the host's data address, and checks the
 // endpoint's RDMA device and GID index against the host's sysfs.
-func (b *Backend) Provision(ctx context.Context, eps []backend.Endpoint) ([]backend.Endpoint, error) {
-	out := make([]backend.Endpoint, len(eps))
+func (b *Backend) Provision(ctx context.Context, eps []endpoint.Endpoint) ([]endpoint.Endpoint, error) {
+	out := make([]endpoint.Endpoint, len(eps))
 	for i, ep := range eps {
 		h, err := b.host(ep)
 		if err != nil {
@@ -119,7 +125,7 @@ func (b *Backend) Provision(ctx context.Context, eps []backend.Endpoint) ([]back
 	return out, nil
 }
 
-func (b *Backend) host(ep backend.Endpoint) (scenarios.Host, error) {
+func (b *Backend) host(ep endpoint.Endpoint) (scenarios.Host, error) {
 	h, ok := b.hosts[ep.Host]
 	if !ok {
 		return h, fmt.Errorf("endpoint %s: ssh host %q is not in the scenario's hosts", ep.Name, ep.Host)

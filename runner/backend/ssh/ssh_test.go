@@ -18,6 +18,7 @@ import (
 
 	"github.com/rdmabench/rdmabench/runner/backend"
 	"github.com/rdmabench/rdmabench/runner/backend/remote"
+	"github.com/rdmabench/rdmabench/runner/endpoint"
 	"github.com/rdmabench/rdmabench/scenarios"
 )
 
@@ -25,7 +26,7 @@ type rig struct {
 	srv  *testServer
 	host scenarios.Host
 	b    *Backend
-	ep   backend.Endpoint
+	ep   endpoint.Endpoint
 	dir  string
 }
 
@@ -52,7 +53,7 @@ func newRig(t *testing.T, knownKey ssh.PublicKey) *rig {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = b.Cleanup(context.Background()) })
-	return &rig{srv: srv, host: h, b: b, ep: backend.Endpoint{Name: "a-0", Host: "node1"}, dir: dir}
+	return &rig{srv: srv, host: h, b: b, ep: endpoint.Endpoint{Name: "a-0", Host: "node1"}, dir: dir}
 }
 
 func ctxT(t *testing.T, d time.Duration) context.Context {
@@ -63,14 +64,14 @@ func ctxT(t *testing.T, d time.Duration) context.Context {
 
 func TestProvisionFillsDataAddress(t *testing.T) {
 	r := newRig(t, nil)
-	eps, err := r.b.Provision(ctxT(t, 5*time.Second), []backend.Endpoint{r.ep})
+	eps, err := r.b.Provision(ctxT(t, 5*time.Second), []endpoint.Endpoint{r.ep})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if eps[0].Address != "192.168.7.1" {
 		t.Fatalf("Address = %q; want the data address", eps[0].Address)
 	}
-	if _, err := r.b.Provision(ctxT(t, time.Second), []backend.Endpoint{{Name: "x", Host: "nope"}}); err == nil ||
+	if _, err := r.b.Provision(ctxT(t, time.Second), []endpoint.Endpoint{{Name: "x", Host: "nope"}}); err == nil ||
 		!strings.Contains(err.Error(), `ssh host "nope" is not in the scenario's hosts`) {
 		t.Fatalf("unknown host: %v", err)
 	}
@@ -243,7 +244,7 @@ func TestExecStdin(t *testing.T) {
 
 func TestHostKeyMismatchRefused(t *testing.T) {
 	r := newRig(t, newKey(t).PublicKey())
-	_, err := r.b.Provision(ctxT(t, 5*time.Second), []backend.Endpoint{r.ep})
+	_, err := r.b.Provision(ctxT(t, 5*time.Second), []endpoint.Endpoint{r.ep})
 	if err == nil {
 		t.Fatal("a host with the wrong key was accepted")
 	}
@@ -258,13 +259,13 @@ func TestHostKeyMismatchRefused(t *testing.T) {
 func TestUnknownHostRefused(t *testing.T) {
 	r := newRig(t, nil)
 	_ = os.WriteFile(r.host.KnownHostsFile, nil, 0o600)
-	_, err := r.b.Provision(ctxT(t, 5*time.Second), []backend.Endpoint{r.ep})
+	_, err := r.b.Provision(ctxT(t, 5*time.Second), []endpoint.Endpoint{r.ep})
 	if err == nil || !strings.Contains(err.Error(), "is not in "+r.host.KnownHostsFile) || !strings.Contains(err.Error(), "ssh-keyscan -p") {
 		t.Fatalf("unknown host: %v", err)
 	}
 	r.b.hosts["node1"] = func(h scenarios.Host) scenarios.Host { h.InsecureIgnoreHostKey = true; return h }(r.host)
 	r.b.conns = map[string]*hostConn{}
-	if _, err := r.b.Provision(ctxT(t, 5*time.Second), []backend.Endpoint{r.ep}); err != nil {
+	if _, err := r.b.Provision(ctxT(t, 5*time.Second), []endpoint.Endpoint{r.ep}); err != nil {
 		t.Fatalf("insecureIgnoreHostKey: %v", err)
 	}
 }

@@ -1,4 +1,4 @@
-package runner
+package preflight
 
 import (
 	"context"
@@ -10,27 +10,29 @@ import (
 
 	"github.com/rdmabench/rdmabench/report/schema"
 	"github.com/rdmabench/rdmabench/runner/backend"
+	"github.com/rdmabench/rdmabench/runner/endpoint"
 	"github.com/rdmabench/rdmabench/runner/plan"
-	"github.com/rdmabench/rdmabench/runner/preflight"
 	"github.com/rdmabench/rdmabench/scenarios"
 )
 
-// containerShells is a kube-named backend whose pods' containers are
-// shells on this host, each with a PATH of its own (a folder per
-// container): what a container's image has is what its folder has.
+// containerShells is a kube-like backend (its endpoints are pods) whose
+// pods' containers are shells on this host, each with a PATH of its own
+// (a folder per container): what a container's image has is what its
+// folder has.
 type containerShells struct {
 	paths map[string]string // container ("" tools) → PATH
 }
 
-func (b *containerShells) Name() string { return scenarios.BackendKube }
-func (b *containerShells) Provision(_ context.Context, eps []backend.Endpoint) ([]backend.Endpoint, error) {
+func (b *containerShells) Name() string     { return scenarios.BackendKube }
+func (b *containerShells) RunsInPods() bool { return true }
+func (b *containerShells) Provision(_ context.Context, eps []endpoint.Endpoint) ([]endpoint.Endpoint, error) {
 	return eps, nil
 }
-func (b *containerShells) Start(context.Context, backend.Endpoint, backend.Command) (backend.Process, error) {
+func (b *containerShells) Start(context.Context, endpoint.Endpoint, backend.Command) (backend.Process, error) {
 	panic("not started in this test")
 }
 func (b *containerShells) Cleanup(context.Context) error { return nil }
-func (b *containerShells) Exec(ctx context.Context, ep backend.Endpoint, argv []string) ([]byte, error) {
+func (b *containerShells) Exec(ctx context.Context, ep endpoint.Endpoint, argv []string) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Env = []string{"PATH=" + b.paths[ep.Container]}
 	return cmd.Output()
@@ -74,7 +76,7 @@ tests:
 	}
 	sys := "/usr/bin:/bin"
 	be := &containerShells{paths: map[string]string{"": toolsBin + ":" + sys, "nixl": nixlBin + ":" + sys}}
-	out, _ := PreflightOn(context.Background(), be, p, sc, p.Endpoints, PreflightOptions{})
+	out, _ := RunWith(context.Background(), be, p, sc, p.Endpoints, Options{})
 	for _, ep := range out {
 		var nixl, iperf *schema.PreflightCheck
 		for i, c := range ep.Checks {
@@ -98,10 +100,10 @@ tests:
 		}
 		// The nixl container's failure dooms what runs there, not the
 		// tools container's tests.
-		if _, doomed := preflight.Doomed(ep, preflight.Needs{Probes: []string{"binary-nixlbench"}, Container: "nixl"}); !doomed {
+		if _, doomed := Doomed(ep, Needs{Probes: []string{"binary-nixlbench"}, Container: "nixl"}); !doomed {
 			t.Errorf("%s: nixlbench not doomed", ep.Endpoint)
 		}
-		if c, doomed := preflight.Doomed(ep, preflight.Needs{Probes: []string{"binary-nixlbench", "binary-iperf3"}}); doomed {
+		if c, doomed := Doomed(ep, Needs{Probes: []string{"binary-nixlbench", "binary-iperf3"}}); doomed {
 			t.Errorf("%s: a tools-container test doomed by %+v", ep.Endpoint, c)
 		}
 	}

@@ -1,4 +1,4 @@
-package runner
+package etcd
 
 import (
 	"context"
@@ -6,23 +6,20 @@ import (
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
-
-	runetcd "github.com/rdmabench/rdmabench/runner/etcd"
-	"github.com/rdmabench/rdmabench/runner/tools"
 )
 
 // clearBound bounds the clearing of one leg's keys.
 const clearBound = 5 * time.Second
 
-// nixlKeys follows one leg's nixlbench group in the run's etcd
+// Group follows one leg's nixlbench group in the run's etcd
 // (xferbench/<group>/, the double-slash keys included): the leases its
 // keys take (the rank keys, the lock its Lock call holds), seen as they are
 // written. nixlbench itself cancels its keep-alive and deletes its keys at
 // the end, but does not revoke the lease, which outlives it by its TTL;
-// a killed one leaves keys and leases both. clear removes all of it, so a
+// a killed one leaves keys and leases both. Clear removes all of it, so a
 // stale //size never shifts the next leg's ranks and nothing of the leg
 // outlives it.
-type nixlKeys struct {
+type Group struct {
 	c      *clientv3.Client
 	prefix string
 	stop   context.CancelFunc
@@ -32,17 +29,14 @@ type nixlKeys struct {
 	leases []clientv3.LeaseID
 }
 
-// nixlKeysOf is the leg's group in the run's etcd; nil when no etcd runs
-// or the leg has none (other tools, the ASIO runtime).
-func (r *run) nixlKeysOf(l *legRun) *nixlKeys {
-	if r.etcd == nil || l.leg.NixlGroup == "" {
-		return nil
-	}
-	return &nixlKeys{c: r.etcd, prefix: tools.EtcdPrefix(l.subst.text(l.leg.NixlGroup))}
+// NewGroup follows the group whose keys are under prefix
+// (tools.EtcdPrefix of the leg's group) in the etcd c reaches.
+func NewGroup(c *clientv3.Client, prefix string) *Group {
+	return &Group{c: c, prefix: prefix}
 }
 
-// watch starts noting the leases the group's keys are written with.
-func (k *nixlKeys) watch() {
+// Watch starts noting the leases the group's keys are written with.
+func (k *Group) Watch() {
 	if k == nil {
 		return
 	}
@@ -63,7 +57,7 @@ func (k *nixlKeys) watch() {
 	}()
 }
 
-func (k *nixlKeys) note(l clientv3.LeaseID) {
+func (k *Group) note(l clientv3.LeaseID) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	for _, seen := range k.leases {
@@ -74,11 +68,11 @@ func (k *nixlKeys) note(l clientv3.LeaseID) {
 	k.leases = append(k.leases, l)
 }
 
-// clear stops the watch, revokes every lease noted (a lease that expired
+// Clear stops the watch, revokes every lease noted (a lease that expired
 // or was revoked meanwhile is gone already), then removes whatever is left
 // under the prefix (ClearPrefix revokes the leases of the keys still
 // there). It runs on a fresh context: after Ctrl-C the run's is done.
-func (k *nixlKeys) clear() {
+func (k *Group) Clear() {
 	if k == nil {
 		return
 	}
@@ -98,5 +92,5 @@ func (k *nixlKeys) clear() {
 	for _, l := range leases {
 		_, _ = k.c.Revoke(ctx, l)
 	}
-	_, _, _ = runetcd.ClearPrefix(ctx, k.c, k.prefix)
+	_, _, _ = ClearPrefix(ctx, k.c, k.prefix)
 }

@@ -1,4 +1,4 @@
-package runner
+package pathproof
 
 import (
 	"context"
@@ -11,47 +11,56 @@ import (
 	"github.com/rdmabench/rdmabench/parsers"
 	"github.com/rdmabench/rdmabench/report/schema"
 	"github.com/rdmabench/rdmabench/runner/backend"
+	"github.com/rdmabench/rdmabench/runner/endpoint"
 	"github.com/rdmabench/rdmabench/runner/judge"
-	"github.com/rdmabench/rdmabench/runner/pathproof"
 	"github.com/rdmabench/rdmabench/runner/plan"
 	"github.com/rdmabench/rdmabench/runner/tools"
+	"github.com/rdmabench/rdmabench/scenarios"
 )
 
-// legProof reads the port counters of a leg's endpoints' devices before
+// Run is what the proofs of a run's legs read: the backend that runs
+// Script on the endpoints, the run's endpoints by name, and each one's
+// active RDMA MTU seen by preflight (for the packets a tool that does not
+// print its MTU sent).
+type Run struct {
+	Backend   backend.Backend
+	Endpoints map[string]endpoint.Endpoint
+	MTUs      map[string]int
+}
+
+// Leg reads the port counters of a leg's endpoints' devices before
 // the leg's first repetition and after its last (nothing of the leg runs
 // at either moment), for tests that require RDMA on a named device.
-type legProof struct {
-	r      *run
+type Leg struct {
+	r      Run
+	test   *scenarios.Test // the leg's test: its iterations (nil: unknown)
 	eps    []string
 	env    map[string]string // the first command's environment (UCX's segment size)
-	before map[string]pathproof.Counters
+	before map[string]Counters
 	errs   map[string]string
 }
 
-// newLegProof is nil when the leg is not proved: proof off, a test that
-// does not require RDMA, or an endpoint without a known device.
-func (r *run) newLegProof(job *plan.Job, legIdx int) *legProof {
-	if r.cfg.NoPathProof || r.requires(job.Test, job.Tool) != "rdma" {
-		return nil
-	}
+// Leg is the proof of a leg of test, nil when the leg is not proved: an
+// endpoint without a known device.
+func (r Run) Leg(test *scenarios.Test, leg *plan.Leg) *Leg {
 	var eps []string
-	for _, pc := range job.Legs[legIdx].Commands {
+	for _, pc := range leg.Commands {
 		if slices.Contains(eps, pc.Endpoint) {
 			continue
 		}
-		if d := proofDevice(r.endpoints[pc.Endpoint]); d == "" || d == "auto" {
+		if d := proofDevice(r.Endpoints[pc.Endpoint]); d == "" || d == "auto" {
 			return nil
 		}
 		eps = append(eps, pc.Endpoint)
 	}
-	return &legProof{r: r, eps: eps, env: job.Legs[legIdx].Commands[0].Env, errs: map[string]string{}}
+	return &Leg{r: r, test: test, eps: eps, env: leg.Commands[0].Env, errs: map[string]string{}}
 }
 
 // proofDevice is the device whose counters prove an endpoint's path: its
 // data interface's (when the scenario named another device, traffic that
 // took that device's network did not cross the data network), else the
 // device its tools were given.
-func proofDevice(ep backend.Endpoint) string {
+func proofDevice(ep endpoint.Endpoint) string {
 	if ep.DataDevice != "" {
 		return ep.DataDevice
 	}
@@ -59,17 +68,17 @@ func proofDevice(ep backend.Endpoint) string {
 }
 
 // read reads every endpoint's counters, one short command each.
-func (p *legProof) read(ctx context.Context) map[string]pathproof.Counters {
-	out := map[string]pathproof.Counters{}
+func (p *Leg) read(ctx context.Context) map[string]Counters {
+	out := map[string]Counters{}
 	for _, name := range p.eps {
-		ep := p.r.endpoints[name]
+		ep := p.r.Endpoints[name]
 		dev := proofDevice(ep)
 		cctx, cancel := context.WithTimeout(ctx, 15*time.Second)
-		raw, err := p.r.cfg.Backend.Exec(cctx, ep, []string{"sh", "-c", pathproof.Script(dev)})
+		raw, err := p.r.Backend.Exec(cctx, ep, []string{"sh", "-c", Script(dev)})
 		cancel()
-		var c pathproof.Counters
+		var c Counters
 		if err == nil {
-			c, err = pathproof.Parse(string(raw))
+			c, err = Parse(string(raw))
 		}
 		if err != nil {
 			p.errs[name] = fmt.Sprintf("reading %s counters: %v", dev, err)
@@ -80,35 +89,36 @@ func (p *legProof) read(ctx context.Context) map[string]pathproof.Counters {
 	return out
 }
 
-func (p *legProof) start(ctx context.Context) {
+// Start reads the counters before the leg (nil: nothing to prove).
+func (p *Leg) Start(ctx context.Context) {
 	if p != nil {
 		p.before = p.read(ctx)
 	}
 }
 
-// finish reads the counters again and judges the result's path: invalid
+// Finish reads the counters again and judges the result's path: invalid
 // when some device carried (almost) none of the tool's traffic.
 //
 // discarded are attempts run again (parsers.ClassClock): their traffic
 // crossed the devices too, so the rows the tool printed without figures
 // count toward what it moved.
-func (p *legProof) finish(ctx context.Context, res *schema.Result, outs, discarded []judge.Outcome) {
+func (p *Leg) Finish(ctx context.Context, res *schema.Result, outs, discarded []judge.Outcome) {
 	if p == nil || ctx.Err() != nil {
 		return
 	}
 	after := p.read(ctx)
 	var deltas []schema.PathCounters
 	for _, name := range p.eps {
-		dev := proofDevice(p.r.endpoints[name])
+		dev := proofDevice(p.r.Endpoints[name])
 		b, okb := p.before[name]
 		a, oka := after[name]
 		if e := p.errs[name]; e != "" || !okb || !oka {
 			deltas = append(deltas, schema.PathCounters{Endpoint: name, Device: dev, Error: orText(e, "counters not read")})
 			continue
 		}
-		deltas = append(deltas, pathproof.Delta(name, dev, b, a))
+		deltas = append(deltas, Delta(name, dev, b, a))
 	}
-	proof := pathproof.Verify(deltas, p.expect(append(slices.Clip(outs), discarded...), res))
+	proof := Verify(deltas, p.expect(append(slices.Clip(outs), discarded...), res))
 	if note := p.dataDeviceNote(); note != "" && proof.Invalid {
 		proof.Detail += "; " + note
 	}
@@ -121,28 +131,28 @@ func (p *legProof) finish(ctx context.Context, res *schema.Result, outs, discard
 
 // dataDeviceNote says which endpoints were told another device than their
 // data interface's.
-func (p *legProof) dataDeviceNote() string {
+func (p *Leg) dataDeviceNote() string {
 	var out []string
 	for _, name := range p.eps {
-		if ep := p.r.endpoints[name]; ep.DataDevice != "" {
+		if ep := p.r.Endpoints[name]; ep.DataDevice != "" {
 			out = append(out, fmt.Sprintf("%s's data interface %s is on %s, the scenario named %s", name, orText(ep.Interface, "-"), ep.DataDevice, ep.Device))
 		}
 	}
 	return strings.Join(out, "; ")
 }
 
-// unproved keeps a `transport: rdma` expectation from passing without a
+// Unproved keeps a `transport: rdma` expectation from passing without a
 // verified path: the counters of the data interface's device must agree
 // with what the tool says it moved. A test that asks for RDMA by its
-// expectation must not pass on the tool's word alone.
-func (r *run) unproved(res *schema.Result) {
-	t := r.tests[res.Test]
+// expectation must not pass on the tool's word alone. off: the path proof
+// is off (--no-path-proof).
+func Unproved(res *schema.Result, t *scenarios.Test, off bool) {
 	if t == nil || t.Expect.Transport != "rdma" || res.Verdict != schema.VerdictPass || res.Path != nil && res.Path.Verified {
 		return
 	}
 	why := "its path was not proved (no RDMA device known to read the counters of)"
 	switch {
-	case r.cfg.NoPathProof:
+	case off:
 		why = "the path proof is off"
 	case res.Path != nil:
 		why = "the path was not proved: " + res.Path.Detail
@@ -162,10 +172,10 @@ func orText(s, alt string) string {
 // iterations of each sample and of each row printed without figures (the
 // test's iterations where the tool prints none), and the packets that takes at the path MTU (the tool's header,
 // else the device's active MTU seen by preflight, else 4096).
-func (p *legProof) expect(outs []judge.Outcome, res *schema.Result) pathproof.Expect {
-	var e pathproof.Expect
+func (p *Leg) expect(outs []judge.Outcome, res *schema.Result) Expect {
+	var e Expect
 	iters := int64(0)
-	if t := p.r.tests[res.Test]; t != nil {
+	if t := p.test; t != nil {
 		iters = int64(t.Args.Iterations)
 	}
 	for _, o := range outs {
@@ -174,7 +184,7 @@ func (p *legProof) expect(outs []judge.Outcome, res *schema.Result) pathproof.Ex
 		}
 		mtu := mtuOf(o.M.Info["mtu"])
 		if mtu == 0 {
-			mtu = p.r.mtus[p.eps[0]]
+			mtu = p.r.MTUs[p.eps[0]]
 		}
 		if mtu == 0 {
 			mtu = 4096
@@ -182,14 +192,14 @@ func (p *legProof) expect(outs []judge.Outcome, res *schema.Result) pathproof.Ex
 		for _, s := range slices.Concat(o.M.Samples, o.M.Unmeasured) {
 			n := tools.WireMessages(res.Tool, &o.M, &s, iters)
 			if n <= 0 || s.Bytes <= 0 {
-				return pathproof.Expect{} // the tool does not say what it moved
+				return Expect{} // the tool does not say what it moved
 			}
 			var seg int64 // UCX copying remote memory in segments, at this size
 			if tr := o.M.Transport; tr != nil && tr.Source == "ucx" && tr.CopiesAt(s.Bytes) {
 				seg = tools.UCXSegSize(p.env)
 			}
 			e.Bytes += s.Bytes * n
-			e.Packets += pathproof.PacketsForSegments(s.Bytes, n, mtu, seg)
+			e.Packets += PacketsForSegments(s.Bytes, n, mtu, seg)
 		}
 	}
 	return e

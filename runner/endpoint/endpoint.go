@@ -1,0 +1,185 @@
+// Package endpoint is the data model of where a tool process runs: an
+// Endpoint (a local process slot, an ssh host, a pod) and, for pods, its
+// Placement and Containers. The planner fills it (runner/plan), the tool
+// table reads it (runner/tools), the backends (runner/backend) provision
+// it. It imports nothing of theirs: the pure planner depends on no backend
+// interface.
+package endpoint
+
+import "slices"
+
+// Endpoint is one place a tool process runs: a local process slot, an ssh
+// host, or a pod. The planner fills the static fields; Provision fills Address
+// (and Node, Host details) once the endpoint exists.
+type Endpoint struct {
+	Name  string `json:"name"`  // "prefill-0"
+	Pool  string `json:"pool"`  // "prefill"
+	Index int    `json:"index"` // replica index inside the pool
+	// Host is the ssh host name (ssh backend).
+	Host string `json:"host,omitempty"`
+	// Node is the Kubernetes node the pod landed on (kube backend).
+	Node string `json:"node,omitempty"`
+	// Pod is the endpoint's pod (kube backend).
+	Pod string `json:"pod,omitempty"`
+	// Device is the RDMA device ("mlx5_0", "rxe0"); "" when none. Port
+	// is its port the tests use (0: the tool's default, 1), GIDIndex the
+	// GID on RoCE (nil: the tool's choice, or InfiniBand).
+	Device   string `json:"device,omitempty"`
+	Port     int    `json:"port,omitempty"`
+	GIDIndex *int   `json:"gidIndex,omitempty"`
+	// ResolveDevice: the scenario names no device, so each endpoint's is
+	// chosen where it runs, from its data interface (the backend's
+	// Provision); the planner writes the tools' device, port and GID as
+	// placeholders (tools.DevicePlaceholder …) the runner fills then.
+	ResolveDevice bool `json:"resolveDevice,omitempty"`
+	// DeviceFrom says how Device was chosen ("network-status device-info:
+	// rdma-device mlx5_3", "netdev net1", "GID of 10.9.1.1", "scenario").
+	DeviceFrom string `json:"deviceFrom,omitempty"`
+	// DataDevice is the data interface's device when the scenario named
+	// another one: the path proof reads its counters, so that traffic that
+	// took the named device's network is not called the data network's.
+	DataDevice string `json:"dataDevice,omitempty"`
+	// NoDevice says why no RDMA device serves the data interface, for
+	// the skip reason of RDMA tests ("" when one does, or none was asked).
+	NoDevice string `json:"noDevice,omitempty"`
+	GPUs     int    `json:"gpus,omitempty"`
+	// Address is the data-plane address tools connect to: the secondary
+	// network's IP in a pod, the host's data address, 127.0.0.1 locally.
+	Address string `json:"address,omitempty"`
+	// Network says where Address comes from: a Multus network
+	// ("rdma/roce-a") and its Interface in the pod ("net1"), or "pod
+	// network" when the pod has no secondary network.
+	Network   string            `json:"network,omitempty"`
+	Interface string            `json:"interface,omitempty"`
+	Env       map[string]string `json:"env,omitempty"`
+	// Placement is where the endpoint's pod may run and what it is
+	// given, resolved by the planner from its pool and the cluster
+	// section; nil for local and ssh endpoints.
+	Placement *Placement `json:"placement,omitempty"`
+	// Container is the container of the endpoint's pod a call runs in:
+	// the runner sets it, per call, to the one with the tool's image
+	// (Placement.ContainerOf); "" is the tools container. Backends
+	// without containers ignore it.
+	Container string `json:"-"`
+}
+
+// In is the endpoint as seen from the container that runs tools of an
+// image family (scenarios.ImageFamily): the same endpoint, its calls run
+// in that container.
+func (e Endpoint) In(family string) Endpoint {
+	e.Container = e.Placement.ContainerOf(family)
+	return e
+}
+
+// Placement is what a pod-based backend needs of an endpoint's pool, with
+// the pool's settings already laid over the cluster's, so that the
+// backend reads it here and never goes back to the scenario.
+type Placement struct {
+	// NodeSelector: the cluster's, the pool's entries on top.
+	NodeSelector map[string]string `json:"nodeSelector,omitempty"`
+	// Tolerations: the cluster's, then the pool's.
+	Tolerations []Toleration `json:"tolerations,omitempty"`
+	// Resources are extended resources requested and limited (the
+	// cluster's, the pool's on top, pool.gpus as nvidia.com/gpu unless a
+	// GPU resource is named), as quantities ("1", "8").
+	Resources map[string]string `json:"resources,omitempty"`
+	// Networks are the Multus networks attached ("name" or "ns/name"):
+	// the pool's, else the cluster's; none on the host network. The
+	// first is the data network.
+	Networks []string `json:"networks,omitempty"`
+	// AntiAffinity is the topology key the pools in AvoidPools (this
+	// pool first) must not share; "" places freely.
+	AntiAffinity string   `json:"antiAffinity,omitempty"`
+	AvoidPools   []string `json:"avoidPools,omitempty"`
+	// Capabilities are added to the tools container (every other one is
+	// dropped): the cluster's (IPC_LOCK by default), plus what the MPI
+	// launcher's per-run sshd needs on a pool that hosts remote ranks
+	// (tools.SSHDCapabilities).
+	Capabilities []string `json:"capabilities,omitempty"`
+	// CPU and Memory are requested and limited alike (Guaranteed QoS);
+	// ShmSize is the memory-backed /dev/shm; Hugepages are by page size;
+	// all Kubernetes quantities, the pool's over the cluster's.
+	CPU       string            `json:"cpu,omitempty"`
+	Memory    string            `json:"memory,omitempty"`
+	ShmSize   string            `json:"shmSize,omitempty"`
+	Hugepages map[string]string `json:"hugepages,omitempty"`
+	// ResourceClaims are DRA claims (the cluster's, then the pool's).
+	ResourceClaims []ResourceClaim `json:"resourceClaims,omitempty"`
+	// Containers are the pod's containers when its pool's tests run in
+	// images beside the tools image (cluster.images): the tools container
+	// first, then one per further image. nil: the tools container alone,
+	// given everything.
+	Containers []Container `json:"containers,omitempty"`
+}
+
+// ToolsContainer is the name of the container of the tools image, in
+// every pod: rdmabench, perftest, rping, ucx_perftest, iperf3.
+const ToolsContainer = "tools"
+
+// Container is one container of an endpoint's pod and what it is given.
+// Every container gets the pod's CPU and memory, /dev/shm, DRA claims,
+// capabilities and env; the device-plugin resources go where the traffic
+// is: a device plugin gives a device to the container that asks for it.
+type Container struct {
+	// Name is "tools", or the image families it serves joined by '-'
+	// (nixl, nccl, nixl-nccl): what `kubectl exec -c` takes.
+	Name  string `json:"name"`
+	Image string `json:"image"`
+	// Families are the image families whose tools run here ("" for the
+	// tools image's own).
+	Families []string `json:"families"`
+	// GPU: the pod's GPU resources (nvidia.com/gpu …) are this
+	// container's: its tools use GPU memory. At most one has it.
+	GPU bool `json:"gpu,omitempty"`
+	// RDMA: its tools move RDMA traffic, so it asks for the pod's other
+	// extended resources (the RDMA device plugin's) and hugepages; with
+	// none that does, the tools container asks.
+	RDMA bool `json:"rdma,omitempty"`
+}
+
+// ContainerOf is the container that runs tools of an image family: ""
+// for the tools container (and outside pods).
+func (p *Placement) ContainerOf(family string) string {
+	if p == nil || family == "" {
+		return ""
+	}
+	for _, c := range p.Containers {
+		if c.Name != ToolsContainer && slices.Contains(c.Families, family) {
+			return c.Name
+		}
+	}
+	return ""
+}
+
+// ContainerNamed is the container of that name (ToolsContainer for "").
+func (p *Placement) ContainerNamed(name string) (Container, bool) {
+	if name == "" {
+		name = ToolsContainer
+	}
+	if p != nil {
+		for _, c := range p.Containers {
+			if c.Name == name {
+				return c, true
+			}
+		}
+	}
+	return Container{}, false
+}
+
+// ResourceClaim is a pod's Dynamic Resource Allocation claim: an existing
+// ResourceClaim, or one made per pod from a ResourceClaimTemplate.
+type ResourceClaim struct {
+	Name         string `json:"name"`
+	ClaimName    string `json:"resourceClaimName,omitempty"`
+	TemplateName string `json:"resourceClaimTemplateName,omitempty"`
+}
+
+// Toleration is a pod toleration, as the Kubernetes API spells it.
+type Toleration struct {
+	Key      string `json:"key,omitempty"`
+	Operator string `json:"operator,omitempty"`
+	Value    string `json:"value,omitempty"`
+	Effect   string `json:"effect,omitempty"`
+	// Seconds bounds a NoExecute toleration (nil: forever).
+	Seconds *int64 `json:"tolerationSeconds,omitempty"`
+}

@@ -1,0 +1,319 @@
+package preflight
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/rdmabench/rdmabench/nic"
+	"github.com/rdmabench/rdmabench/report/schema"
+	"github.com/rdmabench/rdmabench/runner/backend"
+	"github.com/rdmabench/rdmabench/runner/endpoint"
+	"github.com/rdmabench/rdmabench/runner/plan"
+	"github.com/rdmabench/rdmabench/runner/tools"
+	"github.com/rdmabench/rdmabench/scenarios"
+)
+
+// DefaultTimeout bounds the reading of one endpoint's facts (one
+// exec: Options.Timeout).
+const DefaultTimeout = 30 * time.Second
+
+// Options tune RunWith.
+type Options struct {
+	// Platform is runner.Config.Platform: on EKS NCCL between nodes needs
+	// its net plugin.
+	Platform string
+	// Timeout bounds each endpoint's (and container's) reading; 0:
+	// DefaultTimeout. Raise it where starting a command in a pod
+	// is slow (emulated nodes, an API server far away).
+	Timeout time.Duration
+}
+
+// Run reads every endpoint's facts through the backend's Exec (the
+// facts script and NIC discovery) and evaluates the checks its tests need.
+// An endpoint whose facts cannot be read gets an Error and dooms nothing.
+// It also returns each endpoint's active RDMA MTU (0: unknown).
+func Run(ctx context.Context, be backend.Backend, p *plan.Plan, sc *scenarios.Scenario, eps []endpoint.Endpoint) ([]schema.PreflightEndpoint, map[string]int) {
+	return RunWith(ctx, be, p, sc, eps, Options{})
+}
+
+// RunWith is Run with options: the platform, the bound.
+//
+// In a pod of several containers (cluster.images) the facts and the tool
+// probes are read in each container the endpoint's tests run in, since
+// each has its own files and devices; a check carries its container, and
+// a failure there names the image and the key that picks it.
+func RunWith(ctx context.Context, be backend.Backend, p *plan.Plan, sc *scenarios.Scenario, eps []endpoint.Endpoint, o Options) ([]schema.PreflightEndpoint, map[string]int) {
+	if o.Timeout <= 0 {
+		o.Timeout = DefaultTimeout
+	}
+	units := preflightUnits(p, sc, eps, runsInPods(be), o.Platform)
+	in := make([]Input, len(units))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 16)
+	for i := range units {
+		in[i].Want = units[i].want
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			in[i].Facts, in[i].Err = readFacts(ctx, be, units[i].ep, in[i].Want.Probes, o.Timeout)
+		}(i)
+	}
+	wg.Wait()
+	evaluated := EvaluateAll(in)
+	out := make([]schema.PreflightEndpoint, len(eps))
+	at := map[string]int{}
+	for i, ep := range eps {
+		out[i] = schema.PreflightEndpoint{Endpoint: ep.Name, Device: ep.Device, Host: ep.Host, Node: ep.Node}
+		at[ep.Name] = i
+	}
+	mtus := map[string]int{}
+	for i, u := range units {
+		e, got := &out[at[u.ep.Name]], evaluated[i]
+		if u.ep.Container == "" {
+			e.Device = got.Device
+			mtus[u.ep.Name] = ActiveMTU(in[i].Facts, u.ep.Device)
+		} else if got.Device != "" && u.want.Device != "" {
+			e.Device = got.Device
+		}
+		if got.Error != "" {
+			e.Error = joinErr(e.Error, u.label()+got.Error)
+		}
+		for k, v := range libraryVersions(in[i].Facts) {
+			if u.ep.Container != "" {
+				k += " (" + u.ep.Container + ")"
+			}
+			if e.Versions == nil {
+				e.Versions = map[string]string{}
+			}
+			e.Versions[k] = v
+		}
+		for _, c := range got.Checks {
+			e.Checks = append(e.Checks, u.locate(c))
+		}
+	}
+	return out, mtus
+}
+
+// libraryVersions are the fingerprint's library versions among the facts.
+func libraryVersions(f Facts) map[string]string {
+	out := map[string]string{}
+	for k, v := range map[string]string{schema.FingerprintUCX: f.UCXVersion, schema.FingerprintNCCL: f.NCCLVersion} {
+		if v != "" {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// preflightUnit is one container of an endpoint that preflight reads
+// (the endpoint itself outside pods): what its tests there need.
+type preflightUnit struct {
+	ep   endpoint.Endpoint // Container set: where the facts are read
+	want Want
+	// families are the image families whose tools run here, by probe id
+	// (for the fix: which key picks the image).
+	families map[string]string
+	// image of the container; "" outside pods of several containers.
+	image string
+}
+
+// label prefixes what was seen in a container of several: "image X
+// (container nixl): ".
+func (u *preflightUnit) label() string {
+	if u.image == "" {
+		return ""
+	}
+	return fmt.Sprintf("image %s (container %s): ", u.image, containerName(u.ep.Container))
+}
+
+// locate gives a check its container, and a failure the image it is
+// about and the key that names the image.
+func (u *preflightUnit) locate(c schema.PreflightCheck) schema.PreflightCheck {
+	c.Container = u.ep.Container
+	if c.Status == schema.PreflightPass || u.image == "" {
+		return c
+	}
+	c.Evidence = u.label() + c.Evidence
+	if c.Dooms == schema.DoomsTool {
+		if f := u.families[c.ID]; f != "" {
+			c.Fix = joinFix(c.Fix, fmt.Sprintf("or set cluster.images.%s (or the pool's images.%s) to an image that has it", f, f))
+		} else {
+			c.Fix = joinFix(c.Fix, "the tools image (cluster.image, make image) should have it")
+		}
+	}
+	return c
+}
+
+func containerName(c string) string {
+	if c == "" {
+		return endpoint.ToolsContainer
+	}
+	return c
+}
+
+func joinFix(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
+}
+
+func joinErr(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
+}
+
+func readFacts(ctx context.Context, be backend.Backend, ep endpoint.Endpoint, probes []tools.Probe, bound time.Duration) (Facts, error) {
+	ctx, cancel := context.WithTimeout(ctx, bound)
+	defer cancel()
+	raw, err := be.Exec(ctx, ep, []string{"sh", "-c", ReadScript(probes)})
+	if err != nil {
+		if ctx.Err() != nil {
+			return Facts{}, fmt.Errorf("reading preflight facts on %s: no answer within %v (--preflight-timeout): %w", ep.Name, bound, err)
+		}
+		return Facts{}, fmt.Errorf("reading preflight facts on %s: %w", ep.Name, err)
+	}
+	out := SplitRead(string(raw))
+	if !out.Complete {
+		return Facts{}, fmt.Errorf("reading preflight facts on %s: the output ended early (%d bytes)", ep.Name, len(raw))
+	}
+	f := ParseFacts(out.Facts)
+	if len(probes) > 0 {
+		f.Probes = ParseProbes(out.Probes)
+	}
+	inv, err := nic.DiscoverDump([]byte(out.Sysfs), []byte(out.Topo))
+	if err != nil {
+		return f, fmt.Errorf("NIC discovery on %s: %w", ep.Name, err)
+	}
+	f.Inv = inv
+	return f, nil
+}
+
+// runsInPods says whether a backend's endpoints are pods
+// (backend.PodRunner).
+func runsInPods(be backend.Backend) bool {
+	p, ok := be.(backend.PodRunner)
+	return ok && p.RunsInPods()
+}
+
+// preflightUnits say what each endpoint's tests need of it, per container
+// they run in: the tools container (the endpoint itself outside pods)
+// always, then each further container its tests use.
+func preflightUnits(p *plan.Plan, sc *scenarios.Scenario, eps []endpoint.Endpoint, pod bool, platform string) []*preflightUnit {
+	tests := testsByName(sc)
+	var units []*preflightUnit
+	byKey := map[string]*preflightUnit{}
+	epByName := map[string]endpoint.Endpoint{}
+	unit := func(ep endpoint.Endpoint, container string) *preflightUnit {
+		key := ep.Name + "\x00" + container
+		if u, ok := byKey[key]; ok {
+			return u
+		}
+		ep.Container = container
+		w := Want{Endpoint: ep.Name, Device: ep.Device, GIDIndex: ep.GIDIndex, NoDevice: ep.NoDevice, DataDevice: ep.DataDevice, Address: ep.Address, GPUs: ep.GPUs, Pod: pod}
+		u := &preflightUnit{ep: ep, families: map[string]string{}}
+		if c, ok := ep.Placement.ContainerNamed(container); ok { // a pod of several containers
+			u.image = c.Image
+			if !c.RDMA { // not given the RDMA device: its tests move no RDMA traffic
+				w.Device, w.NoDevice, w.DataDevice = "", "", ""
+			}
+			if !c.GPU {
+				w.GPUs = 0
+			}
+		}
+		u.want = w
+		byKey[key] = u
+		units = append(units, u)
+		return u
+	}
+	for _, ep := range eps {
+		epByName[ep.Name] = ep
+		unit(ep, "")
+	}
+	mark := func(name string, t *scenarios.Test, tool string, ncclNet bool) {
+		ep, ok := epByName[name]
+		if !ok {
+			return
+		}
+		family := scenarios.ImageFamily(tool)
+		u := unit(ep, ep.Placement.ContainerOf(family))
+		x := u.want
+		rdma, gpu := tools.NeedsRDMA(t, tool), tools.NeedsGPU(t, tool)
+		x.RDMA = x.RDMA || rdma
+		x.GPU = x.GPU || gpu
+		x.GPUDirect = x.GPUDirect || UsesGPUDirect(t, rdma, gpu)
+		x.NCCLNet = x.NCCLNet || ncclNet
+		if rdma {
+			x.MinMemlockKiB = max(x.MinMemlockKiB, memlockNeedKiB(t, tool))
+		}
+		for _, p := range tools.ProbesOf(t, tool) {
+			if !slices.ContainsFunc(x.Probes, func(q tools.Probe) bool { return q.ID == p.ID }) {
+				x.Probes = append(x.Probes, p)
+				u.families[p.ID] = family
+			}
+		}
+		u.want = x
+	}
+	_ = p.EachRound(func(round *plan.Round) error {
+		for i := range round.Jobs {
+			job := &round.Jobs[i]
+			names := job.Endpoints()
+			for _, name := range names {
+				mark(name, tests[job.Test], job.Tool, needsNCCLNet(platform, job, names))
+			}
+		}
+		return nil
+	})
+	for _, s := range p.Skipped { // set aside by the planner: still say why
+		t := tests[s.Test]
+		for _, ep := range eps {
+			if t != nil && (ep.Pool == t.From || ep.Pool == t.To) {
+				mark(ep.Name, t, s.Tool, false)
+			}
+		}
+	}
+	return units
+}
+
+// testsByName indexes the scenario's tests (nil: none).
+func testsByName(sc *scenarios.Scenario) map[string]*scenarios.Test {
+	m := map[string]*scenarios.Test{}
+	if sc != nil {
+		for i := range sc.Tests {
+			m[sc.Tests[i].Name] = &sc.Tests[i]
+		}
+	}
+	return m
+}
+
+// memlockNeedKiB is what a test pins (the tool table's estimate), else
+// preflight's default: NCCL and NIXL pin far more than a message.
+func memlockNeedKiB(t *scenarios.Test, tool string) int64 {
+	if kib, ok := tools.PinnedKiB(t, tool); ok {
+		return kib
+	}
+	return DefaultMinMemlockKiB
+}
+
+// UsesGPUDirect: GPU memory moved over RDMA (perftest --use_cuda, nixlbench
+// with a VRAM segment over an RDMA transport).
+func UsesGPUDirect(t *scenarios.Test, rdma, gpu bool) bool {
+	if t == nil || !rdma {
+		return false
+	}
+	spec, _ := tools.Lookup(t.Tool)
+	return gpu && spec.GPUMemoryOverRDMA
+}
+
+// needsNCCLNet: an NCCL job between endpoints on EKS, where EFA carries it
+// only through the aws-ofi-nccl net plugin.
+func needsNCCLNet(platform string, job *plan.Job, names []string) bool {
+	return platform == scenarios.PlatformEKS && job.Tool == scenarios.ToolNCCL && len(names) > 1
+}
