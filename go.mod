@@ -26,6 +26,8 @@ require (
 	k8s.io/utils v0.0.0-20260108192941-914a6e750570
 )
 
+require github.com/ebitengine/purego v0.11.3
+
 require (
 	cel.dev/expr v0.25.2 // indirect
 	github.com/NYTimes/gziphandler v1.1.1 // indirect

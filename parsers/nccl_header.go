@@ -13,14 +13,15 @@ func (p *ncclParser) commentLine(line string) {
 	case body == "":
 	case strings.HasPrefix(body, "Writing JSON output to "):
 		ncclSetInfo(&p.newRunIfUsed().m, "json_output", strings.TrimSpace(body[len("Writing JSON output to "):]))
-	case strings.HasPrefix(body, "nccl-tests version "), strings.HasPrefix(body, "rccl-tests version "):
+	case strings.HasPrefix(body, "nccl-tests version "), strings.HasPrefix(body, "rccl-tests version "),
+		strings.HasPrefix(body, ncclProbe+" version "):
 		p.versionLine(body)
 	case strings.HasPrefix(body, "Collective test starting: "):
 		r := p.startRun()
-		r.m.Test = strings.TrimSpace(body[len("Collective test starting: "):])
+		r.m.Test = ncclTestName(body[len("Collective test starting: "):])
 	case strings.HasPrefix(body, "Collective test concluded: "):
 		if p.cur != nil && p.cur.m.Test == "" {
-			p.cur.m.Test = strings.TrimSpace(body[len("Collective test concluded: "):])
+			p.cur.m.Test = ncclTestName(body[len("Collective test concluded: "):])
 		}
 	case strings.HasPrefix(body, "nThread "):
 		p.bannerLine(body)
@@ -48,6 +49,18 @@ func (p *ncclParser) commentLine(line string) {
 	}
 }
 
+// ncclProbe is rdmabench's NCCL probe (cmd/rdmabench-nccl), which prints
+// nccl-tests' table under a banner of its own: "# rdmabench-nccl version 1
+// nccl-library=22809 …" and "# Collective test starting: all_reduce
+// (rdmabench-nccl)".
+const ncclProbe = "rdmabench-nccl"
+
+// ncclTestName is the collective a banner names, without the probe's
+// "(rdmabench-nccl)".
+func ncclTestName(s string) string {
+	return strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(s), "("+ncclProbe+")"))
+}
+
 // startRun opens a run at the first banner line of a new run: either the
 // current run is still in its banner, or a new one begins.
 func (p *ncclParser) startRun() *ncclRun {
@@ -61,8 +74,8 @@ func (p *ncclParser) startRun() *ncclRun {
 func (p *ncclParser) versionLine(body string) {
 	r := p.startRun()
 	f := strings.Fields(body)
-	if f[0] == "rccl-tests" {
-		r.m.Tool = "rccl-tests"
+	if f[0] == "rccl-tests" || f[0] == ncclProbe {
+		r.m.Tool = f[0]
 	}
 	if len(f) >= 3 {
 		r.m.Version = f[2]

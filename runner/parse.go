@@ -10,6 +10,12 @@ import (
 	"github.com/rdmabench/rdmabench/scenarios"
 )
 
+// DefaultParse is the parser used when Config.Parse is nil: the parsers
+// package, each side's measurements folded into one (parseWithParsers).
+func DefaultParse(tool string, r io.Reader) (parsers.Measurement, error) {
+	return parseWithParsers(tool, r)
+}
+
 // parseWithParsers reads a side's output with the parsers package and
 // folds its measurements (one per table) into one: the first that
 // succeeded, with the samples of the others that did; else the first.

@@ -132,19 +132,19 @@ func (r *run) gpuSkipReason(job *plan.Job) (bool, string) {
 
 // preflightSkip is the reason a job is doomed by a failed preflight check
 // on one of its endpoints: "preflight rdma-device: … on server-0 (fix: …)".
-func (r *run) preflightSkip(t *scenarios.Test, tool string, names []string) (bool, string) {
+func (r *run) preflightSkip(t *scenarios.Test, name string, names []string) (bool, string) {
 	if len(r.preflight) == 0 {
 		return false, ""
 	}
-	rdma, gpu := tools.NeedsRDMA(t, tool), tools.NeedsGPU(t, tool)
+	rdma, gpu := tools.NeedsRDMA(t, name), tools.NeedsGPU(t, name)
 	needs := preflight.Needs{RDMA: rdma, GPU: gpu, GPUDirect: preflight.UsesGPUDirect(t, rdma, gpu),
-		NCCLNet: r.cfg.Platform == scenarios.PlatformEKS && tool == scenarios.ToolNCCL && len(names) > 1}
-	for _, p := range tools.ProbesOf(t, tool) {
+		NCCLNet: r.cfg.Platform == scenarios.PlatformEKS && tool.UsesNCCL(name) && len(names) > 1}
+	for _, p := range tools.ProbesOf(t, name) {
 		if p.Backend == "" { // a backend's own probes doom only its legs (preflightLegSkip)
 			needs.Probes = append(needs.Probes, p.ID)
 		}
 	}
-	return r.doomedOn(needs, names, tool)
+	return r.doomedOn(needs, names, name)
 }
 
 // preflightLegSkip is the reason one leg of a job is doomed where the job

@@ -82,12 +82,6 @@ type Config struct {
 // pure; the runner hands them the file of the side that holds the result.
 type ParseFunc func(tool string, r io.Reader) (parsers.Measurement, error)
 
-// DefaultParse is the parser used when Config.Parse is nil: the parsers
-// package, each side's measurements folded into one (parseWithParsers).
-func DefaultParse(tool string, r io.Reader) (parsers.Measurement, error) {
-	return parseWithParsers(tool, r)
-}
-
 // run is the state of one execution of a plan.
 type run struct {
 	cfg   Config

@@ -124,9 +124,10 @@ func defaultTest(t *Test, d *Defaults) {
 // the planner decides from placement, since ranks on one host need no NIC
 // (NVLink, PCIe peer-to-peer, shared memory) and ranks on several do.
 func defaultRequires(t *Test) string {
-	switch t.Tool {
-	case ToolNCCL:
+	if collective(t.Tool) {
 		return ""
+	}
+	switch t.Tool {
 	case ToolIperf3:
 		return RequiresTCP
 	case ToolUCXPerftest, ToolNixlbench:

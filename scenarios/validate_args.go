@@ -189,12 +189,12 @@ func (v *validator) nixlOwnFlags(ap string, a *Args) {
 }
 
 func (v *validator) ncclArgs(ap string, t *Test, has func(string) bool) {
-	if t.Tool != ToolNCCL {
+	if !collective(t.Tool) {
 		return
 	}
 	a := &t.Args
 	if a.Collective == "" {
-		v.errf(ap+".collective", "collectives are: "+strings.Join(Collectives, ", "), "nccl needs args.collective")
+		v.errf(ap+".collective", "collectives are: "+strings.Join(Collectives, ", "), "%s needs args.collective", t.Tool)
 	} else {
 		v.checkOneOf(ap+".collective", a.Collective, "collectives", Collectives)
 	}

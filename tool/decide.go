@@ -88,6 +88,13 @@ func DisplayUnit(m Metric) (divisor float64, unit string) {
 	return 1e9, "Gb/s"
 }
 
+// UsesNCCL says whether a tool measures NCCL (nccl-tests, the NCCL probe):
+// on EKS its ranks need NCCL's EFA plugin.
+func UsesNCCL(name string) bool {
+	spec, ok := Lookup(name)
+	return ok && spec.Family == FamilyNCCL
+}
+
 // FamilyMetric is the headline metric of a family's first tool (what a
 // result of a program the table does not name, all_reduce_perf, measures
 // at all); "" for an unknown family.

@@ -25,6 +25,6 @@ func ncclPrograms() []string {
 var nccl = Spec{Name: NCCL, Family: FamilyNCCL, Programs: ncclPrograms(), Metric: MetricBusBW,
 	Args:       []string{"collective", "minSize", "maxSize", "stepFactor", "iterations", "dataType", "extra"},
 	Expect:     []string{"minLineRate", "minBandwidth", "minBusBW", "transport"},
-	Collective: true, DefaultPort: 29500, Source: SourceServing, ImageFamily: "nccl",
+	Collective: true, MPI: true, DefaultPort: 29500, Source: SourceServing, ImageFamily: "nccl",
 	Install: "use an image with nccl-tests on PATH (built with MPI=1 for several endpoints), such as your serving image",
 	gpu:     func(Settings) bool { return true }}

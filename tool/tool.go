@@ -44,6 +44,10 @@ const (
 	// SourceServing: the serving image the user already runs (NIXL and
 	// nixlbench, nccl-tests), which this project never builds.
 	SourceServing Source = "serving"
+	// SourceBundle: rdmabench's own programs, which it brings into the pod
+	// beside itself (the NCCL probe); they drive the serving image's
+	// libraries.
+	SourceBundle Source = "bundle"
 )
 
 // Spec is what every package needs to know about a tool that does not
@@ -86,6 +90,9 @@ type Spec struct {
 	// test's from and to (nccl-tests): no pattern pairs them, and a test
 	// on one host needs no RDMA device (NVLink, PCIe, shared memory).
 	Collective bool
+	// MPI: ranks on several endpoints are started by an MPI launcher on
+	// the first (nccl-tests), which must be there.
+	MPI bool
 	// KVTransfer tools move a request's KV cache as disaggregated serving
 	// does (nixlbench): their results feed the KV-transfer budget and the
 	// backend comparison.
@@ -125,7 +132,7 @@ func (s *Spec) RDMAOnly() bool { return s.NeedsRDMA && !s.SelectsTransport }
 var table = []Spec{
 	perftest(IBWriteBW, MetricBandwidth), perftest(IBReadBW, MetricBandwidth), perftest(IBSendBW, MetricBandwidth),
 	perftest(IBWriteLat, MetricLatency), perftest(IBReadLat, MetricLatency), perftest(IBSendLat, MetricLatency),
-	rping, nixlbench, nccl, ucxPerftest, iperf3,
+	rping, nixlbench, nccl, ncclProbe, ucxPerftest, iperf3,
 }
 
 // Lookup returns the description of a tool by its scenario name.

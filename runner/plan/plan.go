@@ -229,7 +229,7 @@ func (c *compiler) skipReason(t *scenarios.Test, spec tools.Spec, p pairing) str
 			if rdma && c.opts.HasRDMA != nil && !c.opts.HasRDMA(ep) {
 				return fmt.Sprintf("%s needs an RDMA device and endpoint %s has none (set requires: tcp for a TCP-capable tool, or run where an RDMA NIC or soft-RoCE is up)", t.Tool, ep.Name)
 			}
-			launcher := spec.Collective && ranks > 1 && e == idx[0] && len(p.from) > 0 && idx[0] == p.from[0]
+			launcher := spec.MPI && ranks > 1 && e == idx[0] && len(p.from) > 0 && idx[0] == p.from[0]
 			if bin := c.missingBinary(t, spec, ep, launcher); bin != "" {
 				return fmt.Sprintf("%s is not installed on endpoint %s: %s", bin, ep.Name, tools.InstallHint(bin))
 			}

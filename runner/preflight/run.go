@@ -14,6 +14,7 @@ import (
 	"github.com/rdmabench/rdmabench/runner/plan"
 	"github.com/rdmabench/rdmabench/runner/tools"
 	"github.com/rdmabench/rdmabench/scenarios"
+	"github.com/rdmabench/rdmabench/tool"
 )
 
 // DefaultTimeout bounds the reading of one endpoint's facts (one
@@ -315,5 +316,5 @@ func UsesGPUDirect(t *scenarios.Test, rdma, gpu bool) bool {
 // needsNCCLNet: an NCCL job between endpoints on EKS, where EFA carries it
 // only through the aws-ofi-nccl net plugin.
 func needsNCCLNet(platform string, job *plan.Job, names []string) bool {
-	return platform == scenarios.PlatformEKS && job.Tool == scenarios.ToolNCCL && len(names) > 1
+	return platform == scenarios.PlatformEKS && tool.UsesNCCL(job.Tool) && len(names) > 1
 }

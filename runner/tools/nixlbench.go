@@ -27,6 +27,7 @@ var installNixl = installOf(tool.Nixlbench)
 const nixlStepCost = 20 * time.Second
 
 var nixlbenchSpec = Spec{
+	etcd:  func(t *scenarios.Test) bool { return nixlRuntime(t) == scenarios.NixlRuntimeETCD },
 	build: buildNixlbench, work: nixlWork, probes: nixlProbes, messages: nixlMessages, overSRD: nixlOverSRD}
 
 // nixlOverSRD: only NIXL's LIBFABRIC backend drives EFA (libfabric's efa
@@ -87,11 +88,12 @@ func nixlRuntime(t *scenarios.Test) string {
 	return scenarios.NixlRuntimeETCD
 }
 
-// NeedsEtcd says whether a test rendezvous through the run's etcd:
-// nixlbench with its ETCD runtime (the default).
+// NeedsEtcd says whether a test rendezvous through the run's etcd
+// (nixlbench with its ETCD runtime, the NCCL probe): its legs get a group
+// of keys, cleared before and after each leg.
 func NeedsEtcd(t *scenarios.Test) bool {
 	spec, _ := Lookup(t.Tool)
-	return spec.Family == parsers.FamilyNixlbench && nixlRuntime(t) == scenarios.NixlRuntimeETCD
+	return spec.etcd != nil && spec.etcd(t)
 }
 
 // NixlGroup is the whole nixlbench --benchmark_group of a leg's group:

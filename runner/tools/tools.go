@@ -54,6 +54,9 @@ type Spec struct {
 	// preflight; nil when the tool pins more than its messages (NCCL,
 	// NIXL: preflight's default applies).
 	pinnedKiB func(t *scenarios.Test) int64
+	// etcd says whether a test of the tool rendezvous through the run's
+	// etcd (NeedsEtcd); nil: it does not.
+	etcd func(t *scenarios.Test) bool
 	// overSRD says whether a test of the tool can run over SRD, the only
 	// reliable transport of AWS EFA ("" yes, else why not); nil: it can.
 	overSRD func(t *scenarios.Test) string
@@ -82,7 +85,7 @@ func SRDReason(t *scenarios.Test, name string) string {
 var runners = map[string]Spec{
 	scenarios.ToolIBWriteBW: perftestSpec, scenarios.ToolIBReadBW: perftestSpec, scenarios.ToolIBSendBW: perftestSpec,
 	scenarios.ToolIBWriteLat: perftestSpec, scenarios.ToolIBReadLat: perftestSpec, scenarios.ToolIBSendLat: perftestSpec,
-	scenarios.ToolRping: rpingSpec, scenarios.ToolNixlbench: nixlbenchSpec, scenarios.ToolNCCL: ncclSpec,
+	scenarios.ToolRping: rpingSpec, scenarios.ToolNixlbench: nixlbenchSpec, scenarios.ToolNCCL: ncclSpec, tool.NCCLProbe: ncclProbeSpec,
 	scenarios.ToolUCXPerftest: ucxPerftestSpec, scenarios.ToolIperf3: iperf3Spec,
 }
 

@@ -1,0 +1,80 @@
+package tools
+
+import (
+	"maps"
+
+	"github.com/rdmabench/rdmabench/runner/endpoint"
+	"github.com/rdmabench/rdmabench/scenarios"
+)
+
+// ncclProbeSpec is the runner's part of the NCCL probe (cmd/rdmabench-nccl):
+// one process per GPU of every rank's endpoint, rank 0 first; rank 0 puts
+// NCCL's unique id in the run's etcd, which is its readiness, and the other
+// ranks read it there. No launcher, no sshd.
+var ncclProbeSpec = Spec{build: buildNCCLProbe, work: ncclWork,
+	etcd: func(*scenarios.Test) bool { return true }}
+
+// NCCLProbeKey is the etcd key of a leg's NCCL unique id: under the leg's
+// group, whose keys the runner clears before and after the leg.
+func NCCLProbeKey(group string) string { return EtcdPrefix(NixlGroup(group)) + "nccl-unique-id" }
+
+// DefaultNCCLProbeWarmup is the probe's -w: warm-up collectives per size.
+const DefaultNCCLProbeWarmup = 5
+
+// buildNCCLProbe: every rank of the leg, rank 0 first, each
+//
+//	rdmabench-nccl --rank R --ranks N --device G --etcd ${etcd} --key KEY --collective C -b MIN -e MAX -f F [-n N] [-d T] -w 5 -c 1
+//
+// with NCCL's INIT and NET log (the transport evidence) and the rails'
+// NCCL_IB_* settings, as nccl-tests gets them.
+func buildNCCLProbe(dst []Command, spec *Spec, leg *Leg) ([]Command, error) {
+	ranks := leg.Ranks
+	if len(ranks) == 0 {
+		ranks = []endpoint.Endpoint{leg.Client}
+	}
+	total := 0
+	for _, ep := range ranks {
+		total += gpusOf(ep)
+	}
+	env := ncclDebugEnv(leg, ranks[0])
+	if env == nil {
+		env = map[string]string{}
+	}
+	ncclIBEnv(leg, ranks, env)
+	key := NCCLProbeKey(leg.Group)
+	rank := 0
+	for _, ep := range ranks {
+		for gpu := range gpusOf(ep) {
+			c := Command{Endpoint: ep.Name, Role: RoleRank, Argv: ncclProbeArgv(spec, leg, rank, total, gpu, key), Env: maps.Clone(env)}
+			if rank == 0 {
+				c.Ready, c.Parse = ReadyEtcd+key, true
+			}
+			dst = append(dst, c)
+			rank++
+		}
+	}
+	return dst, nil
+}
+
+func ncclProbeArgv(spec *Spec, leg *Leg, rank, ranks, gpu int, key string) []string {
+	a := &leg.Test.Args
+	argv := []string{spec.Programs[0], "--rank", leg.itoa(rank), "--ranks", leg.itoa(ranks), "--device", leg.itoa(gpu),
+		"--etcd", PlaceholderEtcd, "--key", key, "--collective", collectiveOr(a.Collective)}
+	// The sizes, step and iterations as nccl-tests takes them (ncclArgv).
+	nt := ncclArgv(leg, 1)
+	for i := 1; i+1 < len(nt); i += 2 {
+		switch nt[i] {
+		case "-b", "-e", "-f", "-n", "-d":
+			argv = append(argv, nt[i], nt[i+1])
+		}
+	}
+	argv = append(argv, "-w", leg.itoa(DefaultNCCLProbeWarmup), "-c", "1")
+	return append(argv, a.Extra...)
+}
+
+func collectiveOr(c string) string {
+	if c == "" {
+		return DefaultNCCLCollective
+	}
+	return c
+}

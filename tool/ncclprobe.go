@@ -1,0 +1,14 @@
+package tool
+
+// NCCLProbe is rdmabench's own NCCL probe (cmd/rdmabench-nccl): the
+// collectives of nccl-tests, measured with the NCCL library the serving
+// image holds (found as vLLM finds it), one process per GPU, ranks
+// rendezvousing through the run's etcd; no nccl-tests, MPI or sshd.
+const NCCLProbe = "nccl_probe"
+
+var ncclProbe = Spec{Name: NCCLProbe, Family: FamilyNCCL, Programs: []string{"rdmabench-nccl"}, Metric: MetricBusBW,
+	Args:       []string{"collective", "minSize", "maxSize", "stepFactor", "iterations", "dataType", "extra"},
+	Expect:     []string{"minLineRate", "minBandwidth", "minBusBW", "transport"},
+	Collective: true, DefaultPort: 29500, Source: SourceBundle, ImageFamily: "nccl",
+	Install: "use an image with NCCL (the libnccl.so.2 torch loads, or VLLM_NCCL_SO_PATH) and rdmabench-nccl on PATH (rdmabench's bundle)",
+	gpu:     func(Settings) bool { return true }}
