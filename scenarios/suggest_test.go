@@ -1,6 +1,9 @@
 package scenarios
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestEditDistance(t *testing.T) {
 	for _, c := range []struct {
@@ -59,7 +62,7 @@ func TestToolSuggestion(t *testing.T) {
 			t.Errorf("ToolSuggestion(%q) = %q, want it to start with %q", c.word, got, c.want)
 		}
 	}
-	if got := ToolSuggestion("zzzz"); got != "tools are: ib_write_bw, ib_read_bw, ib_send_bw, ib_write_lat, ib_read_lat, ib_send_lat, rping, nixlbench, nccl, ucx_perftest, iperf3" {
+	if got := ToolSuggestion("zzzz"); got != "tools are: "+strings.Join(Tools, ", ") || !strings.HasPrefix(got, "tools are: ib_write_bw, ib_read_bw") {
 		t.Errorf("no near tool: %q", got)
 	}
 }

@@ -1,9 +1,10 @@
 #!/bin/sh
-# build.sh OUTDIR RDMABENCH: builds the tools image (images/tools) as an OCI
-# image archive without a daemon or a registry:
+# build.sh OUTDIR RDMABENCH [PROGRAM...]: builds the tools image (images/tools)
+# as an OCI image archive without a daemon or a registry:
 #   1. mmdebstrap installs packages.txt (and their dependencies, no
 #      recommends) from the pinned Debian suite into a tarball, copies the
-#      static rdmabench to /usr/local/bin and records `dpkg-query` of every
+#      static rdmabench and rdmabench's other programs (the NCCL probe,
+#      rdmabench-nccl) to /usr/local/bin and records `dpkg-query` of every
 #      installed package;
 #   2. umoci writes an OCI image layout with that tarball as its one layer,
 #      the labels (org.opencontainers.image.*, io.rdmabench.packages) and
@@ -18,6 +19,8 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 out=$(mkdir -p "$1" && cd "$1" && pwd)
 bin=$2
+shift 2
+extra="$*"
 SUITE=${SUITE:-bookworm}
 TAG=${TAG:-latest}
 if [ -n "${SNAPSHOT:-}" ]; then
@@ -62,8 +65,8 @@ mmdebstrap --quiet --variant=essential --mode=root --format=tar \
   --setup-hook="sync-in $cache /var/cache/apt/archives/" \
   --customize-hook="sync-out /var/cache/apt/archives $cache" \
   --customize-hook='rm -f "$1"/var/cache/apt/archives/*.deb' \
-  --customize-hook="copy-in $bin /usr/local/bin/" \
-  --customize-hook='chmod 0755 "$1"/usr/local/bin/rdmabench' \
+  --customize-hook="copy-in $bin $extra /usr/local/bin/" \
+  --customize-hook='chmod 0755 "$1"/usr/local/bin/rdmabench*' \
   --customize-hook='mkdir -p "$1"/run/sshd' \
   --customize-hook='rm -f "$1"/etc/ssh/ssh_host_*' \
   --customize-hook="chroot \"\$1\" dpkg-query -W -f '\${Package}=\${Version}\n' > $work/packages.txt" \

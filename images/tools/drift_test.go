@@ -79,6 +79,18 @@ func gpuImage() []string {
 	return out
 }
 
+// bundle lists rdmabench's own programs besides rdmabench (tool.SourceBundle):
+// the tools image carries them, built from cmd/<program>.
+func bundle() []string {
+	var out []string
+	for _, name := range tools.Names() {
+		if spec, _ := tools.Lookup(name); spec.Source == tool.SourceBundle {
+			out = append(out, spec.Programs...)
+		}
+	}
+	return out
+}
+
 // TestImagesProvideEveryLaunchedProgram: every program runner/tools
 // launches is in the CPU tools image (a package of packages.txt, or
 // rdmabench, which build.sh copies in), or is a GPU tool the user's image
@@ -95,6 +107,11 @@ func TestImagesProvideEveryLaunchedProgram(t *testing.T) {
 			if !slices.Contains(pkgs, debianPackage[prog]) {
 				t.Errorf("%s: its package %s is not in packages.txt", prog, debianPackage[prog])
 			}
+		case slices.Contains(bundle(), prog):
+			b, _ := os.ReadFile("../Makefile")
+			if !strings.Contains(string(b), "./cmd/"+prog) || !strings.Contains(string(b), "$(IMG)/"+prog) {
+				t.Errorf("%s: rdmabench's own program, but images/Makefile does not build it into the tools image", prog)
+			}
 		case slices.Contains(gpu, prog):
 		default:
 			t.Errorf("%s: launched by the runner, in neither the tools image (packages.txt) nor a GPU-image tool of the table", prog)
@@ -109,7 +126,7 @@ func TestImageOfEveryTool(t *testing.T) {
 		spec, _ := tools.Lookup(name)
 		for _, b := range spec.Programs[:1] {
 			_, debian := debianPackage[b]
-			if (spec.Source == tool.SourceServing) == debian {
+			if spec.Source != tool.SourceBundle && (spec.Source == tool.SourceServing) == debian {
 				t.Errorf("%s (%s): from %q, yet a Debian package of the tools image: %v", name, b, spec.Source, debian)
 			}
 		}

@@ -219,7 +219,7 @@ func WriteTable(w io.Writer, p *Plan) error {
 		}
 	}
 	if p.NeedsEtcd {
-		fmt.Fprintf(bw, "\nnixlbench jobs rendezvous through the run's etcd (${etcd}): %s.\n", etcdWhere(p.Backend))
+		fmt.Fprintf(bw, "\n%s jobs rendezvous through the run's etcd (${etcd}): %s.\n", etcdTools(p), etcdWhere(p.Backend))
 	}
 	if len(p.Skipped) > 0 {
 		fmt.Fprintln(bw)
@@ -228,6 +228,21 @@ func WriteTable(w io.Writer, p *Plan) error {
 		}
 	}
 	return bw.Flush()
+}
+
+// etcdTools names the plan's tools that can meet in the run's etcd, in
+// plan order: "nixlbench", "nixlbench and nccl_probe".
+func etcdTools(p *Plan) string {
+	var names []string
+	for _, st := range p.Stats() {
+		if spec, ok := tools.Lookup(st.Tool); ok && spec.MayUseEtcd() && !slices.Contains(names, st.Tool) {
+			names = append(names, st.Tool)
+		}
+	}
+	if len(names) == 0 {
+		return "nixlbench"
+	}
+	return strings.Join(names, " and ")
 }
 
 // etcdWhere says where a backend's run finds the etcd nixlbench meets at.

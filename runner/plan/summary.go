@@ -138,7 +138,7 @@ func WriteSummary(w io.Writer, p *Plan) error {
 		}
 	}
 	if p.NeedsEtcd {
-		fmt.Fprintf(w, "\nnixlbench jobs rendezvous through the run's etcd: %s.\n", etcdWhere(p.Backend))
+		fmt.Fprintf(w, "\n%s jobs rendezvous through the run's etcd: %s.\n", etcdTools(p), etcdWhere(p.Backend))
 	}
 	if len(p.Skipped) > 0 {
 		fmt.Fprintln(w)

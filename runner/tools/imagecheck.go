@@ -20,10 +20,8 @@ func BinaryOf(t *scenarios.Test, tool string) string {
 	switch {
 	case !ok:
 		return tool
-	case spec.Family == "nccl-tests" && t != nil:
-		return NCCLBinary(t.Args.Collective)
-	case spec.Family == "nccl-tests":
-		return NCCLBinary(tool)
+	case spec.program != nil:
+		return spec.program(t)
 	case len(spec.Programs) > 0:
 		return spec.Programs[0]
 	}

@@ -62,6 +62,12 @@ var SSHDCapabilities = []string{"SETUID", "SETGID", "SYS_CHROOT"}
 var installNCCL = installOf(tool.NCCL)
 
 var ncclSpec = Spec{
+	program: func(t *scenarios.Test) string {
+		if t == nil {
+			return NCCLBinary(tool.NCCL)
+		}
+		return NCCLBinary(t.Args.Collective)
+	},
 	build: buildNCCL, work: ncclWork, probes: func(t *scenarios.Test) []Probe {
 		return []Probe{NCCLLoadsProbe(NCCLBinary(t.Args.Collective))}
 	}}

@@ -54,6 +54,10 @@ type Spec struct {
 	// preflight; nil when the tool pins more than its messages (NCCL,
 	// NIXL: preflight's default applies).
 	pinnedKiB func(t *scenarios.Test) int64
+	// program is the binary a test runs, where its arguments choose it
+	// (nccl-tests: the collective's; t nil: the scenario is not known);
+	// nil: the description's first program.
+	program func(t *scenarios.Test) string
 	// etcd says whether a test of the tool rendezvous through the run's
 	// etcd (NeedsEtcd); nil: it does not.
 	etcd func(t *scenarios.Test) bool
@@ -61,6 +65,10 @@ type Spec struct {
 	// reliable transport of AWS EFA ("" yes, else why not); nil: it can.
 	overSRD func(t *scenarios.Test) string
 }
+
+// MayUseEtcd says whether a test of the tool can rendezvous through the
+// run's etcd (NeedsEtcd decides per test).
+func (s *Spec) MayUseEtcd() bool { return s.etcd != nil }
 
 // installOf is how to get a tool's binary (its description's Install).
 func installOf(name string) string {
@@ -148,14 +156,7 @@ func InstallHint(binary string) string {
 // package is given for its output: the tool's, or for nccl the binary of
 // its collective (sendrecv_perf). It must be on every endpoint of the test.
 func ParserOf(t *scenarios.Test) string {
-	spec, ok := Lookup(t.Tool)
-	if !ok {
-		return t.Tool
-	}
-	if spec.Family == parsers.FamilyNCCL {
-		return NCCLBinary(t.Args.Collective)
-	}
-	return spec.Programs[0]
+	return BinaryOf(t, t.Tool)
 }
 
 // MetricOf is a test's headline metric: its tool's, refined by the test's

@@ -1,0 +1,90 @@
+package runner
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rdmabench/rdmabench/report/schema"
+	"github.com/rdmabench/rdmabench/runner/backend/local"
+	"github.com/rdmabench/rdmabench/runner/endpoint"
+	"github.com/rdmabench/rdmabench/runner/plan"
+	"github.com/rdmabench/rdmabench/scenarios"
+)
+
+// ncclProbeStandins builds rdmabench-nccl and the stand-in libcuda.so.1 and
+// libnccl.so.2 (probe/nccl/testdata/standin) into one folder on PATH and
+// LD_LIBRARY_PATH, as the tools bundle and the serving image would be.
+func ncclProbeStandins(t *testing.T) {
+	t.Helper()
+	cc, err := exec.LookPath("gcc")
+	if err != nil {
+		t.Skip("no gcc: the stand-in libraries cannot be built")
+	}
+	dir := t.TempDir()
+	src := filepath.Join("..", "probe", "nccl", "testdata", "standin")
+	for lib, c := range map[string]string{"libcuda.so.1": "cuda.c", "libnccl.so.2": "nccl.c"} {
+		if out, err := exec.Command(cc, "-O2", "-shared", "-fPIC", "-o", filepath.Join(dir, lib), filepath.Join(src, c)).CombinedOutput(); err != nil {
+			t.Fatalf("build %s: %v\n%s", lib, err, out)
+		}
+	}
+	build := exec.Command("go", "build", "-o", filepath.Join(dir, "rdmabench-nccl"), "../cmd/rdmabench-nccl")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build the probe: %v\n%s", err, out)
+	}
+	t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	t.Setenv("LD_LIBRARY_PATH", dir)
+	t.Setenv("TMPDIR", dir)
+}
+
+// TestNCCLProbeThroughTheRunner: a nccl_probe test as the planner plans it
+// (one process per GPU: two on pool a's endpoint, one on b's, rank 0 first,
+// ready when its id is in the run's etcd) runs on the local backend without
+// MPI, and its report says which program measured and how many ranks.
+func TestNCCLProbeThroughTheRunner(t *testing.T) {
+	ncclProbeStandins(t)
+	text := `apiVersion: rdmabench.io/v1alpha1
+kind: Scenario
+metadata: {name: nccl-probe-local}
+backend: local
+pools:
+  - {name: a, gpus: 2}
+  - {name: b, gpus: 1}
+tests:
+  - name: ar
+    tool: nccl_probe
+    from: a
+    to: b
+    requires: tcp
+    args: {collective: all_reduce, minSize: 64KiB, maxSize: 1MiB, stepFactor: 4, iterations: 3}
+    expect: {minBusBW: 1KB/s}
+`
+	sc, err := scenarios.LoadBytes("nccl-probe.yaml", []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := plan.Compile(sc, plan.CompileOptions{HasRDMA: func(endpoint.Endpoint) bool { return false }, PortOffset: 410})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	out := t.TempDir()
+	rep, err := Run(ctx, Config{Plan: p, Backend: local.New(), Scenario: sc, OutDir: out, Progress: testWriter{t}})
+	if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	r := rep.Results[0]
+	raw, _ := os.ReadFile(filepath.Join(out, r.RawOutputs[0]))
+	if r.Verdict != schema.VerdictPass || len(r.Samples) != 3 || r.NRanks != 3 || r.BestBps <= 0 {
+		t.Fatalf("%s %q, %d samples, %d ranks\n%s\n%s", r.Verdict, r.Reason, len(r.Samples), r.NRanks, strings.Join(r.Commands, "\n"), raw)
+	}
+	if !strings.Contains(string(raw), "# rdmabench-nccl version") || !strings.Contains(r.Commands[0], "--key xferbench/rdmabench-") {
+		t.Errorf("raw output or command:\n%s\n%s", r.Commands[0], raw)
+	}
+}
