@@ -303,7 +303,7 @@ func memlockNeedKiB(t *scenarios.Test, tool string) int64 {
 	return DefaultMinMemlockKiB
 }
 
-// UsesGPUDirect: GPU memory moved over RDMA (perftest --use_cuda, nixlbench
+// UsesGPUDirect says whether GPU memory moves over RDMA (perftest --use_cuda, nixlbench
 // with a VRAM segment over an RDMA transport).
 func UsesGPUDirect(t *scenarios.Test, rdma, gpu bool) bool {
 	if t == nil || !rdma {
