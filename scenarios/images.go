@@ -89,11 +89,16 @@ func (v *validator) testImages(path string, t *Test) {
 	if len(missing) > 1 {
 		what = "pools " + quoteList(missing) + " name"
 	}
-	binary := t.Tool
+	binary, hint := t.Tool, imageHints[family]
 	if family == ImageNCCL {
 		binary = "nccl-tests"
 	}
-	v.errf(path+".tool", fmt.Sprintf("set cluster.images.%s (or a pool's images.%s) to %s", family, family, imageHints[family]),
+	if spec, _ := tool.Lookup(t.Tool); spec.Source == tool.SourceBundle {
+		// rdmabench's own program drives the image's libraries: the image
+		// needs those, not the classic tools.
+		binary, hint = "NCCL", "your serving image ("+spec.Install+")"
+	}
+	v.errf(path+".tool", fmt.Sprintf("set cluster.images.%s (or a pool's images.%s) to %s", family, family, hint),
 		"%s runs in the %s image (the tools image has no %s), and %s none", t.Tool, family, binary, what)
 }
 

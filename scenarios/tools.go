@@ -59,9 +59,8 @@ var Connections = []string{"RC", "UC", "UD", "XRC", "DC", "SRD"}
 // MTUs are the IB MTUs perftest -m accepts.
 var MTUs = []int{256, 512, 1024, 2048, 4096}
 
-// NCCLDataTypes are nccl-tests -d values.
-var NCCLDataTypes = []string{"int8", "uint8", "int32", "uint32", "int64", "uint64",
-	"half", "float", "double", "bfloat16", "f8e4m3", "f8e5m2", "all"}
+// NCCLDataTypes are nccl-tests -d values (the tool table's).
+var NCCLDataTypes = tool.NCCLDataTypes
 
 // UCXTests are ucx_perftest -t tests (UCP and UCT).
 var UCXTests = []string{"tag_lat", "tag_bw", "tag_sync_lat", "tag_sync_bw",
@@ -125,6 +124,14 @@ func RDMAOnly(name string) bool {
 func collective(name string) bool {
 	spec, ok := tool.Lookup(name)
 	return ok && spec.Collective
+}
+
+// dataTypes are the args.dataType values a test of the tool may write.
+func dataTypes(name string) []string {
+	if spec, ok := tool.Lookup(name); ok {
+		return spec.DataTypes
+	}
+	return nil
 }
 
 // toolArgs are the args keys a test of the tool may write (nil for a tool

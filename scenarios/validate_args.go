@@ -199,7 +199,7 @@ func (v *validator) ncclArgs(ap string, t *Test, has func(string) bool) {
 		v.checkOneOf(ap+".collective", a.Collective, "collectives", Collectives)
 	}
 	if has("dataType") {
-		v.checkOneOf(ap+".dataType", a.DataType, "data types", NCCLDataTypes)
+		v.checkOneOf(ap+".dataType", a.DataType, "data types", dataTypes(t.Tool))
 	}
 	v.sizeRange(ap, a, has)
 }

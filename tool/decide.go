@@ -59,8 +59,8 @@ func IsLocalTransport(name string) bool {
 
 // TransportsAreTCP says whether a UCX_TLS list selects TCP (and local
 // transports) only, so that no RDMA device is involved: "tcp", "tcp,self",
-// or exclusions of the RDMA transports ("^ib", "^rc", "^ud", "^dc"). The
-// one place this is decided.
+// or the exclusion of every IB transport ("^ib"). The one place this is
+// decided.
 func TransportsAreTCP(tls string) bool {
 	if strings.TrimSpace(tls) == "" {
 		return false
@@ -69,7 +69,7 @@ func TransportsAreTCP(tls string) bool {
 		t = strings.ToLower(strings.TrimSpace(t))
 		switch {
 		case t == "tcp", IsLocalTransport(t):
-		case t == "^ib", t == "^rc", t == "^ud", t == "^dc":
+		case t == "^ib": // every IB transport excluded (one of rc, ud, dc alone leaves the others)
 		default:
 			return false
 		}

@@ -1,7 +1,10 @@
 // Package tool describes every benchmark tool rdmabench drives, once, at
 // the bottom of the import graph: the scenario loader, the parsers, the
-// planner, the runner, the judge and the report all read it, and none of
-// them keeps a list or a branch of its own on a tool's name.
+// planner, the runner, the judge and the report all read it, and keep no
+// list of tools of their own. Some per-tool code still branches on a name
+// outside it (argument defaults and validation in scenarios, the report's
+// waterfall ladder, reports of older versions): a new tool adds facts
+// here rather than more of those.
 //
 // A tool's description is one file here (perftest.go, nixlbench.go …): its
 // name and family, the programs whose output its parser reads, the

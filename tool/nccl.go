@@ -22,7 +22,11 @@ func ncclPrograms() []string {
 	return out
 }
 
-var nccl = Spec{Name: NCCL, Family: FamilyNCCL, Programs: ncclPrograms(), Metric: MetricBusBW,
+// NCCLDataTypes are nccl-tests -d values.
+var NCCLDataTypes = []string{"int8", "uint8", "int32", "uint32", "int64", "uint64",
+	"half", "float", "double", "bfloat16", "f8e4m3", "f8e5m2", "all"}
+
+var nccl = Spec{Name: NCCL, Family: FamilyNCCL, Programs: ncclPrograms(), Metric: MetricBusBW, DataTypes: NCCLDataTypes,
 	Args:       []string{"collective", "minSize", "maxSize", "stepFactor", "iterations", "dataType", "extra"},
 	Expect:     []string{"minLineRate", "minBandwidth", "minBusBW", "transport"},
 	Collective: true, MPI: true, DefaultPort: 29500, Source: SourceServing, ImageFamily: "nccl",

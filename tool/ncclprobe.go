@@ -6,7 +6,11 @@ package tool
 // rendezvousing through the run's etcd; no nccl-tests, MPI or sshd.
 const NCCLProbe = "nccl_probe"
 
-var ncclProbe = Spec{Name: NCCLProbe, Family: FamilyNCCL, Programs: []string{"rdmabench-nccl"}, Metric: MetricBusBW,
+// ncclProbeDataTypes are the -d values rdmabench-nccl takes (probe/nccl:
+// NCCL's types up to bfloat16; no fp8, no "all").
+var ncclProbeDataTypes = []string{"int8", "uint8", "int32", "uint32", "int64", "uint64", "half", "float", "double", "bfloat16"}
+
+var ncclProbe = Spec{Name: NCCLProbe, Family: FamilyNCCL, Programs: []string{"rdmabench-nccl"}, Metric: MetricBusBW, DataTypes: ncclProbeDataTypes,
 	Args:       []string{"collective", "minSize", "maxSize", "stepFactor", "iterations", "dataType", "extra"},
 	Expect:     []string{"minLineRate", "minBandwidth", "minBusBW", "transport"},
 	Collective: true, DefaultPort: 29500, Source: SourceBundle, ImageFamily: "nccl",

@@ -67,6 +67,9 @@ type Spec struct {
 	// Args and Expect are the keys of args and expect a test of the tool
 	// may write: validation and the JSON schema read them.
 	Args, Expect []string
+	// DataTypes are the values of args.dataType a test may write (nccl-tests
+	// -d); nil when the tool takes none.
+	DataTypes []string
 	// NeedsRDMA is true when the tool cannot run without an RDMA device
 	// (a test may still say requires: tcp where SelectsTransport).
 	NeedsRDMA bool

@@ -96,6 +96,9 @@ func legacyMetric(r *Result) parsers.Metric {
 	if m := tool.MetricOf(r.Tool, tool.Settings{}); m != "" {
 		return m
 	}
+	if r.Family == parsers.FamilyPerftest && tool.IsPerftestLatency(r.Tool) {
+		return parsers.MetricLatency // ib_atomic_lat: read, never run
+	}
 	if m := tool.FamilyMetric(r.Family); m != "" {
 		return m
 	}

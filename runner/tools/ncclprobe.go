@@ -2,6 +2,7 @@ package tools
 
 import (
 	"maps"
+	"time"
 
 	"github.com/rdmabench/rdmabench/runner/endpoint"
 	"github.com/rdmabench/rdmabench/scenarios"
@@ -68,8 +69,20 @@ func ncclProbeArgv(spec *Spec, leg *Leg, rank, ranks, gpu int, key string) []str
 			argv = append(argv, nt[i], nt[i+1])
 		}
 	}
-	argv = append(argv, "-w", leg.itoa(DefaultNCCLProbeWarmup), "-c", "1")
+	argv = append(argv, "-w", leg.itoa(DefaultNCCLProbeWarmup), "-c", "1", "--time-limit", ncclProbeLimit(spec, leg))
 	return append(argv, a.Extra...)
+}
+
+// ncclProbeLimit is the probe's own bound (its watchdog: NCCL's calls cannot
+// be cancelled): the leg's timeout, or the test's where it sets one, and a
+// minute more, so that the runner's kill comes first and the watchdog only
+// catches a probe the runner lost.
+func ncclProbeLimit(spec *Spec, leg *Leg) string {
+	limit := StartupMargin + spec.work(spec, leg.Test, leg.Size) // LegTimeout, without the table's lookup
+	if to := leg.Test.Timeout; to.IsSet() && to.Value > limit {
+		limit = to.Value
+	}
+	return leg.itoa(int((limit + time.Minute).Seconds())) + "s"
 }
 
 func collectiveOr(c string) string {

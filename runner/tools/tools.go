@@ -1,17 +1,17 @@
-// Package tools describes every benchmark tool rdmabench drives, once: its
-// family, the binaries it needs, whether it needs an RDMA device, how to
-// build its command lines from a test's arguments, how to tell its server
-// is ready, which side's output holds the result, which parser reads it,
-// what its headline metric is, how to install it and how long a run may
-// take.
+// Package tools is the runner's part of every benchmark tool: how to build
+// a leg's command lines from a test's arguments, how to tell each side is
+// ready, which side's output holds the result, how long a leg may take,
+// what its build must pass (preflight), and what it puts on the wire (the
+// path proof). What every other package reads of a tool (its name, family,
+// programs, metric, arguments, needs, image) is its description in package
+// tool; this package joins the two by name (runners, table).
 //
-// The table is explicit code (the table variable below): adding a tool
-// means one file here that defines its Spec, one line in the table, one
-// parser (package parsers) and, where the real tool cannot run in CI, one
-// stand-in (testdata/standins); docs/development/adding-a-tool.md walks
-// through it. Nothing is registered at init time, and the lists elsewhere
-// (scenarios.Tools, the parsers' families) are checked against this table
-// by TestEveryListMatchesTheToolTable.
+// Adding a tool means its description in tool/, one file here with its
+// runner's part and a line in runners, one parser (package parsers) and,
+// where the real tool cannot run in CI, one stand-in;
+// docs/development/adding-a-tool.md walks through it, and
+// TestEveryToolHasARunner and TestDescriptionsAgree fail until the pieces
+// agree. Nothing is registered at init time.
 package tools
 
 import (
