@@ -72,9 +72,14 @@ var collectives = []collective{
 		expect: func(int, int, int, int) float32 { return 1 }},
 }
 
-// alltoall is nccl-tests' AlltoAll: one send and one receive of param
-// elements to and from every rank, itself included, in one group.
+// alltoall is nccl-tests' AlltoAll: NCCL's ncclAlltoAll where the library
+// has it (2.28 on, as nccl-tests 2.19 calls it), else one send and one
+// receive of param elements to and from every rank, itself included, in
+// one group.
 func alltoall(n *ncclAPI, s, r uint64, p int, t dataType, _, nranks int, st uintptr) error {
+	if n.ncclAlltoAll != nil {
+		return n.check("ncclAlltoAll", n.ncclAlltoAll(s, r, uintptr(p), t.code, n.comm, st))
+	}
 	if err := n.check("ncclGroupStart", n.ncclGroupStart()); err != nil {
 		return err
 	}

@@ -1,6 +1,10 @@
 package nccl
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/ebitengine/purego"
+)
 
 // uniqueID is ncclUniqueId: 128 opaque bytes rank 0 makes and every rank
 // passes to ncclCommInitRank by value.
@@ -24,6 +28,9 @@ type ncclAPI struct {
 	ncclRecv              func(recv uint64, count uintptr, dtype, peer int32, comm, stream uintptr) int32
 	ncclGroupStart        func() int32
 	ncclGroupEnd          func() int32
+	// ncclAlltoAll is NCCL's own all-to-all (2.28 and later), which
+	// nccl-tests calls where the library has it; nil before 2.28.
+	ncclAlltoAll func(send, recv uint64, count uintptr, dtype int32, comm, stream uintptr) int32
 
 	comm uintptr
 }
@@ -45,6 +52,9 @@ func loadNCCL(path string) (*ncclAPI, error) {
 	})
 	if err != nil {
 		return nil, err
+	}
+	if _, err := purego.Dlsym(lib, "ncclAlltoAll"); err == nil {
+		purego.RegisterLibFunc(&n.ncclAlltoAll, lib, "ncclAlltoAll")
 	}
 	return n, nil
 }

@@ -21,9 +21,16 @@ func (p *prober) header() error {
 	if err != nil {
 		return err
 	}
+	api := ""
+	if p.coll.name == "alltoall" {
+		api = " alltoall-api=send/recv"
+		if p.nc.ncclAlltoAll != nil {
+			api = " alltoall-api=ncclAlltoAll"
+		}
+	}
 	lines := []string{
-		fmt.Sprintf("# %s version %s nccl-library=%d nccl-version=%s nccl-path=%s nccl-found-by=%s cuda-driver=%d",
-			Program, Version, code, ver, p.lib.Path, p.lib.FoundBy, p.cu.driverVersion()),
+		fmt.Sprintf("# %s version %s nccl-library=%d nccl-version=%s nccl-path=%s nccl-found-by=%s cuda-driver=%d%s",
+			Program, Version, code, ver, p.lib.Path, p.lib.FoundBy, p.cu.driverVersion(), api),
 		"# Collective test starting: " + p.coll.name + " (" + Program + ")",
 		fmt.Sprintf("# nThread 1 nGpus 1 minBytes %d maxBytes %d step: %d(factor) warmup iters: %d iters: %d agg iters: 1 validation: %d graph: 0 unalign: 0",
 			p.o.MinBytes, p.o.MaxBytes, p.o.StepFactor, p.o.Warmup, p.o.Iters, b2i(p.o.Check)),

@@ -21,7 +21,7 @@ import (
 // standin builds the probe (CGO_ENABLED=0, as it ships) and the stand-in
 // libcuda.so.1 and libnccl.so.2 (testdata/standin, our own C) into one
 // folder; it skips without a C compiler.
-func standin(t *testing.T) (dir string) {
+func standin(t *testing.T, cflags ...string) (dir string) {
 	t.Helper()
 	cc, err := exec.LookPath("gcc")
 	if err != nil {
@@ -29,7 +29,8 @@ func standin(t *testing.T) (dir string) {
 	}
 	dir = t.TempDir()
 	for lib, src := range map[string]string{"libcuda.so.1": "cuda.c", "libnccl.so.2": "nccl.c"} {
-		out, err := exec.Command(cc, "-O2", "-Wall", "-shared", "-fPIC", "-o", filepath.Join(dir, lib), filepath.Join("testdata", "standin", src)).CombinedOutput()
+		args := append([]string{"-O2", "-Wall", "-shared", "-fPIC", "-o", filepath.Join(dir, lib), filepath.Join("testdata", "standin", src)}, cflags...)
+		out, err := exec.Command(cc, args...).CombinedOutput()
 		if err != nil {
 			t.Fatalf("build %s: %v\n%s", lib, err, out)
 		}
@@ -119,6 +120,28 @@ func TestProbeOverStandins(t *testing.T) {
 	}
 	if left, _ := filepath.Glob(filepath.Join(dir, "rdmabench-nccl-*.log")); len(left) > 0 {
 		t.Errorf("NCCL log files left: %v", left)
+	}
+}
+
+// TestProbeAlltoallAPI: alltoall is NCCL's ncclAlltoAll where the library
+// has it (2.28 on, as nccl-tests calls it), else send/recv in a group; the
+// banner says which, and both give the right data.
+func TestProbeAlltoallAPI(t *testing.T) {
+	srv, err := etcd.Start(context.Background(), etcd.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	for api, cflags := range map[string][]string{"ncclAlltoAll": nil, "send/recv": {"-DSTANDIN_BEFORE_2_28"}} {
+		dir := standin(t, cflags...)
+		out, err := ranks(t, dir, srv.URL, "/rdmabench/a2a/"+api, 3, "--collective", "alltoall", "-b", "96K", "-e", "96K", "-n", "2", "-w", "1")
+		if err != nil {
+			t.Fatalf("%s: %v", api, err)
+		}
+		ms, err := parsers.Parse(Program, strings.NewReader(out))
+		if err != nil || len(ms) != 1 || !ms[0].OK || ms[0].Info["alltoall_api"] != api || *ms[0].Samples[0].Wrong != 0 {
+			t.Errorf("%s: %v %+v\n%s", api, err, ms, out)
+		}
 	}
 }
 

@@ -272,3 +272,19 @@ ncclResult_t ncclGroupEnd(void) {
 	nSends = nRecvs = 0;
 	return r;
 }
+
+#ifndef STANDIN_BEFORE_2_28
+/* ncclAlltoAll (NCCL 2.28 on): every peer's part, as one group. Built
+ * without it (-DSTANDIN_BEFORE_2_28) the stand-in is an older NCCL, and
+ * the probe falls back to send/recv. */
+ncclResult_t ncclAlltoAll(const void *s, void *r, size_t n, int t, ncclComm_t c, void *st) {
+	size_t part = n * typeSize(t);
+	ncclGroupStart();
+	for (int peer = 0; peer < c->n; peer++) {
+		ncclResult_t e = ncclSend((const char *)s + part * (size_t)peer, n, t, peer, c, st);
+		if (e == ok) e = ncclRecv((char *)r + part * (size_t)peer, n, t, peer, c, st);
+		if (e != ok) { depth = 0, nSends = nRecvs = 0; return e; }
+	}
+	return ncclGroupEnd();
+}
+#endif
