@@ -61,17 +61,29 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "rdmabench-nccl:", err)
 		return 2
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	defer o.Log.Close(stdout)
 	// NCCL's init and collectives block in C and cannot be cancelled: a
-	// rank that never joins would hang the others for good. The watchdog
-	// bounds the whole run (the runner's leg timeout kills it too).
+	// rank that never joins would hang the others for good, and a signal
+	// would change nothing until NCCL returned. So both end the process
+	// here, after the NCCL log's last lines are relayed and its file gone.
+	exit := func(code int, why string) {
+		fmt.Fprintf(stderr, "rdmabench-nccl: rank %d: %s\n", o.Rank, why)
+		o.Log.Close(stdout)
+		os.Exit(code)
+	}
 	watchdog := time.AfterFunc(limit, func() {
-		fmt.Fprintf(stderr, "rdmabench-nccl: rank %d did not finish within --time-limit %s (a rank missing, or NCCL stuck)\n", o.Rank, limit)
-		os.Exit(124)
+		exit(124, fmt.Sprintf("did not finish within --time-limit %s (a rank missing, or NCCL stuck)", limit))
 	})
 	defer watchdog.Stop()
-	if err := nccl.Run(ctx, o, stdout); err != nil {
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	go func() {
+		if s, ok := (<-sigs).(syscall.Signal); ok {
+			exit(128+int(s), "stopped by "+s.String())
+		}
+	}()
+	if err := nccl.Run(context.Background(), o, stdout); err != nil {
 		fmt.Fprintf(stderr, "rdmabench-nccl: rank %d: %v\n", o.Rank, err)
 		return 1
 	}
@@ -103,7 +115,7 @@ func parseFlags(args []string, stderr io.Writer) (nccl.Options, time.Duration, e
 	ncclPath := fs.String("nccl", "", "the NCCL library (default: found as vLLM finds it)")
 	fs.StringVar(&o.Host, "host", "", "this rank's name in the device list (default: the host name)")
 	if os.Getenv("NCCL_DEBUG_FILE") == os.Getenv(relayEnv) {
-		o.NCCLLog = os.Getenv(relayEnv)
+		o.Log = nccl.NewLogRelay(os.Getenv(relayEnv))
 	}
 	if err := fs.Parse(args); err != nil {
 		return o, 0, err

@@ -23,6 +23,11 @@ type collective struct {
 	expect func(i, param, rank, nranks int) float32
 }
 
+// share is one rank's part of count elements, as nccl-tests cuts it for
+// all_gather, reduce_scatter and alltoall: count/nranks, rounded down to
+// 16 bytes.
+func share(count, elt, nranks int) int { return (count / nranks) &^ (16/elt - 1) }
+
 func ring(n int) float64       { return float64(2*(n-1)) / float64(n) }
 func oneLess(n int) float64    { return float64(n-1) / float64(n) }
 func one(int) float64          { return 1 }
@@ -39,24 +44,21 @@ var collectives = []collective{
 		},
 		expect: func(_, _, _, n int) float32 { return sumOfRanks(n) }},
 	{name: "all_gather", redop: "none", root: -1,
-		counts: func(c, _, n int) (int, int, int, int, int) { b := c / n; return b, b * n, b, b, 0 },
+		counts: func(c, elt, n int) (int, int, int, int, int) { b := share(c, elt, n); return b, b * n, b, b, 0 },
 		factor: oneLess, algMul: timesRanks,
 		launch: func(n *ncclAPI, s, r uint64, p int, t dataType, _, _ int, st uintptr) error {
 			return n.check("ncclAllGather", n.ncclAllGather(s, r, uintptr(p), t.code, n.comm, st))
 		},
 		expect: func(i, p, _, _ int) float32 { return float32(i/p + 1) }},
 	{name: "reduce_scatter", redop: "sum", root: -1,
-		counts: func(c, _, n int) (int, int, int, int, int) { b := c / n; return b * n, b, b, 0, b },
+		counts: func(c, elt, n int) (int, int, int, int, int) { b := share(c, elt, n); return b * n, b, b, 0, b },
 		factor: oneLess, algMul: timesRanks,
 		launch: func(n *ncclAPI, s, r uint64, p int, t dataType, _, _ int, st uintptr) error {
 			return n.check("ncclReduceScatter", n.ncclReduceScatter(s, r, uintptr(p), t.code, ncclSum, n.comm, st))
 		},
 		expect: func(_, _, _, n int) float32 { return sumOfRanks(n) }},
 	{name: "alltoall", redop: "none", root: -1,
-		counts: func(c, elt, n int) (int, int, int, int, int) {
-			p := (c / n) &^ (16/elt - 1) // nccl-tests aligns each peer's part to 16 bytes
-			return n * p, n * p, p, 0, 0
-		},
+		counts: func(c, elt, n int) (int, int, int, int, int) { p := share(c, elt, n); return n * p, n * p, p, 0, 0 },
 		factor: oneLess, algMul: timesRanks, launch: alltoall,
 		expect: func(i, p, _, _ int) float32 { return float32(i/p + 1) }},
 	{name: "sendrecv", redop: "sum", root: -1,

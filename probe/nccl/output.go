@@ -114,7 +114,7 @@ func (p *prober) footer() error {
 		avg = p.sumBusBW / float64(p.nBusBW)
 	}
 	for _, l := range []string{
-		fmt.Sprintf("# %-20s : %d %s", "Out of bounds values", p.wrong, status),
+		fmt.Sprintf("# %-20s : %d %s", "Out of bounds values", p.wrongRuns, status),
 		fmt.Sprintf("# %-20s : %.6g ", "Avg bus bandwidth", avg),
 		"#",
 		"# Collective test concluded: " + p.coll.name + " (" + Program + ")",

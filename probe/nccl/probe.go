@@ -35,10 +35,10 @@ type Options struct {
 	NCCL *Library
 	// Host names this rank in the device list.
 	Host string
-	// NCCLLog is the NCCL_DEBUG_FILE this process was started with, whose
-	// lines the probe copies into its output (logRelay); "" when NCCL logs
-	// to stdout itself.
-	NCCLLog string
+	// Log relays the NCCL_DEBUG_FILE this process was started with into
+	// the output (LogRelay); nil when NCCL logs to stdout itself. The
+	// caller closes it (Run's return, and the exits that skip it).
+	Log *LogRelay
 }
 
 // Run measures one collective as one rank. The caller holds
@@ -67,8 +67,7 @@ func Run(ctx context.Context, o Options, out io.Writer) error {
 		return err
 	}
 	defer cu.close()
-	p := &prober{o: o, cu: cu, nc: nc, coll: coll, typ: typ, lib: lib, out: out, log: &logRelay{path: o.NCCLLog}}
-	defer p.log.close(out)
+	p := &prober{o: o, cu: cu, nc: nc, coll: coll, typ: typ, lib: lib, out: out, log: o.Log}
 	if err := p.init(ctx); err != nil {
 		return err
 	}
@@ -108,14 +107,15 @@ type prober struct {
 	typ  dataType
 	lib  *Library
 	out  io.Writer
-	log  *logRelay
+	log  *LogRelay
 
 	stream     uintptr
 	send, recv uint64
 	scratch    uint64 // 2 doubles: the time and wrong-element sums
 	sumBusBW   float64
 	nBusBW     int
-	wrong      int64
+	wrong      int64 // wrong elements, every size
+	wrongRuns  int   // runs (size, in or out of place) with any: nccl-tests' "Out of bounds values"
 }
 
 // init makes the communicator: rank 0's id through the rendezvous.
@@ -202,7 +202,7 @@ func (p *prober) run() error {
 		return err
 	}
 	// Warm-up at every size of a ×2 sweep, as nccl-tests does.
-	for size := p.o.MinBytes; size <= p.o.MaxBytes; size *= 2 {
+	for _, size := range sweep(p.o.MinBytes, p.o.MaxBytes, 2) {
 		z := p.setup(size)
 		for i := range p.o.Warmup {
 			if err := p.launch(z, false, i); err != nil {
@@ -213,12 +213,25 @@ func (p *prober) run() error {
 			return err
 		}
 	}
-	for size := p.o.MinBytes; size <= p.o.MaxBytes; size *= p.o.StepFactor {
+	for _, size := range sweep(p.o.MinBytes, p.o.MaxBytes, p.o.StepFactor) {
 		if err := p.row(size); err != nil {
 			return err
 		}
 	}
 	return p.footer()
+}
+
+// sweep is min, min×f, … up to max, stopping before a product would
+// overflow (a huge -f ends the sweep, it does not wrap round to 0).
+func sweep(minB, maxB, f int64) []int64 {
+	var out []int64
+	for size := minB; size <= maxB; size *= f {
+		out = append(out, size)
+		if size > maxB/f {
+			break
+		}
+	}
+	return out
 }
 
 // row measures one size out of place and in place and prints its line.
@@ -237,6 +250,9 @@ func (p *prober) row(size int64) error {
 		line += fmt.Sprintf("  %7s  %6s  %6s", floatStr(sec*1e6, 7), floatStr(alg, 6), floatStr(bus, 6))
 		if checked {
 			p.wrong += wrong
+			if wrong > 0 {
+				p.wrongRuns++
+			}
 			line += fmt.Sprintf("  %6d", wrong)
 		} else {
 			line += "    N/A"
@@ -364,7 +380,7 @@ func (p *prober) sumOverRanks(a, b float64) ([2]float64, error) {
 }
 
 func (p *prober) println(s string) error {
-	p.log.copyTo(p.out)
+	p.log.CopyTo(p.out)
 	if p.o.Rank != 0 {
 		return nil
 	}

@@ -4,24 +4,42 @@ import (
 	"bytes"
 	"io"
 	"os"
+	"sync"
 )
 
-// logRelay copies NCCL's log lines into the probe's output between the
+// LogRelay copies NCCL's log lines into the probe's output between the
 // probe's own lines. NCCL writes its log from its own threads to stdout,
 // block-buffered when stdout is a file: a 4 KiB block can end inside a
 // line, and a table row printed meanwhile lands in the middle of it (seen
 // on 2×H100: "vm:1532:153    33554432 …"). With NCCL_DEBUG_FILE, NCCL's
 // file is line-buffered (src/debug.cc setlinebuf); the probe reads whole
 // lines from it, from the one goroutine that also prints the table.
-type logRelay struct {
+//
+// The program's exits that skip deferred calls (the watchdog, a signal
+// while NCCL blocks) call Close too, from another goroutine: hence the lock.
+type LogRelay struct {
+	mu      sync.Mutex
 	path    string
 	f       *os.File
 	partial []byte
+	closed  bool
 }
 
-// copyTo writes every whole line NCCL has written since the last call.
-func (l *logRelay) copyTo(w io.Writer) {
-	if l == nil || l.path == "" {
+// NewLogRelay relays the NCCL_DEBUG_FILE at path ("": nothing to relay).
+func NewLogRelay(path string) *LogRelay { return &LogRelay{path: path} }
+
+// CopyTo writes every whole line NCCL has written since the last call.
+func (l *LogRelay) CopyTo(w io.Writer) {
+	if l == nil {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.copyTo(w)
+}
+
+func (l *LogRelay) copyTo(w io.Writer) {
+	if l.path == "" || l.closed {
 		return
 	}
 	if l.f == nil {
@@ -39,13 +57,19 @@ func (l *logRelay) copyTo(w io.Writer) {
 	}
 }
 
-// close copies what is left, a last line without its newline too, and
-// removes the file.
-func (l *logRelay) close(w io.Writer) {
-	if l == nil || l.path == "" {
+// Close copies what is left, a last line without its newline too, and
+// removes the file; later calls do nothing.
+func (l *LogRelay) Close(w io.Writer) {
+	if l == nil {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.path == "" || l.closed {
 		return
 	}
 	l.copyTo(w)
+	l.closed = true
 	if len(l.partial) > 0 {
 		_, _ = w.Write(append(l.partial, '\n'))
 	}

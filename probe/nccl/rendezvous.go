@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
+	"net"
+	"net/url"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -27,6 +29,17 @@ func (r *Rendezvous) connect() error {
 	if r.cli != nil {
 		return nil
 	}
+	// The client retries an unreachable server until the deadline and then
+	// says only "deadline exceeded": a plain connect says why first.
+	u, err := url.Parse(r.Endpoint)
+	if err != nil || u.Host == "" {
+		return fmt.Errorf("etcd %q is not a URL like http://10.0.0.5:2379", r.Endpoint)
+	}
+	conn, err := net.DialTimeout("tcp", u.Host, 10*time.Second)
+	if err != nil {
+		return fmt.Errorf("etcd %s cannot be reached: %w", r.Endpoint, err)
+	}
+	_ = conn.Close()
 	cli, err := clientv3.New(clientv3.Config{Endpoints: []string{r.Endpoint}, DialTimeout: 10 * time.Second})
 	if err != nil {
 		return fmt.Errorf("etcd %s: %w", r.Endpoint, err)
@@ -62,8 +75,12 @@ func (r *Rendezvous) fetch(ctx context.Context) (uniqueID, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, r.Wait)
 	defer cancel()
+	var last error
 	for {
 		resp, err := r.cli.Get(ctx, r.Key)
+		if err != nil {
+			last = err
+		}
 		if err == nil && len(resp.Kvs) > 0 {
 			b, derr := base64.StdEncoding.DecodeString(string(resp.Kvs[0].Value))
 			if derr != nil || len(b) != len(id.Internal) {
@@ -74,6 +91,9 @@ func (r *Rendezvous) fetch(ctx context.Context) (uniqueID, error) {
 		}
 		select {
 		case <-ctx.Done():
+			if last != nil {
+				return id, fmt.Errorf("rank 0's NCCL id could not be read at %s in etcd %s within %s: %w", r.Key, r.Endpoint, r.Wait, last)
+			}
 			return id, fmt.Errorf("rank 0's NCCL id did not appear at %s in etcd %s within %s (is rank 0 running?)", r.Key, r.Endpoint, r.Wait)
 		case <-time.After(100 * time.Millisecond):
 		}
