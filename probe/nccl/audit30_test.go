@@ -74,10 +74,15 @@ func TestAudit30SignalStopsRankInInit(t *testing.T) {
 		done := make(chan error, 1)
 		go func() { done <- cmd.Wait() }()
 		select {
-		case <-done:
+		case err := <-done:
+			if err == nil {
+				t.Errorf("%s: rank 0 exited 0 after the signal", sig)
+			}
 		case <-time.After(5 * time.Second):
 			_ = cmd.Process.Kill()
-			<-done
+			if err := <-done; err == nil {
+				t.Logf("killed rank 0 exited 0")
+			}
 			t.Errorf("%s: rank 0 in ncclCommInitRank still running 5 s after the signal (it runs on to --time-limit)\n%s", sig, out.String())
 		}
 	}
