@@ -40,9 +40,11 @@ func NeedsGPU(t *Test) bool { return tool.NeedsGPU(t.Tool, t.Settings()) }
 
 // IsGPUResource says whether an extended resource is a GPU (a device
 // plugin's, given to one container of a pod only): nvidia.com/gpu and
-// NVIDIA's MIG slices, amd.com/gpu and the like.
+// NVIDIA's MIG slices (nvidia.com/mig-1g.10gb), amd.com/gpu, any
+// VENDOR/gpu. Not every nvidia.com name: the Network Operator's RDMA
+// resources are nvidia.com/ too (nvidia.com/sriov_rdma, nvidia.com/rdma_shared_device_a).
 func IsGPUResource(name string) bool {
-	return strings.HasPrefix(name, "nvidia.com/") || strings.HasSuffix(name, "/gpu")
+	return strings.HasSuffix(name, "/gpu") || strings.HasPrefix(name, "nvidia.com/mig-")
 }
 
 // imageHints say where each family's image comes from: the upstream
