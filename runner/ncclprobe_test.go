@@ -84,6 +84,17 @@ tests:
 	if r.Verdict != schema.VerdictPass || len(r.Samples) != 3 || r.NRanks != 3 || r.BestBps <= 0 {
 		t.Fatalf("%s %q, %d samples, %d ranks\n%s\n%s", r.Verdict, r.Reason, len(r.Samples), r.NRanks, strings.Join(r.Commands, "\n"), raw)
 	}
+	found := 0
+	for _, ep := range rep.Preflight {
+		for _, c := range ep.Checks {
+			if c.ID == "nccl-probe-finds-nccl" && c.Status == "pass" && strings.Contains(c.Evidence, "NCCL 2.28.9 at libnccl.so.2 (found by loader)") {
+				found++
+			}
+		}
+	}
+	if found != 2 {
+		t.Errorf("preflight found the stand-in NCCL on %d of 2 endpoints: %+v", found, rep.Preflight)
+	}
 	if !strings.Contains(string(raw), "# rdmabench-nccl version") || !strings.Contains(r.Commands[0], "--key xferbench/rdmabench-") {
 		t.Errorf("raw output or command:\n%s\n%s", r.Commands[0], raw)
 	}

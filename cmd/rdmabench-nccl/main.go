@@ -56,7 +56,7 @@ func logToFile() error {
 // run (the error on stderr, as the runner's error classes read it).
 func run(args []string, stdout, stderr io.Writer) int {
 	runtime.LockOSThread() // CUDA's current context belongs to this OS thread
-	o, limit, err := parseFlags(args, stderr)
+	o, limit, find, err := parseFlags(args, stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, "rdmabench-nccl:", err)
 		return 2
@@ -83,6 +83,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 			exit(128+int(s), "stopped by "+s.String())
 		}
 	}()
+	if find {
+		if err := nccl.ReportLibrary(context.Background(), o.NCCL, stdout); err != nil {
+			fmt.Fprintln(stderr, "rdmabench-nccl:", err)
+			return 1
+		}
+		return 0
+	}
 	if err := nccl.Run(context.Background(), o, stdout); err != nil {
 		fmt.Fprintf(stderr, "rdmabench-nccl: rank %d: %v\n", o.Rank, err)
 		return 1
@@ -90,12 +97,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-func parseFlags(args []string, stderr io.Writer) (nccl.Options, time.Duration, error) {
+func parseFlags(args []string, stderr io.Writer) (o nccl.Options, limit time.Duration, find bool, err error) {
 	fs := flag.NewFlagSet("rdmabench-nccl", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	o := nccl.Options{Rendezvous: &nccl.Rendezvous{}}
+	o = nccl.Options{Rendezvous: &nccl.Rendezvous{}}
 	var minB, maxB string
-	var limit, wait time.Duration
+	var wait time.Duration
+	fs.BoolVar(&find, "find", false, "say where NCCL is, by which rule, and its version (preflight), and exit")
 	fs.IntVar(&o.Rank, "rank", envInt("RANK", 0), "this rank (default $RANK)")
 	fs.IntVar(&o.Ranks, "ranks", envInt("WORLD_SIZE", 1), "number of ranks (default $WORLD_SIZE)")
 	fs.IntVar(&o.Device, "device", envInt("LOCAL_RANK", 0), "GPU ordinal (default $LOCAL_RANK)")
@@ -117,25 +125,24 @@ func parseFlags(args []string, stderr io.Writer) (nccl.Options, time.Duration, e
 	if os.Getenv("NCCL_DEBUG_FILE") == os.Getenv(relayEnv) {
 		o.Log = nccl.NewLogRelay(os.Getenv(relayEnv))
 	}
-	if err := fs.Parse(args); err != nil {
-		return o, 0, err
+	if err = fs.Parse(args); err != nil {
+		return o, 0, false, err
 	}
 	if fs.NArg() > 0 {
-		return o, 0, fmt.Errorf("unexpected arguments %v", fs.Args())
+		return o, 0, false, fmt.Errorf("unexpected arguments %v", fs.Args())
 	}
-	var err error
 	if o.MinBytes, err = units.ParseSize(minB); err != nil {
-		return o, 0, fmt.Errorf("-b %q: %w", minB, err)
+		return o, 0, false, fmt.Errorf("-b %q: %w", minB, err)
 	}
 	if o.MaxBytes, err = units.ParseSize(maxB); err != nil {
-		return o, 0, fmt.Errorf("-e %q: %w", maxB, err)
+		return o, 0, false, fmt.Errorf("-e %q: %w", maxB, err)
 	}
 	o.Check = *check != 0
 	o.Rendezvous.Wait = wait
 	if *ncclPath != "" {
 		o.NCCL = &nccl.Library{Path: *ncclPath, FoundBy: "--nccl", Looked: []string{*ncclPath}}
 	}
-	return o, limit, nil
+	return o, limit, find, nil
 }
 
 func envInt(k string, def int) int {

@@ -2,10 +2,12 @@ package tools
 
 import (
 	"maps"
+	"strings"
 	"time"
 
 	"github.com/rdmabench/rdmabench/runner/endpoint"
 	"github.com/rdmabench/rdmabench/scenarios"
+	"github.com/rdmabench/rdmabench/tool"
 )
 
 // ncclProbeSpec is the runner's part of the NCCL probe (cmd/rdmabench-nccl):
@@ -13,7 +15,31 @@ import (
 // NCCL's unique id in the run's etcd, which is its readiness, and the other
 // ranks read it there. No launcher, no sshd.
 var ncclProbeSpec = Spec{build: buildNCCLProbe, work: ncclWork,
-	etcd: func(*scenarios.Test) bool { return true }}
+	etcd:   func(*scenarios.Test) bool { return true },
+	probes: func(*scenarios.Test) []Probe { return []Probe{NCCLProbeFindsNCCL()} }}
+
+// NCCLProbeFindsNCCL is preflight's check that the probe is there and finds
+// the image's NCCL as it will at run time (rdmabench-nccl --find: no GPU
+// needed), with the version; a missing NCCL says where it looked.
+func NCCLProbeFindsNCCL() Probe {
+	return Probe{
+		ID:     "nccl-probe-finds-nccl",
+		Script: `command -v rdmabench-nccl >/dev/null 2>&1 || { echo "nccl=noprobe"; exit 0; }; rdmabench-nccl --find`,
+		Judge: func(out string) (ProbeStatus, string, string) {
+			switch v := probeField(out, "nccl"); v {
+			case "noprobe":
+				return ProbeFail, "rdmabench-nccl is not on PATH", installOf(tool.NCCLProbe)
+			case "notfound":
+				return ProbeFail, "no NCCL library: " + probeField(out, "nccl-error") + " (looked at: " + probeField(out, "looked") + ")",
+					"use the serving image that holds NCCL (torch's nvidia-nccl wheel), or set VLLM_NCCL_SO_PATH in the pod's env to its libnccl.so.2"
+			case "":
+				return ProbeUnknown, "the probe printed nothing it knows: " + strings.TrimSpace(out), ""
+			default:
+				return ProbePass, "NCCL " + probeField(out, "nccl-version") + " at " + v + " (found by " + probeField(out, "nccl-found-by") + ")", ""
+			}
+		},
+	}
+}
 
 // NCCLProbeKey is the etcd key of a leg's NCCL unique id: under the leg's
 // group, whose keys the runner clears before and after the leg.
