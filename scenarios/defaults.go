@@ -119,21 +119,21 @@ func defaultTest(t *Test, d *Defaults) {
 	defaultArgs(t)
 }
 
-// defaultRequires: RDMA tools need a device; UCX-based tools over a TCP
-// UCX_TLS and iperf3 do not, so they run on any host. nccl is left unset:
-// the planner decides from placement, since ranks on one host need no NIC
-// (NVLink, PCIe peer-to-peer, shared memory) and ranks on several do.
+// defaultRequires, from the tool's description: RDMA tools need a device;
+// a tool that needs none (iperf3), or whose transport the test chose as
+// TCP (ucx_perftest, nixlbench over a TCP UCX_TLS), runs on any host. A
+// collective is left unset: the planner decides from placement, since
+// ranks on one host need no NIC (NVLink, PCIe peer-to-peer, shared memory)
+// and ranks on several do.
 func defaultRequires(t *Test) string {
-	if collective(t.Tool) {
+	spec, ok := tool.Lookup(t.Tool)
+	switch {
+	case !ok:
+		return RequiresRDMA // refused by validation, which names the tool
+	case spec.Collective:
 		return ""
-	}
-	switch t.Tool {
-	case ToolIperf3:
+	case !spec.NeedsRDMA, spec.SelectsTransport && tool.TransportsAreTCP(t.Args.Transports):
 		return RequiresTCP
-	case ToolUCXPerftest, ToolNixlbench:
-		if tool.TransportsAreTCP(t.Args.Transports) {
-			return RequiresTCP
-		}
 	}
 	return RequiresRDMA
 }
