@@ -9,12 +9,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/rdmabench/rdmabench/parsers"
 	"github.com/rdmabench/rdmabench/report/schema"
 	"github.com/rdmabench/rdmabench/runner/backend/local"
-	"github.com/rdmabench/rdmabench/runner/endpoint"
 	"github.com/rdmabench/rdmabench/runner/plan"
 	"github.com/rdmabench/rdmabench/runner/tools"
 	"github.com/rdmabench/rdmabench/scenarios"
@@ -102,21 +100,7 @@ tests:
     args: {collective: sendrecv, minSize: 1KiB, maxSize: 4MiB, stepFactor: 4, iterations: 5}
     expect: {minBusBW: 1KB/s}
 `
-	sc, err := scenarios.LoadBytes("nccl-local.yaml", []byte(text))
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := plan.Compile(sc, plan.CompileOptions{HasRDMA: func(endpoint.Endpoint) bool { return false }, PortOffset: 400})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	out := t.TempDir()
-	rep, err := Run(ctx, Config{Plan: p, Backend: local.New(), Scenario: sc, OutDir: out, Progress: testWriter{t}})
-	if err != nil {
-		t.Fatalf("run: %v", err)
-	}
+	rep, out := runLocalScenario(t, "nccl-local.yaml", text, 400)
 	r := rep.Results[0]
 	raw, _ := os.ReadFile(filepath.Join(out, r.RawOutputs[0]))
 	t.Logf("%s\n%s", r.Commands[0], raw)

@@ -64,21 +64,7 @@ tests:
     args: {collective: all_reduce, minSize: 64KiB, maxSize: 1MiB, stepFactor: 4, iterations: 3}
     expect: {minBusBW: 1KB/s}
 `
-	sc, err := scenarios.LoadBytes("nccl-probe.yaml", []byte(text))
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := plan.Compile(sc, plan.CompileOptions{HasRDMA: func(endpoint.Endpoint) bool { return false }, PortOffset: 410})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	out := t.TempDir()
-	rep, err := Run(ctx, Config{Plan: p, Backend: local.New(), Scenario: sc, OutDir: out, Progress: testWriter{t}})
-	if err != nil {
-		t.Fatalf("run: %v", err)
-	}
+	rep, out := runLocalScenario(t, "nccl-probe.yaml", text, 410)
 	r := rep.Results[0]
 	raw, _ := os.ReadFile(filepath.Join(out, r.RawOutputs[0]))
 	if r.Verdict != schema.VerdictPass || len(r.Samples) != 3 || r.NRanks != 3 || r.BestBps <= 0 {
@@ -98,4 +84,27 @@ tests:
 	if !strings.Contains(string(raw), "# rdmabench-nccl version") || !strings.Contains(r.Commands[0], "--key xferbench/rdmabench-") {
 		t.Errorf("raw output or command:\n%s\n%s", r.Commands[0], raw)
 	}
+}
+
+// runLocalScenario loads a scenario's text, compiles it for this host (no
+// RDMA device) and runs it on the local backend, bounded: the report and
+// the results folder.
+func runLocalScenario(t *testing.T, name, text string, portOffset int) (*schema.Report, string) {
+	t.Helper()
+	sc, err := scenarios.LoadBytes(name, []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := plan.Compile(sc, plan.CompileOptions{HasRDMA: func(endpoint.Endpoint) bool { return false }, PortOffset: portOffset})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	out := t.TempDir()
+	rep, err := Run(ctx, Config{Plan: p, Backend: local.New(), Scenario: sc, OutDir: out, Progress: testWriter{t}})
+	if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	return rep, out
 }
