@@ -47,6 +47,19 @@ func standin(t *testing.T, cflags ...string) (dir string) {
 // output returned, every rank's error joined.
 func ranks(t *testing.T, dir, url, key string, n int, args ...string) (string, error) {
 	t.Helper()
+	out, errs := eachRank(t, dir, url, key, n, args...)
+	for _, err := range errs {
+		if err != nil {
+			return out, err
+		}
+	}
+	return out, nil
+}
+
+// eachRank runs n ranks as ranks does and returns rank 0's output with
+// every rank's own error, for tests where which rank fails first is a race.
+func eachRank(t *testing.T, dir, url, key string, n int, args ...string) (string, []error) {
+	t.Helper()
 	outs := make([]bytes.Buffer, n)
 	errs := make([]error, n)
 	var wg sync.WaitGroup
@@ -69,12 +82,7 @@ func ranks(t *testing.T, dir, url, key string, n int, args ...string) (string, e
 		}()
 	}
 	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return outs[0].String(), err
-		}
-	}
-	return outs[0].String(), nil
+	return outs[0].String(), errs
 }
 
 // TestProbeOverStandins runs the probe as rdmabench runs it, four ranks
