@@ -1,0 +1,469 @@
+# rdmabench's NIXL probe: the KV-cache transfer of disaggregated serving,
+# driven through NIXL's Python API the way vLLM's NixlConnector drives it,
+# with the python3 and the nixl package of the image that serves.
+#
+# Two agents: the target (prefill) registers its KV regions and publishes
+# its agent metadata and region addresses in rdmabench's etcd; the
+# initiator (decode) registers its own, loads the target's metadata and
+# moves one "request" at a time: one descriptor per block of every region
+# (layers x K/V), all in one transfer, READ by default (decode pulls).
+# Per request, as vLLM: make_prepped_xfer from the prepared descriptor
+# lists, transfer, poll check_xfer_state until DONE, release.
+#
+# The table is nixlbench's (same columns, same definitions: GB/s is 1e9
+# bytes/s over the whole timed loop, "Avg Lat." is that loop's time per
+# descriptor), so that the two can be read side by side; the banner says
+# which program measured and which libraries it loaded.
+#
+# Only the standard library besides nixl (and torch for VRAM): the etcd
+# rendezvous goes through etcd's JSON gateway (/v3/kv/*).
+#
+# Exit status: 0 measured, 1 failed (a line "rdmabench-nixl: ..." says
+# why), 2 bad arguments.
+
+import argparse
+import base64
+import ctypes
+import json
+import os
+import platform
+import sys
+import time
+import urllib.error
+import urllib.request
+
+PROGRAM = "rdmabench-nixl"
+FORMAT_VERSION = "1"
+DONE = b"rdmabench-nixl:done"
+NOTIF = b"rdmabench-nixl:request"
+
+
+def fail(msg, code=1):
+    print(f"{PROGRAM}: {msg}", file=sys.stderr, flush=True)
+    sys.exit(code)
+
+
+# ---- etcd, through its JSON gateway -------------------------------------
+
+
+def _b64(s):
+    return base64.b64encode(s if isinstance(s, bytes) else s.encode()).decode()
+
+
+def etcd_call(url, path, body, timeout):
+    req = urllib.request.Request(url.rstrip("/") + path, data=json.dumps(body).encode(),
+                                 headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=timeout) as resp:
+        return json.loads(resp.read() or b"{}")
+
+
+def etcd_put(url, key, value):
+    etcd_call(url, "/v3/kv/put", {"key": _b64(key), "value": _b64(value)}, 10)
+
+
+def etcd_wait(url, key, deadline, what):
+    """The value of key once it exists; fails at deadline, naming what it
+    waited for and the last error seen."""
+    last = "the key was not there"
+    while True:
+        try:
+            kvs = etcd_call(url, "/v3/kv/range", {"key": _b64(key)}, 5).get("kvs") or []
+            if kvs:
+                return base64.b64decode(kvs[0].get("value", ""))
+        except (urllib.error.URLError, OSError, ValueError) as e:
+            last = f"etcd at {url}: {e}"
+        if time.monotonic() > deadline:
+            fail(f"waited for {what} at {key}: {last}")
+        time.sleep(0.05)
+
+
+# ---- memory: KV regions in VRAM (torch) or DRAM (torch or ctypes) ---------
+
+
+def pattern_byte(i, region):
+    return ((i % 251) + region) % 256
+
+
+class Regions:
+    """regions buffers of capacity bytes each, on one device."""
+
+    def __init__(self, seg, count, capacity, device):
+        self.seg, self.count, self.capacity, self.device = seg, count, capacity, device
+        self.bufs, self.addrs = [], []
+        if seg == "VRAM":
+            import torch
+
+            self.torch = torch
+            for _ in range(count):
+                t = torch.zeros(capacity, dtype=torch.uint8, device=f"cuda:{device}")
+                self.bufs.append(t)
+                self.addrs.append(t.data_ptr())
+            torch.cuda.synchronize(device)
+        else:
+            self.torch = None
+            for _ in range(count):
+                b = (ctypes.c_uint8 * capacity)()
+                self.bufs.append(b)
+                self.addrs.append(ctypes.addressof(b))
+
+    def fill(self):
+        """Each region's bytes follow pattern_byte, so a reader can check
+        what it got without a copy of the source."""
+        for r in range(self.count):
+            if self.torch is not None:
+                t = self.torch
+                idx = t.arange(self.capacity, device=self.bufs[r].device, dtype=t.int64)
+                self.bufs[r].copy_(((idx % 251) + r) % 256)
+            else:
+                chunk = bytes(pattern_byte(i, r) for i in range(251))
+                data = (chunk * (self.capacity // 251 + 1))[: self.capacity]
+                ctypes.memmove(self.addrs[r], data, self.capacity)
+        self.sync()
+
+    def zero(self):
+        for r in range(self.count):
+            if self.torch is not None:
+                self.bufs[r].zero_()
+            else:
+                ctypes.memset(self.addrs[r], 0, self.capacity)
+        self.sync()
+
+    def sync(self):
+        if self.torch is not None:
+            self.torch.cuda.synchronize(self.device)
+
+    def check(self, block, blocks):
+        """The first blocks blocks of every region hold the pattern: the
+        request's data arrived. Returns a description of the first
+        mismatch, or None."""
+        n = block * blocks
+        for r in range(self.count):
+            if self.torch is not None:
+                t = self.torch
+                idx = t.arange(n, device=self.bufs[r].device, dtype=t.int64)
+                want = (((idx % 251) + r) % 256).to(t.uint8)
+                bad = (self.bufs[r][:n] != want).nonzero()
+                if bad.numel():
+                    i = int(bad[0])
+                    return f"region {r} byte {i}: got {int(self.bufs[r][i])}, want {int(want[i])}"
+            else:
+                got = ctypes.string_at(self.addrs[r], n)
+                for i in range(0, n, 4093):  # a stride prime to 251 samples every phase
+                    if got[i] != pattern_byte(i, r):
+                        return f"region {r} byte {i}: got {got[i]}, want {pattern_byte(i, r)}"
+        return None
+
+    def reg_list(self):
+        return [(a, self.capacity, self.device, "") for a in self.addrs]
+
+
+
+def block_descs(addrs, block, blocks, device):
+    """One descriptor per block of every region, region-major: vLLM's
+    layout (desc id = region * blocks + block)."""
+    return [(a + b * block, block, device) for a in addrs for b in range(blocks)]
+
+
+# ---- versions ------------------------------------------------------------
+
+
+def nixl_version(nixl):
+    try:
+        from importlib import metadata
+    except ImportError:
+        metadata = None
+    if metadata is not None:
+        for dist in ("nixl", "nixl-cu13", "nixl-cu12", "nixl_cu13", "nixl_cu12"):
+            try:
+                return metadata.version(dist)
+            except Exception:
+                pass
+    return getattr(nixl, "__version__", "unknown")
+
+
+def loaded_library(stem):
+    """The path of a loaded shared library whose file name starts with stem."""
+    try:
+        with open("/proc/self/maps") as f:
+            for line in f:
+                path = line.split()[-1]
+                if "/" in path and os.path.basename(path).startswith(stem):
+                    return path
+    except OSError:
+        pass
+    return ""
+
+
+def ucx_version():
+    path = loaded_library("libucp.so")
+    if not path:
+        return "not-loaded"
+    try:
+        fn = ctypes.CDLL(path).ucp_get_version_string
+        fn.restype = ctypes.c_char_p
+        return fn().decode()
+    except (OSError, AttributeError):
+        return "unknown"
+
+
+# ---- the two roles -------------------------------------------------------
+
+
+def make_agent(args, nixl_api, name):
+    conf = nixl_api.nixl_agent_config(True, False, 0, backends=[args.backend])
+    agent = nixl_api.nixl_agent(name, conf)
+    plugins = agent.get_plugin_list()
+    if args.backend not in plugins:
+        fail(f"the image's NIXL has no {args.backend} plugin (it has {','.join(plugins) or 'none'}); "
+             f"set NIXL_PLUGIN_DIR to the folder of libplugin_{args.backend}.so or choose a backend it has")
+    return agent, plugins
+
+
+def publish(args, agent, regions, role):
+    md = {"name": agent.name, "metadata": base64.b64encode(agent.get_agent_metadata()).decode(),
+          "regions": regions.addrs, "device": regions.device, "seg": regions.seg,
+          "capacity": regions.capacity}
+    etcd_put(args.etcd, f"{args.key}/{role}", json.dumps(md))
+
+
+def peer(args, role, deadline):
+    return json.loads(etcd_wait(args.etcd, f"{args.key}/{role}", deadline, f"the {role}'s agent metadata"))
+
+
+def run_target(args, nixl_api, banner):
+    deadline = time.monotonic() + args.rendezvous_timeout
+    regions = Regions(args.target_seg, args.regions, capacity(args), args.device)
+    regions.fill()
+    agent, plugins = make_agent(args, nixl_api, f"{args.name}-target")
+    reg = agent.register_memory(regions.reg_list(), args.target_seg, backends=[args.backend])
+    print(banner("target", agent, plugins), flush=True)
+    publish(args, agent, regions, "target")
+    init = peer(args, "initiator", deadline)
+    agent.add_remote_agent(base64.b64decode(init["metadata"]))
+    print(f"# target: {args.regions} regions of {regions.capacity} B in {args.target_seg} "
+          f"(device {args.device}) serve {init['name']}", flush=True)
+    end = time.monotonic() + args.time_limit
+    notes = 0
+    while time.monotonic() < end:
+        got = agent.get_new_notifs()
+        for msgs in got.values():
+            notes += len(msgs)
+            if DONE in msgs:
+                print(f"# target: done after {notes} notifications", flush=True)
+                agent.remove_remote_agent(init["name"])
+                agent.deregister_memory(reg, backends=[args.backend])
+                return
+        time.sleep(0.001)
+    fail(f"the initiator did not finish within {args.time_limit:g} s")
+
+
+def run_initiator(args, nixl_api, banner):
+    deadline = time.monotonic() + args.rendezvous_timeout
+    tgt = peer(args, "target", deadline)
+    regions = Regions(args.initiator_seg, args.regions, capacity(args), args.device)
+    if args.op == "WRITE":
+        regions.fill()
+    agent, plugins = make_agent(args, nixl_api, f"{args.name}-initiator")
+    reg = agent.register_memory(regions.reg_list(), args.initiator_seg, backends=[args.backend])
+    publish(args, agent, regions, "initiator")
+    remote = agent.add_remote_agent(base64.b64decode(tgt["metadata"]))
+    if len(tgt["regions"]) != args.regions or tgt["capacity"] < capacity(args):
+        fail(f"the target registered {len(tgt['regions'])} regions of {tgt['capacity']} B, "
+             f"this initiator needs {args.regions} of {capacity(args)} B: run both with the same sizes")
+    print(banner("initiator", agent, plugins), flush=True)
+    print_config(args, tgt)
+    print_header()
+    block, failed = args.min_block, None
+    while block <= args.max_block:
+        failed = measure(args, agent, remote, regions, tgt, block) or failed
+        block *= 2
+    print("-" * 160, flush=True)
+    agent.send_notif(remote, DONE)
+    agent.remove_remote_agent(remote)
+    agent.deregister_memory(reg, backends=[args.backend])
+    if failed:
+        fail(failed)
+
+
+def capacity(args):
+    return args.max_block * args.blocks
+
+
+def measure(args, agent, remote, regions, tgt, block):
+    """One row: block-sized descriptors, regions x blocks of them per
+    request. Returns an error text when the data did not arrive."""
+    local = agent.prep_xfer_dlist("NIXL_INIT_AGENT", block_descs(regions.addrs, block, args.blocks, regions.device),
+                                  args.initiator_seg, backends=[args.backend])
+    far = agent.prep_xfer_dlist(remote, block_descs(tgt["regions"], block, args.blocks, tgt["device"]),
+                                args.target_seg, backends=[args.backend])
+    ids = list(range(args.regions * args.blocks))
+    iters = iterations(args, block)
+    problem = None
+    if args.op == "READ":
+        regions.zero()
+        request(args, agent, local, far, ids, remote, None)
+        regions.sync()
+        bad = regions.check(block, args.blocks)
+        if bad:
+            problem = f"READ of {block} B blocks: the data did not arrive ({bad})"
+    for _ in range(args.warmup):
+        request(args, agent, local, far, ids, remote, None)
+    prep, post, tx = [], [], []
+    reuse = agent.make_prepped_xfer(args.op, local, ids, far, ids, backends=[args.backend]) if args.reuse_xfer else None
+    start = time.perf_counter_ns()
+    for _ in range(iters):
+        request(args, agent, local, far, ids, remote, (prep, post, tx), reuse)
+    total_us = (time.perf_counter_ns() - start) / 1e3
+    if reuse is not None:
+        agent.release_xfer_handle(reuse)
+    agent.release_dlist_handle(local)
+    agent.release_dlist_handle(far)
+    batch = len(ids)
+    gbs = block * batch * iters / 1e9 / (total_us / 1e6)
+    row = [f"{block:<20d}", f"{batch:<15d}", f"{gbs:<15.6f}", f"{total_us / (iters * batch):<15.1f}"]
+    for xs in (prep, post, tx):
+        row += [f"{avg(xs):<15.1f}", f"{p99(xs):<15.1f}"]
+    print("".join(row), flush=True)
+    return problem
+
+
+def request(args, agent, local, far, ids, remote, times, reuse=None):
+    """One request's transfer, as vLLM's NixlConnector posts it: with a
+    notification that tells prefill the blocks may be freed."""
+    t0 = time.perf_counter_ns()
+    h = reuse or agent.make_prepped_xfer(args.op, local, ids, far, ids, notif_msg=NOTIF if args.notify else b"",
+                                         backends=[args.backend])
+    t1 = time.perf_counter_ns()
+    state = agent.transfer(h)
+    t2 = time.perf_counter_ns()
+    while state not in ("DONE", "ERR"):
+        state = agent.check_xfer_state(h)
+    t3 = time.perf_counter_ns()
+    if reuse is None:
+        agent.release_xfer_handle(h)
+    if state == "ERR":
+        fail(f"{args.op} to {remote} failed (NIXL state ERR)")
+    if times is not None:
+        times[0].append((t1 - t0) / 1e3)
+        times[1].append((t2 - t1) / 1e3)
+        times[2].append((t3 - t2) / 1e3)
+
+
+def iterations(args, block):
+    """nixlbench's rule: blocks over 1 MiB get iters / large-block factor."""
+    if block > 1 << 20:
+        return max(1, args.iters // args.large_block_factor)
+    return args.iters
+
+
+def avg(xs):
+    return sum(xs) / len(xs) if xs else 0.0
+
+
+def p99(xs):
+    if not xs:
+        return 0.0
+    s = sorted(xs)
+    return s[min(len(s) - 1, int(len(s) * 0.99))]
+
+
+def print_config(args, tgt):
+    batch = args.regions * args.blocks
+    rows = [("Backend (--backend)", args.backend), ("Op type (--op_type=[READ,WRITE])", args.op),
+            ("Initiator seg type (--initiator_seg_type=[DRAM,VRAM])", args.initiator_seg),
+            ("Target seg type (--target_seg_type=[DRAM,VRAM])", args.target_seg),
+            ("Regions (--regions=N)", args.regions), ("Blocks per request (--blocks=N)", args.blocks),
+            ("Transfer (--reuse-xfer)", "reused" if args.reuse_xfer else "per request (vLLM)"),
+            ("Notification per request (--no-notify)", 1 if args.notify else 0),
+            ("Start block size (--start_block_size=N)", args.min_block),
+            ("Max block size (--max_block_size=N)", args.max_block),
+            ("Start batch size (--start_batch_size=N)", batch), ("Max batch size (--max_batch_size=N)", batch),
+            ("Num iter (--num_iter=N)", args.iters), ("Warmup iter (--warmup_iter=N)", args.warmup),
+            ("Large block iter factor (--large_blk_iter_ftr=N)", args.large_block_factor),
+            ("Initiator device (--device=N)", args.device), ("Target device", tgt["device"]),
+            ("Check consistency (--check_consistency=[0,1])", 1 if args.op == "READ" else 0)]
+    print("*" * 160)
+    print(f"{PROGRAM} Configuration")
+    print("*" * 160)
+    for label, value in rows:
+        print(f"{label:<60}: {value}")
+    print("-" * 160)
+
+
+def print_header():
+    cols = ["Block Size (B)", "Batch Size", "B/W (GB/Sec)", "Avg Lat. (us)", "Avg Prep (us)", "P99 Prep (us)",
+            "Avg Post (us)", "P99 Post (us)", "Avg Tx (us)", "P99 Tx (us)"]
+    print(f"{cols[0]:<20}" + "".join(f"{c:<15}" for c in cols[1:]))
+    print("-" * 160, flush=True)
+
+
+def banner_maker(args, nixl):
+    def banner(role, agent, plugins):
+        fields = {"role": role, "nixl": nixl_version(nixl), "ucx": ucx_version(),
+                  "backend": args.backend, "plugins": ",".join(plugins) or "none",
+                  "python": platform.python_version(), "nixl-path": os.path.dirname(nixl.__file__)}
+        torch = sys.modules.get("torch")
+        if torch is not None:
+            fields["torch"] = torch.__version__
+            fields["torch-cuda"] = getattr(torch.version, "cuda", None) or "none"
+        return f"# {PROGRAM} version {FORMAT_VERSION} " + " ".join(f"{k}={v}" for k, v in fields.items())
+    return banner
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(prog=PROGRAM)
+    p.add_argument("--role", choices=["target", "initiator"], required=True)
+    p.add_argument("--etcd", required=True, help="rdmabench's etcd client URL")
+    p.add_argument("--key", required=True, help="etcd key prefix of this pair")
+    p.add_argument("--name", default="rdmabench")
+    p.add_argument("--backend", default="UCX")
+    p.add_argument("--op", choices=["READ", "WRITE"], default="READ")
+    p.add_argument("--initiator-seg", choices=["DRAM", "VRAM"], default="DRAM")
+    p.add_argument("--target-seg", choices=["DRAM", "VRAM"], default="DRAM")
+    p.add_argument("--device", type=int, default=0, help="this side's GPU (VRAM)")
+    p.add_argument("--min-block", type=int, default=65536)
+    p.add_argument("--max-block", type=int, default=16 << 20)
+    p.add_argument("--regions", type=int, default=1, help="KV regions: layers x K/V")
+    p.add_argument("--blocks", type=int, default=1, help="blocks per region in one request")
+    p.add_argument("--iters", type=int, default=256)
+    p.add_argument("--warmup", type=int, default=16)
+    p.add_argument("--large-block-factor", type=int, default=16)
+    p.add_argument("--reuse-xfer", action="store_true", help="post one prepared transfer again (nixlbench's way)")
+    p.add_argument("--no-notify", dest="notify", action="store_false",
+                   help="no notification per request (nixlbench sends none; vLLM does)")
+    p.add_argument("--rendezvous-timeout", type=float, default=120)
+    p.add_argument("--time-limit", type=float, default=600)
+    a = p.parse_args(argv)
+    for name in ("min_block", "max_block", "regions", "blocks", "iters", "large_block_factor"):
+        if getattr(a, name) <= 0:
+            fail(f"--{name.replace('_', '-')} must be positive", 2)
+    if a.warmup < 0 or a.min_block > a.max_block:
+        fail("--warmup must be >= 0 and --min-block <= --max-block", 2)
+    return a
+
+
+def main(argv):
+    args = parse_args(argv)
+    try:
+        import nixl
+        import nixl._api as nixl_api
+    except ImportError as e:
+        fail(f"{sys.executable} cannot import nixl ({e}): run with the python3 of an image that has NIXL's "
+             "Python package (vLLM's and llm-d's do), or set RDMABENCH_PYTHON")
+    if "VRAM" in (args.initiator_seg, args.target_seg):
+        try:
+            import torch  # noqa: F401  (VRAM regions are torch tensors, as vLLM's KV cache)
+        except ImportError as e:
+            fail(f"VRAM needs torch in {sys.executable} ({e})")
+    banner = banner_maker(args, nixl)
+    try:
+        if args.role == "target":
+            run_target(args, nixl_api, banner)
+        else:
+            run_initiator(args, nixl_api, banner)
+    except Exception as e:  # NIXL raises its errors (nixlBackendError, ...) as exceptions
+        fail(f"{args.role}: {type(e).__name__}: {e}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,170 @@
+# The stand-in's agent: each agent serves its registered DRAM over a TCP
+# socket; READ asks the peer for bytes at its addresses, WRITE sends them,
+# a notification is a message the peer queues for get_new_notifs.
+import ctypes
+import json
+import os
+import pickle
+import socket
+import struct
+import threading
+
+
+class nixl_agent_config:
+    def __init__(self, enable_prog_thread=True, enable_listen_thread=False, listen_port=0,
+                 capture_telemetry=False, num_threads=0, backends=["UCX"], sync_mode=None):
+        self.backends = backends
+
+
+def _send(sock, obj):
+    data = pickle.dumps(obj)
+    sock.sendall(struct.pack("!Q", len(data)) + data)
+
+
+def _recv_exact(sock, n):
+    buf = bytearray()
+    while len(buf) < n:
+        chunk = sock.recv(n - len(buf))
+        if not chunk:
+            raise ConnectionError("stand-in: peer went away")
+        buf += chunk
+    return bytes(buf)
+
+
+def _recv(sock):
+    (n,) = struct.unpack("!Q", _recv_exact(sock, 8))
+    return pickle.loads(_recv_exact(sock, n))
+
+
+class _Dlist:
+    def __init__(self, agent, descs):
+        self.agent, self.descs = agent, descs
+
+
+class _Xfer:
+    def __init__(self, op, local, remote, rids, notif):
+        self.op, self.local, self.remote, self.rids, self.notif = op, local, remote, rids, notif
+        self.state = "INIT"
+
+
+class nixl_agent:
+    def __init__(self, agent_name, nixl_conf=None, instantiate_all=False):
+        self.name = agent_name
+        self.backends = {b: b for b in (nixl_conf.backends if nixl_conf else ["UCX"])}
+        self._notifs, self._lock = {}, threading.Lock()
+        self._peers = {}  # name -> (host, port)
+        self._conns = {}
+        self._srv = socket.socket()
+        self._srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self._srv.bind((os.environ.get("NIXL_STANDIN_BIND", "127.0.0.1"), 0))
+        self._srv.listen(16)
+        self._addr = (os.environ.get("NIXL_STANDIN_ADDR", "127.0.0.1"), self._srv.getsockname()[1])
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self):
+        while True:
+            try:
+                conn, _ = self._srv.accept()
+            except OSError:
+                return
+            threading.Thread(target=self._handle, args=(conn,), daemon=True).start()
+
+    def _handle(self, conn):
+        with conn:
+            while True:
+                try:
+                    msg = _recv(conn)
+                except (ConnectionError, OSError, EOFError):
+                    return
+                kind = msg[0]
+                if kind == "READ":
+                    _send(conn, b"".join(ctypes.string_at(a, n) for a, n in msg[1]))
+                elif kind == "WRITE":
+                    off = 0
+                    for a, n in msg[1]:
+                        ctypes.memmove(a, msg[2][off:off + n], n)
+                        off += n
+                    _send(conn, b"ok")
+                elif kind == "NOTIF":
+                    with self._lock:
+                        self._notifs.setdefault(msg[1], []).append(msg[2])
+                    _send(conn, b"ok")
+
+    def _conn(self, name):
+        c = self._conns.get(name)
+        if c is None:
+            c = socket.create_connection(self._peers[name], timeout=60)
+            c.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            self._conns[name] = c
+        return c
+
+    def get_plugin_list(self):
+        return ["UCX"]
+
+    def register_memory(self, reg_list, mem_type=None, backends=[]):
+        if mem_type not in ("DRAM", "cpu"):
+            raise RuntimeError(f"stand-in: {mem_type} is not supported (DRAM only)")
+        return list(reg_list)
+
+    def deregister_memory(self, dereg_list, backends=[]):
+        pass
+
+    def get_agent_metadata(self):
+        return json.dumps({"name": self.name, "addr": list(self._addr)}).encode()
+
+    def add_remote_agent(self, metadata):
+        md = json.loads(metadata)
+        self._peers[md["name"]] = tuple(md["addr"])
+        return md["name"]
+
+    def remove_remote_agent(self, agent):
+        c = self._conns.pop(agent, None)
+        if c:
+            c.close()
+        self._peers.pop(agent, None)
+
+    def prep_xfer_dlist(self, agent_name, xfer_list, mem_type=None, backends=[]):
+        return _Dlist(agent_name, [(a, n) for a, n, _dev in xfer_list])
+
+    def release_dlist_handle(self, handle):
+        pass
+
+    def make_prepped_xfer(self, operation, local_xfer_side, local_indices, remote_xfer_side, remote_indices,
+                          notif_msg=b"", backends=[], skip_desc_merge=False):
+        if len(local_indices) != len(remote_indices):
+            raise RuntimeError("stand-in: index lists differ in length")
+        return _Xfer(operation, [local_xfer_side.descs[i] for i in local_indices], remote_xfer_side.agent,
+                     [remote_xfer_side.descs[i] for i in remote_indices], notif_msg)
+
+    def transfer(self, handle, notif_msg=b""):
+        c = self._conn(handle.remote)
+        if handle.op == "READ":
+            _send(c, ("READ", handle.rids))
+            data, off = _recv(c), 0
+            for a, n in handle.local:
+                ctypes.memmove(a, data[off:off + n], n)
+                off += n
+        else:
+            _send(c, ("WRITE", handle.rids, b"".join(ctypes.string_at(a, n) for a, n in handle.local)))
+            _recv(c)
+        if handle.notif:
+            self.send_notif(handle.remote, handle.notif)
+        handle.state = "PROC"
+        return "PROC"
+
+    def check_xfer_state(self, handle):
+        handle.state = "DONE"
+        return "DONE"
+
+    def release_xfer_handle(self, handle):
+        pass
+
+    def send_notif(self, remote_agent_name, notif_msg):
+        c = self._conn(remote_agent_name)
+        _send(c, ("NOTIF", self.name, bytes(notif_msg)))
+        _recv(c)
+
+    def get_new_notifs(self, backends=[]):
+        with self._lock:
+            out, self._notifs = self._notifs, {}
+        return out
