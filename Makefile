@@ -13,6 +13,7 @@ FUZZTIME ?= 60s
 build: assets
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/rdmabench
 	CGO_ENABLED=0 $(GO) build -o bin/rdmabench-nccl ./cmd/rdmabench-nccl
+	CGO_ENABLED=0 $(GO) build -o bin/rdmabench-nixl ./cmd/rdmabench-nixl
 
 # ECharts is embedded in the binary from the npm package pinned in
 # report/assets/package-lock.json; the library itself is not committed.

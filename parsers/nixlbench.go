@@ -63,7 +63,9 @@ func (p *nixlParser) line(raw string) {
 	p.lines++
 	switch {
 	case strings.HasPrefix(line, "***"):
-	case line == "NIXLBench Configuration":
+	case strings.HasPrefix(line, "# "+nixlProbe+" version "):
+		p.probeBanner(line[2:])
+	case line == "NIXLBench Configuration", line == nixlProbe+" Configuration":
 		if c := p.nextRun(); c.config {
 			p.cur = nil
 		}
@@ -84,6 +86,35 @@ func (p *nixlParser) line(raw string) {
 	case line[0] >= '0' && line[0] <= '9' && p.rowLine(line):
 	default:
 		p.otherLine(raw, line)
+	}
+}
+
+// nixlProbe is rdmabench's NIXL probe (cmd/rdmabench-nixl): nixlbench's
+// configuration block and table under a banner of its own, "# rdmabench-nixl
+// version 1 role=initiator nixl=0.9.0 ucx=1.20.0 backend=UCX …".
+const nixlProbe = "rdmabench-nixl"
+
+// probeBanner starts a run of the probe: the banner comes first, once per
+// process, so a run that already holds results belongs to another process.
+func (p *nixlParser) probeBanner(body string) {
+	r := p.nextRun()
+	if r.config {
+		r = p.nextRun()
+	}
+	r.m.Tool = nixlProbe
+	f := strings.Fields(body)
+	if len(f) >= 3 {
+		r.m.Version = f[2]
+	}
+	for _, kv := range f[3:] {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			ncclSetInfo(&r.m, strings.ReplaceAll(k, "-", "_"), v)
+		}
+	}
+	if role := r.m.Info["role"]; role == "target" {
+		r.target = true
+	} else if role == "initiator" {
+		r.m.Side = "initiator"
 	}
 }
 

@@ -46,6 +46,11 @@ var nixlSignatures = []nixlSignature{
 	{"NIXL_ERR_", ClassToolError},
 	{"Segmentation fault", ClassToolError},
 	{"terminate called", ClassToolError},
+	// rdmabench-nixl's own words (probe/nixl).
+	{"rdmabench-nixl: waited for ", ClassTimeout},
+	{"did not finish within", ClassTimeout},
+	{"the data did not arrive", ClassDataError},
+	{"rdmabench-nixl: ", ClassToolError},
 }
 
 // nixlFailure classifies a line; generic "Failed to …" and a wrapper's exit

@@ -162,6 +162,20 @@ func defaultArgs(t *Test) {
 		if a.TargetSeg == "" {
 			a.TargetSeg = DefaultNixlSeg
 		}
+	case tool.NixlProbe:
+		// vLLM's NixlConnector: decode READs prefill's blocks over UCX.
+		if a.Backend == "" && len(a.Backends) == 0 {
+			a.Backend = DefaultNixlBackend
+		}
+		if a.Op == "" {
+			a.Op = DefaultNixlRequestOp
+		}
+		if a.InitiatorSeg == "" {
+			a.InitiatorSeg = DefaultNixlSeg
+		}
+		if a.TargetSeg == "" {
+			a.TargetSeg = DefaultNixlSeg
+		}
 	case ToolUCXPerftest:
 		if a.Test == "" {
 			a.Test = DefaultUCXTest

@@ -34,8 +34,11 @@ type variant struct {
 	backend string
 	// batch and tokens: one request's KV transfer (args.perRequest), its
 	// descriptors per transfer and the prompt length they hold.
-	batch  int
-	tokens int
+	batch int
+	// regions are the KV regions the batch spreads over (the NIXL probe
+	// lays them out as vLLM does).
+	regions int
+	tokens  int
 }
 
 func (c *compiler) newTestCompiler(t *scenarios.Test, spec tools.Spec) *testCompiler {
@@ -94,7 +97,7 @@ func requestVariants(t *scenarios.Test, serving *scenarios.Serving) []variant {
 			if b != "" {
 				name = b + "/" + name
 			}
-			out = append(out, variant{name: name, size: layout.BlockBytes, backend: b, batch: layout.Descriptors(n), tokens: n})
+			out = append(out, variant{name: name, size: layout.BlockBytes, backend: b, batch: layout.Descriptors(n), regions: layout.Regions * max(layout.RemoteRanks, 1), tokens: n})
 		}
 	}
 	return out
@@ -181,7 +184,7 @@ func (tc *testCompiler) ends(sl slot) (int, int) {
 func (tc *testCompiler) legs(job Job, ranks []int, from, to, port int) (Job, error) {
 	eps := tc.c.plan.Endpoints
 	for _, v := range tc.variants {
-		in := tools.Leg{Test: tc.t, Size: v.size, Batch: v.batch, Backend: v.backend, Port: port, EnvFor: tc.envForFn, Strings: tc.strs}
+		in := tools.Leg{Test: tc.t, Size: v.size, Batch: v.batch, Regions: v.regions, Backend: v.backend, Port: port, EnvFor: tc.envForFn, Strings: tc.strs}
 		leg := Leg{Variant: v.name, Backend: tc.legBackend(v), RequestTokens: v.tokens}
 		if tools.NeedsEtcd(tc.t) {
 			in.Group = groupName(job.ID) + "-" + strconv.Itoa(len(job.Legs))

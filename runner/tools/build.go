@@ -90,6 +90,9 @@ type Leg struct {
 	// Batch is the descriptors per transfer of one request's KV (nixlbench
 	// args.perRequest), with Size the bytes of each; 0 otherwise.
 	Batch int
+	// Regions are the KV regions (layers × K/V, from each remote rank) the
+	// Batch descriptors spread over: Batch/Regions blocks of each.
+	Regions int
 	// Backend is this leg's NIXL backend ("" = args.backend or UCX).
 	Backend string
 	// Port is the rendezvous port chosen by the planner (0 = tool default).

@@ -78,7 +78,11 @@ class nixl_agent:
                     return
                 kind = msg[0]
                 if kind == "READ":
-                    _send(conn, b"".join(ctypes.string_at(a, n) for a, n in msg[1]))
+                    data = b"".join(ctypes.string_at(a, n) for a, n in msg[1])
+                    if os.environ.get("NIXL_STANDIN_CORRUPT") and data:
+                        # tests: a transfer that reports DONE with wrong bytes
+                        data = bytes([data[0] ^ 0xFF]) + data[1:]
+                    _send(conn, data)
                 elif kind == "WRITE":
                     off = 0
                     for a, n in msg[1]:

@@ -1,0 +1,86 @@
+// Package nixl runs rdmabench's NIXL probe (rdmabench_nixl.py, embedded):
+// the KV-cache transfer of disaggregated serving, driven through NIXL's
+// Python API as vLLM's NixlConnector drives it, with the python3 and the
+// nixl package of the image that serves. The probe is Python because
+// NIXL's Python package is what vLLM loads; this package finds that
+// python3, bounds the run and ends it cleanly on a signal.
+package nixl
+
+import (
+	_ "embed"
+	"os"
+	"os/exec"
+	"strings"
+)
+
+// Program is the probe's binary, as scenarios and parsers name it.
+const Program = "rdmabench-nixl"
+
+// Script is the probe itself.
+//
+//go:embed rdmabench_nixl.py
+var Script []byte
+
+// PythonEnv names the python3 to use where PATH's is not the serving one.
+const PythonEnv = "RDMABENCH_PYTHON"
+
+// Python is the interpreter the probe runs with: $RDMABENCH_PYTHON, else
+// python3 (then python) on PATH, as a shell in the image would find it;
+// foundBy says which rule, looked every place tried.
+func Python() (path, foundBy string, looked []string) {
+	if p := os.Getenv(PythonEnv); p != "" {
+		return p, PythonEnv, []string{PythonEnv + "=" + p}
+	}
+	for _, name := range []string{"python3", "python"} {
+		looked = append(looked, name+" on PATH")
+		if p, err := exec.LookPath(name); err == nil {
+			return p, "PATH", looked
+		}
+	}
+	return "", "", append(looked[:len(looked):len(looked)], "PATH="+os.Getenv("PATH"))
+}
+
+// findScript prints what preflight needs to know, one key=value a line:
+// the interpreter, whether it imports nixl, NIXL's version and plugins.
+const findScript = `
+import sys
+print("python-version=" + sys.version.split()[0])
+try:
+    import nixl, nixl._api as api
+except Exception as e:
+    print("nixl=notfound")
+    print("nixl-error=" + str(e).replace("\n", " "))
+    sys.exit(0)
+import os
+print("nixl=" + os.path.dirname(nixl.__file__))
+v = getattr(nixl, "__version__", "")
+try:
+    from importlib import metadata
+    for d in ("nixl", "nixl-cu13", "nixl-cu12"):
+        try:
+            v = metadata.version(d); break
+        except Exception:
+            pass
+except ImportError:
+    pass
+print("nixl-version=" + (v or "unknown"))
+try:
+    a = api.nixl_agent("rdmabench-find", api.nixl_agent_config(False, False, 0, backends=[]))
+    print("plugins=" + ",".join(sorted(a.get_plugin_list())))
+except Exception as e:
+    print("plugins=error:" + str(e).replace("\n", " "))
+try:
+    import torch
+    print("torch=" + torch.__version__ + " cuda=" + str(torch.version.cuda))
+except Exception:
+    print("torch=none")
+`
+
+// FindLines is what --find prints before the interpreter's own report.
+func FindLines() []string {
+	p, by, looked := Python()
+	if p == "" {
+		return []string{"python=notfound", "looked=" + strings.Join(looked, "; ")}
+	}
+	return []string{"python=" + p, "python-found-by=" + by}
+}

@@ -1,0 +1,162 @@
+package nixl
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rdmabench/rdmabench/parsers"
+	"github.com/rdmabench/rdmabench/runner/etcd"
+)
+
+// standin puts the stand-in nixl package (testdata/standin) on PYTHONPATH
+// and gives the probe a private TMPDIR, to see that it leaves nothing.
+func standin(t *testing.T) string {
+	t.Helper()
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("no python3")
+	}
+	std, _ := filepath.Abs(filepath.Join("testdata", "standin"))
+	t.Setenv("PYTHONPATH", std)
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	return tmp
+}
+
+type side struct {
+	out  bytes.Buffer
+	code int
+}
+
+// pair runs a target and an initiator over a fresh etcd (the initiator
+// waits for the target's key, as rdmabench's readiness does).
+func pair(t *testing.T, limit time.Duration, args ...string) (target, initiator *side) {
+	t.Helper()
+	srv, err := etcd.Start(context.Background(), etcd.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	common := append([]string{"--etcd", srv.URL, "--key", "/rdmabench/test/" + t.Name(), "--rendezvous-timeout", "20"}, args...)
+	target, initiator = &side{}, &side{}
+	var wg sync.WaitGroup
+	for _, s := range []struct {
+		role string
+		into *side
+	}{{"target", target}, {"initiator", initiator}} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			o := Options{Args: append([]string{"--role", s.role}, common...), Limit: limit, Stdout: &s.into.out, Stderr: &s.into.out}
+			s.into.code = Run(context.Background(), o)
+		}()
+	}
+	wg.Wait()
+	return target, initiator
+}
+
+// TestProbeReadsKVBlocks: a READ sweep of vLLM-shaped requests (4 regions,
+// 2 blocks each) over the stand-in: every size's data checked, the table
+// parsed as the probe's with its versions, nothing left in TMPDIR.
+func TestProbeReadsKVBlocks(t *testing.T) {
+	tmp := standin(t)
+	tgt, ini := pair(t, time.Minute, "--regions", "4", "--blocks", "2", "--min-block", "4096", "--max-block", "65536", "--iters", "8", "--warmup", "1")
+	if tgt.code != 0 || ini.code != 0 {
+		t.Fatalf("exit %d/%d\n%s\n%s", tgt.code, ini.code, tgt.out.String(), ini.out.String())
+	}
+	ms, err := parsers.Parse(Program, strings.NewReader(ini.out.String()))
+	if err != nil || len(ms) != 1 || !ms[0].OK {
+		t.Fatalf("%v %+v\n%s", err, ms, ini.out.String())
+	}
+	m := ms[0]
+	if m.Tool != Program || m.Op != "READ" || m.Backend != "UCX" || len(m.Samples) != 5 || m.Info["nixl"] != "0.9.0+standin" {
+		t.Errorf("tool %q op %q backend %q, %d samples, info %v", m.Tool, m.Op, m.Backend, len(m.Samples), m.Info)
+	}
+	for _, s := range m.Samples {
+		if s.Batch != 8 || s.BWAvgBps == nil || *s.BWAvgBps <= 0 {
+			t.Errorf("sample %+v: want a batch of 8 descriptors and a bandwidth", s)
+		}
+	}
+	if !strings.Contains(tgt.out.String(), "# target: done after") {
+		t.Errorf("target did not see the initiator finish:\n%s", tgt.out.String())
+	}
+	if left, _ := os.ReadDir(tmp); len(left) > 0 {
+		t.Errorf("left in TMPDIR: %v", left)
+	}
+}
+
+// TestProbeCatchesWrongData: a transfer that says DONE but brought wrong
+// bytes fails the run as a data error, not a result.
+func TestProbeCatchesWrongData(t *testing.T) {
+	standin(t)
+	t.Setenv("NIXL_STANDIN_CORRUPT", "1")
+	_, ini := pair(t, time.Minute, "--min-block", "4096", "--max-block", "4096", "--iters", "2", "--warmup", "0")
+	ms, _ := parsers.Parse(Program, strings.NewReader(ini.out.String()))
+	if ini.code != 1 || len(ms) != 1 || ms[0].OK || ms[0].ErrorClass != parsers.ClassDataError {
+		t.Fatalf("exit %d, %+v\n%s", ini.code, ms, ini.out.String())
+	}
+}
+
+// TestProbeWithoutNixlSaysSo: a python3 without NIXL's package fails with
+// the interpreter's path and the fix.
+func TestProbeWithoutNixlSaysSo(t *testing.T) {
+	standin(t)
+	t.Setenv("PYTHONPATH", "")
+	var out bytes.Buffer
+	code := Run(context.Background(), Options{Args: []string{"--role", "initiator", "--etcd", "http://127.0.0.1:1", "--key", "/x"},
+		Limit: time.Minute, Stdout: &out, Stderr: &out})
+	if code != 1 || !strings.Contains(out.String(), "cannot import nixl") || !strings.Contains(out.String(), "RDMABENCH_PYTHON") {
+		t.Fatalf("exit %d:\n%s", code, out.String())
+	}
+}
+
+// TestProbeWatchdog: an initiator whose target never comes is ended at the
+// limit with 124 and its script removed.
+func TestProbeWatchdog(t *testing.T) {
+	tmp := standin(t)
+	var out bytes.Buffer
+	code := Run(context.Background(), Options{Args: []string{"--role", "initiator", "--etcd", "http://127.0.0.1:1", "--key", "/x", "--rendezvous-timeout", "600"},
+		Limit: 2 * time.Second, Stdout: &out, Stderr: &out})
+	if code != 124 || !strings.Contains(out.String(), "did not finish within 2s") {
+		t.Fatalf("exit %d:\n%s", code, out.String())
+	}
+	if left, _ := os.ReadDir(tmp); len(left) > 0 {
+		t.Errorf("left in TMPDIR: %v", left)
+	}
+}
+
+// TestProbeRendezvousTimeoutNamesEtcd: a target that cannot reach etcd
+// gives up at its rendezvous timeout saying where it looked and why.
+func TestProbeRendezvousTimeoutNamesEtcd(t *testing.T) {
+	standin(t)
+	var out bytes.Buffer
+	code := Run(context.Background(), Options{Args: []string{"--role", "initiator", "--etcd", "http://127.0.0.1:1", "--key", "/x", "--rendezvous-timeout", "1"},
+		Limit: time.Minute, Stdout: &out, Stderr: &out})
+	if code != 1 || !strings.Contains(out.String(), "waited for the target's agent metadata at /x/target: etcd at http://127.0.0.1:1") {
+		t.Fatalf("exit %d:\n%s", code, out.String())
+	}
+}
+
+// TestFindReportsNixl: --find names the interpreter, NIXL and its plugins.
+func TestFindReportsNixl(t *testing.T) {
+	standin(t)
+	var out bytes.Buffer
+	Find(context.Background(), &out)
+	for _, want := range []string{"python-found-by=PATH", "nixl-version=0.9.0+standin", "plugins=UCX"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("--find lacks %q:\n%s", want, out.String())
+		}
+	}
+	t.Setenv(PythonEnv, "/nonexistent/python3")
+	out.Reset()
+	Find(context.Background(), &out)
+	if !strings.Contains(out.String(), "python=/nonexistent/python3") || !strings.Contains(out.String(), "nixl-error=") {
+		t.Errorf("a missing interpreter:\n%s", out.String())
+	}
+}

@@ -1,0 +1,125 @@
+package tools
+
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/rdmabench/rdmabench/scenarios"
+	"github.com/rdmabench/rdmabench/tool"
+)
+
+// nixlProbeSpec is the runner's part of the NIXL probe (cmd/rdmabench-nixl):
+// the target (prefill, the test's to side) first, ready once its agent's
+// metadata is in the run's etcd; then the initiator (decode, from), whose
+// output holds the table.
+var nixlProbeSpec = Spec{build: buildNixlProbe, work: nixlProbeWork, messages: nixlMessages,
+	etcd:   func(*scenarios.Test) bool { return true },
+	probes: func(*scenarios.Test) []Probe { return []Probe{NixlProbeFindsNixl()} }}
+
+// NixlProbeKey is the etcd prefix of a leg's two agents: under the leg's
+// group, whose keys the runner clears before and after the leg.
+func NixlProbeKey(group string) string { return EtcdPrefix(NixlGroup(group)) + "nixl-probe" }
+
+// DefaultNixlProbeMinBlock and DefaultNixlProbeMaxBlock are the probe's
+// block sweep when a test gives none: vLLM's KV blocks are tens of KiB to
+// a few MiB.
+const (
+	DefaultNixlProbeMinBlock = 64 << 10
+	DefaultNixlProbeMaxBlock = 16 << 20
+)
+
+// buildNixlProbe: the two sides of one leg,
+//
+//	rdmabench-nixl --role target    --etcd ${etcd} --key KEY --backend B --op OP --initiator-seg S --target-seg S --min-block N --max-block M [--regions R --blocks K] [--iters I]
+//	rdmabench-nixl --role initiator …the same
+//
+// with UCX's protocol tables (the transport evidence) as nixlbench gets them.
+func buildNixlProbe(dst []Command, spec *Spec, leg *Leg) ([]Command, error) {
+	backendName := nixlBackend(leg)
+	key := NixlProbeKey(leg.Group)
+	target := Command{Endpoint: leg.Server.Name, Role: RoleTarget, Argv: nixlProbeArgv(spec, leg, "target", key, backendName),
+		Env: nixlEnv(leg, leg.Server, backendName), Ready: ReadyEtcd + key + "/target"}
+	initiator := Command{Endpoint: leg.Client.Name, Role: RoleInitiator, Argv: nixlProbeArgv(spec, leg, "initiator", key, backendName),
+		Env: nixlEnv(leg, leg.Client, backendName), Parse: true}
+	return append(dst, target, initiator), nil
+}
+
+func nixlProbeArgv(spec *Spec, leg *Leg, role, key, backendName string) []string {
+	a := &leg.Test.Args
+	minB, maxB := nixlProbeBlocks(leg)
+	argv := []string{spec.Programs[0], "--role", role, "--etcd", PlaceholderEtcd, "--key", key, "--name", nixlSafe(leg.Group),
+		"--backend", backendName, "--op", upperOr(a.Op, scenarios.DefaultNixlOp),
+		"--initiator-seg", upperOr(a.InitiatorSeg, scenarios.DefaultNixlSeg), "--target-seg", upperOr(a.TargetSeg, scenarios.DefaultNixlSeg),
+		"--min-block", leg.i64toa(minB), "--max-block", leg.i64toa(maxB)}
+	if leg.Batch > 0 {
+		// One request's KV: every region's blocks in one transfer.
+		regions := max(leg.Regions, 1)
+		argv = append(argv, "--regions", leg.itoa(regions), "--blocks", leg.itoa(max(leg.Batch/regions, 1)))
+	}
+	if a.Iterations > 0 {
+		argv = append(argv, "--iters", leg.itoa(a.Iterations))
+	}
+	argv = append(argv, "--time-limit", strconv.Itoa(int(nixlProbeWork(spec, leg.Test, leg.Size).Seconds())))
+	return append(argv, a.Extra...)
+}
+
+func nixlProbeBlocks(leg *Leg) (int64, int64) {
+	if leg.Size > 0 {
+		return leg.Size, leg.Size
+	}
+	minB, maxB := SizeBytes(leg.Test.Args.MinSize), SizeBytes(leg.Test.Args.MaxSize)
+	if minB <= 0 {
+		minB = DefaultNixlProbeMinBlock
+	}
+	if maxB <= 0 {
+		maxB = max(int64(DefaultNixlProbeMaxBlock), minB)
+	}
+	return minB, maxB
+}
+
+// nixlProbeWork bounds a leg: NIXL's start (UCX's transports, CUDA's
+// context) and a few seconds a block size.
+func nixlProbeWork(_ *Spec, t *scenarios.Test, size int64) time.Duration {
+	steps := 1
+	if size <= 0 {
+		minB, maxB := SizeBytes(t.Args.MinSize), SizeBytes(t.Args.MaxSize)
+		if minB <= 0 {
+			minB = DefaultNixlProbeMinBlock
+		}
+		if maxB <= 0 {
+			maxB = max(int64(DefaultNixlProbeMaxBlock), minB)
+		}
+		for b := minB; b <= maxB; b *= 2 {
+			steps++
+		}
+	}
+	return time.Minute + time.Duration(steps)*10*time.Second
+}
+
+// NixlProbeFindsNixl is preflight's check that the probe is there and that
+// the image's python3 imports nixl (rdmabench-nixl --find: no GPU needed),
+// with NIXL's version and plugins.
+func NixlProbeFindsNixl() Probe {
+	return Probe{
+		ID:     "nixl-probe-finds-nixl",
+		Script: `command -v rdmabench-nixl >/dev/null 2>&1 || { echo "python=noprobe"; exit 0; }; rdmabench-nixl --find`,
+		Judge: func(out string) (ProbeStatus, string, string) {
+			switch py, nx := probeField(out, "python"), probeField(out, "nixl"); {
+			case py == "noprobe":
+				return ProbeFail, "rdmabench-nixl is not on PATH", installOf(tool.NixlProbe)
+			case py == "notfound":
+				return ProbeFail, "no python3 (looked at: " + probeField(out, "looked") + ")",
+					"use the serving image (its python3 holds NIXL's package), or set RDMABENCH_PYTHON in the pod's env"
+			case nx == "notfound" || nx == "":
+				return ProbeFail, py + " cannot import nixl: " + probeField(out, "nixl-error"),
+					"use the serving image whose python3 has NIXL's package (pip install nixl), or set RDMABENCH_PYTHON to that python3"
+			case strings.HasPrefix(probeField(out, "plugins"), "error:") || probeField(out, "plugins") == "":
+				return ProbeFail, "NIXL " + probeField(out, "nixl-version") + " loads no plugin: " + probeField(out, "plugins"),
+					"set NIXL_PLUGIN_DIR to the folder of NIXL's plugins (libplugin_UCX.so)"
+			default:
+				return ProbePass, "NIXL " + probeField(out, "nixl-version") + " at " + nx + " with " + py + ", plugins " + probeField(out, "plugins"), ""
+			}
+		},
+	}
+}
