@@ -11,6 +11,7 @@ import (
 	"github.com/rdmabench/rdmabench/parsers"
 	"github.com/rdmabench/rdmabench/report/schema"
 	"github.com/rdmabench/rdmabench/scenarios"
+	"github.com/rdmabench/rdmabench/tool"
 	"github.com/rdmabench/rdmabench/units"
 )
 
@@ -99,10 +100,24 @@ func judge(res *schema.Result, test *scenarios.Test, ms []parsers.Measurement) {
 		res.Reason = JoinReason(strings.Join(short, "; "), res.Reason)
 		return
 	}
+	if oneRankCollective(res) {
+		res.Verdict = schema.VerdictInvalid
+		res.Reason = JoinReason(OneRankReason, res.Reason)
+		return
+	}
 	res.Verdict = schema.VerdictPass
 	if len(rules) == 0 {
 		res.Reason = JoinReason("measured; no expectation set", res.Reason)
 	}
+}
+
+// OneRankReason is why a collective of one rank is not a pass: it moved
+// nothing between GPUs, whatever figure it printed.
+const OneRankReason = "one rank: nothing crossed between GPUs (a collective of one rank copies within its GPU); " +
+	"give the pool gpus: all, or 2 or more, or test two pools"
+
+func oneRankCollective(res *schema.Result) bool {
+	return res.NRanks == 1 && tool.IsCollective(tool.Family(res.Family))
 }
 
 // checkExpect returns the rules judged (in words) and the shortfalls.
