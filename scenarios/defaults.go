@@ -1,6 +1,10 @@
 package scenarios
 
-import "github.com/rdmabench/rdmabench/tool"
+import (
+	"reflect"
+
+	"github.com/rdmabench/rdmabench/tool"
+)
 
 // Defaults the loader applies, in one place, so that what a scenario means
 // is visible in code (and in the rendered scenario saved with each run).
@@ -12,13 +16,13 @@ const (
 	DefaultCapability   = "IPC_LOCK"
 	DefaultReplicas     = 1
 	DefaultRepetitions  = 1
-	DefaultUCXTest      = "tag_bw"
-	DefaultNixlBackend  = "UCX"
-	DefaultNixlOp       = "WRITE" // nixlbench's own default
+	DefaultUCXTest      = tool.DefaultUCXTest
+	DefaultNixlBackend  = tool.DefaultNixlBackend
+	DefaultNixlOp       = tool.DefaultNixlOp
 	// DefaultNixlRequestOp is a perRequest test's op: vLLM's NIXL
 	// connector has decode pull the KV from prefill (a READ).
-	DefaultNixlRequestOp = "READ"
-	DefaultNixlSeg       = "DRAM"
+	DefaultNixlRequestOp = tool.DefaultNixlRequestOp
+	DefaultNixlSeg       = tool.DefaultNixlSeg
 	// DefaultGPUResource is what pool.gpus requests when the resources
 	// name no GPU resource.
 	DefaultGPUResource = "nvidia.com/gpu"
@@ -139,33 +143,21 @@ func defaultRequires(t *Test) string {
 }
 
 // defaultArgs makes the tools' own defaults explicit where the report
-// shows them (NIXL backend, op and memory; the UCX test).
+// shows them (NIXL backend, op and memory; the UCX test): each key of the
+// tool's argument schema with a default, left empty by the test.
 func defaultArgs(t *Test) {
+	spec, ok := tool.Lookup(t.Tool)
+	if !ok {
+		return
+	}
 	a := &t.Args
-	switch t.Tool {
-	case ToolNixlbench:
-		if a.Backend == "" && len(a.Backends) == 0 {
-			a.Backend = DefaultNixlBackend
+	vals := argValues(nil, a, func(string) bool { return false })
+	for i := range spec.Args {
+		f := argField(a, spec.Args[i].Key)
+		if spec.Args[i].Default == nil || !f.IsValid() || f.Kind() != reflect.String || f.String() != "" {
+			continue
 		}
-		if a.Op == "" {
-			a.Op = DefaultNixlOp
-			if a.PerRequest {
-				a.Op = DefaultNixlRequestOp
-			}
-		}
-		if a.Runtime == "" {
-			a.Runtime = NixlRuntimeETCD
-		}
-		if a.InitiatorSeg == "" {
-			a.InitiatorSeg = DefaultNixlSeg
-		}
-		if a.TargetSeg == "" {
-			a.TargetSeg = DefaultNixlSeg
-		}
-	case ToolUCXPerftest:
-		if a.Test == "" {
-			a.Test = DefaultUCXTest
-		}
+		f.SetString(spec.Args[i].Default(vals))
 	}
 }
 

@@ -122,3 +122,13 @@ func ExpectKeys(name string, a Settings) []string {
 	}
 	return bwExpect
 }
+
+// Subject is how an error names a test of tool: the tool, and what its
+// arguments chose where they decide what it measures (a ucx_perftest
+// latency test reads other expect keys than a bandwidth test).
+func Subject(name string, a Settings) string {
+	if spec, ok := Lookup(name); ok && spec.subject != nil {
+		return spec.subject(a)
+	}
+	return name
+}

@@ -26,9 +26,23 @@ func ncclPrograms() []string {
 var NCCLDataTypes = []string{"int8", "uint8", "int32", "uint32", "int64", "uint64",
 	"half", "float", "double", "bfloat16", "f8e4m3", "f8e5m2", "all"}
 
-var nccl = Spec{Name: NCCL, Family: FamilyNCCL, Programs: ncclPrograms(), Metric: MetricBusBW, DataTypes: NCCLDataTypes,
-	Args:       []string{"collective", "minSize", "maxSize", "stepFactor", "iterations", "dataType", "extra"},
+var nccl = Spec{Name: NCCL, Family: FamilyNCCL, Programs: ncclPrograms(), Metric: MetricBusBW,
+	Args: collectiveArgs(NCCLDataTypes), ArgRules: []Rule{sizeRange},
 	Expect:     []string{"minLineRate", "minBandwidth", "minBusBW", "transport"},
 	Collective: true, MPI: true, DefaultPort: 29500, Source: SourceServing, ImageFamily: "nccl",
 	Install: "use an image with nccl-tests on PATH (built with MPI=1 for several endpoints), such as your serving image",
 	gpu:     func(Settings) bool { return true }}
+
+// collectiveArgs are the arguments of nccl-tests and of the NCCL probe,
+// which takes its command line: one collective, a size sweep, and the
+// data types the tool knows.
+func collectiveArgs(dataTypes []string) []Arg {
+	return []Arg{
+		{Key: "collective", Kind: KindString, Always: true, Required: true, OneOf: Collectives, What: "collectives"},
+		argMinSize, argMaxSize,
+		{Key: "stepFactor", Kind: KindInt, Min: 2, Hint: "nccl-tests -f: each size is the previous times this, 2 or more"},
+		argIterations,
+		{Key: "dataType", Kind: KindString, OneOf: dataTypes, What: "data types"},
+		argExtra,
+	}
+}
