@@ -99,12 +99,7 @@ func defaultCluster(c *Cluster) {
 // defaultTest fills a test's defaults. The test timeout stays unset unless
 // defaults.timeout gives one: the planner derives it from the arguments.
 func defaultTest(t *Test, d *Defaults) {
-	if c, ok := ncclAlias(t.Tool); ok {
-		t.Tool = ToolNCCL
-		if t.Args.Collective == "" {
-			t.Args.Collective = c
-		}
-	}
+	resolveAlias(t)
 	if t.Pattern == "" && !collective(t.Tool) {
 		t.Pattern = PatternPairwise
 	}
@@ -121,6 +116,20 @@ func defaultTest(t *Test, d *Defaults) {
 		t.Requires = defaultRequires(t)
 	}
 	defaultArgs(t)
+}
+
+// resolveAlias turns a program name written as the tool (`tool:
+// alltoall_perf`) into the tool and the argument it implies (`tool: nccl`,
+// `args.collective: alltoall`): the name people know is accepted.
+func resolveAlias(t *Test) {
+	name, key, value, ok := tool.Alias(t.Tool)
+	if !ok {
+		return
+	}
+	t.Tool = name
+	if f := argField(&t.Args, key); f.IsValid() && f.Kind() == reflect.String && f.String() == "" {
+		f.SetString(value)
+	}
 }
 
 // defaultRequires, from the tool's description: RDMA tools need a device;

@@ -1,10 +1,6 @@
 package scenarios
 
-import (
-	"strings"
-
-	"github.com/rdmabench/rdmabench/tool"
-)
+import "github.com/rdmabench/rdmabench/tool"
 
 // What the scenario loader knows of each tool (the arguments and
 // expectations that mean something to it, whether it runs only over RDMA,
@@ -115,22 +111,6 @@ func (t *Test) Settings() tool.Settings {
 	a := &t.Args
 	return tool.Settings{Transports: a.Transports, InitiatorSeg: a.InitiatorSeg, TargetSeg: a.TargetSeg,
 		UseCUDA: a.UseCUDA != nil, UCXTest: a.Test}
-}
-
-// ncclAlias maps an nccl-tests binary name (all_reduce_perf) to its
-// collective: `tool: alltoall_perf` is accepted as `tool: nccl` with
-// `args.collective: alltoall`, because that is the name people know.
-func ncclAlias(tool string) (string, bool) {
-	c, ok := strings.CutSuffix(tool, "_perf")
-	if !ok {
-		return "", false
-	}
-	for _, k := range Collectives {
-		if k == c {
-			return c, true
-		}
-	}
-	return "", false
 }
 
 func contains[T comparable](list []T, v T) bool {

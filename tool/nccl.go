@@ -1,5 +1,10 @@
 package tool
 
+import (
+	"slices"
+	"strings"
+)
+
 // NCCL is nccl-tests: one of its collectives (args.collective) per test.
 const NCCL = "nccl"
 
@@ -45,4 +50,15 @@ func collectiveArgs(dataTypes []string) []Arg {
 		{Key: "dataType", Kind: KindString, OneOf: dataTypes, What: "data types"},
 		argExtra,
 	}
+}
+
+// Alias resolves a program name a test may write as its tool (the name
+// people know: all_reduce_perf) to the tool and the argument it implies
+// (nccl, collective: all_reduce); ok false for any other name.
+func Alias(name string) (toolName, key, value string, ok bool) {
+	c, found := strings.CutSuffix(name, "_perf")
+	if !found || !slices.Contains(Collectives, c) {
+		return "", "", "", false
+	}
+	return NCCL, "collective", c, true
 }
