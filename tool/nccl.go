@@ -36,7 +36,7 @@ var nccl = Spec{Name: NCCL, Family: FamilyNCCL, Programs: ncclPrograms(), Metric
 	Expect:     []string{"minLineRate", "minBandwidth", "minBusBW", "transport"},
 	Collective: true, MPI: true, DefaultPort: 29500, Source: SourceServing, ImageFamily: "nccl",
 	Install: "use an image with nccl-tests on PATH (built with MPI=1 for several endpoints), such as your serving image",
-	gpu:     func(Settings) bool { return true }}
+	gpu:     func(Settings) bool { return true }, waterfall: ncclLayer}
 
 // collectiveArgs are the arguments of nccl-tests and of the NCCL probe,
 // which takes its command line: one collective, a size sweep, and the

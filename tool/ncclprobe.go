@@ -15,4 +15,4 @@ var ncclProbe = Spec{Name: NCCLProbe, Family: FamilyNCCL, Programs: []string{"rd
 	Expect:     []string{"minLineRate", "minBandwidth", "minBusBW", "transport"},
 	Collective: true, DefaultPort: 29500, Source: SourceBundle, ImageFamily: "nccl",
 	Install: "use an image with NCCL (the libnccl.so.2 torch loads, or VLLM_NCCL_SO_PATH) and rdmabench-nccl on PATH (rdmabench's bundle)",
-	gpu:     func(Settings) bool { return true }}
+	gpu:     func(Settings) bool { return true }, waterfall: ncclLayer}

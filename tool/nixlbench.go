@@ -48,8 +48,8 @@ var nixlbench = Spec{Name: Nixlbench, Family: FamilyNixlbench, Programs: []strin
 	ArgRules:  []Rule{nixlBackendsOnce, nixlBackendsNotEmpty, sizeRange, nixlPerRequest},
 	Expect:    append(append([]string{}, bwExpect...), "maxLatency"),
 	NeedsRDMA: true, SelectsTransport: true, DefaultPort: 12345, Directional: true, GPUMemoryOverRDMA: true, KVTransfer: true,
-	EFABackend: "LIBFABRIC",
-	Source:     SourceServing, ImageFamily: "nixl",
+	BackendArg: "backend", EFABackend: "LIBFABRIC", waterfall: nixlLayer,
+	Source: SourceServing, ImageFamily: "nixl",
 	Install: "use an image with NIXL and nixlbench built with its ETCD runtime (your serving image, or NIXL's own nixlbench container)",
 	gpu: func(a Settings) bool {
 		return strings.EqualFold(a.InitiatorSeg, "VRAM") || strings.EqualFold(a.TargetSeg, "VRAM")

@@ -91,10 +91,17 @@ func perftest(name string, m Metric) Spec {
 	if m == MetricLatency {
 		args, expect = perftestLatArgs, latExpect
 	}
-	return Spec{Name: name, Family: FamilyPerftest, Programs: []string{name}, Metric: m,
+	s := Spec{Name: name, Family: FamilyPerftest, Programs: []string{name}, Metric: m,
 		Args: args, Expect: expect, NeedsRDMA: true, DefaultPort: 18515, GPUMemoryOverRDMA: true,
 		Source: SourceTools, ImageFamily: "perftest", Install: installPerftest,
 		gpu: func(a Settings) bool { return a.UseCUDA }}
+	switch name {
+	case IBWriteBW:
+		s.KVFallback, s.waterfall = true, writeBWLayer
+	case IBReadBW, IBReadLat:
+		s.Op = "READ"
+	}
+	return s
 }
 
 // IsPerftestLatency says whether a perftest program measures latency: the

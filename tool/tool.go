@@ -108,6 +108,16 @@ type Spec struct {
 	// nixlbench's VRAM segments); NCCL decides that on its own.
 	GPUMemoryOverRDMA bool
 
+	// BackendArg is the args key that names what a leg runs over, as
+	// reports show it (nixlbench: its NIXL backend; ucx_perftest: UCX_TLS);
+	// args.backends variants override it. "": none.
+	BackendArg string
+	// KVFallback: where no KV-transfer tool measured, the tool's best
+	// bandwidth stands for the KV transfer (ib_write_bw: one-sided writes).
+	KVFallback bool
+	// Op is the one-sided operation the tool performs, where its name
+	// decides it (ib_read_*: READ: the reader pulls from its peer).
+	Op string
 	// EFABackend is the backend a test drives AWS EFA through on EKS
 	// (args.backend) unless it wrote one; "": the tool has no such choice.
 	EFABackend string
@@ -116,6 +126,9 @@ type Spec struct {
 	latency func(a Settings) bool
 	// gpu says whether a test needs a GPU; nil: never.
 	gpu func(a Settings) bool
+	// waterfall says which layer of a pair's waterfall a result of the
+	// tool measures (WaterfallLayer); nil: none.
+	waterfall func(r LayerOf) (name string, level int, ok bool)
 	// subject names a test of the tool in errors where its arguments
 	// decide what it measures ("ucx_perftest tag_lat"); nil: the name.
 	subject func(a Settings) string

@@ -18,7 +18,7 @@ var ucxPerftest = Spec{Name: UCXPerftest, Family: FamilyUCXPerftest, Programs: [
 	Args: []Arg{{Key: "test", Kind: KindString, Always: true, OneOf: UCXTests, What: "ucx_perftest tests", Default: fixed(DefaultUCXTest)},
 		argSizes, argIterations, argTransports, argExtra},
 	Expect:    append(append([]string{}, bwExpect...), "maxLatency", "maxP99Latency"),
-	NeedsRDMA: true, SelectsTransport: true, DefaultPort: 13337, Source: SourceTools,
+	NeedsRDMA: true, SelectsTransport: true, BackendArg: "transports", DefaultPort: 13337, Source: SourceTools, waterfall: ucxLayer,
 	Install: "install UCX's tools (Debian/Ubuntu: apt-get install ucx-utils; RHEL: dnf install ucx)",
 	// *_lat tests (tag_lat, ucp_put_lat, am_lat …) measure latency.
 	latency: func(a Settings) bool { return strings.HasSuffix(a.UCXTest, "_lat") },
