@@ -68,3 +68,19 @@ func toolSize(s Size) tool.Size {
 func argValues(s *Scenario, a *Args, has func(string) bool) tool.Values {
 	return tool.Values{Get: func(k string) any { return argValue(a, k) }, Has: has, Serving: s != nil && s.Serving != nil}
 }
+
+// ArgText is a string argument of the test: its value, else its tool's
+// default for it (a test built in code never went through ApplyDefaults);
+// "" for a key the tool does not read.
+func (t *Test) ArgText(key string) string {
+	if s, _ := argValue(&t.Args, key).(string); s != "" {
+		return s
+	}
+	spec, _ := tool.Lookup(t.Tool)
+	for _, arg := range spec.Args {
+		if arg.Key == key && arg.Default != nil {
+			return arg.Default(argValues(nil, &t.Args, func(string) bool { return false }))
+		}
+	}
+	return ""
+}

@@ -78,8 +78,8 @@ func ImageFamily(name string) string {
 }
 
 // imageRequired: the family has no fallback in the tools image (the
-// tools image has no nixlbench, no nccl-tests).
-func imageRequired(family string) bool { return family == ImageNixl || family == ImageNCCL }
+// tools image has no nixlbench, no nccl-tests): the tools' descriptions say.
+func imageRequired(family string) bool { return tool.ImageRequired(family) }
 
 // Requirements a test may declare.
 const (
