@@ -113,6 +113,7 @@ func Detect(head []byte) (string, bool) {
 // refine names the binary when the family's text does not but a command
 // line in the capture does ("$ ib_write_bw -d mlx5_0", "all_gather_perf -b 8").
 func refine(tool string, head []byte) string {
+	// Only these two families' output leaves the binary unnamed (one layout, many programs).
 	if tool == "perftest" {
 		if m := ptBinaryRe.Find(head); m != nil {
 			return string(m)

@@ -93,7 +93,7 @@ func Parse(tool string, r io.Reader) ([]Measurement, error) {
 // nccl-tests "Collective test starting"), or "" when it names none.
 func ownName(m Measurement, fam Family) string {
 	said := m.Tool
-	if fam == FamilyNCCL {
+	if fam == FamilyNCCL { // the NCCL parser's own layout: the binary is in Test (its collective), Tool is the family
 		said = m.Test
 	}
 	if f, ok := FamilyOf(said); !ok || f != fam || said == string(fam) {

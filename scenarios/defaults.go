@@ -1,6 +1,10 @@
 package scenarios
 
-import "github.com/rdmabench/rdmabench/tool"
+import (
+	"reflect"
+
+	"github.com/rdmabench/rdmabench/tool"
+)
 
 // Defaults the loader applies, in one place, so that what a scenario means
 // is visible in code (and in the rendered scenario saved with each run).
@@ -12,13 +16,13 @@ const (
 	DefaultCapability   = "IPC_LOCK"
 	DefaultReplicas     = 1
 	DefaultRepetitions  = 1
-	DefaultUCXTest      = "tag_bw"
-	DefaultNixlBackend  = "UCX"
-	DefaultNixlOp       = "WRITE" // nixlbench's own default
+	DefaultUCXTest      = tool.DefaultUCXTest
+	DefaultNixlBackend  = tool.DefaultNixlBackend
+	DefaultNixlOp       = tool.DefaultNixlOp
 	// DefaultNixlRequestOp is a perRequest test's op: vLLM's NIXL
 	// connector has decode pull the KV from prefill (a READ).
-	DefaultNixlRequestOp = "READ"
-	DefaultNixlSeg       = "DRAM"
+	DefaultNixlRequestOp = tool.DefaultNixlRequestOp
+	DefaultNixlSeg       = tool.DefaultNixlSeg
 	// DefaultGPUResource is what pool.gpus requests when the resources
 	// name no GPU resource.
 	DefaultGPUResource = "nvidia.com/gpu"
@@ -95,12 +99,7 @@ func defaultCluster(c *Cluster) {
 // defaultTest fills a test's defaults. The test timeout stays unset unless
 // defaults.timeout gives one: the planner derives it from the arguments.
 func defaultTest(t *Test, d *Defaults) {
-	if c, ok := ncclAlias(t.Tool); ok {
-		t.Tool = ToolNCCL
-		if t.Args.Collective == "" {
-			t.Args.Collective = c
-		}
-	}
+	resolveAlias(t)
 	if t.Pattern == "" && !collective(t.Tool) {
 		t.Pattern = PatternPairwise
 	}
@@ -117,6 +116,20 @@ func defaultTest(t *Test, d *Defaults) {
 		t.Requires = defaultRequires(t)
 	}
 	defaultArgs(t)
+}
+
+// resolveAlias turns a program name written as the tool (`tool:
+// alltoall_perf`) into the tool and the argument it implies (`tool: nccl`,
+// `args.collective: alltoall`): the name people know is accepted.
+func resolveAlias(t *Test) {
+	name, key, value, ok := tool.Alias(t.Tool)
+	if !ok {
+		return
+	}
+	t.Tool = name
+	if f := argField(&t.Args, key); f.IsValid() && f.Kind() == reflect.String && f.String() == "" {
+		f.SetString(value)
+	}
 }
 
 // defaultRequires, from the tool's description: RDMA tools need a device;
@@ -139,47 +152,21 @@ func defaultRequires(t *Test) string {
 }
 
 // defaultArgs makes the tools' own defaults explicit where the report
-// shows them (NIXL backend, op and memory; the UCX test).
+// shows them (NIXL backend, op and memory; the UCX test): each key of the
+// tool's argument schema with a default, left empty by the test.
 func defaultArgs(t *Test) {
+	spec, ok := tool.Lookup(t.Tool)
+	if !ok {
+		return
+	}
 	a := &t.Args
-	switch t.Tool {
-	case ToolNixlbench:
-		if a.Backend == "" && len(a.Backends) == 0 {
-			a.Backend = DefaultNixlBackend
+	vals := argValues(nil, a, func(string) bool { return false })
+	for i := range spec.Args {
+		f := argField(a, spec.Args[i].Key)
+		if spec.Args[i].Default == nil || !f.IsValid() || f.Kind() != reflect.String || f.String() != "" {
+			continue
 		}
-		if a.Op == "" {
-			a.Op = DefaultNixlOp
-			if a.PerRequest {
-				a.Op = DefaultNixlRequestOp
-			}
-		}
-		if a.Runtime == "" {
-			a.Runtime = NixlRuntimeETCD
-		}
-		if a.InitiatorSeg == "" {
-			a.InitiatorSeg = DefaultNixlSeg
-		}
-		if a.TargetSeg == "" {
-			a.TargetSeg = DefaultNixlSeg
-		}
-	case tool.NixlProbe:
-		// vLLM's NixlConnector: decode READs prefill's blocks over UCX.
-		if a.Backend == "" && len(a.Backends) == 0 {
-			a.Backend = DefaultNixlBackend
-		}
-		if a.Op == "" {
-			a.Op = DefaultNixlRequestOp
-		}
-		if a.InitiatorSeg == "" {
-			a.InitiatorSeg = DefaultNixlSeg
-		}
-		if a.TargetSeg == "" {
-			a.TargetSeg = DefaultNixlSeg
-		}
-	case ToolUCXPerftest:
-		if a.Test == "" {
-			a.Test = DefaultUCXTest
-		}
+		f.SetString(spec.Args[i].Default(vals))
 	}
 }
 

@@ -91,11 +91,9 @@ func (v *validator) testImages(path string, t *Test) {
 	if len(missing) > 1 {
 		what = "pools " + quoteList(missing) + " name"
 	}
-	binary, hint := t.Tool, imageHints[family]
-	if family == ImageNCCL {
-		binary = "nccl-tests"
-	}
-	if spec, _ := tool.Lookup(t.Tool); spec.Source == tool.SourceBundle {
+	spec, _ := tool.Lookup(t.Tool)
+	binary, hint := string(spec.Family), imageHints[family] // the family names the tools (nccl-tests)
+	if spec.Source == tool.SourceBundle {
 		// rdmabench's own program drives the image's libraries: the image
 		// needs those, not the classic tools.
 		binary, hint = "NCCL", "your serving image ("+spec.Install+")"

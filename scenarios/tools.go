@@ -1,10 +1,6 @@
 package scenarios
 
-import (
-	"strings"
-
-	"github.com/rdmabench/rdmabench/tool"
-)
+import "github.com/rdmabench/rdmabench/tool"
 
 // What the scenario loader knows of each tool (the arguments and
 // expectations that mean something to it, whether it runs only over RDMA,
@@ -33,40 +29,24 @@ var Patterns = []string{PatternPairwise, PatternAllToAll, PatternRing, PatternOn
 // each runs the binary <collective>_perf.
 var Collectives = tool.Collectives
 
-// NixlBackends are the network backends nixlbench can drive (storage
-// backends are not RDMA fabric tests).
-var NixlBackends = []string{"UCX", "UCCL", "LIBFABRIC", "GPUNETIO", "Mooncake"}
-
-// NixlRuntimes are nixlbench --runtime_type values: ETCD (through the
-// run's etcd) and ASIO (two processes, a TCP socket between them).
-var NixlRuntimes = []string{NixlRuntimeETCD, NixlRuntimeASIO}
+// Values of the tools' arguments: package tool's, where each tool's
+// argument schema lists them (the JSON schema reads them here).
+var (
+	NixlBackends  = tool.NixlBackends
+	NixlRuntimes  = tool.NixlRuntimes
+	NixlOps       = tool.NixlOps
+	NixlSegments  = tool.NixlSegments
+	Connections   = tool.Connections
+	MTUs          = tool.MTUs
+	NCCLDataTypes = tool.NCCLDataTypes
+	UCXTests      = tool.UCXTests
+)
 
 // nixlbench runtimes.
 const (
-	NixlRuntimeETCD = "ETCD"
-	NixlRuntimeASIO = "ASIO"
+	NixlRuntimeETCD = tool.NixlRuntimeETCD
+	NixlRuntimeASIO = tool.NixlRuntimeASIO
 )
-
-// NixlOps are nixlbench --op_type values; NixlSegments its segment types.
-var (
-	NixlOps      = []string{"READ", "WRITE"}
-	NixlSegments = []string{"DRAM", "VRAM"}
-)
-
-// Connections are perftest -c connection types.
-var Connections = []string{"RC", "UC", "UD", "XRC", "DC", "SRD"}
-
-// MTUs are the IB MTUs perftest -m accepts.
-var MTUs = []int{256, 512, 1024, 2048, 4096}
-
-// NCCLDataTypes are nccl-tests -d values (the tool table's).
-var NCCLDataTypes = tool.NCCLDataTypes
-
-// UCXTests are ucx_perftest -t tests (UCP and UCT).
-var UCXTests = []string{"tag_lat", "tag_bw", "tag_sync_lat", "tag_sync_bw",
-	"ucp_put_lat", "ucp_put_bw", "ucp_get", "ucp_add", "ucp_fadd", "ucp_swap", "ucp_cswap",
-	"stream_bw", "stream_lat", "ucp_am_lat", "ucp_am_bw",
-	"am_lat", "put_lat", "add_lat", "get", "fadd", "swap", "cswap", "am_bw", "put_bw", "get_bw", "add_mr"}
 
 // Image families: the images a scenario names beside the tools image
 // (cluster.images, pools[].images), each the one its tools run in. The
@@ -98,8 +78,8 @@ func ImageFamily(name string) string {
 }
 
 // imageRequired: the family has no fallback in the tools image (the
-// tools image has no nixlbench, no nccl-tests).
-func imageRequired(family string) bool { return family == ImageNixl || family == ImageNCCL }
+// tools image has no nixlbench, no nccl-tests): the tools' descriptions say.
+func imageRequired(family string) bool { return tool.ImageRequired(family) }
 
 // Requirements a test may declare.
 const (
@@ -126,44 +106,11 @@ func collective(name string) bool {
 	return ok && spec.Collective
 }
 
-// dataTypes are the args.dataType values a test of the tool may write.
-func dataTypes(name string) []string {
-	if spec, ok := tool.Lookup(name); ok {
-		return spec.DataTypes
-	}
-	return nil
-}
-
-// toolArgs are the args keys a test of the tool may write (nil for a tool
-// the table does not know).
-func toolArgs(name string) []string {
-	if spec, ok := tool.Lookup(name); ok {
-		return spec.Args
-	}
-	return nil
-}
-
 // Settings is what the tool table's decisions read of the test.
 func (t *Test) Settings() tool.Settings {
 	a := &t.Args
 	return tool.Settings{Transports: a.Transports, InitiatorSeg: a.InitiatorSeg, TargetSeg: a.TargetSeg,
 		UseCUDA: a.UseCUDA != nil, UCXTest: a.Test}
-}
-
-// ncclAlias maps an nccl-tests binary name (all_reduce_perf) to its
-// collective: `tool: alltoall_perf` is accepted as `tool: nccl` with
-// `args.collective: alltoall`, because that is the name people know.
-func ncclAlias(tool string) (string, bool) {
-	c, ok := strings.CutSuffix(tool, "_perf")
-	if !ok {
-		return "", false
-	}
-	for _, k := range Collectives {
-		if k == c {
-			return c, true
-		}
-	}
-	return "", false
 }
 
 func contains[T comparable](list []T, v T) bool {

@@ -122,3 +122,59 @@ func ExpectKeys(name string, a Settings) []string {
 	}
 	return bwExpect
 }
+
+// Subject is how an error names a test of tool: the tool, and what its
+// arguments chose where they decide what it measures (a ucx_perftest
+// latency test reads other expect keys than a bandwidth test).
+func Subject(name string, a Settings) string {
+	if spec, ok := Lookup(name); ok && spec.subject != nil {
+		return spec.subject(a)
+	}
+	return name
+}
+
+// ProgramMetric is what a program's results measure at all: its tool's
+// metric, else (a program read, never run: ib_atomic_lat, alltoallv_perf)
+// latency for perftest's *_lat binaries, else its family's; "" when none
+// is known.
+func ProgramMetric(program string, f Family) Metric {
+	if m := MetricOf(program, Settings{}); m != "" {
+		return m
+	}
+	if f == FamilyPerftest && IsPerftestLatency(program) {
+		return MetricLatency
+	}
+	return FamilyMetric(f)
+}
+
+// IsKVFallback says whether a program's best bandwidth stands for the KV
+// transfer where no KV-transfer tool measured it (KVFallback).
+func IsKVFallback(program string) bool {
+	spec, ok := Lookup(program)
+	return ok && spec.KVFallback
+}
+
+// ProgramOp is the one-sided operation a program performs by its name
+// (ib_read_bw: READ), "" when its arguments decide or it has none.
+func ProgramOp(program string) string {
+	if spec, ok := Lookup(program); ok {
+		return spec.Op
+	}
+	return ""
+}
+
+// ImageRequired says whether an image family (cluster.images key) must be
+// named: its tools come from outside the tools image (the serving image,
+// rdmabench's bundle), which cannot stand in for it.
+func ImageRequired(family string) bool {
+	required := false
+	for i := range table {
+		if table[i].ImageFamily == family {
+			if table[i].Source == SourceTools {
+				return false
+			}
+			required = true
+		}
+	}
+	return required
+}

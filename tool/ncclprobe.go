@@ -10,9 +10,9 @@ const NCCLProbe = "nccl_probe"
 // NCCL's types up to bfloat16; no fp8, no "all").
 var ncclProbeDataTypes = []string{"int8", "uint8", "int32", "uint32", "int64", "uint64", "half", "float", "double", "bfloat16"}
 
-var ncclProbe = Spec{Name: NCCLProbe, Family: FamilyNCCL, Programs: []string{"rdmabench-nccl"}, Metric: MetricBusBW, DataTypes: ncclProbeDataTypes,
-	Args:       []string{"collective", "minSize", "maxSize", "stepFactor", "iterations", "dataType", "extra"},
+var ncclProbe = Spec{Name: NCCLProbe, Family: FamilyNCCL, Programs: []string{"rdmabench-nccl"}, Metric: MetricBusBW,
+	Args: collectiveArgs(ncclProbeDataTypes), ArgRules: []Rule{sizeRange},
 	Expect:     []string{"minLineRate", "minBandwidth", "minBusBW", "transport"},
 	Collective: true, DefaultPort: 29500, Source: SourceBundle, ImageFamily: "nccl",
 	Install: "use an image with NCCL (the libnccl.so.2 torch loads, or VLLM_NCCL_SO_PATH) and rdmabench-nccl on PATH (rdmabench's bundle)",
-	gpu:     func(Settings) bool { return true }}
+	gpu:     func(Settings) bool { return true }, waterfall: ncclLayer}

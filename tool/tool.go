@@ -64,12 +64,15 @@ type Spec struct {
 	// Metric is the headline figure; a test's arguments may refine it
 	// (LatencyTest).
 	Metric Metric
-	// Args and Expect are the keys of args and expect a test of the tool
-	// may write: validation and the JSON schema read them.
-	Args, Expect []string
-	// DataTypes are the values of args.dataType a test may write (nccl-tests
-	// -d); nil when the tool takes none.
-	DataTypes []string
+	// Args is the argument schema: the keys of args a test of the tool may
+	// write, each with its kind, default, allowed values and checks
+	// (args.go). The loader applies and checks them from here.
+	Args []Arg
+	// ArgRules are the tool's rules across its keys (perRequest excludes
+	// sizes …), checked after each key's own.
+	ArgRules []Rule
+	// Expect are the keys of expect a test of the tool may write.
+	Expect []string
 	// NeedsRDMA is true when the tool cannot run without an RDMA device
 	// (a test may still say requires: tcp where SelectsTransport).
 	NeedsRDMA bool
@@ -105,10 +108,30 @@ type Spec struct {
 	// nixlbench's VRAM segments); NCCL decides that on its own.
 	GPUMemoryOverRDMA bool
 
+	// BackendArg is the args key that names what a leg runs over, as
+	// reports show it (nixlbench: its NIXL backend; ucx_perftest: UCX_TLS);
+	// args.backends variants override it. "": none.
+	BackendArg string
+	// KVFallback: where no KV-transfer tool measured, the tool's best
+	// bandwidth stands for the KV transfer (ib_write_bw: one-sided writes).
+	KVFallback bool
+	// Op is the one-sided operation the tool performs, where its name
+	// decides it (ib_read_*: READ: the reader pulls from its peer).
+	Op string
+	// EFABackend is the backend a test drives AWS EFA through on EKS
+	// (args.backend) unless it wrote one; "": the tool has no such choice.
+	EFABackend string
+
 	// latency refines Metric by a test's arguments; nil keeps Metric.
 	latency func(a Settings) bool
 	// gpu says whether a test needs a GPU; nil: never.
 	gpu func(a Settings) bool
+	// waterfall says which layer of a pair's waterfall a result of the
+	// tool measures (WaterfallLayer); nil: none.
+	waterfall func(r LayerOf) (name string, level int, ok bool)
+	// subject names a test of the tool in errors where its arguments
+	// decide what it measures ("ucx_perftest tag_lat"); nil: the name.
+	subject func(a Settings) string
 }
 
 // IsCollective says whether a family's tools are collectives (Collective).

@@ -11,6 +11,7 @@ import (
 	"github.com/go-echarts/go-echarts/v2/opts"
 
 	"github.com/rdmabench/rdmabench/report/schema"
+	"github.com/rdmabench/rdmabench/tool"
 )
 
 // minMatrixEndpoints is the endpoint count from which a pairwise test is
@@ -71,7 +72,7 @@ func (c matrixCell) receiver() string {
 }
 
 func readsPeer(r *schema.Result) bool {
-	return strings.HasPrefix(r.Tool, "ib_read_") || strings.EqualFold(r.Op, "READ")
+	return tool.ProgramOp(r.Tool) == "READ" || strings.EqualFold(r.Op, "READ")
 }
 
 const (

@@ -250,8 +250,8 @@ func bestWriteBW(results []Result) (KVSource, bool) {
 	var src KVSource
 	for i := range results {
 		r := &results[i]
-		if r.Tool == "ib_write_bw" && r.Retest == 0 && r.BestBps > src.Bps && (r.Verdict == VerdictPass || r.Verdict == VerdictFail) {
-			src = KVSource{Source: "ib_write_bw (best; no nixlbench READ)", Test: r.Test, Bps: r.BestBps, AtBytes: r.BestBytes}
+		if tool.IsKVFallback(r.Tool) && r.Retest == 0 && r.BestBps > src.Bps && (r.Verdict == VerdictPass || r.Verdict == VerdictFail) {
+			src = KVSource{Source: r.Tool + " (best; no nixlbench READ)", Test: r.Test, Bps: r.BestBps, AtBytes: r.BestBytes}
 		}
 	}
 	return src, src.Bps > 0

@@ -55,6 +55,7 @@ func UpgradeResult(r *Result) {
 // scenario's own default, TCP for iperf3 and for ucx_perftest whose UCX_TLS
 // (its Backend) names only TCP and shared-memory transports; else unknown.
 func legacyRequires(r *Result) string {
+	// By family: these reports predate Requires, and only these two families wrote TCP runs then.
 	switch r.Family {
 	case parsers.FamilyIperf3:
 		return "tcp"
@@ -72,6 +73,7 @@ func legacyFamily(tool string) parsers.Family {
 	if f, ok := parsers.FamilyOf(tool); ok {
 		return f
 	}
+	// v1 reports named nccl-tests runs "nccl" or by a binary the table may not know.
 	if tool == "nccl" || strings.HasSuffix(tool, "_perf") {
 		return parsers.FamilyNCCL
 	}
@@ -93,13 +95,7 @@ func legacyMetric(r *Result) parsers.Metric {
 	}
 	// Nothing measured (skipped, failed): what the tool measures at all
 	// (the tool table's metric; a program's, all_reduce_perf, by family).
-	if m := tool.MetricOf(r.Tool, tool.Settings{}); m != "" {
-		return m
-	}
-	if r.Family == parsers.FamilyPerftest && tool.IsPerftestLatency(r.Tool) {
-		return parsers.MetricLatency // ib_atomic_lat: read, never run
-	}
-	if m := tool.FamilyMetric(r.Family); m != "" {
+	if m := tool.ProgramMetric(r.Tool, r.Family); m != "" {
 		return m
 	}
 	return parsers.MetricBandwidth

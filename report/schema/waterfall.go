@@ -4,7 +4,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/rdmabench/rdmabench/parsers"
+	"github.com/rdmabench/rdmabench/tool"
 )
 
 // Waterfall is one pair's path measured layer by layer, from raw RDMA on
@@ -23,7 +23,7 @@ type WaterfallLayer struct {
 	// Layer names it: "ib_write_bw host", "ib_write_bw GPU", "ucx_perftest",
 	// "nixlbench UCX", "nccl sendrecv".
 	Layer string `json:"layer"`
-	// Level orders the layers (1 host RDMA … 5 NCCL); NIXL backends share one.
+	// Level orders the layers (1 host RDMA … 5 NCCL: tool.Level*); NIXL backends share one.
 	Level     int     `json:"level"`
 	Test      string  `json:"test"`
 	BestBps   float64 `json:"bestBps"`
@@ -36,50 +36,14 @@ type WaterfallLayer struct {
 	PctOfBelow *float64 `json:"pctOfBelow,omitempty"`
 }
 
-// Waterfall levels.
-const (
-	levelHostRDMA = 1 + iota
-	levelGPURDMA
-	levelUCX
-	levelNIXL
-	levelNCCL
-)
-
-// waterfallLayer says which layer a result measures; ok false for results
-// that are no layer (latency tools, other collectives, failed legs).
+// waterfallLayer says which layer a result measures (the tool's
+// description decides); ok false for results that are no layer (latency
+// tools, other collectives, failed legs).
 func waterfallLayer(r *Result) (name string, level int, ok bool) {
 	if r.BestBps <= 0 || (r.Verdict != VerdictPass && r.Verdict != VerdictFail) || r.Retest > 0 {
 		return "", 0, false
 	}
-	// ib_write_bw by name: the waterfall's first layers are that one
-	// perftest binary (writes, host then GPU memory), not its family.
-	switch {
-	case r.Tool == "ib_write_bw" && usesCUDA(r):
-		return "ib_write_bw GPU", levelGPURDMA, true
-	case r.Tool == "ib_write_bw":
-		return "ib_write_bw host", levelHostRDMA, true
-	case r.Family == parsers.FamilyUCXPerftest:
-		return "ucx_perftest", levelUCX, true
-	case r.Family == parsers.FamilyNixlbench:
-		b := r.Backend
-		if b == "" {
-			b = "UCX"
-		}
-		return "nixlbench " + b, levelNIXL, true
-	case r.Family == parsers.FamilyNCCL && (r.Tool == "sendrecv_perf" || r.Op == "sendrecv"):
-		return "nccl sendrecv", levelNCCL, true
-	}
-	return "", 0, false
-}
-
-// usesCUDA tells a perftest run on GPU memory by its command line.
-func usesCUDA(r *Result) bool {
-	for _, c := range r.Commands {
-		if strings.Contains(c, "--use_cuda") {
-			return true
-		}
-	}
-	return false
+	return tool.WaterfallLayer(tool.LayerOf{Program: r.Tool, Family: r.Family, Op: r.Op, Backend: r.Backend, Commands: r.Commands})
 }
 
 // resultPair is the two endpoints of a result, in name order; NCCL ranks

@@ -5,7 +5,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rdmabench/rdmabench/parsers"
 	"github.com/rdmabench/rdmabench/runner/endpoint"
 	"github.com/rdmabench/rdmabench/runner/tools"
 	"github.com/rdmabench/rdmabench/scenarios"
@@ -216,21 +215,14 @@ func (tc *testCompiler) legs(job Job, ranks []int, from, to, port int) (Job, err
 	return job, nil
 }
 
-// legBackend is what Leg.Backend reports: the NIXL backend, or UCX_TLS.
+// legBackend is what Leg.Backend reports: the variant's backend
+// (args.backends), else the argument the tool's description names
+// (nixlbench's NIXL backend, ucx_perftest's UCX_TLS).
 func (tc *testCompiler) legBackend(v variant) string {
-	switch tc.spec.Family {
-	case parsers.FamilyNixlbench:
-		switch {
-		case v.backend != "":
-			return v.backend
-		case tc.t.Args.Backend != "":
-			return tc.t.Args.Backend
-		}
-		return scenarios.DefaultNixlBackend
-	case parsers.FamilyUCXPerftest:
-		return tc.t.Args.Transports
+	if v.backend != "" || tc.spec.BackendArg == "" {
+		return v.backend
 	}
-	return v.backend
+	return tc.t.ArgText(tc.spec.BackendArg)
 }
 
 // commandEnv is a command's complete environment: scenario defaults, then

@@ -114,17 +114,18 @@ func (c *compiler) launcherCapabilities() error {
 	return nil
 }
 
-// platformTest is test i as the platform runs it: on EKS nixlbench drives
-// EFA through its LIBFABRIC backend unless the scenario wrote a backend (a
-// copy: the scenario stays as written).
+// platformTest is test i as the platform runs it: on EKS a tool with a
+// backend for EFA (nixlbench: LIBFABRIC) drives it through that backend
+// unless the scenario wrote one (a copy: the scenario stays as written).
 func (c *compiler) platformTest(i int) *scenarios.Test {
 	t := &c.s.Tests[i]
-	if c.opts.Platform != scenarios.PlatformEKS || t.Tool != scenarios.ToolNixlbench || len(t.Args.Backends) > 0 ||
+	spec, _ := tools.Lookup(t.Tool)
+	if c.opts.Platform != scenarios.PlatformEKS || spec.EFABackend == "" || len(t.Args.Backends) > 0 ||
 		c.s.Positions.Has(fmt.Sprintf("tests[%d].args.backend", i)) {
 		return t
 	}
 	cp := *t
-	cp.Args.Backend = "LIBFABRIC"
+	cp.Args.Backend = spec.EFABackend
 	return &cp
 }
 

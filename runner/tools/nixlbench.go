@@ -103,7 +103,7 @@ func NixlGroup(group string) string { return "rdmabench-" + PlaceholderRun + "-"
 // nixlSafe keeps a group name (made of test and endpoint names) clear of
 // the words nixlbench refuses in any argument ("fromenv", "flagfile").
 func nixlSafe(s string) string {
-	for scenarios.NixlRefusedWord(s) != "" {
+	for tool.NixlRefusedWord(s) != "" {
 		s = strings.NewReplacer("fromenv", "from-env", "flagfile", "flag-file").Replace(s)
 	}
 	return s

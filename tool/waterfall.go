@@ -1,0 +1,74 @@
+package tool
+
+import (
+	"slices"
+	"strings"
+)
+
+// A pair's waterfall is its path measured layer by layer, from raw RDMA on
+// host memory up to NCCL. Which layer a tool's result measures is the
+// tool's fact (Spec.waterfall); the report only orders the layers.
+
+// Waterfall levels, lowest first; NIXL backends share one.
+const (
+	LevelHostRDMA = 1 + iota
+	LevelGPURDMA
+	LevelUCX
+	LevelNIXL
+	LevelNCCL
+)
+
+// LayerOf is what the waterfall reads of a result.
+type LayerOf struct {
+	// Program is the binary that measured (ib_write_bw, sendrecv_perf).
+	Program string
+	Family  Family
+	// Op, Backend and Commands are the result's (its command lines tell
+	// a run on GPU memory).
+	Op, Backend string
+	Commands    []string
+}
+
+// WaterfallLayer says which layer of a pair's waterfall a result measures:
+// its name and level; ok false for none (latency tools, other
+// collectives).
+func WaterfallLayer(r LayerOf) (name string, level int, ok bool) {
+	for i := range table {
+		if w := table[i].waterfall; w != nil {
+			if name, level, ok = w(r); ok {
+				return name, level, ok
+			}
+		}
+	}
+	return "", 0, false
+}
+
+// writeBWLayer: the waterfall's first layers are ib_write_bw alone
+// (writes), on host memory, then on GPU memory (--use_cuda).
+func writeBWLayer(r LayerOf) (string, int, bool) {
+	switch {
+	case r.Program != IBWriteBW:
+		return "", 0, false
+	case slices.ContainsFunc(r.Commands, func(c string) bool { return strings.Contains(c, "--use_cuda") }):
+		return "ib_write_bw GPU", LevelGPURDMA, true
+	}
+	return "ib_write_bw host", LevelHostRDMA, true
+}
+
+func ucxLayer(r LayerOf) (string, int, bool) {
+	return "ucx_perftest", LevelUCX, r.Family == FamilyUCXPerftest
+}
+
+// nixlLayer: one layer per NIXL backend.
+func nixlLayer(r LayerOf) (string, int, bool) {
+	b := r.Backend
+	if b == "" {
+		b = DefaultNixlBackend
+	}
+	return "nixlbench " + b, LevelNIXL, r.Family == FamilyNixlbench
+}
+
+// ncclLayer: of the collectives, sendrecv alone moves one pair's bytes.
+func ncclLayer(r LayerOf) (string, int, bool) {
+	return "nccl sendrecv", LevelNCCL, r.Family == FamilyNCCL && (r.Program == NCCLProgram("sendrecv") || r.Op == "sendrecv")
+}
