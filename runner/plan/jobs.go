@@ -140,6 +140,12 @@ func (tc *testCompiler) job(global, r, j int, sl slot) (Job, error) {
 			n += max(eps[e].GPUs, 1)
 		}
 		who = strconv.Itoa(n) + "-ranks-" + eps[from].Name + ".." + eps[to].Name
+		if from == to {
+			who = strconv.Itoa(n) + "-ranks-on-" + eps[from].Name // all on one endpoint (its GPUs)
+		}
+		if n == 1 {
+			who = "1-rank-on-" + eps[from].Name
+		}
 	}
 	job := Job{
 		ID:          tc.t.Name + "/r" + strconv.Itoa(r) + "/" + who,
