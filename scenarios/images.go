@@ -152,7 +152,7 @@ func (v *validator) poolGPUImages(path string, p *Pool) {
 
 // hasGPUResource: the pool's pods get GPUs by an extended resource.
 func (v *validator) hasGPUResource(p *Pool) bool {
-	if p.GPUs > 0 {
+	if p.GPUs.N > 0 || p.GPUs.All {
 		return true
 	}
 	for _, res := range []map[string]string{v.s.Cluster.Resources, p.Resources} {

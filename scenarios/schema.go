@@ -85,6 +85,10 @@ var scalarSchemas = map[reflect.Type]map[string]any{
 		"pattern":     `^\s*[0-9]+(\.[0-9]+)?\s*([KkMmGgTt](i?[Bb])?|[Bb])?\s*$`,
 		"description": "a size: 4KiB, 8MiB, 1GiB (binary), 4KB (decimal), 64K (as the tools read it) or plain bytes",
 	},
+	reflect.TypeFor[GPUCount](): {
+		"type": []string{"integer", "string"}, "minimum": 0, "pattern": `^(all|[0-9]+)$`,
+		"description": "a count of GPUs, or all (every GPU of the host, counted when the run is planned)",
+	},
 	reflect.TypeFor[Rate](): {
 		"type":        "string",
 		"pattern":     `^\s*(auto|[0-9]+(\.[0-9]+)?\s*([kKMGT]?(b/s|bps|bit/s|bits/s|b/sec|bit/sec|bits/sec|B/s|Bps|B/sec)|[KMGT]i(b/s|B/s|b/sec|B/sec)))\s*$`,

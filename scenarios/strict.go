@@ -159,6 +159,8 @@ func example(t reflect.Type) string {
 		return "90%"
 	case reflect.TypeFor[Duration]():
 		return "10s"
+	case reflect.TypeFor[GPUCount]():
+		return "4 or all"
 	}
 	return "text"
 }

@@ -235,7 +235,7 @@ type Pool struct {
 	// backend on one host with several NICs).
 	Devices []string `yaml:"devices,omitempty" json:"devices,omitempty"`
 	// GPUs per endpoint (nccl-tests -g on one host, GPU resource on kube).
-	GPUs         int               `yaml:"gpus,omitempty" json:"gpus,omitempty"`
+	GPUs         GPUCount          `yaml:"gpus,omitempty" json:"gpus,omitempty"`
 	NodeSelector map[string]string `yaml:"nodeSelector,omitempty" json:"nodeSelector,omitempty"`
 	Env          map[string]string `yaml:"env,omitempty" json:"env,omitempty"`
 	// Images override the cluster's image families for this pool.

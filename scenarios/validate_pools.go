@@ -44,8 +44,11 @@ func (v *validator) onePool(path string, p *Pool) {
 	} else if n > 4096 {
 		v.errf(path+".replicas", "split the scenario; at most 4096 endpoints per pool", "%d replicas is too many", n)
 	}
-	if p.GPUs < 0 {
-		v.errf(path+".gpus", "GPUs per endpoint is 0 or more", "must be at least 0, not %d", p.GPUs)
+	if err := p.GPUs.Parse(); err != nil {
+		v.errf(path+".gpus", "write the GPUs per endpoint as a count of 0 or more, or all (every GPU of the host)", "%v", err)
+	} else if p.GPUs.All && v.s.Backend != BackendLocal {
+		v.errf(path+".gpus", "write the count of GPUs per endpoint (a pod requests a number of them)",
+			"all counts the GPUs of the host rdmabench runs on: backend local only, not %s", v.s.Backend)
 	}
 	for j, a := range p.AvoidPools {
 		ap := fmt.Sprintf("%s.avoidPools[%d]", path, j)

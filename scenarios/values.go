@@ -2,6 +2,9 @@ package scenarios
 
 import (
 	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/rdmabench/rdmabench/units"
@@ -40,6 +43,21 @@ type Duration struct {
 	Value time.Duration
 	Pos   Pos
 }
+
+// GPUCount is a pool's gpus: a count, or "all" (every GPU of the host the
+// endpoint runs on, counted when the run is planned: ResolveGPUs).
+type GPUCount struct {
+	Raw string
+	N   int  // the count (for "all", once resolved)
+	All bool // written as "all"
+	Pos Pos
+}
+
+// GPUs is a count written in Go (tests, generated scenarios).
+func GPUs(n int) GPUCount { return GPUCount{Raw: strconv.Itoa(n), N: n} }
+
+// AllGPUs is the keyword of GPUCount.
+const AllGPUs = "all"
 
 // IsSet reports whether the field was written.
 func (s Size) IsSet() bool { return s.Raw != "" }
@@ -95,6 +113,50 @@ func (d *Duration) Parse() error {
 
 func scalarText(n *yaml.Node) (string, Pos) {
 	return n.Value, Pos{Line: n.Line, Col: n.Column}
+}
+
+// UnmarshalYAML records the text and its position; a count is read at
+// once, so that code reading N before validation sees it.
+func (g *GPUCount) UnmarshalYAML(n *yaml.Node) error {
+	g.Raw, g.Pos = scalarText(n)
+	_ = g.Parse()
+	return nil
+}
+
+// Parse fills N (or All) from Raw: a whole number of 0 or more, or all.
+func (g *GPUCount) Parse() error {
+	if g.Raw == "" {
+		return nil // unset, or a count written in Go (N)
+	}
+	if strings.TrimSpace(g.Raw) == AllGPUs {
+		g.All = true
+		return nil
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(g.Raw))
+	if err != nil || n < 0 {
+		return fmt.Errorf("%q is neither a count nor all", g.Raw)
+	}
+	g.N = n
+	return nil
+}
+
+// MarshalYAML writes the text back as the user wrote it.
+func (g GPUCount) MarshalYAML() (any, error) {
+	if g.All {
+		return AllGPUs, nil
+	}
+	return g.N, nil
+}
+
+// IsZero lets omitempty drop unset values.
+func (g GPUCount) IsZero() bool { return g.Raw == "" && g.N == 0 && !g.All }
+
+// MarshalJSON writes a count as a number and all as "all".
+func (g GPUCount) MarshalJSON() ([]byte, error) {
+	if g.All {
+		return jsonString(AllGPUs)
+	}
+	return json.Marshal(g.N)
 }
 
 // UnmarshalYAML records the text and its position.

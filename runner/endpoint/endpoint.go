@@ -43,6 +43,8 @@ type Endpoint struct {
 	// the skip reason of RDMA tests ("" when one does, or none was asked).
 	NoDevice string `json:"noDevice,omitempty"`
 	GPUs     int    `json:"gpus,omitempty"`
+	// GPUsFrom says how GPUs was counted for a pool's gpus: all.
+	GPUsFrom string `json:"gpusFrom,omitempty"`
 	// Address is the data-plane address tools connect to: the secondary
 	// network's IP in a pod, the host's data address, 127.0.0.1 locally.
 	Address string `json:"address,omitempty"`

@@ -106,3 +106,19 @@ func TestResolveLineRate(t *testing.T) {
 		t.Errorf("unset: %+v", lr)
 	}
 }
+
+// TestOneRankCollectiveIsInvalid: a collective of one rank printed a
+// figure but moved nothing between GPUs: invalid, with the fix; two ranks
+// pass as before.
+func TestOneRankCollectiveIsInvalid(t *testing.T) {
+	for _, c := range []struct {
+		ranks   int
+		verdict string
+	}{{1, schema.VerdictInvalid}, {2, schema.VerdictPass}} {
+		res := schema.Result{Family: parsers.FamilyNCCL, NRanks: c.ranks}
+		Fill(&res, &scenarios.Test{}, nil, []Outcome{{OK: true, M: meas(bw(1<<20, 1e12))}})
+		if res.Verdict != c.verdict || (c.ranks == 1 && !strings.Contains(res.Reason, "gpus: all")) {
+			t.Errorf("%d rank(s): %s %q", c.ranks, res.Verdict, res.Reason)
+		}
+	}
+}

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rdmabench/rdmabench/nic"
+
 	"github.com/rdmabench/rdmabench/runner/endpoint"
 	"github.com/rdmabench/rdmabench/runner/tools"
 	"github.com/rdmabench/rdmabench/scenarios"
@@ -37,6 +39,10 @@ func planEndpoints(s *scenarios.Scenario, opts CompileOptions) ([]endpoint.Endpo
 		if _, dup := poolIdx[pool.Name]; dup {
 			return nil, nil, posErr(s.File, pool.Pos, "pools[%d]: pool %q is defined twice; give each pool its own name", pi, pool.Name)
 		}
+		gpus, err := poolGPUs(s, pool, opts)
+		if err != nil {
+			return nil, nil, posErr(s.File, pool.GPUs.Pos, "pools[%d].gpus: %v", pi, err)
+		}
 		n := pool.ReplicaCount()
 		idx := make([]int, 0, n)
 		env := mergeEnv(s.Defaults.Env, pool.Env)
@@ -47,6 +53,7 @@ func planEndpoints(s *scenarios.Scenario, opts CompileOptions) ([]endpoint.Endpo
 				return nil, nil, posErr(s.File, pool.Pos, "pools[%d] (%s): %v", pi, pool.Name, err)
 			}
 			ep.Placement = place
+			ep.GPUs, ep.GPUsFrom = gpus.N, gpus.from
 			if opts.ResolveDevice != nil && ep.Device == "" {
 				ep.Device = opts.ResolveDevice(ep)
 				ep.ResolveDevice = ep.ResolveDevice && ep.Device == ""
@@ -59,6 +66,30 @@ func planEndpoints(s *scenarios.Scenario, opts CompileOptions) ([]endpoint.Endpo
 	return eps, poolIdx, nil
 }
 
+// gpuCount is a pool's GPUs per endpoint and, for gpus: all, how they
+// were counted.
+type gpuCount struct {
+	N    int
+	from string
+}
+
+// poolGPUs resolves gpus: all to the GPUs of this host (the local backend
+// runs every endpoint here; validation refuses it on other backends).
+func poolGPUs(s *scenarios.Scenario, pool *scenarios.Pool, opts CompileOptions) (gpuCount, error) {
+	if !pool.GPUs.All {
+		return gpuCount{N: pool.GPUs.N}, nil
+	}
+	if backendOf(s) != scenarios.BackendLocal {
+		return gpuCount{}, fmt.Errorf("all counts this host's GPUs, for the local backend only; write the count of GPUs per endpoint")
+	}
+	count := opts.HostGPUs
+	if count == nil {
+		count = nic.CountGPUs
+	}
+	n, source := count()
+	return gpuCount{N: n, from: fmt.Sprintf("all: %d GPU(s) on this host (%s)", n, source)}, nil
+}
+
 func newEndpoint(s *scenarios.Scenario, pool *scenarios.Pool, i int, env map[string]string, hosts map[string]scenarios.Host) (endpoint.Endpoint, error) {
 	ep := endpoint.Endpoint{
 		Name:     pool.Name + "-" + strconv.Itoa(i),
@@ -66,7 +97,7 @@ func newEndpoint(s *scenarios.Scenario, pool *scenarios.Pool, i int, env map[str
 		Index:    i,
 		Device:   s.Defaults.Device,
 		GIDIndex: copyInt(s.Defaults.GIDIndex),
-		GPUs:     pool.GPUs,
+		GPUs:     pool.GPUs.N,
 		Env:      env,
 	}
 	if len(pool.Devices) > 0 {
@@ -160,12 +191,12 @@ func placement(s *scenarios.Scenario, pool *scenarios.Pool, partners map[string]
 	for _, rc := range append(slices.Clone(c.ResourceClaims), pool.ResourceClaims...) {
 		p.ResourceClaims = append(p.ResourceClaims, endpoint.ResourceClaim{Name: rc.Name, ClaimName: rc.ResourceClaimName, TemplateName: rc.ResourceClaimTemplateName})
 	}
-	if pool.GPUs > 0 {
+	if pool.GPUs.N > 0 {
 		if p.Resources == nil {
 			p.Resources = map[string]string{}
 		}
 		if _, named := p.Resources[scenarios.DefaultGPUResource]; !named {
-			p.Resources[scenarios.DefaultGPUResource] = strconv.Itoa(pool.GPUs)
+			p.Resources[scenarios.DefaultGPUResource] = strconv.Itoa(pool.GPUs.N)
 		}
 	}
 	for _, t := range append(slices.Clone(c.Tolerations), pool.Tolerations...) {

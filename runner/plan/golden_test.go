@@ -45,8 +45,8 @@ func golden(t *testing.T, name string, got []byte) {
 func handBuilt() map[string]*scenarios.Scenario {
 	gid := 3
 	kube := scenario([]scenarios.Pool{
-		{Name: "prefill", Replicas: intp(2), GPUs: 1},
-		{Name: "decode", Replicas: intp(2), GPUs: 1},
+		{Name: "prefill", Replicas: intp(2), GPUs: scenarios.GPUs(1)},
+		{Name: "decode", Replicas: intp(2), GPUs: scenarios.GPUs(1)},
 	},
 		scenarios.Test{Name: "rping", Tool: "rping", From: "decode", To: "prefill", Args: scenarios.Args{Count: 10}},
 		scenarios.Test{Name: "write-bw", Tool: "ib_write_bw", From: "decode", To: "prefill", Pattern: "pairwise",

@@ -39,6 +39,10 @@ type CompileOptions struct {
 	// (tests[].sample): the command line gives the day by default, so
 	// that successive nights take successive blocks of the matrix.
 	SampleSeed int64
+	// HostGPUs counts the GPUs of the host the run is planned on, and says
+	// how ("nvidia-smi -L"): a pool's gpus: all on the local backend is
+	// that count. nil: nic.CountGPUs, this host's.
+	HostGPUs func() (n int, source string)
 }
 
 // Compile turns a loaded (defaulted, validated) scenario into a plan:

@@ -14,7 +14,7 @@ import (
 func TestEndpointsPerBackend(t *testing.T) {
 	gid := 3
 	s := scenario([]scenarios.Pool{
-		{Name: "prefill", Replicas: intp(3), Hosts: []string{"h1", "h2"}, Devices: []string{"mlx5_0", "mlx5_1"}, GPUs: 8,
+		{Name: "prefill", Replicas: intp(3), Hosts: []string{"h1", "h2"}, Devices: []string{"mlx5_0", "mlx5_1"}, GPUs: scenarios.GPUs(8),
 			Env: map[string]string{"NCCL_IB_HCA": "mlx5", "UCX_LOG_LEVEL": "info"}},
 	})
 	s.Defaults = scenarios.Defaults{Device: "mlx5_9", GIDIndex: &gid, Env: map[string]string{"UCX_LOG_LEVEL": "warn", "A": "1"}}
@@ -141,7 +141,7 @@ func TestTooFewEndpointsIsSkipped(t *testing.T) {
 }
 
 func TestNCCLIsOneJobOverAllRanks(t *testing.T) {
-	pools := []scenarios.Pool{{Name: "decode", Replicas: intp(2), GPUs: 4}, {Name: "prefill", Replicas: intp(2), GPUs: 4}}
+	pools := []scenarios.Pool{{Name: "decode", Replicas: intp(2), GPUs: scenarios.GPUs(4)}, {Name: "prefill", Replicas: intp(2), GPUs: scenarios.GPUs(4)}}
 	p := compileOne(t, pools, scenarios.Test{Name: "sr", Tool: "nccl", From: "decode", To: "prefill",
 		Args: scenarios.Args{Collective: "sendrecv"}, Env: map[string]string{"NCCL_DEBUG": "INFO"}})
 	if len(p.Rounds) != 1 || len(p.Rounds[0].Jobs) != 1 {
@@ -321,5 +321,34 @@ func TestPerRequestLegs(t *testing.T) {
 	want := "UCX/1024tok|1024 UCX/8192tok|8192 LIBFABRIC/1024tok|1024 LIBFABRIC/8192tok|8192"
 	if strings.Join(got, " ") != want {
 		t.Errorf("legs %v, want %s", got, want)
+	}
+}
+
+// TestGPUsAllIsTheHostsCount: gpus: all on the local backend is the count
+// of this host's GPUs, said on the endpoint; one rank per GPU.
+func TestGPUsAllIsTheHostsCount(t *testing.T) {
+	sc, err := scenarios.LoadBytes("g.yaml", []byte(`apiVersion: rdmabench.io/v1alpha1
+kind: Scenario
+metadata: {name: g}
+backend: local
+pools:
+  - {name: gpu, gpus: all}
+tests:
+  - {name: ar, tool: nccl, from: gpu, args: {collective: all_reduce}}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Compile(sc, CompileOptions{HostGPUs: func() (int, string) { return 3, "nvidia-smi -L" }, HasRDMA: func(endpoint.Endpoint) bool { return true }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rounds, err := p.AllRounds()
+	if err != nil || len(rounds) != 1 {
+		t.Fatalf("%d rounds: %v", len(rounds), err)
+	}
+	ep := p.Endpoints[0]
+	if ep.GPUs != 3 || ep.GPUsFrom != "all: 3 GPU(s) on this host (nvidia-smi -L)" || rounds[0].Jobs[0].ID != "ar/r0/3-ranks-on-gpu-0" {
+		t.Errorf("endpoint %d GPUs (%q), job %s", ep.GPUs, ep.GPUsFrom, rounds[0].Jobs[0].ID)
 	}
 }

@@ -512,6 +512,12 @@ func gpuCount(f Facts, w Want) schema.PreflightCheck {
 	if n < need {
 		return fail(GPUCount, schema.DoomsGPU, ev, "request nvidia.com/gpu for the pool, or lower gpus: in the scenario; check nvidia-smi")
 	}
+	if n > need {
+		// Not wrong, but the GPUs left out are not measured: a green that
+		// says nothing about them.
+		return warn(GPUCount, fmt.Sprintf("%s: %d GPU(s) here are not measured", ev, n-need),
+			"give the pool gpus: all (local backend) or the host's count, to measure between every GPU")
+	}
 	return pass(GPUCount, ev)
 }
 

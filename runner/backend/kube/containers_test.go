@@ -17,8 +17,8 @@ func imagesScenario() *scenarios.Scenario {
 	sc := testScenario()
 	sc.Cluster.Images = map[string]string{scenarios.ImageNixl: "serving:1", scenarios.ImageNCCL: "serving:1"}
 	sc.Cluster.Memory, sc.Cluster.ShmSize, sc.Cluster.Hugepages = "4Gi", "2Gi", map[string]string{"2Mi": "1Gi"}
-	sc.Pools[0].GPUs = 1
-	sc.Pools[1].GPUs = 1
+	sc.Pools[0].GPUs = scenarios.GPUs(1)
+	sc.Pools[1].GPUs = scenarios.GPUs(1)
 	sc.Pools[1].Images = map[string]string{scenarios.ImageNixl: "nixlbench:1"}
 	sc.Tests = []scenarios.Test{
 		{Name: "bw", Tool: scenarios.ToolIBWriteBW, From: "prefill", To: "prefill"},

@@ -37,7 +37,7 @@ func testScenario() *scenarios.Scenario {
 			PriorityClassName: "high",
 		},
 		Pools: []scenarios.Pool{
-			{Name: "prefill", Replicas: intp(2), GPUs: 8},
+			{Name: "prefill", Replicas: intp(2), GPUs: scenarios.GPUs(8)},
 			{Name: "decode", Replicas: intp(2), AvoidPools: []string{"prefill"}, Networks: []string{"other/roce-b"},
 				Tolerations: []scenarios.Toleration{{Key: "decode", Operator: "Equal", Value: "yes", Effect: "NoExecute", TolerationSeconds: &secs}}},
 		},
