@@ -70,6 +70,9 @@ tests:
 	if r.Verdict != schema.VerdictPass || len(r.Samples) != 3 || r.NRanks != 3 || r.BestBps <= 0 {
 		t.Fatalf("%s %q, %d samples, %d ranks\n%s\n%s", r.Verdict, r.Reason, len(r.Samples), r.NRanks, strings.Join(r.Commands, "\n"), raw)
 	}
+	if r.Program != "rdmabench-nccl" || r.Libraries["nccl"] != "2.28.9" || r.Libraries["nccl-found-by"] != "loader" {
+		t.Errorf("program %q, libraries %v: want the probe and the NCCL it loaded", r.Program, r.Libraries)
+	}
 	found := 0
 	for _, ep := range rep.Preflight {
 		for _, c := range ep.Checks {

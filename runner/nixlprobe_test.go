@@ -64,6 +64,9 @@ tests:
 	if r.Verdict != schema.VerdictPass || len(r.Samples) != 3 || r.BestBps <= 0 {
 		t.Fatalf("%s %q, %d samples\n%s\n%s", r.Verdict, r.Reason, len(r.Samples), strings.Join(r.Commands, "\n"), raw)
 	}
+	if r.Program != "rdmabench-nixl" || r.Libraries["nixl"] != "0.9.0+standin" || r.Libraries["python"] == "" {
+		t.Errorf("program %q, libraries %v: want the probe and the NIXL it loaded", r.Program, r.Libraries)
+	}
 	if r.Op != "READ" || r.Backend != "UCX" || !strings.Contains(string(raw), "# rdmabench-nixl version 1 role=initiator nixl=0.9.0+standin") {
 		t.Errorf("op %q backend %q\n%s", r.Op, r.Backend, raw)
 	}

@@ -144,6 +144,12 @@ type Result struct {
 	// args.perRequest); 0 for other results.
 	RequestTokens int    `json:"requestTokens,omitempty"`
 	Op            string `json:"op,omitempty"`
+	// Program is the binary whose output gave the figures, where it is
+	// not the tool's own (rdmabench-nixl for nixl_probe, rdmabench-nccl
+	// for nccl_probe); Libraries the versions of the libraries it loaded
+	// as it reported them (nixl, ucx, nccl, torch, python).
+	Program   string            `json:"program,omitempty"`
+	Libraries map[string]string `json:"libraries,omitempty"`
 
 	From  string   `json:"from,omitempty"`
 	To    string   `json:"to,omitempty"`

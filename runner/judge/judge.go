@@ -56,6 +56,7 @@ func Fill(res *schema.Result, test *scenarios.Test, lr *schema.LineRate, outs []
 		res.Stats = sizeStats(ok, res.Metric)
 		res.Transport = ok[0].Transport
 		res.Op = ok[0].Op
+		res.Program, res.Libraries = measuredBy(ok[0])
 		res.BestBps, res.BestBytes = best(res.Samples)
 	}
 	if lr != nil && lr.Source != schema.LineRateNone && lr.Bps > 0 {
@@ -77,6 +78,26 @@ func Fill(res *schema.Result, test *scenarios.Test, lr *schema.LineRate, outs []
 		// emulating an op in software): beside the verdict, not instead.
 		res.Reason = JoinReason(res.Reason, res.Transport.Note)
 	}
+}
+
+// libraryKeys are the banner facts of rdmabench's probes that name a
+// library the serving image loaded, and the name a result gives each.
+var libraryKeys = map[string]string{"nixl": "nixl", "ucx": "ucx", "nccl_version": "nccl", "nccl_path": "nccl-path",
+	"nccl_found_by": "nccl-found-by", "torch": "torch", "torch_cuda": "torch-cuda", "python": "python", "nixl_path": "nixl-path"}
+
+// measuredBy names the program behind a measurement when it is one of
+// rdmabench's probes (its banner), with the library versions it reported.
+func measuredBy(m parsers.Measurement) (string, map[string]string) {
+	if !strings.HasPrefix(m.Tool, "rdmabench-") {
+		return "", nil
+	}
+	libs := map[string]string{}
+	for k, name := range libraryKeys {
+		if v := m.Info[k]; v != "" {
+			libs[name] = v
+		}
+	}
+	return m.Tool, libs
 }
 
 func firstFailure(outs []Outcome) Outcome {
