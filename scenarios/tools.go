@@ -97,10 +97,6 @@ func ImageFamily(name string) string {
 	return ""
 }
 
-// imageRequired: the family has no fallback in the tools image (the
-// tools image has no nixlbench, no nccl-tests).
-func imageRequired(family string) bool { return family == ImageNixl || family == ImageNCCL }
-
 // Requirements a test may declare.
 const (
 	RequiresRDMA = "rdma"

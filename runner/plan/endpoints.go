@@ -186,7 +186,6 @@ func placement(s *scenarios.Scenario, pool *scenarios.Pool, partners map[string]
 	if p.AntiAffinity != "" {
 		p.AvoidPools = avoidPools(s, pool, partners)
 	}
-	p.Containers = containers(s, pool, hasGPUs(p.Resources))
 	return p
 }
 
