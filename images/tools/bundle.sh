@@ -40,8 +40,10 @@ cp -L "$root"/etc/libibverbs.d/*.driver "$root$B/etc/libibverbs.d/"
 # The loader, and the closure of shared libraries (ldd in the image).
 loader=$(chroot "$root" sh -c 'readlink -f /lib64/ld-linux-x86-64.so.2')
 cp -L "$root$loader" "$root$B/lib/ld-linux-x86-64.so.2"
-# shellcheck disable=SC2086
-chroot "$root" sh -c 'for f in "$@"; do ldd "$f"; done' sh $tools "$provdir"/lib*-rdmav*.so |
+# The providers' glob expands in the image (the single quotes are for
+# chroot's shell), the tools are a word list, split on purpose.
+# shellcheck disable=SC2016,SC2086
+chroot "$root" sh -c 'd=$1; shift; for f in "$@" "$d"/lib*-rdmav*.so; do ldd "$f" || exit 1; done' sh "$provdir" $tools |
   awk '$2 == "=>" && $3 ~ /^\// { print $3 }' | sort -u | while read -r lib; do
     cp -L "$root$lib" "$root$B/lib/$(basename "$lib")"
   done
@@ -61,4 +63,4 @@ WRAP
   chmod 0755 "$root$B/bin/$n"
 done
 rm -f "$root$B/lib/.keep"
-echo "bundle.sh: $B: $(echo "$tools" | wc -w) tools, $(ls "$root$B/lib" | wc -l) libraries, $(ls "$root$B/lib/libibverbs" | wc -l) verbs providers" >&2
+echo "bundle.sh: $B: $(echo "$tools" | wc -w) tools, $(find "$root$B/lib" -maxdepth 1 -type f | wc -l) libraries, $(find "$root$B/lib/libibverbs" -type f | wc -l) verbs providers" >&2
