@@ -158,7 +158,8 @@ ls /usr/bin/ib_write_bw /usr/bin/rping /usr/bin/iperf3 2>&1 | grep -c 'No such'
 ls /usr/lib/x86_64-linux-gnu/libibverbs.so.1 /etc/libibverbs.d 2>&1 | grep -c 'No such'
 ib_write_bw -d ` + vf.RDMA + ` 2>&1; echo "ib_write_bw exit $?"
 rping -c -a 127.0.0.1 -C 1 2>&1; echo "rping exit $?"
-iperf3 --version | head -1`
+iperf3 --version | head -1
+echo "@end"`
 	out := execPod(t, c, p.Namespace, p.Name, "sh", "-c", `PATH="$PATH:`+kube.BundleBin+`"; `+script)
 	t.Logf("pod %s (VF %s, %s):\n%s", p.Name, vf.Address, vf.RDMA, out)
 	for _, want := range []string{"vf=" + vf.Address + "\n", kube.BundleBin + "/ib_write_bw\n", kube.BundleBin + "/rping\n", kube.BundleBin + "/iperf3\n",
@@ -175,20 +176,29 @@ iperf3 --version | head -1`
 	return vf.RDMA
 }
 
-// execPod runs argv in the pod's one container and returns its output.
+// execPod runs argv (a script that ends by printing "@end") in the
+// pod's one container and returns its stdout; a stream that ended before
+// the script's end is tried again, three times at most.
 func execPod(t *testing.T, c *cluster.Cluster, ns, pod string, argv ...string) string {
 	t.Helper()
 	req := c.Client().CoreV1().RESTClient().Post().Resource("pods").Namespace(ns).Name(pod).SubResource("exec").
 		VersionedParams(&corev1.PodExecOptions{Container: "tools", Command: argv, Stdout: true, Stderr: true}, scheme.ParameterCodec)
-	ex, err := remotecommand.NewWebSocketExecutor(c.RESTConfig(), "GET", req.URL().String())
-	if err != nil {
-		t.Fatal(err)
+	var out, errb bytes.Buffer
+	for try := 1; try <= 3; try++ {
+		ex, err := remotecommand.NewWebSocketExecutor(c.RESTConfig(), "GET", req.URL().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		out.Reset()
+		errb.Reset()
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		err = ex.StreamWithContext(ctx, remotecommand.StreamOptions{Stdout: &out, Stderr: &errb})
+		cancel()
+		if strings.Contains(out.String(), "@end") {
+			return out.String()
+		}
+		t.Logf("exec in %s, try %d: %v; stdout %q, stderr %q", pod, try, err, out.String(), errb.String())
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	var out bytes.Buffer
-	if err := ex.StreamWithContext(ctx, remotecommand.StreamOptions{Stdout: &out, Stderr: &out}); err != nil {
-		t.Errorf("exec in %s: %v", pod, err)
-	}
+	t.Errorf("exec in %s: no complete answer in 3 tries", pod)
 	return out.String()
 }
