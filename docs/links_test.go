@@ -146,9 +146,9 @@ func anchorOf(heading string) string {
 
 func TestHeadingAnchorsFollowGitHub(t *testing.T) {
 	for heading, want := range map[string]string{
-		"The ssh backend (`backend: ssh`)":          "the-ssh-backend-backend-ssh",
-		"nixlbench's etcd":                          "nixlbenchs-etcd",
-		"Images per tool family (`cluster.images`)": "images-per-tool-family-clusterimages",
+		"The ssh backend (`backend: ssh`)":                          "the-ssh-backend-backend-ssh",
+		"nixlbench's etcd":                                          "nixlbenchs-etcd",
+		"One container per pod: your serving image, and the bundle": "one-container-per-pod-your-serving-image-and-the-bundle",
 		"pools[]": "pools",
 		"Try it on a local test cluster (`make kube-up`)":      "try-it-on-a-local-test-cluster-make-kube-up",
 		"Networks: a worked NetworkAttachmentDefinition":       "networks-a-worked-networkattachmentdefinition",

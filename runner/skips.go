@@ -118,13 +118,8 @@ func (r *run) gpuSkipReason(job *plan.Job) (bool, string) {
 		return false, ""
 	}
 	for _, name := range job.Endpoints() {
-		ep := r.endpoint(name).In(scenarios.ImageFamily(job.Tool)) // the GPUs are its container's
-		if !c.HasGPU(context.Background(), ep) {
-			where := ""
-			if ep.Container != "" {
-				where = " (container " + ep.Container + ")"
-			}
-			return true, "endpoint " + name + where + " has no GPU; " + job.Tool + " needs GPU memory"
+		if !c.HasGPU(context.Background(), r.endpoint(name)) {
+			return true, "endpoint " + name + " has no GPU; " + job.Tool + " needs GPU memory"
 		}
 	}
 	return false, ""
@@ -170,15 +165,13 @@ func (r *run) preflightLegSkip(job *plan.Job, i int) (bool, string) {
 	return r.doomedOn(needs, names, job.Tool)
 }
 
-// doomedOn is the first failed check among names' that needs dooms, in
-// the container each runs tool in.
+// doomedOn is the first failed check among names' that needs dooms.
 func (r *run) doomedOn(needs preflight.Needs, names []string, tool string) (bool, string) {
 	for _, name := range names {
 		ep, ok := r.preflight[name]
 		if !ok {
 			continue
 		}
-		needs.Container = r.endpoint(name).Placement.ContainerOf(scenarios.ImageFamily(tool))
 		if c, doomed := preflight.Doomed(ep, needs); doomed {
 			return true, fmt.Sprintf("preflight %s: %s on %s (fix: %s)", c.ID, c.Evidence, name, c.Fix)
 		}

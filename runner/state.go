@@ -145,12 +145,11 @@ func (l *legRun) notef(format string, a ...any) {
 	l.pendingNotes = append(l.pendingNotes, fmt.Sprintf(format, a...))
 }
 
-// toolEndpoint is a provisioned endpoint as the leg's tool sees it: in
-// a pod, the container with the tool's image (cluster.images), where its
-// commands, scratch folders and MPI launcher run.
+// toolEndpoint is a provisioned endpoint, where the leg's tool, its
+// scratch folders and MPI launcher run (in a pod: its one container).
 func (l *legRun) toolEndpoint(name string) (endpoint.Endpoint, bool) {
 	ep, ok := l.r.endpoints[name]
-	return ep.In(scenarios.ImageFamily(l.job.Tool)), ok
+	return ep, ok
 }
 
 // endpoint is a provisioned endpoint, or the planned one before Provision.

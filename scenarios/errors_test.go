@@ -32,10 +32,9 @@ var brokenCases = []struct {
 	{"empty", []string{"1:1"}},
 	{"kube-needs-image", []string{"6:1 cluster.image", "7:14 cluster.namespace"}},
 	// Label and annotation keys are judged at the key, label values at the value.
-	// Image families: known keys naming an image; a GPU tool's image set
-	// for every pool of its tests; a pool's GPUs to one container only.
-	{"kube-images", []string{"9:5 cluster.images.nixlbench", "10:11 cluster.images.nccl", "13:40 pools[0].images.perftst", "17:11 tests[0].tool", "21:11 tests[1].tool"}},
-	{"kube-gpu-two-images", []string{"10:5 pools[0]", "14:13 pools[1].images"}},
+	// Per-family containers are gone: cluster.images and pools[].images
+	// are refused at their keys, saying what to write instead.
+	{"kube-images", []string{"8:3 cluster.images", "13:5 pools[0].images"}},
 	{"kube-labels-annotations", []string{"10:5 cluster.labels.rdmabench.io/run", "11:5 cluster.labels.bad key", "12:29 cluster.labels.app.kubernetes.io/name",
 		"14:5 cluster.labels.Example.COM/x", "15:11 cluster.labels.long", "17:5 cluster.annotations.k8s.v1.cni.cncf.io/networks",
 		"18:5 cluster.annotations.rdmabench.io/note", "19:5 cluster.annotations./nope"}},

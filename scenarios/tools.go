@@ -77,10 +77,6 @@ func ImageFamily(name string) string {
 	return ""
 }
 
-// imageRequired: the family has no fallback in the tools image (the
-// tools image has no nixlbench, no nccl-tests): the tools' descriptions say.
-func imageRequired(family string) bool { return tool.ImageRequired(family) }
-
 // Requirements a test may declare.
 const (
 	RequiresRDMA = "rdma"

@@ -89,13 +89,21 @@ type Metadata struct {
 // Cluster is how pods are created on Kubernetes or OpenShift.
 type Cluster struct {
 	Namespace string `yaml:"namespace,omitempty" json:"namespace,omitempty"`
-	// Image is the tools image (make image): rdmabench itself, perftest,
-	// rping, ucx_perftest, iperf3, Open MPI and sshd. Every pod runs it.
+	// Image is the image of a pod's one container, in which every test
+	// of the pod runs: the serving image (its NCCL, NIXL, UCX, CUDA; the
+	// pods that measure are the pods that serve), or the tools image (make
+	// image) for CPU-only scenarios.
 	Image string `yaml:"image,omitempty" json:"image,omitempty"`
-	// Images name the image of each GPU tool family (ImageFamilies):
-	// nixl (nixlbench with NIXL and UCX), nccl (nccl-tests, Open MPI and
-	// sshd), perftest (perftest built with CUDA). A pod runs one container
-	// per distinct image its pool's tests need, beside the tools one.
+	// ToolsImage is rdmabench's tools image, run as the pod's init
+	// container: it copies rdmabench and its RDMA tool bundle (perftest,
+	// rping, iperf3 with their own loader and libraries) into an emptyDir
+	// on the PATH of the one container. Unset: Image (a CPU-only scenario
+	// whose image is the tools image). ToolsImageOf resolves it.
+	ToolsImage string `yaml:"toolsImage,omitempty" json:"toolsImage,omitempty"`
+	// Images named one container per tool family (nixl, nccl, perftest)
+	// beside the tools one. Gone: two containers split the pod's one VF.
+	// Kept so that a scenario still naming it is told what to write
+	// instead (validation refuses it), not "unknown field".
 	Images map[string]string `yaml:"images,omitempty" json:"images,omitempty"`
 	// Networks are Multus NetworkAttachmentDefinition names ("ns/name" or
 	// "name") attached as secondary networks (SR-IOV or host-device).
@@ -238,7 +246,7 @@ type Pool struct {
 	GPUs         GPUCount          `yaml:"gpus,omitempty" json:"gpus,omitempty"`
 	NodeSelector map[string]string `yaml:"nodeSelector,omitempty" json:"nodeSelector,omitempty"`
 	Env          map[string]string `yaml:"env,omitempty" json:"env,omitempty"`
-	// Images override the cluster's image families for this pool.
+	// Images is refused as cluster.images is (one container per pod).
 	Images map[string]string `yaml:"images,omitempty" json:"images,omitempty"`
 	// Networks and Resources override the cluster's for this pool.
 	Networks  []string          `yaml:"networks,omitempty" json:"networks,omitempty"`

@@ -39,7 +39,7 @@ func (v *validator) cluster() {
 		return
 	}
 	if strings.TrimSpace(c.Image) == "" {
-		v.errf("cluster.image", "name the tools image (make image: rdmabench, perftest, rping, ucx_perftest, iperf3), e.g. image: quay.io/you/rdmabench-tools:latest; the GPU tools' images go in cluster.images",
+		v.errf("cluster.image", "name the image every pod runs: your serving image (with cluster.toolsImage: rdmabench's tools image), or the tools image itself for CPU-only tests (make image), e.g. image: quay.io/you/rdmabench-tools:latest",
 			"the kube backend needs cluster.image")
 	}
 	if !dnsLabel.MatchString(c.Namespace) || len(c.Namespace) > 63 {
@@ -53,7 +53,7 @@ func (v *validator) cluster() {
 			v.errf(fmt.Sprintf("cluster.capabilities[%d]", i), "capabilities are like IPC_LOCK, SYS_RESOURCE, NET_RAW", "%q is not a capability name", cp)
 		}
 	}
-	v.checkImages("cluster.images", c.Images)
+	v.noImages("cluster.images", c)
 	v.checkStrings("cluster.networks", c.Networks, "a NetworkAttachmentDefinition name, \"name\" or \"namespace/name\"")
 	v.checkResources("cluster.resources", c.Resources)
 	if c.StartupTimeout.IsSet() {

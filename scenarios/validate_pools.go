@@ -83,10 +83,7 @@ func (v *validator) poolBackendFields(path string, p *Pool) {
 	} else {
 		v.checkStrings(path+".networks", p.Networks, "a NetworkAttachmentDefinition name")
 		v.checkResources(path+".resources", p.Resources)
-		v.checkImages(path+".images", p.Images)
-		if v.s.Cluster != nil {
-			v.poolGPUImages(path, p)
-		}
+		v.noImages(path+".images", p)
 		v.checkTolerations(path+".tolerations", p.Tolerations)
 		if c := v.s.Cluster; c != nil {
 			v.podResources(path, p.CPU, p.Memory, p.ShmSize, p.Hugepages, c.Memory, c.ShmSize)

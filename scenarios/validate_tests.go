@@ -24,7 +24,6 @@ func (v *validator) tests() {
 			continue
 		}
 		v.endpoints(path, t)
-		v.testImages(path, t)
 		v.testSettings(path, t)
 		v.args(path, t)
 		v.expect(path, t)

@@ -3,6 +3,8 @@ package main
 import (
 	"os"
 
+	"github.com/rdmabench/rdmabench/nic"
+
 	"github.com/rdmabench/rdmabench/runner/backend/kube"
 	"github.com/rdmabench/rdmabench/runner/plan"
 	"github.com/rdmabench/rdmabench/scenarios"
@@ -18,7 +20,7 @@ func loadScenario(path string) (*scenarios.Scenario, error) {
 	if err != nil || sc.Backend != scenarios.BackendKube {
 		return sc, err
 	}
-	eps, err := plan.Endpoints(sc, plan.CompileOptions{})
+	eps, err := plan.Endpoints(sc, plan.CompileOptions{HostGPUs: nic.CountGPUs})
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/rdmabench/rdmabench/nic"
+
 	"github.com/rdmabench/rdmabench/runner/plan"
 	"github.com/spf13/cobra"
 )
@@ -77,7 +79,7 @@ func runPlan(opts *planOptions, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	p, err := plan.Compile(s, plan.CompileOptions{Platform: scenarioPlatform(s), SampleSeed: opts.seed.value()})
+	p, err := plan.Compile(s, plan.CompileOptions{HostGPUs: nic.CountGPUs, Platform: scenarioPlatform(s), SampleSeed: opts.seed.value()})
 	if err != nil {
 		return err
 	}

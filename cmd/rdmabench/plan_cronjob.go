@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/rdmabench/rdmabench/nic"
+
 	"github.com/rdmabench/rdmabench/runner/backend/kube"
 	"github.com/rdmabench/rdmabench/runner/plan"
 	"github.com/rdmabench/rdmabench/scenarios"
@@ -56,7 +58,7 @@ func runPlanCronJob(opts *planOptions, stdout io.Writer) error {
 	if s.Backend != scenarios.BackendKube {
 		return usageError{fmt.Errorf("%s: -o cronjob runs the scenario in the cluster and needs backend: kube (this one is %s)", opts.file, s.Backend)}
 	}
-	if _, err := plan.Compile(s, plan.CompileOptions{}); err != nil {
+	if _, err := plan.Compile(s, plan.CompileOptions{HostGPUs: nic.CountGPUs}); err != nil {
 		return err
 	}
 	data, err := scenarioData(s)

@@ -5,6 +5,8 @@ import (
 	"io"
 	"time"
 
+	"github.com/rdmabench/rdmabench/nic"
+
 	"github.com/rdmabench/rdmabench/runner"
 	"github.com/rdmabench/rdmabench/runner/backend/kube"
 	"github.com/rdmabench/rdmabench/runner/plan"
@@ -27,7 +29,7 @@ func runPlanManifests(opts *planOptions, stdout io.Writer) error {
 	if s.Backend != scenarios.BackendKube {
 		return usageError{fmt.Errorf("%s: -o manifests is for backend: kube (this scenario's backend is %s)", opts.file, s.Backend)}
 	}
-	p, err := plan.Compile(s, plan.CompileOptions{Platform: scenarioPlatform(s)})
+	p, err := plan.Compile(s, plan.CompileOptions{HostGPUs: nic.CountGPUs, Platform: scenarioPlatform(s)})
 	if err != nil {
 		return err
 	}

@@ -41,12 +41,12 @@ func TestPlanManifestsDecodeStrictly(t *testing.T) {
 		first.Spec.Containers[0].Resources.Limits.Name("rdma/roce_gdr", "") == nil {
 		t.Errorf("endpoint pod lacks its placement: %+v", first)
 	}
-	// pd-disagg's GPU tools run in the image its cluster.images names: a
-	// container of their own beside the tools one, given the GPU.
-	if cs := first.Spec.Containers; len(cs) != 2 || cs[0].Name != "tools" || cs[1].Name != "nixl-nccl" ||
-		cs[1].Image != "registry.example.com/you/serving-bench:latest" || cs[1].Resources.Limits.Name("nvidia.com/gpu", "").Value() != 1 ||
-		cs[0].Resources.Limits.Name("nvidia.com/gpu", "").Value() != 0 {
-		t.Errorf("endpoint pod containers %+v: want tools, and nixl-nccl with the GPU", cs)
+	// Every test of a pd-disagg pod runs in its one container, from the
+	// serving image, given the GPU and the RDMA device; the init container
+	// (the tools image) brings the bundle.
+	if cs, is := first.Spec.Containers, first.Spec.InitContainers; len(cs) != 1 || cs[0].Image != "registry.example.com/you/serving:latest" ||
+		cs[0].Resources.Limits.Name("nvidia.com/gpu", "").Value() != 1 || len(is) != 1 || is[0].Image != "quay.io/rdmabench/tools:latest" {
+		t.Errorf("endpoint pod containers %+v, init %+v: want one from the serving image with the GPU, the tools image's init", cs, is)
 	}
 	if code, _, errs := runCLI(t, "", "plan", "../../scenarios/loopback.yaml", "-o", "manifests"); code != 2 || !strings.Contains(errs, "backend: kube") {
 		t.Errorf("a local scenario: exit %d %q; want 2 saying manifests are for kube", code, errs)

@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/rdmabench/rdmabench/nic"
+
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
@@ -95,7 +97,7 @@ func runPreflight(ctx context.Context, o *preflightOptions) error {
 	if err != nil {
 		return err
 	}
-	p, err := compilePlan(sc, plan.CompileOptions{HasRDMA: func(endpoint.Endpoint) bool { return true }, Platform: platform})
+	p, err := compilePlan(sc, plan.CompileOptions{HostGPUs: nic.CountGPUs, HasRDMA: func(endpoint.Endpoint) bool { return true }, Platform: platform})
 	if err != nil {
 		return err
 	}

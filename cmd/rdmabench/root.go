@@ -54,6 +54,7 @@ against the NIC's line rate.`,
 
 	root.AddCommand(
 		newVersionCmd(stdout),
+		newPauseCmd(),
 		newValidateCmd(stdout, stderr),
 		newInitCmd(stdout, stderr),
 		newSchemaCmd(stdout),

@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/rdmabench/rdmabench/nic"
+
 	"github.com/spf13/cobra"
 	"gopkg.in/yaml.v3"
 
@@ -125,7 +127,7 @@ func runRun(ctx context.Context, o *runOptions) error {
 	if o.dryRun && sc.Backend == scenarios.BackendKube {
 		// A dry run plans without a cluster: every test is planned, as
 		// the pods' devices are known only once they run.
-		p, err := o.plan(sc, plan.CompileOptions{HasRDMA: func(endpoint.Endpoint) bool { return true }, PortOffset: o.ports,
+		p, err := o.plan(sc, plan.CompileOptions{HostGPUs: nic.CountGPUs, HasRDMA: func(endpoint.Endpoint) bool { return true }, PortOffset: o.ports,
 			Platform: scenarioPlatform(sc), SampleSeed: o.seed.value()})
 		if err != nil {
 			return err
@@ -136,7 +138,7 @@ func runRun(ctx context.Context, o *runOptions) error {
 	if err != nil {
 		return err
 	}
-	opts := plan.CompileOptions{HasRDMA: runner.BackendHasRDMA(ctx, be), PortOffset: o.ports, SampleSeed: o.seed.value()}
+	opts := plan.CompileOptions{HostGPUs: nic.CountGPUs, HasRDMA: runner.BackendHasRDMA(ctx, be), PortOffset: o.ports, SampleSeed: o.seed.value()}
 	if opts.Platform, err = backendPlatform(ctx, be); err != nil {
 		return err
 	}

@@ -53,11 +53,12 @@ type validateResult struct {
 // push it to their registry and write that tag (docs/user-guide/images.md).
 const PlaceholderImage = "quay.io/rdmabench/tools:latest"
 
-// placeholderWarning says how to replace the placeholder image.
-func placeholderWarning(path string) string {
-	return fmt.Sprintf("%s: warning: cluster.image is the placeholder %s, which is not published: build the tools image "+
+// placeholderWarning says how to replace the placeholder image, named by
+// key (cluster.image, or cluster.toolsImage: the init container's).
+func placeholderWarning(path, key string) string {
+	return fmt.Sprintf("%s: warning: %s is the placeholder %s, which is not published: build the tools image "+
 		"(make image), push it (skopeo copy oci-archive:.work/images/rdmabench-tools.oci.tar docker://REGISTRY/rdmabench/tools:TAG) "+
-		"and write REGISTRY/rdmabench/tools:TAG here (docs/user-guide/images.md)", path, PlaceholderImage)
+		"and write REGISTRY/rdmabench/tools:TAG here (docs/user-guide/images.md)", path, key, PlaceholderImage)
 }
 
 func runValidate(o *validateOptions) error {
@@ -95,7 +96,9 @@ func validateFile(path string) validateResult {
 	if err == nil {
 		r := validateResult{File: path, OK: true}
 		if sc.Backend == scenarios.BackendKube && sc.Cluster.Image == PlaceholderImage {
-			r.Warnings = append(r.Warnings, placeholderWarning(path))
+			r.Warnings = append(r.Warnings, placeholderWarning(path, "cluster.image"))
+		} else if sc.Backend == scenarios.BackendKube && sc.Cluster.ToolsImageOf() == PlaceholderImage {
+			r.Warnings = append(r.Warnings, placeholderWarning(path, "cluster.toolsImage"))
 		}
 		return r
 	}

@@ -33,7 +33,7 @@ func TestValidateShipped(t *testing.T) {
 	code, out, errs := cli(t, append([]string{"validate"}, files...)...)
 	// The kube scenarios name the placeholder image: a warning, not an error.
 	for _, line := range strings.Split(strings.TrimSpace(errs), "\n") {
-		if line != "" && !strings.Contains(line, ": warning: cluster.image is the placeholder") {
+		if line != "" && !strings.Contains(line, ": warning: cluster.image is the placeholder") && !strings.Contains(line, ": warning: cluster.toolsImage is the placeholder") {
 			t.Errorf("stderr line %q: want only placeholder-image warnings", line)
 		}
 	}
@@ -160,7 +160,7 @@ func TestValidateWarnsOnThePlaceholderImage(t *testing.T) {
 	if !strings.Contains(stdout.String(), "pd-disagg.yaml: ok") {
 		t.Errorf("stdout %q: want ok", stdout.String())
 	}
-	if w := stderr.String(); !strings.Contains(w, "warning: cluster.image is the placeholder "+PlaceholderImage) || !strings.Contains(w, "make image") {
+	if w := stderr.String(); !strings.Contains(w, "warning: cluster.toolsImage is the placeholder "+PlaceholderImage) || !strings.Contains(w, "make image") {
 		t.Errorf("stderr %q: want the placeholder warning", w)
 	}
 	stdout.Reset()

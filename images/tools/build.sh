@@ -4,8 +4,9 @@
 #   1. mmdebstrap installs packages.txt (and their dependencies, no
 #      recommends) from the pinned Debian suite into a tarball, copies the
 #      static rdmabench and rdmabench's other programs (the NCCL probe,
-#      rdmabench-nccl) to /usr/local/bin and records `dpkg-query` of every
-#      installed package;
+#      rdmabench-nccl) to /usr/local/bin, makes the RDMA tool bundle a pod's
+#      init container copies into any image (bundle.sh: /opt/rdmabench) and
+#      records `dpkg-query` of every installed package;
 #   2. umoci writes an OCI image layout with that tarball as its one layer,
 #      the labels (org.opencontainers.image.*, io.rdmabench.packages) and
 #      the config (PATH, entrypoint-less: the pods name their command);
@@ -68,6 +69,7 @@ mmdebstrap --quiet --variant=essential --mode=root --format=tar \
   --customize-hook="copy-in $bin $extra /usr/local/bin/" \
   --customize-hook='chmod 0755 "$1"/usr/local/bin/rdmabench*' \
   --customize-hook='mkdir -p "$1"/run/sshd' \
+  --customize-hook="sh $here/bundle.sh \"\$1\"" \
   --customize-hook='rm -f "$1"/etc/ssh/ssh_host_*' \
   --customize-hook="chroot \"\$1\" dpkg-query -W -f '\${Package}=\${Version}\n' > $work/packages.txt" \
   "$SUITE" "$work/rootfs.tar" "deb $mirror $SUITE main"

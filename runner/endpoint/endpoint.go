@@ -1,12 +1,10 @@
 // Package endpoint is the data model of where a tool process runs: an
 // Endpoint (a local process slot, an ssh host, a pod) and, for pods, its
-// Placement and Containers. The planner fills it (runner/plan), the tool
+// Placement. The planner fills it (runner/plan), the tool
 // table reads it (runner/tools), the backends (runner/backend) provision
 // it. It imports nothing of theirs: the pure planner depends on no backend
 // interface.
 package endpoint
-
-import "slices"
 
 // Endpoint is one place a tool process runs: a local process slot, an ssh
 // host, or a pod. The planner fills the static fields; Provision fills Address
@@ -58,19 +56,6 @@ type Endpoint struct {
 	// given, resolved by the planner from its pool and the cluster
 	// section; nil for local and ssh endpoints.
 	Placement *Placement `json:"placement,omitempty"`
-	// Container is the container of the endpoint's pod a call runs in:
-	// the runner sets it, per call, to the one with the tool's image
-	// (Placement.ContainerOf); "" is the tools container. Backends
-	// without containers ignore it.
-	Container string `json:"-"`
-}
-
-// In is the endpoint as seen from the container that runs tools of an
-// image family (scenarios.ImageFamily): the same endpoint, its calls run
-// in that container.
-func (e Endpoint) In(family string) Endpoint {
-	e.Container = e.Placement.ContainerOf(family)
-	return e
 }
 
 // Placement is what a pod-based backend needs of an endpoint's pool, with
@@ -93,7 +78,7 @@ type Placement struct {
 	// pool first) must not share; "" places freely.
 	AntiAffinity string   `json:"antiAffinity,omitempty"`
 	AvoidPools   []string `json:"avoidPools,omitempty"`
-	// Capabilities are added to the tools container (every other one is
+	// Capabilities are added to the pod's container (every other one is
 	// dropped): the cluster's (IPC_LOCK by default), plus what the MPI
 	// launcher's per-run sshd needs on a pool that hosts remote ranks
 	// (tools.SSHDCapabilities).
@@ -107,65 +92,6 @@ type Placement struct {
 	Hugepages map[string]string `json:"hugepages,omitempty"`
 	// ResourceClaims are DRA claims (the cluster's, then the pool's).
 	ResourceClaims []ResourceClaim `json:"resourceClaims,omitempty"`
-	// Containers are the pod's containers when its pool's tests run in
-	// images beside the tools image (cluster.images): the tools container
-	// first, then one per further image. nil: the tools container alone,
-	// given everything.
-	Containers []Container `json:"containers,omitempty"`
-}
-
-// ToolsContainer is the name of the container of the tools image, in
-// every pod: rdmabench, perftest, rping, ucx_perftest, iperf3.
-const ToolsContainer = "tools"
-
-// Container is one container of an endpoint's pod and what it is given.
-// Every container gets the pod's CPU and memory, /dev/shm, DRA claims,
-// capabilities and env; the device-plugin resources go where the traffic
-// is: a device plugin gives a device to the container that asks for it.
-type Container struct {
-	// Name is "tools", or the image families it serves joined by '-'
-	// (nixl, nccl, nixl-nccl): what `kubectl exec -c` takes.
-	Name  string `json:"name"`
-	Image string `json:"image"`
-	// Families are the image families whose tools run here ("" for the
-	// tools image's own).
-	Families []string `json:"families"`
-	// GPU: the pod's GPU resources (nvidia.com/gpu …) are this
-	// container's: its tools use GPU memory. At most one has it.
-	GPU bool `json:"gpu,omitempty"`
-	// RDMA: its tools move RDMA traffic, so it asks for the pod's other
-	// extended resources (the RDMA device plugin's) and hugepages; with
-	// none that does, the tools container asks.
-	RDMA bool `json:"rdma,omitempty"`
-}
-
-// ContainerOf is the container that runs tools of an image family: ""
-// for the tools container (and outside pods).
-func (p *Placement) ContainerOf(family string) string {
-	if p == nil || family == "" {
-		return ""
-	}
-	for _, c := range p.Containers {
-		if c.Name != ToolsContainer && slices.Contains(c.Families, family) {
-			return c.Name
-		}
-	}
-	return ""
-}
-
-// ContainerNamed is the container of that name (ToolsContainer for "").
-func (p *Placement) ContainerNamed(name string) (Container, bool) {
-	if name == "" {
-		name = ToolsContainer
-	}
-	if p != nil {
-		for _, c := range p.Containers {
-			if c.Name == name {
-				return c, true
-			}
-		}
-	}
-	return Container{}, false
 }
 
 // ResourceClaim is a pod's Dynamic Resource Allocation claim: an existing

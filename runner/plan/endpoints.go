@@ -7,8 +7,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/rdmabench/rdmabench/nic"
-
 	"github.com/rdmabench/rdmabench/runner/endpoint"
 	"github.com/rdmabench/rdmabench/runner/tools"
 	"github.com/rdmabench/rdmabench/scenarios"
@@ -82,11 +80,10 @@ func poolGPUs(s *scenarios.Scenario, pool *scenarios.Pool, opts CompileOptions) 
 	if backendOf(s) != scenarios.BackendLocal {
 		return gpuCount{}, fmt.Errorf("all counts this host's GPUs, for the local backend only; write the count of GPUs per endpoint")
 	}
-	count := opts.HostGPUs
-	if count == nil {
-		count = nic.CountGPUs
+	if opts.HostGPUs == nil {
+		return gpuCount{}, fmt.Errorf("all: this host's GPUs were not counted (the planner was given no counter); write the count")
 	}
-	n, source := count()
+	n, source := opts.HostGPUs()
 	return gpuCount{N: n, from: fmt.Sprintf("all: %d GPU(s) on this host (%s)", n, source)}, nil
 }
 
@@ -217,7 +214,6 @@ func placement(s *scenarios.Scenario, pool *scenarios.Pool, partners map[string]
 	if p.AntiAffinity != "" {
 		p.AvoidPools = avoidPools(s, pool, partners)
 	}
-	p.Containers = containers(s, pool, hasGPUs(p.Resources))
 	return p
 }
 

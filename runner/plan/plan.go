@@ -41,7 +41,8 @@ type CompileOptions struct {
 	SampleSeed int64
 	// HostGPUs counts the GPUs of the host the run is planned on, and says
 	// how ("nvidia-smi -L"): a pool's gpus: all on the local backend is
-	// that count. nil: nic.CountGPUs, this host's.
+	// that count (the command layer gives nic.CountGPUs: the planner
+	// stays pure). nil: gpus: all is an error.
 	HostGPUs func() (n int, source string)
 }
 

@@ -569,16 +569,13 @@ type Needs struct {
 	NCCLNet bool
 	// Probes are the ids of the tool-build checks it needs.
 	Probes []string
-	// Container is where the test's tool runs in a pod of several ("" the
-	// tools container): only the checks read there doom it.
-	Container string
 }
 
 // Doomed says whether a failing check on an endpoint dooms a test with
 // these needs, and names the first such check (for the skip reason).
 func Doomed(ep schema.PreflightEndpoint, n Needs) (schema.PreflightCheck, bool) {
 	for _, c := range ep.Checks {
-		if c.Status != schema.PreflightFail || c.Container != n.Container {
+		if c.Status != schema.PreflightFail {
 			continue
 		}
 		switch {

@@ -75,26 +75,19 @@ func RunWith(ctx context.Context, be backend.Backend, p *plan.Plan, sc *scenario
 	mtus := map[string]int{}
 	for i, u := range units {
 		e, got := &out[at[u.ep.Name]], evaluated[i]
-		if u.ep.Container == "" {
-			e.Device = got.Device
-			mtus[u.ep.Name] = ActiveMTU(in[i].Facts, u.ep.Device)
-		} else if got.Device != "" && u.want.Device != "" {
-			e.Device = got.Device
-		}
+		e.Device = got.Device
+		mtus[u.ep.Name] = ActiveMTU(in[i].Facts, u.ep.Device)
 		if got.Error != "" {
-			e.Error = joinErr(e.Error, u.label()+got.Error)
+			e.Error = joinErr(e.Error, got.Error)
 		}
 		for k, v := range libraryVersions(in[i].Facts) {
-			if u.ep.Container != "" {
-				k += " (" + u.ep.Container + ")"
-			}
 			if e.Versions == nil {
 				e.Versions = map[string]string{}
 			}
 			e.Versions[k] = v
 		}
 		for _, c := range got.Checks {
-			e.Checks = append(e.Checks, u.locate(c))
+			e.Checks = append(e.Checks, c)
 		}
 	}
 	return out, mtus
@@ -111,50 +104,11 @@ func libraryVersions(f Facts) map[string]string {
 	return out
 }
 
-// preflightUnit is one container of an endpoint that preflight reads
-// (the endpoint itself outside pods): what its tests there need.
+// preflightUnit is an endpoint that preflight reads (in a pod, its one
+// container): what its tests need of it.
 type preflightUnit struct {
-	ep   endpoint.Endpoint // Container set: where the facts are read
+	ep   endpoint.Endpoint
 	want Want
-	// families are the image families whose tools run here, by probe id
-	// (for the fix: which key picks the image).
-	families map[string]string
-	// image of the container; "" outside pods of several containers.
-	image string
-}
-
-// label prefixes what was seen in a container of several: "image X
-// (container nixl): ".
-func (u *preflightUnit) label() string {
-	if u.image == "" {
-		return ""
-	}
-	return fmt.Sprintf("image %s (container %s): ", u.image, containerName(u.ep.Container))
-}
-
-// locate gives a check its container, and a failure the image it is
-// about and the key that names the image.
-func (u *preflightUnit) locate(c schema.PreflightCheck) schema.PreflightCheck {
-	c.Container = u.ep.Container
-	if c.Status == schema.PreflightPass || u.image == "" {
-		return c
-	}
-	c.Evidence = u.label() + c.Evidence
-	if c.Dooms == schema.DoomsTool {
-		if f := u.families[c.ID]; f != "" {
-			c.Fix = joinFix(c.Fix, fmt.Sprintf("or set cluster.images.%s (or the pool's images.%s) to an image that has it", f, f))
-		} else {
-			c.Fix = joinFix(c.Fix, "the tools image (cluster.image, make image) should have it")
-		}
-	}
-	return c
-}
-
-func containerName(c string) string {
-	if c == "" {
-		return endpoint.ToolsContainer
-	}
-	return c
 }
 
 func joinFix(a, b string) string {
@@ -204,47 +158,33 @@ func runsInPods(be backend.Backend) bool {
 	return ok && p.RunsInPods()
 }
 
-// preflightUnits say what each endpoint's tests need of it, per container
-// they run in: the tools container (the endpoint itself outside pods)
-// always, then each further container its tests use.
+// preflightUnits say what each endpoint's tests need of it (in a pod:
+// of its one container, where they all run).
 func preflightUnits(p *plan.Plan, sc *scenarios.Scenario, eps []endpoint.Endpoint, pod bool, platform string) []*preflightUnit {
 	tests := testsByName(sc)
 	var units []*preflightUnit
 	byKey := map[string]*preflightUnit{}
 	epByName := map[string]endpoint.Endpoint{}
-	unit := func(ep endpoint.Endpoint, container string) *preflightUnit {
-		key := ep.Name + "\x00" + container
-		if u, ok := byKey[key]; ok {
+	unit := func(ep endpoint.Endpoint) *preflightUnit {
+		if u, ok := byKey[ep.Name]; ok {
 			return u
 		}
-		ep.Container = container
 		w := Want{Endpoint: ep.Name, Device: ep.Device, GIDIndex: ep.GIDIndex, NoDevice: ep.NoDevice, DataDevice: ep.DataDevice, Address: ep.Address, GPUs: ep.GPUs, Pod: pod}
-		u := &preflightUnit{ep: ep, families: map[string]string{}}
-		if c, ok := ep.Placement.ContainerNamed(container); ok { // a pod of several containers
-			u.image = c.Image
-			if !c.RDMA { // not given the RDMA device: its tests move no RDMA traffic
-				w.Device, w.NoDevice, w.DataDevice = "", "", ""
-			}
-			if !c.GPU {
-				w.GPUs = 0
-			}
-		}
-		u.want = w
-		byKey[key] = u
+		u := &preflightUnit{ep: ep, want: w}
+		byKey[ep.Name] = u
 		units = append(units, u)
 		return u
 	}
 	for _, ep := range eps {
 		epByName[ep.Name] = ep
-		unit(ep, "")
+		unit(ep)
 	}
 	mark := func(name string, t *scenarios.Test, tool string, ncclNet bool) {
 		ep, ok := epByName[name]
 		if !ok {
 			return
 		}
-		family := scenarios.ImageFamily(tool)
-		u := unit(ep, ep.Placement.ContainerOf(family))
+		u := unit(ep)
 		x := u.want
 		rdma, gpu := tools.NeedsRDMA(t, tool), tools.NeedsGPU(t, tool)
 		x.RDMA = x.RDMA || rdma
@@ -257,7 +197,6 @@ func preflightUnits(p *plan.Plan, sc *scenarios.Scenario, eps []endpoint.Endpoin
 		for _, p := range tools.ProbesOf(t, tool) {
 			if !slices.ContainsFunc(x.Probes, func(q tools.Probe) bool { return q.ID == p.ID }) {
 				x.Probes = append(x.Probes, p)
-				u.families[p.ID] = family
 			}
 		}
 		u.want = x

@@ -93,7 +93,6 @@ cluster:
   namespace: rdmabench
   serviceAccount: rdmabench
   image: rdmabench/tools:test
-  images: {nixl: rdmabench/tools:test, nccl: rdmabench/tools:test}   # the stand-ins are on every image's PATH here
   networks: [default/data-net]
   antiAffinity: kubernetes.io/hostname
   startupTimeout: 90s

@@ -25,14 +25,14 @@ import (
 // folders, since the test agent has no volumes.
 const hostImage = "host/rdmabench:test"
 
-// Images whose stand-ins differ (images per tool family): the tools image
-// as the project ships it, without the GPU tools' stand-ins; an image of
-// the nixl family that carries nixlbench's; one that does not. Every
-// other image carries them all.
+// Images of their own here: the tools image as the project ships it,
+// without the GPU tools' stand-ins; a serving-like image (servingRootFS:
+// no perftest, rping, iperf3, rdma-core or rdmabench; the stand-ins of
+// the tools a serving image may carry). Every other image is the tools
+// image with every stand-in.
 const (
 	cpuToolsImage = "rdmabench/tools-cpu:test"
-	nixlImage     = "example.com/nixlbench:test"
-	noNixlImage   = "example.com/serving-without-nixlbench:test"
+	servingImage  = "example.com/serving:test"
 )
 
 var (
@@ -78,23 +78,30 @@ func testMain(m *testing.M) int {
 	// Pods run in the tools image (make image), so the lane proves the
 	// image's tools work; without it (go test by hand, no make image) they
 	// run on the host's file system unless RDMABENCH_TOOLS_IMAGE insists.
+	// Every endpoint pod needs the image: its init container copies
+	// rdmabench's bundle from it.
 	rootfs, err := cluster.ToolsRootFS()
 	if err != nil {
 		if os.Getenv("RDMABENCH_TOOLS_IMAGE") != "" {
 			fmt.Fprintln(os.Stderr, err)
 			return 1
 		}
-		fmt.Fprintf(os.Stderr, "e2ekube: pods run on the host's file system: %v\n", err)
-	} else {
-		fmt.Fprintf(os.Stderr, "e2ekube: pods run in the tools image %s\n", rootfs)
-		imageRoot = rootfs
+		skipReason = "no tools image (make image): " + err.Error()
+		return m.Run()
+	}
+	fmt.Fprintf(os.Stderr, "e2ekube: pods run in the tools image %s\n", rootfs)
+	imageRoot = rootfs
+	serving, err := servingRootFS(rootfs, filepath.Join(bin, "serving-rootfs"))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
 	}
 	var log bytes.Buffer
 	// Four nodes: pd-disagg puts 2 prefill and 2 decode pods on four
 	// distinct nodes.
 	c, err := cluster.Start(ctx, cluster.Options{Nodes: 4, Log: &log, ExtraBinDir: standins, SRIOVNetworks: []string{"default/sriov-net"},
 		ExtraBin: func(image string) string {
-			if image == cpuToolsImage || image == noNixlImage {
+			if image == cpuToolsImage {
 				return noGPUTools
 			}
 			return standins
@@ -102,6 +109,9 @@ func testMain(m *testing.M) int {
 		RootFS: func(image string) string {
 			if image == hostImage {
 				return "" // the host's file system (the CronJob test's pod)
+			}
+			if image == servingImage {
+				return serving
 			}
 			return imageRoot
 		}})
@@ -179,6 +189,31 @@ func linkCPUStandins(all, dir string) error {
 		}
 	}
 	return nil
+}
+
+// servingRootFS is a serving-like root file system made from the tools
+// image's (hard links, nothing copied): without perftest, rping, iperf3,
+// rdma-core's libraries and providers, and rdmabench, as the serving images
+// read for issue 30 are (llm-d's, vLLM's). Only the bundle can bring them.
+func servingRootFS(tools, dir string) (string, error) {
+	if out, err := exec.Command("cp", "-al", tools, dir).CombinedOutput(); err != nil {
+		return "", fmt.Errorf("serving root: %v: %s", err, out)
+	}
+	var gone []string
+	for _, glob := range []string{"usr/bin/ib_*", "usr/bin/rping", "usr/bin/iperf3", "usr/lib/x86_64-linux-gnu/libibverbs*",
+		"usr/lib/x86_64-linux-gnu/librdmacm*", "usr/lib/x86_64-linux-gnu/libiperf*", "etc/libibverbs.d", "usr/local/bin/rdmabench*", "opt/rdmabench"} {
+		m, _ := filepath.Glob(filepath.Join(dir, glob))
+		gone = append(gone, m...)
+	}
+	for _, p := range gone {
+		if err := os.RemoveAll(p); err != nil {
+			return "", err
+		}
+	}
+	if len(gone) < 8 {
+		return "", fmt.Errorf("serving root: only %d of the tools image's RDMA files found to remove: %v", len(gone), gone)
+	}
+	return dir, nil
 }
 
 func tail(b []byte, n int) []byte {

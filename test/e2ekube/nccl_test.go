@@ -47,7 +47,6 @@ backend: kube
 cluster:
   namespace: e2e-nccl
   image: rdmabench/tools:test
-  images: {nixl: rdmabench/tools:test, nccl: rdmabench/tools:test}   # the stand-ins are on every image's PATH here
   networks: [default/data-net]
   antiAffinity: kubernetes.io/hostname
   startupTimeout: 90s

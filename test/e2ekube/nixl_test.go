@@ -34,7 +34,6 @@ backend: kube
 cluster:
   namespace: ` + ns + `
   image: rdmabench/tools:test
-  images: {nixl: rdmabench/tools:test, nccl: rdmabench/tools:test}   # the stand-ins are on every image's PATH here
   networks: [default/data-net]
   antiAffinity: kubernetes.io/hostname
   startupTimeout: 90s

@@ -27,7 +27,6 @@ backend: kube
 cluster:
   namespace: nixl
   image: host/nixl:test
-  images: {nixl: host/nixl:test}   # nixlbench is in the one image here
   networks: [default/data-net]
   antiAffinity: kubernetes.io/hostname
   startupTimeout: 120s

@@ -250,7 +250,6 @@ backend: kube
 cluster:
   namespace: nixl
   image: host/rdmabench:test
-  images: {nixl: host/rdmabench:test}   # nixlbench is in the one image here
   hostNetwork: true
   nodeSelector:
     rdmabench.io/soft-roce: "true"

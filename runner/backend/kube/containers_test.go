@@ -1,6 +1,7 @@
 package kube
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -9,17 +10,16 @@ import (
 	"github.com/rdmabench/rdmabench/scenarios"
 )
 
-// imagesScenario: prefill runs perftest (the tools image) and nixlbench
-// VRAM (the nixl image) and nccl-tests (the nccl image, which is the nixl
-// one: one container serves both); decode names its own nixl image and
-// runs no nccl. Both pools have a GPU and an RDMA device each.
-func imagesScenario() *scenarios.Scenario {
+// servingScenario: pods from a serving image, the tools image's init
+// container bringing the bundle; prefill runs perftest, nixlbench VRAM
+// and NCCL, all in the one container; both pools have a GPU and an RDMA
+// device each.
+func servingScenario() *scenarios.Scenario {
 	sc := testScenario()
-	sc.Cluster.Images = map[string]string{scenarios.ImageNixl: "serving:1", scenarios.ImageNCCL: "serving:1"}
+	sc.Cluster.Image, sc.Cluster.ToolsImage = "serving:1", "tools:1"
 	sc.Cluster.Memory, sc.Cluster.ShmSize, sc.Cluster.Hugepages = "4Gi", "2Gi", map[string]string{"2Mi": "1Gi"}
 	sc.Pools[0].GPUs = scenarios.GPUs(1)
 	sc.Pools[1].GPUs = scenarios.GPUs(1)
-	sc.Pools[1].Images = map[string]string{scenarios.ImageNixl: "nixlbench:1"}
 	sc.Tests = []scenarios.Test{
 		{Name: "bw", Tool: scenarios.ToolIBWriteBW, From: "prefill", To: "prefill"},
 		{Name: "kv", Tool: scenarios.ToolNixlbench, From: "decode", To: "prefill", Args: scenarios.Args{InitiatorSeg: "VRAM", TargetSeg: "VRAM"}},
@@ -28,75 +28,73 @@ func imagesScenario() *scenarios.Scenario {
 	return sc
 }
 
-// One container per distinct image: the GPU only in the container whose
-// tests use GPU memory, the RDMA device and hugepages in each container
-// moving RDMA traffic, CPU, memory and /dev/shm in every one.
-func TestPodRunsAContainerPerImage(t *testing.T) {
-	b, _ := newTestBackend(t, imagesScenario())
-	pre, err := b.podFor(planned(t, b.sc, "prefill-0")[0], nil)
+// One container per pod, from cluster.image, asking once for the GPU and
+// the RDMA device (a device plugin gives an SR-IOV VF to one container:
+// every test of the pod runs here), with /dev/shm, the hugepages and the
+// bundle mounted, rdmabench's keep-alive from the bundle; one init
+// container from the tools image that copies the bundle and asks for no
+// device.
+func TestPodIsOneContainerFromTheImage(t *testing.T) {
+	b, _ := newTestBackend(t, servingScenario())
+	pod, err := b.podFor(planned(t, b.sc, "prefill-0")[0], nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := map[string]corev1.Container{}
-	var names []string
-	for _, c := range pre.Spec.Containers {
-		got[c.Name] = c
-		names = append(names, c.Name+"="+c.Image)
+	if len(pod.Spec.Containers) != 1 || len(pod.Spec.InitContainers) != 1 {
+		t.Fatalf("containers %d, init containers %d: want one of each", len(pod.Spec.Containers), len(pod.Spec.InitContainers))
 	}
-	if strings.Join(names, " ") != "tools=tools:1 nixl-nccl=serving:1" {
-		t.Fatalf("containers %v: want the tools one and one for the image nixl and nccl share", names)
+	c, init := pod.Spec.Containers[0], pod.Spec.InitContainers[0]
+	if c.Name != container || c.Image != "serving:1" || init.Image != "tools:1" {
+		t.Errorf("container %s=%s, init %s=%s", c.Name, c.Image, init.Name, init.Image)
 	}
-	tools, gpu := got["tools"], got["nixl-nccl"]
-	if _, ok := tools.Resources.Limits[scenarios.DefaultGPUResource]; ok {
-		t.Errorf("tools container asks for the GPU: %v", tools.Resources.Limits)
-	}
-	if q := gpu.Resources.Limits[scenarios.DefaultGPUResource]; q.String() != "1" {
-		t.Errorf("nixl-nccl container: GPU %v, want 1", gpu.Resources.Limits)
-	}
-	for _, c := range []corev1.Container{tools, gpu} {
-		if q := c.Resources.Limits["rdma/roce_gdr"]; q.String() != "1" {
-			t.Errorf("%s: both move RDMA traffic (perftest; nixlbench, NCCL), yet resources %v", c.Name, c.Resources.Limits)
-		}
-		if q := c.Resources.Limits[corev1.ResourceMemory]; q.String() != "4Gi" || len(c.VolumeMounts) != 2 ||
-			c.VolumeMounts[0].MountPath != "/dev/shm" || c.VolumeMounts[1].MountPath != "/dev/hugepages-2Mi" {
-			t.Errorf("%s: memory %v, mounts %v", c.Name, q.String(), c.VolumeMounts)
-		}
-		if c.SecurityContext.Capabilities.Add[0] != "IPC_LOCK" || c.Command[2] != keepAlive {
-			t.Errorf("%s: security context %+v, command %v", c.Name, c.SecurityContext, c.Command)
+	for name, want := range map[corev1.ResourceName]string{scenarios.DefaultGPUResource: "1", "rdma/roce_gdr": "1", corev1.ResourceMemory: "4Gi", "hugepages-2Mi": "1Gi"} {
+		if q := c.Resources.Limits[name]; q.String() != want {
+			t.Errorf("%s: %v, want %s (limits %v)", name, q.String(), want, c.Resources.Limits)
 		}
 	}
-
-	dec, err := b.podFor(planned(t, b.sc, "decode-0")[0], nil)
-	if err != nil {
-		t.Fatal(err)
+	for name := range init.Resources.Limits {
+		if name != corev1.ResourceCPU && name != corev1.ResourceMemory {
+			t.Errorf("the init container asks for %s: a device goes to the one container", name)
+		}
 	}
-	if len(dec.Spec.Containers) != 2 || dec.Spec.Containers[1].Name != "nixl" || dec.Spec.Containers[1].Image != "nixlbench:1" {
-		t.Fatalf("decode containers %+v: want tools and nixl (its pool's image)", dec.Spec.Containers)
+	var mounts []string
+	for _, m := range c.VolumeMounts {
+		mounts = append(mounts, m.MountPath)
 	}
-	dt := dec.Spec.Containers[0]
-	if _, ok := dt.Resources.Limits["rdma/roce_gdr"]; ok {
-		t.Errorf("decode's tools container runs no RDMA test, yet asks for the device: %v", dt.Resources.Limits)
+	if strings.Join(mounts, " ") != "/dev/shm /dev/hugepages-2Mi "+BundleDir {
+		t.Errorf("mounts %v", mounts)
 	}
-	if len(dt.VolumeMounts) != 1 {
-		t.Errorf("decode tools mounts %v: /dev/shm only (no hugepages: it moves no RDMA traffic)", dt.VolumeMounts)
+	if !slices.Equal(c.Command, []string{BundleBin + "/rdmabench", "pause"}) || c.SecurityContext.Capabilities.Add[0] != "IPC_LOCK" {
+		t.Errorf("command %v, security context %+v", c.Command, c.SecurityContext)
+	}
+	if len(init.VolumeMounts) != 1 || init.VolumeMounts[0].Name != c.VolumeMounts[2].Name || !strings.Contains(init.Command[2], "cp -a "+BundleDir+"/. ") {
+		t.Errorf("init container %+v: want it to copy the bundle into the emptyDir the container mounts", init)
 	}
 }
 
-// A pool whose tests all run in the tools image keeps the one container,
-// given everything, as before images per family.
-func TestPodOfToolsImageAloneIsUnchanged(t *testing.T) {
+// Without cluster.toolsImage, the init container runs cluster.image (a
+// CPU-only scenario in the tools image itself), and so does the etcd.
+func TestToolsImageDefaultsToTheImage(t *testing.T) {
 	sc := testScenario()
-	sc.Cluster.Images = map[string]string{scenarios.ImageNixl: "serving:1"}
 	sc.Tests = []scenarios.Test{{Name: "bw", Tool: scenarios.ToolIBWriteBW, From: "decode", To: "prefill"}}
 	b, _ := newTestBackend(t, sc)
 	pod, err := b.podFor(planned(t, b.sc, "prefill-0")[0], nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(pod.Spec.Containers) != 1 || pod.Spec.Containers[0].Name != "tools" {
-		t.Fatalf("containers %+v", pod.Spec.Containers)
+	if pod.Spec.InitContainers[0].Image != sc.Cluster.Image || pod.Spec.Containers[0].Image != sc.Cluster.Image {
+		t.Errorf("init %s, container %s: want both %s", pod.Spec.InitContainers[0].Image, pod.Spec.Containers[0].Image, sc.Cluster.Image)
 	}
-	if q := pod.Spec.Containers[0].Resources.Limits[scenarios.DefaultGPUResource]; q.String() != "8" {
-		t.Errorf("GPUs %v", pod.Spec.Containers[0].Resources.Limits)
+	sc.Cluster.Image, sc.Cluster.ToolsImage = "serving:1", "tools:1"
+	if etcd, _ := b.etcdObjects(nil); etcd.Spec.Containers[0].Image != "tools:1" {
+		t.Errorf("etcd image %s: want the tools image (rdmabench etcd)", etcd.Spec.Containers[0].Image)
+	}
+}
+
+// Every exec runs with the bundle last on the image's PATH.
+func TestExecPutsTheBundleOnPath(t *testing.T) {
+	got := withBundlePath([]string{"ib_write_bw", "-d", "mlx5_0"})
+	if got[0] != "sh" || !strings.Contains(got[2], `"${PATH:+$PATH:}`+BundleBin+`"`) || !slices.Equal(got[3:], []string{"sh", "ib_write_bw", "-d", "mlx5_0"}) {
+		t.Errorf("%q", got)
 	}
 }

@@ -197,7 +197,7 @@ func (b *Backend) etcdObjects(owner *metav1.OwnerReference) (*corev1.Pod, *corev
 		ObjectMeta: meta,
 		Spec: corev1.PodSpec{
 			Containers: []corev1.Container{{
-				Name: container, Image: b.sc.Cluster.Image, ImagePullPolicy: corev1.PullPolicy(b.sc.Cluster.ImagePullPolicy),
+				Name: container, Image: b.sc.Cluster.ToolsImageOf(), ImagePullPolicy: corev1.PullPolicy(b.sc.Cluster.ImagePullPolicy),
 				Command: []string{"sh", "-c", etcdScript(int(port))},
 				Env: []corev1.EnvVar{{Name: "POD_IP", ValueFrom: &corev1.EnvVarSource{
 					FieldRef: &corev1.ObjectFieldSelector{FieldPath: "status.podIP"}}}},

@@ -98,7 +98,7 @@ func (b *Backend) streamOnce(ctx context.Context, pod target, argv []string, std
 // session's shell, or a command that feeds stdin (nil: none).
 func (b *Backend) execStream(ctx context.Context, pod target, argv []string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
 	req := b.client.CoreV1().RESTClient().Post().Resource("pods").Namespace(b.namespace).Name(pod.pod).SubResource("exec").
-		VersionedParams(&corev1.PodExecOptions{Container: pod.containerName(), Command: argv, Stdin: stdin != nil, Stdout: true, Stderr: true}, scheme.ParameterCodec)
+		VersionedParams(&corev1.PodExecOptions{Container: pod.containerName(), Command: withBundlePath(argv), Stdin: stdin != nil, Stdout: true, Stderr: true}, scheme.ParameterCodec)
 	ws, err := remotecommand.NewWebSocketExecutor(b.config, "GET", req.URL().String())
 	if err != nil {
 		return -1, err
@@ -125,29 +125,17 @@ func (b *Backend) execStream(ctx context.Context, pod target, argv []string, std
 	return -1, err
 }
 
-// target is where a command runs: a pod, and its container ("" the
-// tools container).
+// target is where a command runs: a pod (its one container).
 type target struct {
-	pod, container string
+	pod string
 }
 
-func (t target) containerName() string {
-	if t.container == "" {
-		return container
-	}
-	return t.container
-}
+func (t target) containerName() string { return container }
 
-// String names the pod, and the container when it is not the tools one.
-func (t target) String() string {
-	if t.container == "" || t.container == container {
-		return t.pod
-	}
-	return t.pod + " (container " + t.container + ")"
-}
+// String names the pod.
+func (t target) String() string { return t.pod }
 
-// podOf is where a call on a provisioned endpoint runs: its pod, in the
-// container the caller chose (ep.Container).
+// podOf is where a call on a provisioned endpoint runs: its pod.
 func (b *Backend) podOf(ep endpoint.Endpoint) (target, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -155,15 +143,22 @@ func (b *Backend) podOf(ep endpoint.Endpoint) (target, error) {
 	if !ok {
 		return target{}, fmt.Errorf("kube: endpoint %s has no pod (not provisioned)", ep.Name)
 	}
-	return target{pod: p.name, container: ep.Container}, nil
+	return target{pod: p.name}, nil
 }
 
-// imageOf is the image of the container a call on ep runs in.
-func (b *Backend) imageOf(ep endpoint.Endpoint) string {
-	if c, ok := ep.Placement.ContainerNamed(ep.Container); ok {
-		return c.Image
-	}
-	return b.sc.Cluster.Image
+// imageOf is the image of the pod's container a call on ep runs in.
+func (b *Backend) imageOf(endpoint.Endpoint) string { return b.sc.Cluster.Image }
+
+// bundlePath puts the bundle (BundleBin) on the PATH of a command, after
+// the image's own folders: a tool the serving image has (perftest built
+// with CUDA, nixlbench) is the image's, one it lacks the bundle's. The
+// image's PATH is known only inside the container, so the exec's command
+// extends it there.
+const bundlePath = `PATH="${PATH:+$PATH:}` + BundleBin + `"; export PATH; exec "$@"`
+
+// withBundlePath is argv run with the bundle on its PATH.
+func withBundlePath(argv []string) []string {
+	return append([]string{"sh", "-c", bundlePath, "sh"}, argv...)
 }
 
 // Exec runs a short command in the endpoint's pod to completion and

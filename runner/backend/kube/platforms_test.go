@@ -23,8 +23,8 @@ metadata: {name: platforms}
 backend: kube
 cluster:
   namespace: bench
-  image: tools:1
-  images: {nixl: nixl:1, nccl: nccl:1}
+  image: serving:1
+  toolsImage: tools:1
   serviceAccount: rdmabench
   networks: [rdma-0]
   resources: {vpc.amazonaws.com/efa: "4"}

@@ -16,10 +16,35 @@ import (
 	"github.com/rdmabench/rdmabench/scenarios"
 )
 
-// keepAlive is the pod's own command: it does nothing and ends at once on
-// SIGTERM, so a deleted pod goes away without waiting out its grace. The
-// tools are started beside it through exec.
-const keepAlive = `trap 'exit 0' TERM INT; while :; do sleep 3600 & wait $!; done`
+// The bundle: the tools image holds rdmabench, rdmabench-nccl and the
+// RDMA tool bundle (perftest, rping, iperf3, each with its own loader,
+// libraries and verbs providers: images/tools/bundle.sh) under BundleDir.
+// The pod's init container, from the tools image, copies it into an
+// emptyDir (bundleVolume), which the pod's one container mounts at
+// BundleDir: whatever its image, the tools are there, and BundleBin is on
+// the PATH of every command the backend runs in it (withBundlePath).
+const (
+	// BundleDir is where the bundle is, in the tools image and in the pod's container.
+	BundleDir = "/opt/rdmabench"
+	// BundleBin is the bundle's folder of programs.
+	BundleBin    = BundleDir + "/bin"
+	bundleVolume = "rdmabench-bundle"
+	// bundleInit is the init container's name; bundleStage where it mounts the emptyDir.
+	bundleInit  = "rdmabench-bundle"
+	bundleStage = "/mnt/rdmabench-bundle"
+)
+
+// keepAlive is the pod container's own command: rdmabench from the
+// bundle, which does nothing and ends at once on SIGTERM, so a deleted
+// pod goes away without waiting out its grace (and the image needs no
+// sleep of its own). The tools are started beside it through exec.
+var keepAlive = []string{BundleBin + "/rdmabench", "pause"}
+
+// bundleCopy is the init container's script: copy the bundle, or say
+// which image lacks it and what to set.
+const bundleCopy = `[ -x ` + BundleBin + `/rdmabench ] || { echo "this image has no rdmabench bundle at ` + BundleDir +
+	`: set cluster.toolsImage to rdmabench's tools image (make image)" >&2; exit 1; }
+cp -a ` + BundleDir + `/. ` + bundleStage + `/`
 
 var runIDPattern = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
 
@@ -79,7 +104,7 @@ func (b *Backend) podFor(ep endpoint.Endpoint, owner *metav1.OwnerReference) (*c
 	annotations := map[string]string{}
 	maps.Copy(annotations, c.Annotations)
 	b.networkAnnotations(annotations, p.Networks)
-	ctrs, volumes, err := b.containers(ep, p)
+	inits, ctrs, volumes, err := b.containers(ep, p)
 	if err != nil {
 		return nil, fmt.Errorf("endpoint %s: %w", ep.Name, err)
 	}
@@ -90,6 +115,7 @@ func (b *Backend) podFor(ep endpoint.Endpoint, owner *metav1.OwnerReference) (*c
 			Labels: labels, Annotations: annotations,
 		},
 		Spec: corev1.PodSpec{
+			InitContainers:                inits,
 			Containers:                    ctrs,
 			Volumes:                       volumes,
 			ResourceClaims:                podClaims(p),
@@ -123,38 +149,59 @@ func (b *Backend) podFor(ep endpoint.Endpoint, owner *metav1.OwnerReference) (*c
 	return pod, nil
 }
 
-// containers are the endpoint's pod containers: the tools container
-// alone, given everything, or one per image of its pool's tests
-// (Placement.Containers), each given its share (resourcesOf) and all
-// of them the pod's /dev/shm, env and security context, each running the
-// keep-alive while the tools are started beside it through exec.
-func (b *Backend) containers(ep endpoint.Endpoint, p *endpoint.Placement) ([]corev1.Container, []corev1.Volume, error) {
+// containers are the endpoint's pod containers: one, from cluster.image,
+// given everything (the GPUs and the RDMA device once: a device plugin
+// gives an SR-IOV VF to one container, and every test of the pod runs
+// here), running rdmabench's keep-alive while the tools are started
+// beside it through exec; and the init container, from the tools image,
+// that copies rdmabench and its bundle into it.
+func (b *Backend) containers(ep endpoint.Endpoint, p *endpoint.Placement) ([]corev1.Container, []corev1.Container, []corev1.Volume, error) {
 	c := b.sc.Cluster
-	specs := p.Containers
-	if len(specs) == 0 {
-		specs = []endpoint.Container{{Name: container, Image: c.Image, GPU: true, RDMA: true}}
-	}
 	volumes, err := podVolumes(p)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	var out []corev1.Container
-	for _, spec := range specs {
-		res, err := resources(p, spec)
-		if err != nil {
-			return nil, nil, err
+	volumes = append(volumes, corev1.Volume{Name: bundleVolume, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}})
+	res, err := resources(p)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	sc := securityContext(c, capabilitiesOf(ep, c))
+	init := corev1.Container{
+		Name: bundleInit, Image: c.ToolsImageOf(),
+		ImagePullPolicy:          corev1.PullPolicy(c.ImagePullPolicy),
+		Command:                  []string{"sh", "-c", bundleCopy},
+		VolumeMounts:             []corev1.VolumeMount{{Name: bundleVolume, MountPath: bundleStage}},
+		SecurityContext:          sc.DeepCopy(),
+		Resources:                bundleResources(res),
+		TerminationMessagePolicy: corev1.TerminationMessageFallbackToLogsOnError,
+	}
+	main := corev1.Container{
+		Name: container, Image: c.Image,
+		ImagePullPolicy: corev1.PullPolicy(c.ImagePullPolicy),
+		Command:         keepAlive,
+		Env:             envVars(ep.Env),
+		Resources:       res,
+		VolumeMounts:    append(volumeMounts(p), corev1.VolumeMount{Name: bundleVolume, MountPath: BundleDir, ReadOnly: true}),
+		SecurityContext: sc,
+	}
+	return []corev1.Container{init}, []corev1.Container{main}, volumes, nil
+}
+
+// bundleResources are the init container's: the pod's CPU and memory
+// (an init container's requests count only while it runs, and alike
+// requests and limits keep the pod's Guaranteed QoS), no device.
+func bundleResources(pod corev1.ResourceRequirements) corev1.ResourceRequirements {
+	var out corev1.ResourceRequirements
+	for _, name := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory} {
+		if q, ok := pod.Limits[name]; ok {
+			if out.Limits == nil {
+				out.Limits, out.Requests = corev1.ResourceList{}, corev1.ResourceList{}
+			}
+			out.Limits[name], out.Requests[name] = q, q
 		}
-		out = append(out, corev1.Container{
-			Name: spec.Name, Image: spec.Image,
-			ImagePullPolicy: corev1.PullPolicy(c.ImagePullPolicy),
-			Command:         []string{"sh", "-c", keepAlive},
-			Env:             envVars(ep.Env),
-			Resources:       res,
-			VolumeMounts:    volumeMounts(p, spec),
-			SecurityContext: securityContext(c, capabilitiesOf(ep, c)),
-		})
 	}
-	return out, volumes, nil
+	return out
 }
 
 // antiAffinity keeps the pods of a pool, and of the pools it avoids, on
@@ -178,13 +225,11 @@ func (b *Backend) antiAffinity(p *endpoint.Placement) *corev1.Affinity {
 	}}
 }
 
-// resources are what a container requests, and is limited to alike
-// (Guaranteed QoS when CPU and memory are given): CPU and memory (every
-// container), the GPU resources (the container given the GPUs), the other
-// extended resources and hugepages by page size (each container moving
-// RDMA traffic); and the DRA claims (every container: a claim may be
-// shared by the containers of a pod).
-func resources(p *endpoint.Placement, c endpoint.Container) (corev1.ResourceRequirements, error) {
+// resources are what the pod's container requests, and is limited to
+// alike (Guaranteed QoS when CPU and memory are given): CPU and memory,
+// the extended resources (GPUs, the RDMA device) and hugepages by page
+// size; and the DRA claims.
+func resources(p *endpoint.Placement) (corev1.ResourceRequirements, error) {
 	list := corev1.ResourceList{}
 	add := func(name, q string) error {
 		v, err := resource.ParseQuantity(q)
@@ -195,9 +240,6 @@ func resources(p *endpoint.Placement, c endpoint.Container) (corev1.ResourceRequ
 		return nil
 	}
 	for name, q := range p.Resources {
-		if scenarios.IsGPUResource(name) && !c.GPU || !scenarios.IsGPUResource(name) && !c.RDMA {
-			continue
-		}
 		if err := add(name, q); err != nil {
 			return corev1.ResourceRequirements{}, err
 		}
@@ -210,9 +252,6 @@ func resources(p *endpoint.Placement, c endpoint.Container) (corev1.ResourceRequ
 		}
 	}
 	for size, q := range p.Hugepages {
-		if !c.RDMA {
-			break
-		}
 		if err := add(corev1.ResourceHugePagesPrefix+size, q); err != nil {
 			return corev1.ResourceRequirements{}, err
 		}
@@ -251,18 +290,15 @@ func podVolumes(p *endpoint.Placement) ([]corev1.Volume, error) {
 
 func hugepagesVolume(size string) string { return "hugepages-" + strings.ToLower(size) }
 
-// volumeMounts: /dev/shm in every container (NIXL and NCCL move data
-// between processes through it, whichever container they run in); the
-// hugepages in the containers that request them.
-func volumeMounts(p *endpoint.Placement, c endpoint.Container) []corev1.VolumeMount {
+// volumeMounts: /dev/shm (NIXL and NCCL move data between processes
+// through it) and the hugepages.
+func volumeMounts(p *endpoint.Placement) []corev1.VolumeMount {
 	var mounts []corev1.VolumeMount
 	if p.ShmSize != "" {
 		mounts = append(mounts, corev1.VolumeMount{Name: ShmVolume, MountPath: "/dev/shm"})
 	}
-	if c.RDMA {
-		for _, size := range slices.Sorted(maps.Keys(p.Hugepages)) {
-			mounts = append(mounts, corev1.VolumeMount{Name: hugepagesVolume(size), MountPath: "/dev/hugepages-" + size})
-		}
+	for _, size := range slices.Sorted(maps.Keys(p.Hugepages)) {
+		mounts = append(mounts, corev1.VolumeMount{Name: hugepagesVolume(size), MountPath: "/dev/hugepages-" + size})
 	}
 	return mounts
 }

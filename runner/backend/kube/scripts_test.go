@@ -11,6 +11,7 @@ import (
 func TestScriptsPassShellcheck(t *testing.T) {
 	shelltest.Check(t, "CronJobScript", CronJobScript)
 	shelltest.Check(t, "etcdScript", etcdScript(etcdPort))
-	shelltest.Check(t, "keepAlive", keepAlive)
+	shelltest.Check(t, "bundleCopy", bundleCopy)
+	shelltest.Check(t, "bundlePath", bundlePath)
 	shelltest.Check(t, "hintsScript", hintsScript)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -329,7 +330,7 @@ func (b *Backend) podProblem(ctx context.Context, p *corev1.Pod, firstSeen map[s
 			}
 		}
 	}
-	for _, cs := range p.Status.ContainerStatuses {
+	for _, cs := range append(slices.Clone(p.Status.InitContainerStatuses), p.Status.ContainerStatuses...) {
 		w := cs.State.Waiting
 		if w == nil || !fatalWaiting[w.Reason] {
 			continue

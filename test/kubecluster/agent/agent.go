@@ -14,6 +14,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -69,6 +70,9 @@ type Options struct {
 	BackoffBase, BackoffMax time.Duration
 	// Log receives the agent's own messages; nil discards them.
 	Log io.Writer
+	// DevInfoDir is where the device-info files of the VFs it hands out
+	// go (SRIOVResource); default WorkDir/var/run/k8s.cni.cncf.io/devinfo/dp.
+	DevInfoDir string
 	// Remote, when set, runs the node's pods on another machine (see
 	// Remote); nil runs them here.
 	Remote *Remote
@@ -87,6 +91,8 @@ type Agent struct {
 	mu     sync.Mutex
 	pods   map[string]*pod
 	notify func(*corev1.Pod)
+	// vfs are the node's units of SRIOVResource, one container each.
+	vfs *vfPool
 }
 
 // Start registers the node and serves its pods until Stop; it returns
@@ -106,6 +112,12 @@ func Start(ctx context.Context, opts Options, timeout time.Duration) (*Agent, er
 		return nil, err
 	}
 	a := &Agent{opts: opts, pods: map[string]*pod{}}
+	if opts.DevInfoDir == "" {
+		opts.DevInfoDir = filepath.Join(opts.WorkDir, "var/run/k8s.cni.cncf.io/devinfo/dp")
+		a.opts.DevInfoDir = opts.DevInfoDir
+	}
+	vfs := opts.Capacity[SRIOVResource]
+	a.vfs = newVFPool(opts.DevInfoDir, int(vfs.Value()))
 	a.ctx, a.cancel = context.WithCancel(context.Background())
 	// Events as a kubelet sends them (Pulling/Failed, BackOff, Killing),
 	// also used by virtual-kubelet's pod controller.

@@ -133,6 +133,19 @@ func sriovDevice(n int) *DeviceInfo {
 		PFPCIAddress: "0000:3b:00.0"}}
 }
 
+// giveVFs reports the pod's virtual functions (sorted) as the devices of
+// its SR-IOV attachments, in order, as Multus hands the SR-IOV CNI the
+// device plugin's device ids; with none, the made-up one stays.
+func (p *PodNet) giveVFs(vfs []*DeviceInfo) {
+	i := 0
+	for j := range p.Attachments {
+		if a := &p.Attachments[j]; a.DeviceInfo != nil && i < len(vfs) {
+			a.DeviceInfo = vfs[i]
+			i++
+		}
+	}
+}
+
 // PodNet is a pod's network namespace and its interfaces.
 type PodNet struct {
 	NetNS       string

@@ -94,10 +94,17 @@ func (p *pod) start() {
 		}
 		return
 	}
-	nets, err := ParseNetworks(p.spec.Annotations[NetworksAnnotation], p.spec.Namespace)
+	vfs, err := p.agent.vfs.allocate(p)
+	var nets []string
+	if err == nil {
+		nets, err = ParseNetworks(p.spec.Annotations[NetworksAnnotation], p.spec.Namespace)
+	}
 	var pn *PodNet
 	if err == nil {
 		pn, err = p.agent.opts.Fabric.Setup(ctx, nets)
+	}
+	if err == nil {
+		pn.giveVFs(vfs)
 	}
 	p.mu.Lock()
 	if err == nil && ctx.Err() != nil {
@@ -242,6 +249,7 @@ func (p *pod) terminate(grace time.Duration) error {
 	if err := p.removeRoot(); err != nil {
 		errs = append(errs, err)
 	}
+	p.agent.vfs.release(string(p.spec.UID))
 	p.mu.Lock()
 	for _, c := range append(append([]*container{}, p.inits...), p.containers...) {
 		if c.state.Terminated == nil {

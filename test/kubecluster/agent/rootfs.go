@@ -57,9 +57,11 @@ type podRoot struct {
 
 // rootSetup runs under `[ip netns exec NS] unshare -m --propagation private`,
 // with $1 the per-pod dir, $2 the size of /dev/shm in bytes ("" for the
-// runtime's default, unbounded here), then four arguments per container:
+// runtime's default, unbounded here), then five arguments per container:
 // its name, its image's root (the overlay's lower), the extra bin dir (""
-// for none) and its GPU placeholders' indexes ("0,1"; "" for none). One
+// for none), its GPU placeholders' indexes ("0,1"; "" for none) and its
+// emptyDir mounts ("SRC|DST|ro SRC|DST|rw"; the pod's volume folders,
+// shared by its containers as a kubelet's emptyDir is). One
 // /dev/shm (a tmpfs) is bound into every container's root, as a pod's
 // memory-backed emptyDir is mounted in each of its containers. It prints
 // "ready" once every mount is in place, then becomes the holder.
@@ -67,8 +69,8 @@ const rootSetup = `set -e
 D=$1; S=$2; shift 2
 mkdir -p "$D/shm"
 mount -t tmpfs -o "mode=1777,nosuid,nodev${S:+,size=$S}" tmpfs "$D/shm"
-while [ $# -ge 4 ]; do
-N=$1; L=$2; X=$3; G=$4; shift 4; C=$D/c/$N; R=$C/root
+while [ $# -ge 5 ]; do
+N=$1; L=$2; X=$3; G=$4; V=$5; shift 5; C=$D/c/$N; R=$C/root
 mount -t overlay overlay -o "lowerdir=$L,upperdir=$C/upper,workdir=$C/work" "$R"
 mount -t proc proc "$R/proc"
 mount --rbind /sys "$R/sys"
@@ -86,6 +88,7 @@ mount -t tmpfs -o mode=1777,nosuid,nodev tmpfs "$R/tmp"
 mount -t tmpfs -o mode=755,nosuid,nodev tmpfs "$R/run"
 mkdir -p "$R/run/sshd" "$R/run/lock"
 if [ -n "$X" ]; then mkdir -p "$R` + ExtraBinMount + `"; mount --bind -o ro "$X" "$R` + ExtraBinMount + `"; fi
+for m in $V; do s=${m%%|*}; t=${m#*|}; o=${t#*|}; t=${t%%|*}; mkdir -p "$R$t"; mount --bind "$s" "$R$t"; if [ "$o" = ro ]; then mount -o remount,bind,ro "$R$t"; fi; done
 done
 echo ready
 exec sleep infinity
@@ -161,7 +164,11 @@ func (p *pod) setupRoot(podDir string) error {
 			return err
 		}
 		r.roots[c.spec.Name] = filepath.Join(cdir, "root")
-		args = append(args, c.spec.Name, lower, p.agent.extraBin(c.spec.Image), p.gpuIndexes(c))
+		vols, err := p.emptyDirs(r.dir, c)
+		if err != nil {
+			return err
+		}
+		args = append(args, c.spec.Name, lower, p.agent.extraBin(c.spec.Image), p.gpuIndexes(c), vols)
 	}
 	if len(args) == 0 {
 		return nil
@@ -216,6 +223,35 @@ func (p *pod) setupRoot(podDir string) error {
 		return fmt.Errorf("pod root file system: %v: %s", err, strings.TrimSpace(stderr.String()))
 	}
 	return nil
+}
+
+// emptyDirs are a container's emptyDir mounts for rootSetup: one folder
+// per volume under the pod's root dir, shared by its containers (an init
+// container fills what the others read); /dev/shm and the hugepages
+// volumes are mounted otherwise.
+func (p *pod) emptyDirs(dir string, c *container) (string, error) {
+	vols := map[string]corev1.Volume{}
+	for _, v := range p.spec.Spec.Volumes {
+		vols[v.Name] = v
+	}
+	var out []string
+	for _, m := range c.spec.VolumeMounts {
+		v, ok := vols[m.Name]
+		if !ok || v.EmptyDir == nil || m.MountPath == "/dev/shm" || strings.HasPrefix(string(v.EmptyDir.Medium), "HugePages") ||
+			strings.ContainsAny(m.MountPath, " |") {
+			continue
+		}
+		src := filepath.Join(dir, "vol", m.Name)
+		if err := os.MkdirAll(src, 0o777); err != nil {
+			return "", err
+		}
+		mode := "rw"
+		if m.ReadOnly {
+			mode = "ro"
+		}
+		out = append(out, src+"|"+m.MountPath+"|"+mode)
+	}
+	return strings.Join(out, " "), nil
 }
 
 // writeEtc writes the pod's /etc/hosts, resolv.conf and hostname into its
