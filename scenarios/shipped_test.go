@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/rdmabench/rdmabench/tool"
+
 	"gopkg.in/yaml.v3"
 )
 
@@ -49,13 +51,14 @@ func TestShippedScenarioShapes(t *testing.T) {
 	for i := range pd.Tests {
 		tools[pd.Tests[i].Tool] = &pd.Tests[i]
 	}
-	for _, want := range []string{ToolRping, ToolIBWriteBW, ToolNixlbench, ToolNCCL} {
+	// The serving image's own NIXL and NCCL (the probes): nothing to build.
+	for _, want := range []string{ToolRping, ToolIBWriteBW, tool.NixlProbe, tool.NCCLProbe} {
 		if tools[want] == nil {
 			t.Errorf("pd-disagg has no %s test", want)
 		}
 	}
-	if n := tools[ToolNixlbench]; n != nil && (n.Args.Op != "READ" || n.From != "decode" || n.To != "prefill" || n.Args.InitiatorSeg != "VRAM") {
-		t.Errorf("pd-disagg nixlbench: %+v", n)
+	if n := tools[tool.NixlProbe]; n != nil && (n.Args.Op != "READ" || n.From != "decode" || n.To != "prefill" || n.Args.InitiatorSeg != "VRAM") {
+		t.Errorf("pd-disagg nixl_probe: %+v", n)
 	}
 	lb, err := Load("loopback.yaml")
 	if err != nil {
