@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -110,4 +111,47 @@ func runLocalScenario(t *testing.T, name, text string, portOffset int) (*schema.
 		t.Fatalf("run: %v", err)
 	}
 	return rep, out
+}
+
+// TestSingleHostCollectiveIsHeldToNVLink: a collective whose ranks all run
+// on one endpoint is held to its GPUs' NVLink (links × per-link rate per
+// direction, read with nvidia-smi nvlink --status where it runs: here the
+// real status of a 2×H200 host, printed by a stand-in nvidia-smi), so its
+// result has a % of line rate and says where the rate came from.
+func TestSingleHostCollectiveIsHeldToNVLink(t *testing.T) {
+	ncclProbeStandins(t)
+	raw, err := os.ReadFile("../testdata/gpu/h200-2gpu/machine.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, status, _ := strings.Cut(string(raw), "+ nvidia-smi nvlink -s\n")
+	status, _, _ = strings.Cut(status, "+ nvcc")
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "status.txt"), []byte(status), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	smi := "#!/bin/sh\n[ \"$1 $2\" = \"nvlink --status\" ] && exec cat " + filepath.Join(dir, "status.txt") + "\nexit 9\n"
+	if err := os.WriteFile(filepath.Join(dir, "nvidia-smi"), []byte(smi), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	text := `apiVersion: rdmabench.io/v1alpha1
+kind: Scenario
+metadata: {name: nccl-nvlink}
+backend: local
+pools:
+  - {name: gpu, gpus: 2}
+tests:
+  - name: ar
+    tool: nccl_probe
+    from: gpu
+    requires: tcp
+    args: {collective: all_reduce, minSize: 64KiB, maxSize: 256KiB, iterations: 3}
+`
+	rep, _ := runLocalScenario(t, "nccl-nvlink.yaml", text, 430)
+	r := rep.Results[0]
+	if r.LineRate == nil || r.LineRate.Source != schema.LineRateNVLink || math.Abs(r.LineRate.Bps-478.116*8e9) > 1e3 || r.Efficiency == nil ||
+		!strings.Contains(r.LineRate.Detail, "NVLink: 18 links × 26.562 GB/s per direction") {
+		t.Fatalf("line rate %+v, efficiency %v (%s %q)", r.LineRate, r.Efficiency, r.Verdict, r.Reason)
+	}
 }

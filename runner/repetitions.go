@@ -7,11 +7,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rdmabench/rdmabench/nic"
 	"github.com/rdmabench/rdmabench/parsers"
 	"github.com/rdmabench/rdmabench/report/schema"
 	"github.com/rdmabench/rdmabench/runner/judge"
 	"github.com/rdmabench/rdmabench/runner/pathproof"
 	"github.com/rdmabench/rdmabench/runner/plan"
+	"github.com/rdmabench/rdmabench/tool"
 )
 
 // clockReruns bounds how often a repetition is run again after the tool
@@ -112,6 +114,34 @@ func (r *run) noteVersion(tool string, outs []judge.Outcome) {
 	}
 }
 
+// nvlinkRate is the NVLink rate of the GPUs of an endpoint, read once with
+// `nvidia-smi nvlink --status` where it runs (bounded); nil where there is
+// none (no NVLink, no nvidia-smi).
+func (r *run) nvlinkRate(name string) *schema.LineRate {
+	r.mu.Lock()
+	lr, seen := r.nvlink[name]
+	r.mu.Unlock()
+	if seen {
+		return lr
+	}
+	ep, ok := r.endpoints[name]
+	if ok {
+		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+		out, err := r.cfg.Backend.Exec(ctx, ep, []string{"nvidia-smi", "nvlink", "--status"})
+		cancel()
+		if gbps, detail, found := nic.NVLinkRate(nic.ParseNVLinkStatus(string(out))); err == nil && found {
+			lr = &schema.LineRate{Bps: gbps * 8e9, Source: schema.LineRateNVLink, Detail: detail}
+		}
+	}
+	r.mu.Lock()
+	if r.nvlink == nil {
+		r.nvlink = map[string]*schema.LineRate{}
+	}
+	r.nvlink[name] = lr
+	r.mu.Unlock()
+	return lr
+}
+
 // legLineRate is the line rate a result is held to: with `lineRate: auto`
 // the lower of its endpoints' own (a pair is as fast as its slower end),
 // else the run's.
@@ -119,6 +149,12 @@ func (r *run) legLineRate(res schema.Result) *schema.LineRate {
 	names := res.Ranks
 	if len(names) == 0 {
 		names = []string{res.From, res.To}
+	}
+	if one := slices.Compact(slices.Sorted(slices.Values(names))); len(one) == 1 && tool.IsCollective(tool.Family(res.Family)) {
+		// Every rank on one host: the GPUs' NVLink carries it, not a NIC.
+		if lr := r.nvlinkRate(one[0]); lr != nil {
+			return lr
+		}
 	}
 	var low *schema.LineRate
 	var parts []string

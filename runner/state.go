@@ -103,6 +103,9 @@ type run struct {
 	mtus map[string]int
 	// rates is each endpoint's own line rate (lineRate: auto), by name.
 	rates map[string]schema.LineRate
+	// nvlink is each endpoint's NVLink rate, read once when a collective
+	// first runs on it alone (nvlinkRate); nil entries: none there.
+	nvlink map[string]*schema.LineRate
 
 	mu       sync.Mutex
 	results  []schema.Result

@@ -16,7 +16,7 @@ var enums = map[string][]string{
 	"Result.verdict":        {VerdictPass, VerdictFail, VerdictError, VerdictSkipped, VerdictInvalid},
 	"PreflightCheck.status": {PreflightPass, PreflightWarn, PreflightFail},
 	"PreflightCheck.dooms":  {DoomsRDMA, DoomsGPU, DoomsGPUDirect, DoomsNCCLNet, DoomsTool},
-	"LineRate.source":       {LineRateDeclared, LineRateNIC, LineRateNone},
+	"LineRate.source":       {LineRateDeclared, LineRateNIC, LineRateNVLink, LineRateNone},
 	"Transport.kind":        {"rdma", "tcp", "shm", "p2p", "none", "unknown"},
 }
 

@@ -107,6 +107,7 @@ type EndpointInfo struct {
 // Line rate sources.
 const (
 	LineRateDeclared = "declared" // written in the scenario
+	LineRateNVLink   = "nvlink"   // the GPUs' NVLink per direction (a collective on one host)
 	LineRateNIC      = "nic"      // read from the NIC (lineRate: auto)
 	LineRateNone     = "none"     // unknown: efficiency is not computed
 )
