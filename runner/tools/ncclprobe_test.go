@@ -3,6 +3,8 @@ package tools
 import (
 	"strings"
 	"testing"
+
+	"github.com/rdmabench/rdmabench/scenarios"
 )
 
 // TestNCCLProbeFindsNCCL judges rdmabench-nccl --find's lines (the probe's
@@ -22,5 +24,28 @@ func TestNCCLProbeFindsNCCL(t *testing.T) {
 		if st != want.status || !strings.Contains(ev, want.evidence) {
 			t.Errorf("%q: %v %q, want %v containing %q", out, st, ev, want.status, want.evidence)
 		}
+	}
+}
+
+// TestNixlProbePluginPerBackend: each backend of a nixl_probe test has its
+// plugin check, scoped to its legs; a missing one fails with the plugins
+// the image has and the fix.
+func TestNixlProbePluginPerBackend(t *testing.T) {
+	test := &scenarios.Test{Tool: "nixl_probe", Args: scenarios.Args{Backends: []string{"UCX", "UCCL"}}}
+	probes := ProbesOf(test, "nixl_probe")
+	var ids []string
+	for _, p := range probes {
+		ids = append(ids, p.ID+"@"+p.Backend)
+	}
+	if got := strings.Join(ids, " "); got != "binary-rdmabench-nixl@ nixl-probe-finds-nixl@ nixl-probe-plugin-UCX@UCX nixl-probe-plugin-UCCL@UCCL" {
+		t.Fatalf("probes: %s", got)
+	}
+	out := "python=/usr/bin/python3\nnixl=/x/nixl\nnixl-version=0.9.0\nplugins=POSIX,UCX\n"
+	if st, _, _ := probes[2].Judge(out); st != ProbePass {
+		t.Errorf("UCX: %v", st)
+	}
+	st, ev, fix := probes[3].Judge(out)
+	if st != ProbeFail || !strings.Contains(ev, "has no UCCL plugin (it has POSIX,UCX)") || !strings.Contains(fix, "drop UCCL") {
+		t.Errorf("UCCL: %v %q %q", st, ev, fix)
 	}
 }

@@ -1,6 +1,8 @@
 package tools
 
 import (
+	"cmp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -15,7 +17,45 @@ import (
 // output holds the table.
 var nixlProbeSpec = Spec{build: buildNixlProbe, work: nixlProbeWork, messages: nixlMessages,
 	etcd:   func(*scenarios.Test) bool { return true },
-	probes: func(*scenarios.Test) []Probe { return []Probe{NixlProbeFindsNixl()} }}
+	probes: nixlProbeProbes}
+
+// nixlProbeProbes: the image's python3 imports nixl; per backend under
+// test, NIXL has its plugin (a missing UCCL plugin skips the UCCL legs).
+func nixlProbeProbes(t *scenarios.Test) []Probe {
+	probes := []Probe{NixlProbeFindsNixl()}
+	backends := t.Args.Backends
+	if len(backends) == 0 {
+		backends = []string{cmp.Or(t.Args.Backend, scenarios.DefaultNixlBackend)}
+	}
+	for _, b := range backends {
+		p := NixlProbeHasPlugin(b)
+		p.Backend = strings.ToUpper(b)
+		probes = append(probes, p)
+	}
+	return probes
+}
+
+// NixlProbeHasPlugin is preflight's check that the image's NIXL, as its
+// python3 loads it, has a backend's plugin (rdmabench-nixl --find lists
+// them).
+func NixlProbeHasPlugin(backendName string) Probe {
+	b := strings.ToUpper(backendName)
+	return Probe{
+		ID:     "nixl-probe-plugin-" + b,
+		Script: `command -v rdmabench-nixl >/dev/null 2>&1 || { echo "python=noprobe"; exit 0; }; rdmabench-nixl --find`,
+		Judge: func(out string) (ProbeStatus, string, string) {
+			plugins := probeField(out, "plugins")
+			switch {
+			case probeField(out, "nixl") == "" || probeField(out, "nixl") == "notfound" || plugins == "" || strings.HasPrefix(plugins, "error:"):
+				return ProbeUnknown, "NIXL's plugins could not be listed (see nixl-probe-finds-nixl)", ""
+			case slices.Contains(strings.Split(plugins, ","), b):
+				return ProbePass, "NIXL " + probeField(out, "nixl-version") + " has the " + b + " plugin", ""
+			}
+			return ProbeFail, "NIXL " + probeField(out, "nixl-version") + " at " + probeField(out, "nixl") + " has no " + b + " plugin (it has " + plugins + ")",
+				"use a serving image whose NIXL was built with " + b + ", point NIXL_PLUGIN_DIR at a folder that has libplugin_" + b + ".so, or drop " + b + " from the test's backends"
+		},
+	}
+}
 
 // NixlProbeKey is the etcd prefix of a leg's two agents: under the leg's
 // group, whose keys the runner clears before and after the leg.
