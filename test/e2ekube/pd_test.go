@@ -31,8 +31,13 @@ func TestShippedPDDisaggOnTheTestCluster(t *testing.T) {
 	}
 	sc := string(data)
 	for _, e := range [][2]string{
-		{"      iterations: 1000\n    expect:\n      minLineRate: 80%\n      transport: rdma              # a silent TCP fallback fails the test\n",
+		{"      iterations: 256\n    expect:\n      minLineRate: 80%\n      transport: rdma              # a silent TCP fallback fails the test\n",
 			"      iterations: 10\n    requires: tcp\n"},
+		// The lane's image has nixlbench's and nccl-tests' stand-ins, not a
+		// python3 with NIXL nor a libnccl: the probes' own lanes prove them
+		// (runner's TestNixlProbeThroughTheRunner, TestNCCLProbeThroughTheRunner).
+		{"    tool: nixl_probe\n", "    tool: nixlbench\n"},
+		{"    tool: nccl_probe\n", "    tool: nccl\n"},
 		{"      maxSize: 64MiB\n", "      maxSize: 1MiB\n"},
 		{"      maxSize: 1GiB\n", "      maxSize: 16MiB\n"},
 		{"    expect:\n      minBusBW: 40GB/s\n", ""},
