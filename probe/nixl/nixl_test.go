@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -158,5 +159,46 @@ func TestFindReportsNixl(t *testing.T) {
 	Find(context.Background(), &out)
 	if !strings.Contains(out.String(), "python=/nonexistent/python3") || !strings.Contains(out.String(), "nixl-error=") {
 		t.Errorf("a missing interpreter:\n%s", out.String())
+	}
+}
+
+// TestStandinAgainstRealCapture: the probe over the stand-in nixl package
+// prints what it prints over the real NIXL (testdata/nixl/local-probe: NIXL
+// 8770b655a, UCX 1.22.0): the same banner keys, configuration keys, table
+// header and sizes; only the figures and versions differ.
+func TestStandinAgainstRealCapture(t *testing.T) {
+	standin(t)
+	real, err := os.ReadFile("../../testdata/nixl/local-probe/rdmabench/raw/probe-vllm_r0_decode-0_to_prefill-0/0-0-decode-0-initiator.out")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, ini := pair(t, time.Minute, "--min-block", "65536", "--max-block", "4194304", "--iters", "8", "--warmup", "1")
+	if ini.code != 0 {
+		t.Fatalf("exit %d\n%s", ini.code, ini.out.String())
+	}
+	shape := func(text string) (keys []string, header string, sizes []int64) {
+		ms, err := parsers.Parse(Program, strings.NewReader(text))
+		if err != nil || len(ms) != 1 {
+			t.Fatalf("%v %+v", err, ms)
+		}
+		for k := range ms[0].Info {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for _, l := range strings.Split(text, "\n") {
+			if strings.HasPrefix(l, "Block Size (B)") {
+				header = strings.TrimSpace(l)
+			}
+		}
+		for _, s := range ms[0].Samples {
+			sizes = append(sizes, s.Bytes)
+		}
+		return keys, header, sizes
+	}
+	rk, rh, rs := shape(string(real))
+	sk, sh, ss := shape(ini.out.String())
+	rk = slices.DeleteFunc(rk, func(k string) bool { return k == "torch" || k == "torch_cuda" }) // VRAM only
+	if !slices.Equal(rk, sk) || rh != sh || !slices.Equal(rs, ss) {
+		t.Errorf("stand-in vs real:\nkeys %v\n     %v\nheader %q\n       %q\nsizes %v\n      %v", sk, rk, sh, rh, ss, rs)
 	}
 }
