@@ -2,10 +2,13 @@ package tools
 
 import (
 	"cmp"
+
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/rdmabench/rdmabench/parsers"
 
 	"github.com/rdmabench/rdmabench/scenarios"
 	"github.com/rdmabench/rdmabench/tool"
@@ -15,7 +18,7 @@ import (
 // the target (prefill, the test's to side) first, ready once its agent's
 // metadata is in the run's etcd; then the initiator (decode, from), whose
 // output holds the table.
-var nixlProbeSpec = Spec{build: buildNixlProbe, work: nixlProbeWork, messages: nixlMessages,
+var nixlProbeSpec = Spec{build: buildNixlProbe, work: nixlProbeWork, messages: nixlProbeMessages,
 	etcd:   func(*scenarios.Test) bool { return true },
 	probes: nixlProbeProbes}
 
@@ -55,6 +58,25 @@ func NixlProbeHasPlugin(backendName string) Probe {
 				"use a serving image whose NIXL was built with " + b + ", point NIXL_PLUGIN_DIR at a folder that has libplugin_" + b + ".so, or drop " + b + " from the test's backends"
 		},
 	}
+}
+
+// nixlProbeMessages is what the probe put on the wire for a row: its timed
+// requests (iters, ÷ the large-block factor past 1 MiB, as nixlbench), its
+// warm-up requests (not divided) and, for READ, the one request whose data
+// it checked, each of batch descriptors.
+func nixlProbeMessages(m *parsers.Measurement, s *parsers.Sample) int64 {
+	iters, err1 := strconv.ParseInt(m.Info["num_iter"], 10, 64)
+	warm, err2 := strconv.ParseInt(m.Info["warmup_iter"], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0
+	}
+	if f, err := strconv.ParseInt(m.Info["large_blk_iter_ftr"], 10, 64); err == nil && f > 0 && s.Bytes > nixlLargeBlock {
+		iters = max(1, iters/f)
+	}
+	if m.Info["check_consistency"] == "1" {
+		warm++
+	}
+	return (iters + warm) * max(s.Batch, 1)
 }
 
 // NixlProbeKey is the etcd prefix of a leg's two agents: under the leg's
