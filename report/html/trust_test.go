@@ -3,6 +3,7 @@ package html
 import (
 	"bytes"
 	"context"
+	stdhtml "html"
 	"strings"
 	"testing"
 	"time"
@@ -122,5 +123,25 @@ func TestTrustHistorySkipsInvalid(t *testing.T) {
 	}
 	if n != 0 {
 		t.Fatalf("an invalid result is in the history index %d time(s)", n)
+	}
+}
+
+// A leg whose congestion or loss counters moved says so beside its verdict,
+// with the counters' deltas; a clean one adds nothing.
+func TestHealthBadge(t *testing.T) {
+	r := preflightReport()
+	for i := range r.Results {
+		if p := r.Results[i].Path; p != nil && p.Verified {
+			p.Health, p.HealthDetail = schema.HealthCongested, "server-0 mlx5_0: hw_counters/np_cnp_sent +12"
+		} else if p != nil {
+			p.Health = schema.HealthClean
+		}
+	}
+	out := stdhtml.UnescapeString(string(renderHTML(t, r)))
+	if n := strings.Count(out, `class="badge v-health"`); n != 1 {
+		t.Fatalf("%d health badges, want 1 (congested; clean shows none)", n)
+	}
+	if !strings.Contains(out, ">congested</span>") || !strings.Contains(out, "hw_counters/np_cnp_sent +12") {
+		t.Error("the badge or the deltas are missing")
 	}
 }
