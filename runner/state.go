@@ -139,6 +139,10 @@ type legRun struct {
 	pendingNotes []string
 	// mpi are the ssh launches up for this repetition (runner/mpi).
 	mpi []*mpi.Session
+	// mpirun is where each launcher's mpirun is, by endpoint: its
+	// absolute path and prefix (mpi.Resolve), so that remote ranks find
+	// orted in HPC-X, NGC and UBI layouts.
+	mpirun map[string][2]string
 }
 
 func (l *legRun) notef(format string, a ...any) {
