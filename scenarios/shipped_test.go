@@ -129,3 +129,18 @@ func TestShippedScenariosKeepNCCLLog(t *testing.T) {
 		}
 	}
 }
+
+// Every shipped kube scenario names the ServiceAccount of deploy/rbac.yaml
+// (docs/user-guide/kubernetes.md says they all do): on OpenShift the SCC is
+// granted to it, and the default ServiceAccount has none.
+func TestShippedScenariosNameServiceAccount(t *testing.T) {
+	for _, s := range ShippedScenarios() {
+		sc, err := LoadBytes(s.Name+".yaml", s.Data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sc.Backend == BackendKube && (sc.Cluster == nil || sc.Cluster.ServiceAccount != "rdmabench") {
+			t.Errorf("%s: cluster.serviceAccount is not rdmabench", s.Name)
+		}
+	}
+}
