@@ -15,6 +15,7 @@ import (
 	"github.com/rdmabench/rdmabench/report/history"
 	"github.com/rdmabench/rdmabench/report/internal/fixture"
 	"github.com/rdmabench/rdmabench/report/schema"
+	"github.com/rdmabench/rdmabench/scenarios"
 	"github.com/rdmabench/rdmabench/report/text"
 )
 
@@ -143,5 +144,17 @@ func TestHealthBadge(t *testing.T) {
 	}
 	if !strings.Contains(out, ">congested</span>") || !strings.Contains(out, "hw_counters/np_cnp_sent +12") {
 		t.Error("the badge or the deltas are missing")
+	}
+}
+
+// A quick run says so in the header: its figures are a first look.
+func TestQuickProfileBadge(t *testing.T) {
+	r := preflightReport()
+	if strings.Contains(string(renderHTML(t, r)), "quick profile") {
+		t.Fatal("a full run shows the quick badge")
+	}
+	r.Run.Profile = scenarios.QuickSummary
+	if out := stdhtml.UnescapeString(string(renderHTML(t, r))); !strings.Contains(out, ">quick profile</span>") || !strings.Contains(out, "1 repetition") {
+		t.Error("the quick profile is not said in the header")
 	}
 }
