@@ -15,8 +15,8 @@ import (
 	"github.com/rdmabench/rdmabench/report/history"
 	"github.com/rdmabench/rdmabench/report/internal/fixture"
 	"github.com/rdmabench/rdmabench/report/schema"
-	"github.com/rdmabench/rdmabench/scenarios"
 	"github.com/rdmabench/rdmabench/report/text"
+	"github.com/rdmabench/rdmabench/scenarios"
 )
 
 func i64(n int64) *int64 { return &n }
