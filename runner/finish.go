@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/rdmabench/rdmabench/report/schema"
+	"github.com/rdmabench/rdmabench/scenarios"
 )
 
 // finish stamps the report, saves it and picks the error (exit code).
@@ -59,6 +60,9 @@ func (r *run) newReport() *schema.Report {
 	meta := schema.RunMeta{
 		ID: r.runID, Scenario: p.Scenario, Start: time.Now().UTC(), Version: r.cfg.Version,
 		Backend: r.cfg.Backend.Name(), LineRate: r.cfg.LineRate, Fingerprint: r.cfg.Fingerprint,
+	}
+	if p.Profile == scenarios.ProfileQuick {
+		meta.Profile = scenarios.QuickSummary
 	}
 	if sc := r.cfg.Scenario; sc != nil {
 		meta.ScenarioFile = sc.File

@@ -37,8 +37,23 @@ func (l *legRun) mpiUp(ctx context.Context) error {
 		}
 		l.mpi = append(l.mpi, s)
 		l.r.trackMPI(s, true)
+		l.resolveMPIRun(ctx, pc.Endpoint, ranks[0])
 	}
 	return nil
+}
+
+// resolveMPIRun finds the launcher's mpirun and its prefix; when it
+// cannot, the command keeps "mpirun" and the leg says why it failed.
+func (l *legRun) resolveMPIRun(ctx context.Context, name string, ep endpoint.Endpoint) {
+	path, prefix, err := mpi.Resolve(ctx, l.r.cfg.Backend, ep)
+	if err != nil {
+		l.notef("%v", err)
+		return
+	}
+	if l.mpirun == nil {
+		l.mpirun = map[string][2]string{}
+	}
+	l.mpirun[name] = [2]string{path, prefix}
 }
 
 // mpiDown ends the job's processes and sshd on every rank, on a fresh
@@ -118,6 +133,9 @@ func (l *legRun) mpiEnv(pc plan.PlannedCommand, argv []string, env map[string]st
 	slices.Sort(add)
 	for _, k := range add {
 		argv = slices.Insert(argv, 1, "-x", k)
+	}
+	if m, ok := l.mpirun[pc.Endpoint]; ok && pc.SSH != nil {
+		argv = mpi.PrefixArgv(argv, m[0], m[1])
 	}
 	return argv, out
 }

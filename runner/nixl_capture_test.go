@@ -88,12 +88,21 @@ func TestNixlCapturesReparse(t *testing.T) {
 		dir := filepath.Dir(path)
 		for _, r := range rep.Results {
 			t.Run(filepath.Base(filepath.Dir(dir))+"/"+r.Test, func(t *testing.T) {
-				raw, err := os.Open(filepath.Join(dir, r.RawOutputs[0]))
+				file, program := r.RawOutputs[0], "nixlbench"
+				for _, f := range r.RawOutputs {
+					if strings.HasSuffix(f, "-initiator.out") {
+						file = f // the side whose output holds the table
+					}
+				}
+				if r.Program != "" {
+					program = r.Program // the NIXL probe
+				}
+				raw, err := os.Open(filepath.Join(dir, file))
 				if err != nil {
 					t.Fatal(err)
 				}
 				defer raw.Close()
-				m, err := DefaultParse("nixlbench", raw)
+				m, err := DefaultParse(program, raw)
 				if err != nil || !m.OK {
 					t.Fatalf("parse: %v ok=%v", err, m.OK)
 				}

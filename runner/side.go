@@ -51,6 +51,7 @@ func (l *legRun) startSide(ctx context.Context, pc plan.PlannedCommand, retry bo
 		return nil, err
 	}
 	argv, env = l.mpiEnv(pc, argv, env)
+	argv = l.ncclJSON(ctx, ep, argv)
 	abs, rel := l.r.dir.rawPath(l.job.ID, l.legIdx, l.rep, pc.Endpoint, pc.Role)
 	want := ""
 	if strings.HasPrefix(pc.Ready, tools.ReadyLine) {

@@ -3,12 +3,14 @@ package runner
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/rdmabench/rdmabench/tool"
 
 	"github.com/rdmabench/rdmabench/runner/backend"
+	"github.com/rdmabench/rdmabench/runner/endpoint"
 	"github.com/rdmabench/rdmabench/runner/plan"
 	"github.com/rdmabench/rdmabench/runner/preflight"
 	"github.com/rdmabench/rdmabench/runner/tools"
@@ -134,7 +136,11 @@ func (r *run) preflightSkip(t *scenarios.Test, name string, names []string) (boo
 	rdma, gpu := tools.NeedsRDMA(t, name), tools.NeedsGPU(t, name)
 	needs := preflight.Needs{RDMA: rdma, GPU: gpu, GPUDirect: preflight.UsesGPUDirect(t, rdma, gpu),
 		NCCLNet: r.cfg.Platform == scenarios.PlatformEKS && tool.UsesNCCL(name) && len(names) > 1}
-	for _, p := range tools.ProbesOf(t, name) {
+	var eps []endpoint.Endpoint
+	for _, n := range names {
+		eps = append(eps, r.endpoint(n))
+	}
+	for _, p := range slices.Concat(tools.ProbesOf(t, name), tools.LaunchProbes(name, r.cfg.Plan.Backend, eps)) {
 		if p.Backend == "" { // a backend's own probes doom only its legs (preflightLegSkip)
 			needs.Probes = append(needs.Probes, p.ID)
 		}

@@ -31,7 +31,7 @@ var executorLayers = [][]string{
 	{"repetition.go"},  //    one repetition: sides started, waited for, parsed
 	{"ready.go"},
 	{"side.go"},
-	{"launcher.go"},
+	{"launcher.go", "nccljson.go"},
 	{"record.go", "subst.go", "output.go", "parse.go", "transport.go"},
 	{"results.go", "progress.go", "capabilities.go", "hints.go", "errors.go"},
 	{"state.go", "doc.go"}, // Config and the run's data

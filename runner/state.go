@@ -84,9 +84,10 @@ type ParseFunc func(tool string, r io.Reader) (parsers.Measurement, error)
 
 // run is the state of one execution of a plan.
 type run struct {
-	cfg   Config
-	dir   *resultsDir
-	runID string
+	cfg      Config
+	ncclJSON ncclJSONCache
+	dir      *resultsDir
+	runID    string
 	// provisioned are the endpoints as the backend made them, in plan
 	// order; endpoints the same by name.
 	provisioned []endpoint.Endpoint
@@ -128,6 +129,13 @@ func testsByName(sc *scenarios.Scenario) map[string]*scenarios.Test {
 }
 
 // legRun is one repetition of one leg.
+// ncclJSONCache remembers, per endpoint and binary, whether nccl-tests
+// knows -J (tools.NCCLJSONScript): asked once per run.
+type ncclJSONCache struct {
+	mu  sync.Mutex
+	has map[string]bool
+}
+
 type legRun struct {
 	r       *run
 	job     *plan.Job
@@ -142,6 +150,10 @@ type legRun struct {
 	pendingNotes []string
 	// mpi are the ssh launches up for this repetition (runner/mpi).
 	mpi []*mpi.Session
+	// mpirun is where each launcher's mpirun is, by endpoint: its
+	// absolute path and prefix (mpi.Resolve), so that remote ranks find
+	// orted in HPC-X, NGC and UBI layouts.
+	mpirun map[string][2]string
 }
 
 func (l *legRun) notef(format string, a ...any) {

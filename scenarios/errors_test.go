@@ -47,6 +47,8 @@ var brokenCases = []struct {
 		"13:20 cluster.hugepages.2Mi", "13:25 cluster.hugepages.4Mi", "15:71 cluster.resourceClaims[0].resourceClaimTemplateName",
 		"16:7 cluster.resourceClaims[1]", "18:5 cluster.podPatch.kind", "19:11 cluster.podPatch.spec", "22:13 pools[0].memory",
 		"24:16 pools[0].resourceClaims[0].name", "25:22 pools[0].shareNodesWith[0]", "25:26 pools[0].shareNodesWith[1]"}},
+	// nixlbench's buffer must fit in a DRAM side's pod memory (issue 31).
+	{"kube-nixl-memory", []string{"19:38 tests[0].args.maxBatch", "24:20 tests[1].args.extra[0]"}},
 	// A missing key is reported where its toleration starts.
 	{"kube-tolerations", []string{"9:54 cluster.tolerations[0].value", "10:7 cluster.tolerations[1].key", "12:17 cluster.tolerations[2].operator",
 		"13:15 cluster.tolerations[2].effect", "14:12 cluster.tolerations[3].key", "16:26 cluster.tolerations[3].tolerationSeconds",

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/rdmabench/rdmabench/tool"
@@ -101,6 +102,48 @@ func TestRenderedScenarioRoundTrips(t *testing.T) {
 		b, _ := json.Marshal(again)
 		if string(a) != string(b) {
 			t.Errorf("%s changed on the round trip:\n%s\n%s", f, a, b)
+		}
+	}
+}
+
+// No shipped scenario hides NCCL's INIT/NET log: it is the transport's
+// evidence (NET/IB or NET/Socket), and rdmabench sets NCCL_DEBUG=INFO with
+// NCCL_DEBUG_SUBSYS=INIT,NET where the scenario leaves it unset.
+func TestShippedScenariosKeepNCCLLog(t *testing.T) {
+	for _, s := range ShippedScenarios() {
+		sc, err := LoadBytes(s.Name+".yaml", s.Data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		envs := []map[string]string{sc.Defaults.Env}
+		for i := range sc.Pools {
+			envs = append(envs, sc.Pools[i].Env)
+		}
+		for i := range sc.Tests {
+			envs = append(envs, sc.Tests[i].Env)
+		}
+		for _, env := range envs {
+			if v, ok := env["NCCL_DEBUG"]; ok && v != "INFO" && v != "TRACE" {
+				t.Errorf("%s sets NCCL_DEBUG=%s: it hides the INIT/NET lines that name the transport", s.Name, v)
+			}
+			if v, ok := env["NCCL_DEBUG_SUBSYS"]; ok && (!strings.Contains(v, "INIT") || !strings.Contains(v, "NET")) && v != "ALL" {
+				t.Errorf("%s sets NCCL_DEBUG_SUBSYS=%s without INIT and NET", s.Name, v)
+			}
+		}
+	}
+}
+
+// Every shipped kube scenario names the ServiceAccount of deploy/rbac.yaml
+// (docs/user-guide/kubernetes.md says they all do): on OpenShift the SCC is
+// granted to it, and the default ServiceAccount has none.
+func TestShippedScenariosNameServiceAccount(t *testing.T) {
+	for _, s := range ShippedScenarios() {
+		sc, err := LoadBytes(s.Name+".yaml", s.Data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sc.Backend == BackendKube && (sc.Cluster == nil || sc.Cluster.ServiceAccount != "rdmabench") {
+			t.Errorf("%s: cluster.serviceAccount is not rdmabench", s.Name)
 		}
 	}
 }

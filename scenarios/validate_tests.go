@@ -26,6 +26,7 @@ func (v *validator) tests() {
 		v.endpoints(path, t)
 		v.testSettings(path, t)
 		v.args(path, t)
+		v.nixlMemory(path, t)
 		v.expect(path, t)
 	}
 }

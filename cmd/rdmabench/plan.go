@@ -16,6 +16,7 @@ type planOptions struct {
 	output string // summary | table | json | yaml | manifests | cronjob
 	cron   cronJobFlags
 	seed   sampleSeed
+	quick  bool
 }
 
 // newPlanCmd shows what a run would do, without touching anything: the
@@ -58,6 +59,7 @@ baseline; the Job fails when the run or the comparison does.`,
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"summary", "table", "json", "yaml", "manifests", "cronjob"}, cobra.ShellCompDirectiveNoFileComp))
 	opts.cron.register(cmd)
 	opts.seed.register(cmd.Flags())
+	cmd.Flags().BoolVar(&opts.quick, "quick", false, "plan the quick profile: 1 repetition, fewer sizes, short durations (a first look)")
 	return cmd
 }
 
@@ -79,7 +81,8 @@ func runPlan(opts *planOptions, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	p, err := plan.Compile(s, plan.CompileOptions{HostGPUs: nic.CountGPUs, Platform: scenarioPlatform(s), SampleSeed: opts.seed.value()})
+	profile := quickProfile(s, opts.quick)
+	p, err := plan.Compile(s, plan.CompileOptions{HostGPUs: nic.CountGPUs, Platform: scenarioPlatform(s), SampleSeed: opts.seed.value(), Profile: profile})
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/rdmabench/rdmabench/scenarios"
+
 	"encoding/json"
 	"fmt"
 	"os"
@@ -209,4 +211,29 @@ func TestKubeRateFlags(t *testing.T) {
 			t.Errorf("%v: exit %d, %s", args, code, errs)
 		}
 	}
+}
+
+// plan --quick states the quick profile and a shorter estimate for every
+// shipped scenario; without it, each states its estimated time.
+func TestPlanQuickEveryShippedScenario(t *testing.T) {
+	for _, name := range scenarios.ShippedNames() {
+		code, full, errs := runCLI(t, "", "plan", name)
+		if code != 0 || !strings.Contains(full, "  estimated time   ") {
+			t.Fatalf("%s: exit %d, no estimate: %s%s", name, code, full, errs)
+		}
+		code, quick, errs := runCLI(t, "", "plan", name, "--quick")
+		if code != 0 || !strings.Contains(quick, "  profile          quick profile (--quick)") {
+			t.Fatalf("%s --quick: exit %d: %s%s", name, code, quick, errs)
+		}
+		t.Logf("%s: %s → %s", name, estimateOf(full), estimateOf(quick))
+	}
+}
+
+func estimateOf(summary string) string {
+	for _, l := range strings.Split(summary, "\n") {
+		if v, ok := strings.CutPrefix(l, "  estimated time   "); ok {
+			return v[:strings.Index(v, " (")]
+		}
+	}
+	return ""
 }

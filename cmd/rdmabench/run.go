@@ -39,6 +39,7 @@ type runOptions struct {
 	dryRun bool
 	seed   sampleSeed
 	keep   bool
+	quick  bool
 	// allowEmpty accepts a run that measured nothing (exit 0, not 5).
 	allowEmpty bool
 	timeout    time.Duration
@@ -93,6 +94,7 @@ interrupted.`,
 	fl.StringVarP(&o.output, "output", "o", "table", "stdout at the end: table (summary) or json (report.json)")
 	fl.BoolVar(&o.dryRun, "dry-run", false, "print the plan (table, or JSON with -o json) and exit without running anything")
 	fl.IntVar(&o.ports, "port-offset", 0, "shift every tool port (when the defaults are taken on this host)")
+	fl.BoolVar(&o.quick, "quick", false, "the quick profile, for a first look: 1 repetition, at most 2 sizes per list, sweeps from maxSize/16, durations of at most 3s (the report says so)")
 	fl.BoolVar(&o.keep, "keep", false, "leave endpoints (pods) for debugging; local processes are always killed")
 	fl.BoolVar(&o.allowEmpty, "allow-empty", false, "exit 0 when every test was skipped (default: exit 5, a run that measured nothing does not pass)")
 	fl.DurationVar(&o.timeout, "timeout", 0, "bound the whole run; when reached it stops as on Ctrl-C: partial report, exit 130 (0: only each leg's own bound)")
@@ -121,6 +123,7 @@ func runRun(ctx context.Context, o *runOptions) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	profile := quickProfile(sc, o.quick)
 	if o.runID == "" {
 		o.runID = runner.NewRunID(time.Now())
 	}
@@ -128,7 +131,7 @@ func runRun(ctx context.Context, o *runOptions) error {
 		// A dry run plans without a cluster: every test is planned, as
 		// the pods' devices are known only once they run.
 		p, err := o.plan(sc, plan.CompileOptions{HostGPUs: nic.CountGPUs, HasRDMA: func(endpoint.Endpoint) bool { return true }, PortOffset: o.ports,
-			Platform: scenarioPlatform(sc), SampleSeed: o.seed.value()})
+			Platform: scenarioPlatform(sc), SampleSeed: o.seed.value(), Profile: profile})
 		if err != nil {
 			return err
 		}
@@ -138,7 +141,7 @@ func runRun(ctx context.Context, o *runOptions) error {
 	if err != nil {
 		return err
 	}
-	opts := plan.CompileOptions{HostGPUs: nic.CountGPUs, HasRDMA: runner.BackendHasRDMA(ctx, be), PortOffset: o.ports, SampleSeed: o.seed.value()}
+	opts := plan.CompileOptions{HostGPUs: nic.CountGPUs, HasRDMA: runner.BackendHasRDMA(ctx, be), PortOffset: o.ports, SampleSeed: o.seed.value(), Profile: profile}
 	if opts.Platform, err = backendPlatform(ctx, be); err != nil {
 		return err
 	}

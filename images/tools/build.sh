@@ -15,7 +15,11 @@
 # .debs are cached in OUTDIR/apt-cache: a rebuild downloads nothing.
 # Environment: SUITE (default bookworm), MIRROR (default deb.debian.org),
 # SNAPSHOT (a snapshot.debian.org timestamp such as 20250520T000000Z: pins the
-# archive itself, when that host is reachable), TAG (default latest).
+# archive itself, when that host is reachable), TAG (default latest), ARCH
+# (Debian's name: amd64 by default, arm64 for GB200/GH200 nodes; a foreign
+# one needs qemu-user-static and binfmt on the host, as mmdebstrap runs the
+# target's maintainer scripts; the archive is then rdmabench-tools-ARCH.oci.tar
+# and the programs given must be built for it: GOARCH=arm64).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 out=$(mkdir -p "$1" && cd "$1" && pwd)
@@ -24,6 +28,10 @@ shift 2
 extra="$*"
 SUITE=${SUITE:-bookworm}
 TAG=${TAG:-latest}
+ARCH=${ARCH:-amd64}
+case "$ARCH" in amd64|arm64) ;; *) echo "build.sh: ARCH is amd64 or arm64, not $ARCH" >&2; exit 1;; esac
+name=rdmabench-tools
+[ "$ARCH" = amd64 ] || name=rdmabench-tools-$ARCH
 if [ -n "${SNAPSHOT:-}" ]; then
   mirror="http://snapshot.debian.org/archive/debian/$SNAPSHOT"
 else
@@ -55,7 +63,7 @@ t0=$(date +%s)
 # The single-quoted hooks are expanded by mmdebstrap's shell ("$1" is the
 # root being built); $pkgs is a word list, split on purpose.
 # shellcheck disable=SC2016,SC2086
-mmdebstrap --quiet --variant=essential --mode=root --format=tar \
+mmdebstrap --quiet --variant=essential --mode=root --format=tar --architectures="$ARCH" \
   --include="$(echo $pkgs | tr ' ' ,)" \
   --aptopt='APT::Install-Recommends "false"' \
   --dpkgopt='path-exclude=/usr/share/doc/*' --dpkgopt='path-include=/usr/share/doc/*/copyright' \
@@ -91,7 +99,7 @@ umoci new --image "$layout:$TAG"
 umoci raw add-layer --image "$layout:$TAG" --history.created "$created" \
   --history.created_by "images/tools/build.sh: mmdebstrap $SUITE + rdmabench" "$work/rootfs.tar"
 umoci config --image "$layout:$TAG" --created "$created" \
-  --author rdmabench --os linux --architecture amd64 \
+  --author rdmabench --os linux --architecture "$ARCH" \
   --config.env PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
   --config.cmd sleep --config.cmd infinity \
   --config.label "org.opencontainers.image.title=rdmabench-tools" \
@@ -105,11 +113,13 @@ umoci config --image "$layout:$TAG" --created "$created" \
   --config.label "io.rdmabench.packages=$listed" \
   --manifest.annotation "org.opencontainers.image.ref.name=$TAG"
 umoci gc --layout "$layout"
-rm -f "$out/rdmabench-tools.oci.tar"
-tar --sort=name --mtime="@$epoch" --owner=0 --group=0 --numeric-owner -C "$layout" -cf "$out/rdmabench-tools.oci.tar.tmp" .
-mv "$out/rdmabench-tools.oci.tar.tmp" "$out/rdmabench-tools.oci.tar"
-mv "$work/packages.txt" "$out/packages.txt"
+rm -f "$out/$name.oci.tar"
+tar --sort=name --mtime="@$epoch" --owner=0 --group=0 --numeric-owner -C "$layout" -cf "$out/$name.oci.tar.tmp" .
+mv "$out/$name.oci.tar.tmp" "$out/$name.oci.tar"
+pk=packages.txt
+[ "$ARCH" = amd64 ] || pk=packages-$ARCH.txt
+mv "$work/packages.txt" "$out/$pk"
 rm -rf "$work"
 t2=$(date +%s)
-size=$(du -m "$out/rdmabench-tools.oci.tar" | cut -f1)
-echo "build.sh: $out/rdmabench-tools.oci.tar (${size} MB; mmdebstrap $((t1 - t0)) s, layout $((t2 - t1)) s; $(wc -l < "$out/packages.txt") packages)" >&2
+size=$(du -m "$out/$name.oci.tar" | cut -f1)
+echo "build.sh: $out/$name.oci.tar ($ARCH, ${size} MB; mmdebstrap $((t1 - t0)) s, layout $((t2 - t1)) s; $(wc -l < "$out/$pk") packages)" >&2

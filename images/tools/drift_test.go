@@ -31,11 +31,13 @@ var debianPackage = map[string]string{
 	"ip":           "iproute2",
 	"rdma":         "iproute2",
 	"pkill":        "procps",
+	"ethtool":      "ethtool",
 }
 
 // launched is every program the runner starts on an endpoint: each tool's
 // binaries (every nccl collective's), the NCCL launcher's mpirun, ssh and
-// sshd, and rdmabench itself (`rdmabench etcd` in the cluster).
+// sshd, rdmabench itself (`rdmabench etcd` in the cluster) and the path
+// proof's ethtool.
 func launched() []string {
 	var out []string
 	for _, name := range tools.Names() {
@@ -45,7 +47,7 @@ func launched() []string {
 		}
 		out = append(out, spec.Programs...) // every nccl collective's binary too
 	}
-	out = append(out, "mpirun", "ssh", "sshd", "rdmabench")
+	out = append(out, "mpirun", "ssh", "sshd", "rdmabench", "ethtool")
 	slices.Sort(out)
 	return slices.Compact(out)
 }

@@ -62,6 +62,9 @@ type verdictRow struct {
 	// Verified: the RDMA port counters agree with the tool (PathTitle says how).
 	Verified  bool
 	PathTitle string
+	// Health is "congested", "lossy" or both when the path's congestion or
+	// loss counters moved over the leg (HealthTitle: which, by how much).
+	Health, HealthTitle string
 }
 
 type rawLink struct{ Name, Href string }
@@ -198,6 +201,9 @@ func verdictRowOf(res *schema.Result, o Options, eps map[string]schema.EndpointI
 	row.PairTitle = strings.Join(where, "\n")
 	if res.Path != nil {
 		row.Verified, row.PathTitle = res.Path.Verified, res.Path.Detail
+		if h := res.Path.Health; h != "" && h != schema.HealthClean {
+			row.Health, row.HealthTitle = h, res.Path.HealthDetail
+		}
 	}
 	for i, raw := range res.RawOutputs {
 		row.Raw = append(row.Raw, rawLink{Name: rawLabel(raw, i), Href: path.Join(o.RawBase, raw)})

@@ -3,6 +3,7 @@ package html
 import (
 	"bytes"
 	"context"
+	stdhtml "html"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +16,7 @@ import (
 	"github.com/rdmabench/rdmabench/report/internal/fixture"
 	"github.com/rdmabench/rdmabench/report/schema"
 	"github.com/rdmabench/rdmabench/report/text"
+	"github.com/rdmabench/rdmabench/scenarios"
 )
 
 func i64(n int64) *int64 { return &n }
@@ -122,5 +124,37 @@ func TestTrustHistorySkipsInvalid(t *testing.T) {
 	}
 	if n != 0 {
 		t.Fatalf("an invalid result is in the history index %d time(s)", n)
+	}
+}
+
+// A leg whose congestion or loss counters moved says so beside its verdict,
+// with the counters' deltas; a clean one adds nothing.
+func TestHealthBadge(t *testing.T) {
+	r := preflightReport()
+	for i := range r.Results {
+		if p := r.Results[i].Path; p != nil && p.Verified {
+			p.Health, p.HealthDetail = schema.HealthCongested, "server-0 mlx5_0: hw_counters/np_cnp_sent +12"
+		} else if p != nil {
+			p.Health = schema.HealthClean
+		}
+	}
+	out := stdhtml.UnescapeString(string(renderHTML(t, r)))
+	if n := strings.Count(out, `class="badge v-health"`); n != 1 {
+		t.Fatalf("%d health badges, want 1 (congested; clean shows none)", n)
+	}
+	if !strings.Contains(out, ">congested</span>") || !strings.Contains(out, "hw_counters/np_cnp_sent +12") {
+		t.Error("the badge or the deltas are missing")
+	}
+}
+
+// A quick run says so in the header: its figures are a first look.
+func TestQuickProfileBadge(t *testing.T) {
+	r := preflightReport()
+	if strings.Contains(string(renderHTML(t, r)), "quick profile") {
+		t.Fatal("a full run shows the quick badge")
+	}
+	r.Run.Profile = scenarios.QuickSummary
+	if out := stdhtml.UnescapeString(string(renderHTML(t, r))); !strings.Contains(out, ">quick profile</span>") || !strings.Contains(out, "1 repetition") {
+		t.Error("the quick profile is not said in the header")
 	}
 }

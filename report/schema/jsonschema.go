@@ -18,6 +18,7 @@ var enums = map[string][]string{
 	"PreflightCheck.dooms":  {DoomsRDMA, DoomsGPU, DoomsGPUDirect, DoomsNCCLNet, DoomsTool},
 	"LineRate.source":       {LineRateDeclared, LineRateNIC, LineRateNVLink, LineRateNone},
 	"Transport.kind":        {"rdma", "tcp", "shm", "p2p", "none", "unknown"},
+	"PathProof.health":      {HealthClean, HealthCongested, HealthLossy, HealthCongestedLossy},
 }
 
 // JSONSchema returns the JSON Schema (draft 2020-12) of report.json,

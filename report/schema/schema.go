@@ -73,6 +73,10 @@ type RunMeta struct {
 	Fingerprint map[string]string `json:"fingerprint,omitempty"`
 	// LineRate is the scenario's line rate as resolved for the run.
 	LineRate *LineRate `json:"lineRate,omitempty"`
+	// Profile says what a profile changed in the scenario for this run
+	// (rdmabench run --quick: fewer sizes and repetitions, a first look);
+	// empty for the scenario as written.
+	Profile string `json:"profile,omitempty"`
 	// Interrupted is true when the run was cut short (Ctrl-C, crash);
 	// Results then holds every result finished before.
 	Interrupted bool   `json:"interrupted,omitempty"`

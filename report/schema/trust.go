@@ -64,7 +64,22 @@ type PathProof struct {
 	// Detail says why, with the figures.
 	Detail    string         `json:"detail"`
 	Endpoints []PathCounters `json:"endpoints"`
+	// Health is what the congestion and loss counters say over the leg
+	// (HealthClean, HealthCongested, HealthLossy, HealthCongestedLossy);
+	// empty when the devices have none. It never changes the verdict: it
+	// says why a figure may be low. HealthDetail names the counters that
+	// moved and by how much.
+	Health       string `json:"health,omitempty"`
+	HealthDetail string `json:"healthDetail,omitempty"`
 }
+
+// The values of PathProof.Health.
+const (
+	HealthClean          = "clean"
+	HealthCongested      = "congested"
+	HealthLossy          = "lossy"
+	HealthCongestedLossy = "congested, lossy"
+)
 
 // PathCounters is one endpoint's device counter deltas over a leg.
 type PathCounters struct {
@@ -79,6 +94,14 @@ type PathCounters struct {
 	// hw_counters sent_pkts/rcvd_pkts); nil when unknown.
 	TxPackets *int64 `json:"txPackets,omitempty"`
 	RxPackets *int64 `json:"rxPackets,omitempty"`
+	// Health is the delta of each congestion and loss counter read, by
+	// where it was read: hw_counters/NAME (sysfs) or ethtool/NAME (ethtool -S
+	// of the device's network interface).
+	Health map[string]int64 `json:"health,omitempty"`
+	// Congested and Lossy name the health counters that moved, by kind
+	// (CNPs, ECN marks, PFC pauses; drops, sequence errors, retries).
+	Congested []string `json:"congested,omitempty"`
+	Lossy     []string `json:"lossy,omitempty"`
 	// Error says why the counters could not be read.
 	Error string `json:"error,omitempty"`
 }

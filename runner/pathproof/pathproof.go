@@ -10,6 +10,7 @@ import (
 	"bufio"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -26,19 +27,23 @@ var files = []string{
 	"hw_counters/sent_pkts", "hw_counters/rcvd_pkts",
 }
 
-// Script prints "port=N" and "FILE=value" for each port of dev.
+// Script prints "port=N" and "FILE=value" for each port of dev: the
+// traffic counters, the health counters the driver has, and the PFC and
+// discard statistics of the port's network interface (ethtool/NAME=value).
 func Script(dev string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "for P in /sys/class/infiniband/%s/ports/*; do [ -d \"$P\" ] || continue; echo \"port=${P##*/}\"; for f in %s; do [ -r \"$P/$f\" ] && echo \"$f=$(cat \"$P/$f\" 2>/dev/null)\"; done; done; true",
-		dev, strings.Join(files, " "))
+	fmt.Fprintf(&b, "for P in /sys/class/infiniband/%s/ports/*; do [ -d \"$P\" ] || continue; echo \"port=${P##*/}\"; for f in %s; do [ -r \"$P/$f\" ] && echo \"$f=$(cat \"$P/$f\" 2>/dev/null)\"; done; %s; done; true",
+		dev, strings.Join(append(slices.Clip(files), healthFiles()...), " "), ethtoolScript())
 	return b.String()
 }
 
 // Counters is one reading of a device port's counters; nil: not counted.
+// Health holds the congestion and loss counters read, by Script's key.
 type Counters struct {
 	Port                 int
 	TxBytes, RxBytes     *int64
 	TxPackets, RxPackets *int64
+	Health               map[string]int64
 }
 
 // Parse reads Script's output: the first port's counters (an RDMA device
@@ -76,6 +81,13 @@ func Parse(out string) (Counters, error) {
 			} else {
 				satPkts = true
 			}
+			continue
+		}
+		if isHealth(k) {
+			if c.Health == nil {
+				c.Health = map[string]int64{}
+			}
+			c.Health[k] = n
 			continue
 		}
 		switch k {
@@ -119,6 +131,8 @@ func Delta(endpoint, device string, before, after Counters) schema.PathCounters 
 	d := schema.PathCounters{Endpoint: endpoint, Device: device, Port: after.Port}
 	d.TxBytes, d.RxBytes = sub(before.TxBytes, after.TxBytes), sub(before.RxBytes, after.RxBytes)
 	d.TxPackets, d.RxPackets = sub(before.TxPackets, after.TxPackets), sub(before.RxPackets, after.RxPackets)
+	d.Health = healthDelta(before.Health, after.Health)
+	markHealth(&d)
 	return d
 }
 
@@ -194,6 +208,7 @@ func Verify(eps []schema.PathCounters, want Expect) schema.PathProof {
 	}
 	p.Verified = verified && !p.Invalid
 	p.Detail = strings.Join(notes, "; ")
+	Health(&p)
 	return p
 }
 

@@ -15,6 +15,9 @@ import (
 // read from the scenario; the runner fills them from discovery. Every hook
 // may be nil (then: every endpoint has RDMA and every binary).
 type CompileOptions struct {
+	// Profile names the profile the scenario was cut to (scenarios.ProfileQuick), recorded in the plan.
+	Profile string
+
 	// HasRDMA reports whether an endpoint has a usable RDMA device. Tests
 	// that need one are skipped (with the reason) when any of their
 	// endpoints has none; TCP tests are still planned.
@@ -59,7 +62,7 @@ func Compile(s *scenarios.Scenario, opts CompileOptions) (*Plan, error) {
 		return nil, err
 	}
 	c := &compiler{s: s, opts: opts, poolIdx: poolIdx, strs: tools.NewStrings(),
-		plan: &Plan{Scenario: s.Metadata.Name, Backend: backendOf(s), Endpoints: eps}}
+		plan: &Plan{Scenario: s.Metadata.Name, Backend: backendOf(s), Endpoints: eps, Profile: opts.Profile}}
 	c.byName = make(map[string]int, len(eps))
 	for i, ep := range eps {
 		c.byName[ep.Name] = i

@@ -120,6 +120,9 @@ func WriteSummary(w io.Writer, p *Plan) error {
 	kv("legs", thousands(tot.Legs))
 	kv("estimated time", fmt.Sprintf("%s (the tests' durations, else iterations at 1 Gb/s, + %s of harness per leg repetition)",
 		Human(tot.Estimate), LegOverhead[p.Backend]))
+	if p.Profile == scenarios.ProfileQuick {
+		kv("profile", scenarios.QuickSummary)
+	}
 	if len(stats) > 0 {
 		fmt.Fprintln(w)
 		t := newTable(w, "TEST", "TOOL", "PATTERN", "ROUNDS", "JOBS", "LEGS", "REPETITIONS", "ESTIMATED")

@@ -32,6 +32,9 @@ type Plan struct {
 	// Samples are the sampled all-to-all tests: which rounds of their
 	// matrix this plan takes, and what share of it that is.
 	Samples []Sample `json:"samples,omitempty"`
+	// Profile is "quick" when the scenario was cut to its quick profile
+	// (rdmabench run --quick: scenarios.Quick); "" for the scenario as written.
+	Profile string `json:"profile,omitempty"`
 
 	tests []*testPlan // compiled tests in scenario order, their rounds built on demand
 }

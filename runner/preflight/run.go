@@ -179,7 +179,7 @@ func preflightUnits(p *plan.Plan, sc *scenarios.Scenario, eps []endpoint.Endpoin
 		epByName[ep.Name] = ep
 		unit(ep)
 	}
-	mark := func(name string, t *scenarios.Test, tool string, ncclNet bool) {
+	mark := func(name string, t *scenarios.Test, tool string, ncclNet bool, launch []tools.Probe) {
 		ep, ok := epByName[name]
 		if !ok {
 			return
@@ -194,7 +194,7 @@ func preflightUnits(p *plan.Plan, sc *scenarios.Scenario, eps []endpoint.Endpoin
 		if rdma {
 			x.MinMemlockKiB = max(x.MinMemlockKiB, memlockNeedKiB(t, tool))
 		}
-		for _, p := range tools.ProbesOf(t, tool) {
+		for _, p := range slices.Concat(tools.ProbesOf(t, tool), launch) {
 			if !slices.ContainsFunc(x.Probes, func(q tools.Probe) bool { return q.ID == p.ID }) {
 				x.Probes = append(x.Probes, p)
 			}
@@ -205,8 +205,13 @@ func preflightUnits(p *plan.Plan, sc *scenarios.Scenario, eps []endpoint.Endpoin
 		for i := range round.Jobs {
 			job := &round.Jobs[i]
 			names := job.Endpoints()
+			var jobEps []endpoint.Endpoint
 			for _, name := range names {
-				mark(name, tests[job.Test], job.Tool, needsNCCLNet(platform, job, names))
+				jobEps = append(jobEps, epByName[name])
+			}
+			launch := tools.LaunchProbes(job.Tool, p.Backend, jobEps)
+			for _, name := range names {
+				mark(name, tests[job.Test], job.Tool, needsNCCLNet(platform, job, names), launch)
 			}
 		}
 		return nil
@@ -215,7 +220,7 @@ func preflightUnits(p *plan.Plan, sc *scenarios.Scenario, eps []endpoint.Endpoin
 		t := tests[s.Test]
 		for _, ep := range eps {
 			if t != nil && (ep.Pool == t.From || ep.Pool == t.To) {
-				mark(ep.Name, t, s.Tool, false)
+				mark(ep.Name, t, s.Tool, false, nil)
 			}
 		}
 	}

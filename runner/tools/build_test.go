@@ -148,7 +148,7 @@ func TestNixlbenchCommands(t *testing.T) {
 		MinSize: sz("4KiB"), MaxSize: sz("64MiB"), Iterations: 1008, Transports: "rc,cuda_copy"}}
 	got := build(t, test, Leg{Backend: "UCX", Group: "kv-r0-decode-0-prefill-0-0"})
 	line := "nixlbench --runtime_type=ETCD --etcd_endpoints=${etcd} --benchmark_group=rdmabench-${run}-kv-r0-decode-0-prefill-0-0 --backend=UCX --op_type=READ" +
-		" --initiator_seg_type=VRAM --target_seg_type=VRAM --start_block_size=4096 --max_block_size=67108864 --num_iter=1008"
+		" --initiator_seg_type=VRAM --target_seg_type=VRAM --start_block_size=4096 --max_block_size=67108864 --num_iter=1008 --total_buffer_size=67108864"
 	check(t, got,
 		expect{endpoint: "decode-0", role: RoleInitiator, argv: line, ready: "line:ETCD Runtime: Registered as rank 0", parse: true,
 			env: map[string]string{"UCX_TLS": "rc,cuda_copy", "UCX_NET_DEVICES": "mlx5_0:1", "UCX_PROTO_INFO": "y"}},
@@ -157,11 +157,22 @@ func TestNixlbenchCommands(t *testing.T) {
 
 	got = build(t, scenarios.Test{Tool: "nixlbench", Args: scenarios.Args{MaxBatch: 4}}, Leg{Backend: "UCCL", Group: "g"})
 	line = "nixlbench --runtime_type=ETCD --etcd_endpoints=${etcd} --benchmark_group=rdmabench-${run}-g --backend=UCCL --op_type=WRITE" +
-		" --initiator_seg_type=DRAM --target_seg_type=DRAM --start_block_size=4096 --max_block_size=67108864 --max_batch_size=4"
+		" --initiator_seg_type=DRAM --target_seg_type=DRAM --start_block_size=4096 --max_block_size=67108864 --max_batch_size=4 --total_buffer_size=268435456"
 	check(t, got,
 		expect{endpoint: "decode-0", role: RoleInitiator, argv: line, ready: "line:ETCD Runtime: Registered as rank 0", parse: true,
 			env: map[string]string{"NIXL_LOG_LEVEL": "INFO"}},
 		expect{endpoint: "prefill-0", role: RoleTarget, argv: line, env: map[string]string{"NIXL_LOG_LEVEL": "INFO"}})
+
+	// The buffer follows the threads and devices extra asks for; one extra
+	// writes is left alone (nixlbench otherwise allocates its 8 GiB).
+	got = build(t, scenarios.Test{Tool: "nixlbench", Args: scenarios.Args{MaxSize: sz("1MiB"), MaxBatch: 2, Extra: []string{"--num_threads=4"}}}, Leg{Backend: "UCX", Group: "g"})
+	if argv := strings.Join(got[0].Argv, " "); !strings.Contains(argv, " --total_buffer_size=8388608 ") {
+		t.Errorf("argv %s: want --total_buffer_size=8388608 (1MiB × batch 2 × 4 threads)", argv)
+	}
+	got = build(t, scenarios.Test{Tool: "nixlbench", Args: scenarios.Args{Extra: []string{"--total_buffer_size=1073741824"}}}, Leg{Backend: "UCX", Group: "g"})
+	if argv := strings.Join(got[0].Argv, " "); strings.Count(argv, "total_buffer_size") != 1 {
+		t.Errorf("argv %s: want extra's --total_buffer_size alone", argv)
+	}
 
 	// LIBFABRIC gets a progress thread (without one its target never
 	// accepts the connection over tcp).
@@ -178,7 +189,7 @@ func TestNixlbenchCommands(t *testing.T) {
 	}
 	got = build(t, asio, Leg{Backend: "UCX", Group: "g", Port: 12346})
 	line = "nixlbench --runtime_type=ASIO --asio_address=${addr:decode-0} --asio_port=12346 --backend=UCX --op_type=WRITE" +
-		" --initiator_seg_type=DRAM --target_seg_type=DRAM --start_block_size=4096 --max_block_size=67108864"
+		" --initiator_seg_type=DRAM --target_seg_type=DRAM --start_block_size=4096 --max_block_size=67108864 --total_buffer_size=67108864"
 	check(t, got,
 		expect{endpoint: "decode-0", role: RoleInitiator, argv: line, ready: "listen", port: 12346, parse: true,
 			env: map[string]string{"UCX_NET_DEVICES": "mlx5_0:1", "UCX_PROTO_INFO": "y"}},

@@ -17,7 +17,7 @@ import (
 // whatever the nixlbench build's own defaults are.
 const (
 	DefaultNixlMinBlock = 4096
-	DefaultNixlMaxBlock = 64 << 20
+	DefaultNixlMaxBlock = scenarios.NixlDefaultMaxBlock
 )
 
 var installNixl = installOf(tool.Nixlbench)
@@ -150,7 +150,18 @@ func nixlArgv(leg *Leg, backendName string, port int) []string {
 	if a.Iterations > 0 {
 		argv = append(argv, "--num_iter="+leg.itoa(a.Iterations))
 	}
+	argv = append(argv, totalBuffer(a, maxB, a.MaxBatch)...)
 	return append(argv, a.Extra...)
+}
+
+// totalBuffer is --total_buffer_size for blocks up to block in batches up
+// to batch, unless extra sets it: without it nixlbench allocates and fills
+// its 8 GiB default in every process (more than a pool's 4Gi).
+func totalBuffer(a *scenarios.Args, block int64, batch int) []string {
+	if _, i := scenarios.NixlExtraBuffer(a.Extra); i >= 0 {
+		return nil
+	}
+	return []string{"--total_buffer_size=" + strconv.FormatInt(scenarios.NixlBufferBytes(block, batch, a.Extra), 10)}
 }
 
 // DefaultNixlRequestIters is how often a perRequest leg moves its request
@@ -179,10 +190,7 @@ func nixlRequestArgv(leg *Leg, argv []string, backendName string) []string {
 	if !slices.ContainsFunc(a.Extra, func(w string) bool { return strings.Contains(w, "warmup_iter") }) {
 		argv = append(argv, "--warmup_iter="+leg.itoa(DefaultNixlRequestIters))
 	}
-	if !slices.ContainsFunc(a.Extra, func(w string) bool { return strings.Contains(w, "total_buffer_size") }) {
-		const mib = 1 << 20
-		argv = append(argv, "--total_buffer_size="+leg.i64toa((leg.Size*int64(leg.Batch)+mib-1)/mib*mib))
-	}
+	argv = append(argv, totalBuffer(a, leg.Size, leg.Batch)...)
 	argv = append(argv, progressThread(a, backendName)...)
 	return append(argv, a.Extra...)
 }

@@ -1,10 +1,14 @@
 package e2ekube
 
 import (
+	"context"
 	"os"
 	"strings"
 	"testing"
 	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/rdmabench/rdmabench/report/schema"
 )
@@ -100,6 +104,12 @@ func TestShippedKubeCheckOnTheTestCluster(t *testing.T) {
 	c := needCluster(t)
 	createNamespace(t, c, "e2e-check")
 	createNAD(t, c, "e2e-check", "rdma-sriov")
+	// kube-check names the ServiceAccount of deploy/rbac.yaml, as every
+	// shipped scenario does.
+	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "rdmabench", Namespace: "e2e-check"}}
+	if _, err := c.Client().CoreV1().ServiceAccounts("e2e-check").Create(context.Background(), sa, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
 	r := run(t, c, "../../scenarios/kube-check.yaml", 3*time.Minute, nil, "-n", "e2e-check")
 	if r.code != 0 || r.rep == nil {
 		t.Fatalf("exit %d, want 0\n%s", r.code, r.stderr)

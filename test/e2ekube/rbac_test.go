@@ -28,6 +28,8 @@ func TestRunWithTheShippedLeastPrivilegeRBAC(t *testing.T) {
 	c := needCluster(t)
 	objs := applyManifest(t, c, "../../deploy/rbac.yaml")
 	t.Cleanup(func() { deleteObjects(c, objs) })
+	nsObjs := applyManifest(t, c, "../../deploy/rbac-namespaces.yaml") // the optional namespace role, tested below
+	t.Cleanup(func() { deleteObjects(c, nsObjs) })
 	kubeconfig := serviceAccountKubeconfig(t, c, "rdmabench", "rdmabench")
 	sc := tcpScenario("rdmabench", "", "")
 	sc = sc[:strings.Index(sc, "tests:")] + "tests:\n  - name: iperf3\n    tool: iperf3\n    from: decode\n    to: prefill\n    pattern: many-to-one\n    args: {duration: 1s}\n"

@@ -92,6 +92,12 @@ func TestRunSoftRoCEScenario(t *testing.T) {
 			continue
 		}
 		t.Logf("%s: tool %d bytes = %d packets; %s", name, p.ToolBytes, p.ToolPackets, p.Detail)
+		// rxe has loss counters of its own (rcvd_seq_err, duplicate_request,
+		// completer_retry_err …): the proof reads them too.
+		if p.Health == "" || len(p.Endpoints[0].Health) == 0 {
+			t.Errorf("%s: health %q %v; want rxe0's hw_counters read", name, p.Health, p.Endpoints[0].Health)
+		}
+		t.Logf("%s: health %s %s", name, p.Health, p.HealthDetail)
 	}
 	if p := byTest["ucx-tcp-bw"].Path; p != nil {
 		t.Errorf("ucx-tcp-bw requires tcp: no path proof expected, got %+v", p)
