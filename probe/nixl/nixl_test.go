@@ -103,6 +103,25 @@ func TestProbeCatchesWrongData(t *testing.T) {
 	}
 }
 
+// TestProbeChecksWrites: a WRITE whose bytes arrive wrong at the target
+// fails the run as a data error; a clean WRITE sweep passes, its data
+// checked (read back) and said so.
+func TestProbeChecksWrites(t *testing.T) {
+	standin(t)
+	args := []string{"--op", "WRITE", "--regions", "2", "--blocks", "2", "--min-block", "4096", "--max-block", "8192", "--iters", "2", "--warmup", "0"}
+	_, ini := pair(t, time.Minute, args...)
+	ms, _ := parsers.Parse(Program, strings.NewReader(ini.out.String()))
+	if ini.code != 0 || len(ms) != 1 || !ms[0].OK || ms[0].Info["check_consistency"] != "1" {
+		t.Fatalf("clean WRITE: exit %d, %+v\n%s", ini.code, ms, ini.out.String())
+	}
+	t.Setenv("NIXL_STANDIN_CORRUPT_WRITE", "1")
+	_, ini = pair(t, time.Minute, args...)
+	ms, _ = parsers.Parse(Program, strings.NewReader(ini.out.String()))
+	if ini.code != 1 || len(ms) != 1 || ms[0].OK || ms[0].ErrorClass != parsers.ClassDataError {
+		t.Fatalf("corrupt WRITE: exit %d, %+v\n%s", ini.code, ms, ini.out.String())
+	}
+}
+
 // TestProbeWithoutNixlSaysSo: a python3 without NIXL's package fails with
 // the interpreter's path and the fix.
 func TestProbeWithoutNixlSaysSo(t *testing.T) {
