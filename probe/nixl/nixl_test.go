@@ -3,6 +3,8 @@ package nixl
 import (
 	"bytes"
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -177,5 +179,19 @@ func TestFindReportsNixl(t *testing.T) {
 	Find(context.Background(), &out)
 	if !strings.Contains(out.String(), "python=/nonexistent/python3") || !strings.Contains(out.String(), "nixl-error=") {
 		t.Errorf("a missing interpreter:\n%s", out.String())
+	}
+}
+
+// TestProbeEtcdRefusesPut: an etcd (or a proxy before it) that answers
+// the put with an HTTP error fails the target at once, naming etcd's URL.
+func TestProbeEtcdRefusesPut(t *testing.T) {
+	standin(t)
+	srv := httptest.NewServer(http.NotFoundHandler())
+	defer srv.Close()
+	var out bytes.Buffer
+	code := Run(context.Background(), Options{Args: []string{"--role", "target", "--etcd", srv.URL, "--key", "/x", "--rendezvous-timeout", "5"},
+		Limit: time.Minute, Stdout: &out, Stderr: &out})
+	if code != 1 || !strings.Contains(out.String(), "etcd at "+srv.URL+": put /x/target: HTTP Error 404") {
+		t.Fatalf("exit %d:\n%s", code, out.String())
 	}
 }

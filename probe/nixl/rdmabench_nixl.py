@@ -58,7 +58,10 @@ def etcd_call(url, path, body, timeout):
 
 
 def etcd_put(url, key, value):
-    etcd_call(url, "/v3/kv/put", {"key": _b64(key), "value": _b64(value)}, 10)
+    try:
+        etcd_call(url, "/v3/kv/put", {"key": _b64(key), "value": _b64(value)}, 10)
+    except (urllib.error.URLError, OSError, ValueError) as e:
+        fail(f"etcd at {url}: put {key}: {e} (rdmabench's etcd, its JSON gateway /v3/kv/put)")
 
 
 def etcd_wait(url, key, deadline, what):
