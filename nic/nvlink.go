@@ -14,6 +14,8 @@ type NVLink struct {
 	GPU   int
 	Name  string
 	Links int
+	// Down counts the links listed <inactive>.
+	Down int
 	// GBps is the sum of the active links' rates, per direction (GB/s).
 	GBps float64
 	// PerLink is the rate of one link when all are alike, else 0.
@@ -43,10 +45,11 @@ func ParseNVLinkStatus(out string) []NVLink {
 		_, rate, _ := strings.Cut(rest, ": ")
 		gb, ok := strings.CutSuffix(strings.TrimSpace(rate), " GB/s")
 		v, err := strconv.ParseFloat(gb, 64)
-		if !ok || err != nil || v <= 0 {
-			continue // <inactive>
-		}
 		g := &gpus[len(gpus)-1]
+		if !ok || err != nil || v <= 0 {
+			g.Down++ // <inactive>
+			continue
+		}
 		g.Links++
 		g.GBps += v
 		switch g.PerLink {
@@ -67,11 +70,15 @@ func ParseNVLinkStatus(out string) []NVLink {
 
 // NVLinkRate is the NVLink bandwidth every GPU of a host has per direction:
 // the lowest of the GPUs that list active links, with words saying it; ok
-// is false when no GPU has one (PCIe only, or no NVIDIA GPU).
+// is false when none has one, or a GPU's links are all inactive (PCIe
+// carries its part). A GPU listing no link at all is not counted.
 func NVLinkRate(gpus []NVLink) (gbps float64, detail string, ok bool) {
 	var low *NVLink
 	n := 0
 	for i := range gpus {
+		if gpus[i].Links == 0 && gpus[i].Down > 0 {
+			return 0, "", false
+		}
 		if gpus[i].Links == 0 {
 			continue
 		}

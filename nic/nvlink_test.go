@@ -38,3 +38,13 @@ func TestNVLinkInactiveAndNone(t *testing.T) {
 		t.Error("a rate from no GPU")
 	}
 }
+
+// TestNVLinkOneGPUWithout: a GPU of the host with no active link reaches
+// the others over PCIe: the host has no NVLink rate to hold a collective
+// to (the lowest GPU's NVLink is none, not the next one's).
+func TestNVLinkOneGPUWithout(t *testing.T) {
+	gpus := ParseNVLinkStatus("GPU 0: NVIDIA H100 (UUID: x)\n\t Link 0: 26.562 GB/s\nGPU 1: NVIDIA H100 (UUID: y)\n\t Link 0: <inactive>\n")
+	if gbps, detail, ok := NVLinkRate(gpus); ok {
+		t.Errorf("rate %v (%s) though GPU 1 has no active link", gbps, detail)
+	}
+}

@@ -3,6 +3,8 @@ package nixl
 import (
 	"bytes"
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -104,6 +106,25 @@ func TestProbeCatchesWrongData(t *testing.T) {
 	}
 }
 
+// TestProbeChecksWrites: a WRITE whose bytes arrive wrong at the target
+// fails the run as a data error; a clean WRITE sweep passes, its data
+// checked (read back) and said so.
+func TestProbeChecksWrites(t *testing.T) {
+	standin(t)
+	args := []string{"--op", "WRITE", "--regions", "2", "--blocks", "2", "--min-block", "4096", "--max-block", "8192", "--iters", "2", "--warmup", "0"}
+	_, ini := pair(t, time.Minute, args...)
+	ms, _ := parsers.Parse(Program, strings.NewReader(ini.out.String()))
+	if ini.code != 0 || len(ms) != 1 || !ms[0].OK || ms[0].Info["check_consistency"] != "1" {
+		t.Fatalf("clean WRITE: exit %d, %+v\n%s", ini.code, ms, ini.out.String())
+	}
+	t.Setenv("NIXL_STANDIN_CORRUPT_WRITE", "1")
+	_, ini = pair(t, time.Minute, args...)
+	ms, _ = parsers.Parse(Program, strings.NewReader(ini.out.String()))
+	if ini.code != 1 || len(ms) != 1 || ms[0].OK || ms[0].ErrorClass != parsers.ClassDataError {
+		t.Fatalf("corrupt WRITE: exit %d, %+v\n%s", ini.code, ms, ini.out.String())
+	}
+}
+
 // TestProbeWithoutNixlSaysSo: a python3 without NIXL's package fails with
 // the interpreter's path and the fix.
 func TestProbeWithoutNixlSaysSo(t *testing.T) {
@@ -200,5 +221,19 @@ func TestStandinAgainstRealCapture(t *testing.T) {
 	rk = slices.DeleteFunc(rk, func(k string) bool { return k == "torch" || k == "torch_cuda" }) // VRAM only
 	if !slices.Equal(rk, sk) || rh != sh || !slices.Equal(rs, ss) {
 		t.Errorf("stand-in vs real:\nkeys %v\n     %v\nheader %q\n       %q\nsizes %v\n      %v", sk, rk, sh, rh, ss, rs)
+	}
+}
+
+// TestProbeEtcdRefusesPut: an etcd (or a proxy before it) that answers
+// the put with an HTTP error fails the target at once, naming etcd's URL.
+func TestProbeEtcdRefusesPut(t *testing.T) {
+	standin(t)
+	srv := httptest.NewServer(http.NotFoundHandler())
+	defer srv.Close()
+	var out bytes.Buffer
+	code := Run(context.Background(), Options{Args: []string{"--role", "target", "--etcd", srv.URL, "--key", "/x", "--rendezvous-timeout", "5"},
+		Limit: time.Minute, Stdout: &out, Stderr: &out})
+	if code != 1 || !strings.Contains(out.String(), "etcd at "+srv.URL+": put /x/target: HTTP Error 404") {
+		t.Fatalf("exit %d:\n%s", code, out.String())
 	}
 }

@@ -58,7 +58,10 @@ def etcd_call(url, path, body, timeout):
 
 
 def etcd_put(url, key, value):
-    etcd_call(url, "/v3/kv/put", {"key": _b64(key), "value": _b64(value)}, 10)
+    try:
+        etcd_call(url, "/v3/kv/put", {"key": _b64(key), "value": _b64(value)}, 10)
+    except (urllib.error.URLError, OSError, ValueError) as e:
+        fail(f"etcd at {url}: put {key}: {e} (rdmabench's etcd, its JSON gateway /v3/kv/put)")
 
 
 def etcd_wait(url, key, deadline, what):
@@ -233,7 +236,8 @@ def peer(args, role, deadline):
 def run_target(args, nixl_api, banner):
     deadline = time.monotonic() + args.rendezvous_timeout
     regions = Regions(args.target_seg, args.regions, capacity(args), args.device)
-    regions.fill()
+    if args.op == "READ":
+        regions.fill()  # WRITE: zeros, until the initiator writes
     agent, plugins = make_agent(args, nixl_api, f"{args.name}-target")
     reg = agent.register_memory(regions.reg_list(), args.target_seg, backends=[args.backend])
     print(banner("target", agent, plugins), flush=True)
@@ -298,14 +302,7 @@ def measure(args, agent, remote, regions, tgt, block):
                                 args.target_seg, backends=[args.backend])
     ids = list(range(args.regions * args.blocks))
     iters = iterations(args, block)
-    problem = None
-    if args.op == "READ":
-        regions.zero()
-        request(args, agent, local, far, ids, remote, None)
-        regions.sync()
-        bad = regions.check(block, args.blocks)
-        if bad:
-            problem = f"READ of {block} B blocks: the data did not arrive ({bad})"
+    problem = check_data(args, agent, local, far, ids, remote, regions, block)
     for _ in range(args.warmup):
         request(args, agent, local, far, ids, remote, None)
     prep, post, tx = [], [], []
@@ -327,11 +324,29 @@ def measure(args, agent, remote, regions, tgt, block):
     return problem
 
 
-def request(args, agent, local, far, ids, remote, times, reuse=None):
+def check_data(args, agent, local, far, ids, remote, regions, block):
+    """One request's data checked; an error text when it did not arrive.
+    READ: the target's pattern, read into zeros. WRITE: zeros then the
+    pattern written, read back into zeros."""
+    if args.op == "WRITE":
+        regions.zero()
+        request(args, agent, local, far, ids, remote, None)
+        regions.fill()
+        request(args, agent, local, far, ids, remote, None)
+    regions.zero()
+    request(args, agent, local, far, ids, remote, None, op="READ")
+    regions.sync()
+    bad = regions.check(block, args.blocks)
+    if args.op == "WRITE":
+        regions.fill()
+    return f"{args.op} of {block} B blocks: the data did not arrive ({bad})" if bad else None
+
+
+def request(args, agent, local, far, ids, remote, times, reuse=None, op=None):
     """One request's transfer, as vLLM's NixlConnector posts it: with a
     notification that tells prefill the blocks may be freed."""
     t0 = time.perf_counter_ns()
-    h = reuse or agent.make_prepped_xfer(args.op, local, ids, far, ids, notif_msg=NOTIF if args.notify else b"",
+    h = reuse or agent.make_prepped_xfer(op or args.op, local, ids, far, ids, notif_msg=NOTIF if args.notify else b"",
                                          backends=[args.backend])
     t1 = time.perf_counter_ns()
     state = agent.transfer(h)
@@ -342,7 +357,7 @@ def request(args, agent, local, far, ids, remote, times, reuse=None):
     if reuse is None:
         agent.release_xfer_handle(h)
     if state == "ERR":
-        fail(f"{args.op} to {remote} failed (NIXL state ERR)")
+        fail(f"{op or args.op} to {remote} failed (NIXL state ERR)")
     if times is not None:
         times[0].append((t1 - t0) / 1e3)
         times[1].append((t2 - t1) / 1e3)
@@ -381,7 +396,7 @@ def print_config(args, tgt):
             ("Num iter (--num_iter=N)", args.iters), ("Warmup iter (--warmup_iter=N)", args.warmup),
             ("Large block iter factor (--large_blk_iter_ftr=N)", args.large_block_factor),
             ("Initiator device (--device=N)", args.device), ("Target device", tgt["device"]),
-            ("Check consistency (--check_consistency=[0,1])", 1 if args.op == "READ" else 0)]
+            ("Check consistency (--check_consistency=[0,1])", 1)]
     print("*" * 160)
     print(f"{PROGRAM} Configuration")
     print("*" * 160)

@@ -61,7 +61,32 @@ func planEndpoints(s *scenarios.Scenario, opts CompileOptions) ([]endpoint.Endpo
 		}
 		poolIdx[pool.Name] = idx
 	}
+	if err := allGPUsAlone(s, eps); err != nil {
+		return nil, nil, err
+	}
 	return eps, poolIdx, nil
+}
+
+// allGPUsAlone: an endpoint given gpus: all has every GPU of the host, so
+// no other endpoint there may have any (two ranks on one GPU).
+func allGPUsAlone(s *scenarios.Scenario, eps []endpoint.Endpoint) error {
+	total := 0
+	for _, ep := range eps {
+		total += ep.GPUs
+	}
+	for pi := range s.Pools {
+		pool := &s.Pools[pi]
+		if !pool.GPUs.All {
+			continue
+		}
+		for _, ep := range eps {
+			if ep.Pool == pool.Name && total > ep.GPUs {
+				return posErr(s.File, pool.GPUs.Pos, "pools[%d].gpus: all gives %s every GPU of this host (%d GPU(s)), yet the scenario's endpoints use %d in all: "+
+					"give gpus: all to one pool of one replica, or write counts that add up to %d at most", pi, ep.Name, ep.GPUs, total, ep.GPUs)
+			}
+		}
+	}
+	return nil
 }
 
 // gpuCount is a pool's GPUs per endpoint and, for gpus: all, how they

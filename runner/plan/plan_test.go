@@ -352,3 +352,29 @@ tests:
 		t.Errorf("endpoint %d GPUs (%q), job %s", ep.GPUs, ep.GPUsFrom, rounds[0].Jobs[0].ID)
 	}
 }
+
+// TestGPUsAllNotShared: gpus: all gives one endpoint every GPU of the host;
+// a second endpoint with GPUs (another pool, a replica) would put two
+// ranks on one GPU (NCCL: "Duplicate GPU detected"), so the plan refuses.
+func TestGPUsAllNotShared(t *testing.T) {
+	for name, pools := range map[string]string{
+		"two pools": "  - {name: a, gpus: all}\n  - {name: b, gpus: 1}\n",
+		"replicas":  "  - {name: a, gpus: all, replicas: 2}\n  - {name: b}\n",
+	} {
+		sc, err := scenarios.LoadBytes("g.yaml", []byte(`apiVersion: rdmabench.io/v1alpha1
+kind: Scenario
+metadata: {name: g}
+backend: local
+pools:
+`+pools+`tests:
+  - {name: ar, tool: nccl, from: a, to: b, args: {collective: all_reduce}}
+`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = Compile(sc, CompileOptions{HostGPUs: func() (int, string) { return 4, "nvidia-smi -L" }, HasRDMA: func(endpoint.Endpoint) bool { return true }})
+		if err == nil || !strings.Contains(err.Error(), "gpus: all") || !strings.Contains(err.Error(), "4 GPU(s)") {
+			t.Errorf("%s: %v, want a refusal naming gpus: all and the host's 4 GPU(s)", name, err)
+		}
+	}
+}

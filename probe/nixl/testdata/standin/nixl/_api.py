@@ -85,6 +85,9 @@ class nixl_agent:
                     _send(conn, data)
                 elif kind == "WRITE":
                     off = 0
+                    if os.environ.get("NIXL_STANDIN_CORRUPT_WRITE") and msg[2]:
+                        # tests: a WRITE that reports DONE with wrong bytes
+                        msg = (msg[0], msg[1], bytes([msg[2][0] ^ 0xFF]) + msg[2][1:])
                     for a, n in msg[1]:
                         ctypes.memmove(a, msg[2][off:off + n], n)
                         off += n
