@@ -11,6 +11,7 @@ import (
 	"helm.sh/helm/v3/pkg/chartutil"
 	"helm.sh/helm/v3/pkg/engine"
 	"helm.sh/helm/v3/pkg/releaseutil"
+	"k8s.io/client-go/discovery"
 )
 
 // Dir is the chart's folder, found from this file's place in the
@@ -87,5 +88,22 @@ func render(ch *helmchart.Chart, o Options) (*Rendered, error) {
 		out.Kinds = append(out.Kinds, m.Head.Kind)
 	}
 	out.Manifest = b.String()
+	return out, nil
+}
+
+// APIVersions are the group/versions a cluster serves, from its discovery,
+// as Helm hands them to templates (.Capabilities.APIVersions): on OpenShift
+// they include security.openshift.io/v1.
+func APIVersions(d discovery.ServerGroupsInterface) ([]string, error) {
+	groups, err := d.ServerGroups()
+	if err != nil {
+		return nil, fmt.Errorf("discovery: %w", err)
+	}
+	var out []string
+	for _, g := range groups.Groups {
+		for _, v := range g.Versions {
+			out = append(out, v.GroupVersion)
+		}
+	}
 	return out, nil
 }
