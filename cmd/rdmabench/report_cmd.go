@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -12,6 +13,7 @@ import (
 	"github.com/rdmabench/rdmabench/report/benchreport"
 	"github.com/rdmabench/rdmabench/report/export"
 	"github.com/rdmabench/rdmabench/report/html"
+	"github.com/rdmabench/rdmabench/report/push"
 	"github.com/rdmabench/rdmabench/report/schema"
 	"github.com/rdmabench/rdmabench/report/text"
 )
@@ -23,6 +25,7 @@ type reportOptions struct {
 	output  string
 	schema  bool
 	metrics string
+	push    string
 }
 
 // inputError marks a report.json that cannot be read: exit code 2, like a
@@ -70,6 +73,7 @@ yq ea '. as $i ireduce ({}; . *+ $i)' fabric.br.json serving.yaml.`,
 	f.StringVar(&o.junit, "junit", "", "write JUnit XML to this file")
 	f.StringVarP(&o.output, "output", "o", "table", "stdout format: table, json, openmetrics or benchmark-report (Benchmark Report v0.2 partial)")
 	f.StringVar(&o.metrics, "metrics", "", "write the run's figures as OpenMetrics text to this file (atomically)")
+	f.StringVar(&o.push, "push", "", "push the run's figures to this Prometheus Pushgateway (group job=<scenario>), as run --push does")
 	f.BoolVar(&o.schema, "schema", false, "print the JSON Schema of report.json and exit")
 	return cmd
 }
@@ -101,6 +105,14 @@ func runReport(o *reportOptions, path string, stdout, stderr io.Writer) error {
 	}
 	if err := writeMetricsFile(o.metrics, r, stderr); err != nil {
 		return err
+	}
+	if o.push != "" {
+		if err := push.CheckURL(o.push); err != nil {
+			return usageError{fmt.Errorf("--push: %w", err)}
+		}
+		if err := pushMetrics(context.Background(), o.push, r, stderr); err != nil {
+			return err
+		}
 	}
 	if o.output == "openmetrics" {
 		return export.WriteOpenMetrics(stdout, r)
