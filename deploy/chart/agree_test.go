@@ -126,7 +126,7 @@ func TestChartFilesAreTheirSources(t *testing.T) {
 		t.Fatal(err)
 	}
 	for path, want := range map[string]string{
-		"rdmabench/files/nightly.sh":      kube.CronJobScript,
+		"rdmabench/files/nightly-script":  kube.CronJobScript,
 		"rdmabench/files/kube-check.yaml": string(kubeCheck),
 	} {
 		if *update {

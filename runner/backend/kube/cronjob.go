@@ -192,7 +192,7 @@ func (o CronJobOptions) jobSpec(name, account, file string, labels map[string]st
 // script says so and exits 0. A run that failed for the harness (neither
 // 0 nor 1) is not compared. The Job's JUnit is compare.xml in the run.
 // With PUSHGATEWAY_URL set, run pushes the run's figures there (--push).
-// The Helm chart (deploy/chart/rdmabench/files/nightly.sh) runs the same
+// The Helm chart (deploy/chart/rdmabench/files/nightly-script) runs the same
 // script; a test keeps them equal.
 var CronJobScript = `set -u
 run="$RESULTS_DIR/$RUN_PREFIX-$(date -u +%Y%m%d-%H%M%S)"
