@@ -1,10 +1,14 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/rdmabench/rdmabench/report/export"
+	"github.com/rdmabench/rdmabench/report/push"
 	"github.com/rdmabench/rdmabench/report/schema"
 )
 
@@ -20,4 +24,35 @@ func writeMetricsFile(path string, r *schema.Report, stderr io.Writer) error {
 	}
 	fmt.Fprintln(stderr, "wrote", path)
 	return nil
+}
+
+// pushMetrics pushes r's OpenMetrics text to the Pushgateway at gateway, in
+// the group of its scenario (job=SCENARIO; the run's id, hash and
+// environment are labels of rdmabench_run_info), bounded by
+// push.DefaultTimeout, and says so on stderr.
+func pushMetrics(ctx context.Context, gateway string, r *schema.Report, stderr io.Writer) error {
+	var body bytes.Buffer
+	if err := export.WriteOpenMetrics(&body, r); err != nil {
+		return err
+	}
+	u, err := push.GroupURL(gateway, r.Run.Scenario)
+	if err != nil {
+		return err
+	}
+	if err := push.Push(ctx, nil, u, body.Bytes()); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "rdmabench: pushed %d series to %s\n", countSeries(body.String()), u)
+	return nil
+}
+
+// countSeries counts the sample lines of an exposition text.
+func countSeries(text string) int {
+	n := 0
+	for _, line := range strings.Split(text, "\n") {
+		if line != "" && !strings.HasPrefix(line, "#") {
+			n++
+		}
+	}
+	return n
 }

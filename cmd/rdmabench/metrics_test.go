@@ -25,7 +25,7 @@ func TestReportOpenMetrics(t *testing.T) {
 	if len(entries) != 1 {
 		t.Errorf("temporary files left: %v", entries)
 	}
-	if code, _, stderr = runInTempDir(t, "report", rep, "-o", "yaml"); code != 2 || !strings.Contains(stderr, "table, json or openmetrics") {
+	if code, _, stderr = runInTempDir(t, "report", rep, "-o", "yaml"); code != 2 || !strings.Contains(stderr, "table, json, openmetrics or benchmark-report") {
 		t.Errorf("exit %d: %s", code, stderr)
 	}
 }

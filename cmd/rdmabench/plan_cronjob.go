@@ -22,6 +22,7 @@ type cronJobFlags struct {
 	storage      string
 	storageClass string
 	timeZone     string
+	push         string
 }
 
 func (f *cronJobFlags) register(cmd *cobra.Command) {
@@ -34,12 +35,13 @@ func (f *cronJobFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.storage, "storage", "10Gi", "-o cronjob: the size the results claim requests")
 	fl.StringVar(&f.storageClass, "storage-class", "", "-o cronjob: the results claim's StorageClass (default the cluster's default class)")
 	fl.StringVar(&f.timeZone, "time-zone", "", "-o cronjob: the IANA time zone of --schedule, e.g. Europe/Paris (default the controller's)")
+	fl.StringVar(&f.push, "push", "", "-o cronjob: a Prometheus Pushgateway URL each nightly run pushes its figures to (run --push)")
 }
 
 // onlyWithCronJob refuses the cronjob flags with another output, where
 // they would be silently ignored.
 func (f *cronJobFlags) onlyWithCronJob() error {
-	for _, name := range []string{"schedule", "image", "namespace", "results-claim", "storage", "storage-class", "time-zone"} {
+	for _, name := range []string{"schedule", "image", "namespace", "results-claim", "storage", "storage-class", "time-zone", "push"} {
 		if f.cmd != nil && f.cmd.Flags().Changed(name) {
 			return usageError{fmt.Errorf("--%s is for -o cronjob", name)}
 		}
@@ -80,7 +82,7 @@ func runPlanCronJob(opts *planOptions, stdout io.Writer) error {
 	objs, err := kube.CronJob(kube.CronJobOptions{
 		Scenario: s.Metadata.Name, ScenarioYAML: data, Namespace: ns, Schedule: f.schedule,
 		Image: image, ResultsClaim: f.resultsClaim, Storage: f.storage,
-		StorageClass: f.storageClass, TimeZone: f.timeZone,
+		StorageClass: f.storageClass, TimeZone: f.timeZone, PushURL: f.push,
 	})
 	if err != nil {
 		return usageError{err}

@@ -40,7 +40,7 @@ func TestPlanCronJobDecodesStrictly(t *testing.T) {
 	path := writeScenario(t, cronScenario)
 	code, out, errs := runCLI(t, "", "plan", path, "-o", "cronjob", "--schedule", "30 3 * * *",
 		"--image", "registry.example.com/rdmabench:v1", "--results-claim", "fabric-runs", "--storage", "20Gi",
-		"--storage-class", "fast-nvme", "--time-zone", "Europe/Paris")
+		"--storage-class", "fast-nvme", "--time-zone", "Europe/Paris", "--push", "http://pushgateway.monitoring:9091")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
@@ -112,11 +112,13 @@ func TestPlanCronJobDecodesStrictly(t *testing.T) {
 	for _, e := range c.Env {
 		env[e.Name] = e.Value
 	}
-	if c.Image != "registry.example.com/rdmabench:v1" || env["SCENARIO_FILE"] != "/scenario/nightly-tcp.yaml" || env["RESULTS_DIR"] != "/results" || env["RUN_NAMESPACE"] != "fabric" {
+	if c.Image != "registry.example.com/rdmabench:v1" || env["SCENARIO_FILE"] != "/scenario/nightly-tcp.yaml" || env["RESULTS_DIR"] != "/results" || env["RUN_NAMESPACE"] != "fabric" ||
+		env["PUSHGATEWAY_URL"] != "http://pushgateway.monitoring:9091" {
 		t.Errorf("container %s env %v", c.Image, env)
 	}
 	script := strings.Join(c.Command, " ")
-	for _, want := range []string{`rdmabench run "$SCENARIO_FILE" -n "$RUN_NAMESPACE" --out "$run"`,
+	for _, want := range []string{`rdmabench run "$SCENARIO_FILE" -n "$RUN_NAMESPACE" --out "$run" "$@"`,
+		`if [ -n "${PUSHGATEWAY_URL:-}" ]; then set -- --push "$PUSHGATEWAY_URL"; fi`,
 		`rdmabench compare --baseline auto "$RESULTS_DIR" "$run" --junit "$run/compare.xml"`, `"$compared" -eq 4`} {
 		if !strings.Contains(script, want) {
 			t.Errorf("script lacks %q:\n%s", want, script)
@@ -149,6 +151,8 @@ func TestPlanCronJobRefusals(t *testing.T) {
 		{[]string{"plan", writeScenario(t, cronScenario), "-o", "cronjob", "--time-zone", "Mars/Olympus"}, `time zone "Mars/Olympus": not an IANA time zone name`},
 		{[]string{"plan", writeScenario(t, cronScenario), "-o", "cronjob", "--storage-class", "Fast_NVMe"}, `storage class "Fast_NVMe"`},
 		{[]string{"plan", local, "--time-zone", "Etc/UTC"}, "--time-zone is for -o cronjob"},
+		{[]string{"plan", local, "--push", "http://pushgateway:9091"}, "--push is for -o cronjob"},
+		{[]string{"plan", writeScenario(t, cronScenario), "-o", "cronjob", "--push", "pushgateway:9091"}, `push URL "pushgateway:9091": want the Pushgateway's http(s)://HOST:PORT`},
 	} {
 		code, _, errs := runCLI(t, "", tc.args...)
 		if code != 2 || !strings.Contains(errs, tc.want) {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -9,8 +10,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/rdmabench/rdmabench/report/benchreport"
 	"github.com/rdmabench/rdmabench/report/export"
 	"github.com/rdmabench/rdmabench/report/html"
+	"github.com/rdmabench/rdmabench/report/push"
 	"github.com/rdmabench/rdmabench/report/schema"
 	"github.com/rdmabench/rdmabench/report/text"
 )
@@ -22,6 +25,7 @@ type reportOptions struct {
 	output  string
 	schema  bool
 	metrics string
+	push    string
 }
 
 // inputError marks a report.json that cannot be read: exit code 2, like a
@@ -38,14 +42,21 @@ func newReportCmd(stdout, stderr io.Writer) *cobra.Command {
 		Use: "report RUN/report.json|RUN",
 		Example: `  rdmabench report results/pd-disagg-20261125-020000
   rdmabench report results/pd-disagg-20261125-020000/report.json --html review.html --junit junit.xml
-  rdmabench report RUN -o openmetrics > fabric.prom`,
+  rdmabench report RUN -o openmetrics > fabric.prom
+  rdmabench report RUN -o benchmark-report > fabric.br.json`,
 		Short: "Re-render a run's report.json: terminal table, JSON, HTML, JUnit",
 		Long: `report re-renders a finished run from its report.json, the single source of truth.
 It prints the summary table (or -o json), and writes the HTML report and JUnit XML
 only where asked: --html auto writes report.html next to the report.json.
 --schema prints the JSON Schema of report.json. -o openmetrics prints the run's
 figures in the OpenMetrics text format; --metrics FILE writes them to FILE
-atomically (temporary file + rename), as node_exporter's textfile collector needs.`,
+atomically (temporary file + rename), as node_exporter's textfile collector needs.
+-o benchmark-report prints the run as a partial Benchmark Report v0.2, the
+format of llm-d-benchmark and the harnesses it converts (inference-perf): the
+fabric as a stack component, and per pod pair its bandwidth, share of the line
+rate, transport, and what one request's KV transfer adds to TTFT, under
+results.observability.rdma_fabric. Merge it into a serving report with
+yq ea '. as $i ireduce ({}; . *+ $i)' fabric.br.json serving.yaml.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if o.schema {
@@ -60,8 +71,9 @@ atomically (temporary file + rename), as node_exporter's textfile collector need
 	f := cmd.Flags()
 	f.StringVar(&o.html, "html", "", `write the HTML report to this file ("auto": report.html next to the report.json)`)
 	f.StringVar(&o.junit, "junit", "", "write JUnit XML to this file")
-	f.StringVarP(&o.output, "output", "o", "table", "stdout format: table, json or openmetrics")
+	f.StringVarP(&o.output, "output", "o", "table", "stdout format: table, json, openmetrics or benchmark-report (Benchmark Report v0.2 partial)")
 	f.StringVar(&o.metrics, "metrics", "", "write the run's figures as OpenMetrics text to this file (atomically)")
+	f.StringVar(&o.push, "push", "", "push the run's figures to this Prometheus Pushgateway (group job=<scenario>), as run --push does")
 	f.BoolVar(&o.schema, "schema", false, "print the JSON Schema of report.json and exit")
 	return cmd
 }
@@ -76,9 +88,9 @@ func printSchema(w io.Writer) error {
 }
 
 func runReport(o *reportOptions, path string, stdout, stderr io.Writer) error {
-	if o.output != "openmetrics" {
+	if o.output != "openmetrics" && o.output != "benchmark-report" {
 		if err := checkOutput(o.output); err != nil {
-			return usageError{fmt.Errorf("-o %q: use table, json or openmetrics", o.output)}
+			return usageError{fmt.Errorf("-o %q: use table, json, openmetrics or benchmark-report", o.output)}
 		}
 	}
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
@@ -94,8 +106,19 @@ func runReport(o *reportOptions, path string, stdout, stderr io.Writer) error {
 	if err := writeMetricsFile(o.metrics, r, stderr); err != nil {
 		return err
 	}
+	if o.push != "" {
+		if err := push.CheckURL(o.push); err != nil {
+			return usageError{fmt.Errorf("--push: %w", err)}
+		}
+		if err := pushMetrics(context.Background(), o.push, r, stderr); err != nil {
+			return err
+		}
+	}
 	if o.output == "openmetrics" {
 		return export.WriteOpenMetrics(stdout, r)
+	}
+	if o.output == "benchmark-report" {
+		return benchreport.Write(stdout, benchreport.Build(r))
 	}
 	if o.output == "json" {
 		return writeJSON(stdout, r)

@@ -202,3 +202,34 @@ func TestReportOutputInMissingFolder(t *testing.T) {
 		}
 	}
 }
+
+// report -o benchmark-report prints the run as a Benchmark Report v0.2
+// partial on stdout, and writes nothing else.
+func TestReportBenchmarkReport(t *testing.T) {
+	code, out, errs := runInTempDir(t, "report", filepath.Join(reportFixtures, "full.json"), "-o", "benchmark-report")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var br struct {
+		Version string `json:"version"`
+		Run     struct {
+			UID string `json:"uid"`
+		} `json:"run"`
+		Results struct {
+			Observability struct {
+				Fabric struct {
+					Pairs []json.RawMessage `json:"pairs"`
+				} `json:"rdma_fabric"`
+			} `json:"observability"`
+		} `json:"results"`
+	}
+	if err := json.Unmarshal([]byte(out), &br); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if br.Version != "0.2" || br.Run.UID == "" || len(br.Results.Observability.Fabric.Pairs) == 0 {
+		t.Errorf("version %q uid %q, %d pairs", br.Version, br.Run.UID, len(br.Results.Observability.Fabric.Pairs))
+	}
+	if entries, _ := os.ReadDir("."); len(entries) != 0 {
+		t.Errorf("wrote %v into the working directory", entries)
+	}
+}

@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/cobra"
 	"gopkg.in/yaml.v3"
 
+	"github.com/rdmabench/rdmabench/report/push"
 	"github.com/rdmabench/rdmabench/report/schema"
 	"github.com/rdmabench/rdmabench/runner"
 	"github.com/rdmabench/rdmabench/runner/backend"
@@ -48,6 +49,7 @@ type runOptions struct {
 	ports            int    // port offset
 	html             string // "auto" (report.html in the results folder), a path, or "none"
 	junit            string // JUnit XML file, or ""
+	push             string // a Prometheus Pushgateway URL, or ""
 	etcd             string // an etcd for nixlbench instead of the run's own
 	kube             kubeOptions
 
@@ -100,6 +102,7 @@ interrupted.`,
 	fl.DurationVar(&o.timeout, "timeout", 0, "bound the whole run; when reached it stops as on Ctrl-C: partial report, exit 130 (0: only each leg's own bound)")
 	fl.StringVar(&o.html, "html", "auto", `HTML report: "auto" writes report.html in the results folder, "none" writes none, else a file`)
 	fl.StringVar(&o.junit, "junit", "", "also write JUnit XML to this file (for CI)")
+	fl.StringVar(&o.push, "push", "", "push the run's figures (the OpenMetrics of report -o openmetrics) to this Prometheus Pushgateway, group job=<scenario>, e.g. http://pushgateway.monitoring.svc:9091")
 	fl.StringVar(&o.etcd, "etcd", "", "an etcd URL that the endpoints and this machine both reach, for nixlbench's rendezvous (default: the run's own: embedded for local endpoints, on the first host over ssh, a pod on kube)")
 	o.seed.register(fl)
 	addPreflightTimeout(fl, &o.preflightTimeout)
@@ -110,6 +113,11 @@ interrupted.`,
 func runRun(ctx context.Context, o *runOptions) error {
 	if o.output != "table" && o.output != "json" {
 		return usageError{fmt.Errorf("--output %q: want table or json", o.output)}
+	}
+	if o.push != "" {
+		if err := push.CheckURL(o.push); err != nil {
+			return usageError{fmt.Errorf("--push: %w", err)}
+		}
 	}
 	if o.etcd != "" {
 		if err := runetcd.CheckClientURL(o.etcd); err != nil {
@@ -219,6 +227,14 @@ func execute(ctx context.Context, o *runOptions, sc *scenarios.Scenario, p *plan
 		fmt.Fprintf(o.stderr, "rdmabench: %v (re-render later with rdmabench report %s)\n", err, reportJSON)
 		if runErr == nil {
 			runErr = err
+		}
+	}
+	if o.push != "" {
+		if err := pushMetrics(ctx, o.push, rep, o.stderr); err != nil {
+			fmt.Fprintf(o.stderr, "rdmabench: %v (push again later with rdmabench report %s --push %s)\n", err, reportJSON, o.push)
+			if runErr == nil {
+				runErr = err
+			}
 		}
 	}
 	return quiet(runErr)

@@ -42,6 +42,7 @@ var OpenMetricsFamilies = []struct{ Name, Help string }{
 	{"rdmabench_latency_seconds", "Average latency of a result at one message size, in seconds."},
 	{"rdmabench_line_rate_bits_per_second", "The line rate a result was judged against, in bits per second."},
 	{"rdmabench_line_rate_ratio", "A result's headline bandwidth as a fraction of the line rate (0.9 = 90%)."},
+	{"rdmabench_kv_transfer_ttft_seconds", "What moving one request's KV cache adds to time-to-first-token, per bandwidth source and context length (the KV budget)."},
 }
 
 // WriteOpenMetrics writes a run's figures in the OpenMetrics text format
@@ -101,6 +102,7 @@ func WriteOpenMetrics(w io.Writer, r *schema.Report) error {
 			add("rdmabench_line_rate_ratio", *res.Efficiency/100, id...)
 		}
 	}
+	addKVBudget(r, scen, add)
 	bw := bufio.NewWriter(w)
 	for _, f := range OpenMetricsFamilies {
 		fam := fams[f.Name]
@@ -192,4 +194,24 @@ func sortedKeys(m map[string]string) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// addKVBudget adds the KV budget's costs: per source (nixlbench per backend
+// at the worst pair, the best ib_write_bw, the line rate) and context
+// length, what one request's transfer adds to TTFT. A measured source's
+// length that no result measured is left out.
+func addKVBudget(r *schema.Report, scen [2]string, add func(string, float64, ...[2]string)) {
+	b := schema.KVBudgetOf(r)
+	if b == nil {
+		return
+	}
+	for _, row := range b.Rows {
+		for _, c := range row.Costs {
+			if c.Missing {
+				continue
+			}
+			add("rdmabench_kv_transfer_ttft_seconds", c.TTFTms/1000, scen, [2]string{"source", row.Source}, [2]string{"backend", row.Backend},
+				[2]string{"test", row.Test}, [2]string{"context_tokens", strconv.Itoa(c.Tokens)})
+		}
+	}
 }

@@ -195,3 +195,23 @@ func TestOpenMetricsRetestIsItsOwnSeries(t *testing.T) {
 }
 
 func itoa(v int64) string { return strconv.FormatInt(v, 10) }
+
+// With a serving section, the KV budget is exported: per source and
+// context length, what one request's transfer adds to TTFT, in seconds.
+func TestOpenMetricsKVBudget(t *testing.T) {
+	r := fixture.Full(1)
+	r.Serving = &schema.ServingSetup{Layers: 61, LatentDim: 576, KVDtype: "bf16", DtypeBytes: 2, ContextLengths: []int{1000}, PrefillTP: 8, DecodeTP: 4, BlockTokens: 16}
+	r.KVBudget = nil
+	text := openMetricsOf(t, r)
+	strictOpenMetrics(t, text)
+	p := expfmt.NewTextParser(model.LegacyValidation)
+	fams, err := p.TextToMetricFamilies(strings.NewReader(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := findMetric(t, fams, "rdmabench_kv_transfer_ttft_seconds", map[string]string{"source": "line rate", "context_tokens": "1000"})
+	// 1000 tokens × 70272 bytes over the fixture's 400 Gb/s line rate.
+	if got := m; got < 0.0014 || got > 0.0015 {
+		t.Errorf("line rate, 1000 tokens: %g s", got)
+	}
+}

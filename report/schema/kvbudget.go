@@ -272,3 +272,42 @@ func Derive(r *Report) {
 	r.Waterfalls = BuildWaterfalls(r.Results, r.Run.LineRate)
 	r.KVBudget = BuildKVBudget(r.Serving, r.Results, r.Run.LineRate)
 }
+
+// PairKVCosts is what moving one request's KV cache over one pod pair
+// costs, per context length: nixlbench's own time for one request where the
+// result measured it (args.perRequest: its RequestTokens only), else computed
+// from the pair's READ bandwidth at the sample size nearest the transfer
+// block. TTFTms is a decode rank's share, which is what the transfer adds to
+// time-to-first-token (the ranks pull at once, each over its own NIC). nil
+// for a result that moved no KV, a failed one, or without a serving setup.
+func PairKVCosts(s *ServingSetup, r *Result) []KVCost {
+	if s == nil || s.Layers == 0 || s.DtypeBytes == 0 || !tool.IsKVTransfer(r.Family) ||
+		(r.Verdict != VerdictPass && r.Verdict != VerdictFail) {
+		return nil
+	}
+	perToken, share, block := kvShape(s)
+	if perToken <= 0 || share <= 0 || math.IsInf(share, 0) {
+		return nil
+	}
+	cost := func(n int, ms float64) KVCost {
+		req := int64(n) * perToken
+		return KVCost{Tokens: n, RequestBytes: req, RankBytes: int64(math.Ceil(float64(req) * share)), TTFTms: ms}
+	}
+	if r.RequestTokens > 0 && (r.Op == "READ" || r.Op == "WRITE") {
+		if us, ok := requestLatency(r); ok {
+			return []KVCost{cost(r.RequestTokens, us/1000)}
+		}
+		return nil
+	}
+	bps, _, ok := nearestSample(r, block)
+	if r.Op != "READ" || !ok {
+		return nil
+	}
+	var out []KVCost
+	for _, n := range s.ContextLengths {
+		c := cost(n, 0)
+		c.TTFTms = float64(c.RankBytes) * 8 / bps * 1000
+		out = append(out, c)
+	}
+	return out
+}

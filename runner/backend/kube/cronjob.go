@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -37,6 +38,9 @@ type CronJobOptions struct {
 	Storage      string // its size request
 	StorageClass string // its storageClassName; "" leaves the cluster's default
 	TimeZone     string // the schedule's IANA time zone ("Europe/Paris"); "" is the controller's
+	// PushURL is a Prometheus Pushgateway each run pushes its figures to
+	// (run --push), through the PUSHGATEWAY_URL the script reads; "" pushes nothing.
+	PushURL string
 }
 
 // CronJob is the set of objects that runs a scenario on a schedule,
@@ -124,6 +128,11 @@ func (o CronJobOptions) check() (resource.Quantity, error) {
 			problems = append(problems, fmt.Sprintf("schedule %q: give the zone once, with the time zone option, not as TZ= in the schedule", o.Schedule))
 		}
 	}
+	if o.PushURL != "" {
+		if u, err := url.Parse(o.PushURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			problems = append(problems, fmt.Sprintf("push URL %q: want the Pushgateway's http(s)://HOST:PORT", o.PushURL))
+		}
+	}
 	if strings.TrimSpace(o.Image) == "" {
 		problems = append(problems, "image: empty")
 	}
@@ -144,6 +153,9 @@ func (o CronJobOptions) jobSpec(name, account, file string, labels map[string]st
 		{Name: "RESULTS_DIR", Value: ResultsMount},
 		{Name: "RUN_NAMESPACE", Value: o.Namespace},
 		{Name: "RUN_PREFIX", Value: o.Scenario},
+	}
+	if o.PushURL != "" {
+		env = append(env, corev1.EnvVar{Name: "PUSHGATEWAY_URL", Value: o.PushURL})
 	}
 	return batchv1.JobSpec{
 		BackoffLimit: &zero, // a failed night is a result, not something to retry
@@ -179,9 +191,14 @@ func (o CronJobOptions) jobSpec(name, account, file string, labels map[string]st
 // (the first night, the first after an upgrade), is not a failure: the
 // script says so and exits 0. A run that failed for the harness (neither
 // 0 nor 1) is not compared. The Job's JUnit is compare.xml in the run.
+// With PUSHGATEWAY_URL set, run pushes the run's figures there (--push).
+// The Helm chart (deploy/chart/rdmabench/files/nightly-script) runs the same
+// script; a test keeps them equal.
 var CronJobScript = `set -u
 run="$RESULTS_DIR/$RUN_PREFIX-$(date -u +%Y%m%d-%H%M%S)"
-rdmabench run "$SCENARIO_FILE" -n "$RUN_NAMESPACE" --out "$run"
+set --
+if [ -n "${PUSHGATEWAY_URL:-}" ]; then set -- --push "$PUSHGATEWAY_URL"; fi
+rdmabench run "$SCENARIO_FILE" -n "$RUN_NAMESPACE" --out "$run" "$@"
 ran=$?
 case $ran in
 ` + codes(exitcode.OK, exitcode.Shortfall) + `) ;;
