@@ -167,7 +167,7 @@ fuzz-scenarios:
 fuzz-parsers:
 	for f in FuzzParsePerftest FuzzParsePerftestJSON FuzzParseRping FuzzParseUCXPerftest FuzzParseIperf3 \
 		FuzzDetect FuzzFastDecimal FuzzParseNCCL FuzzParseNCCLJSON FuzzParseNixlbench FuzzDetectTransport \
-		FuzzParseDeepEP FuzzParseNVSHMEMPerf; do \
+		FuzzParseDeepEP FuzzParseNVSHMEMPerf FuzzParseEPBench; do \
 		$(GO) test ./parsers -run '^$$' -fuzz "^$$f\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 5s || exit 1; done
 
 # ---- benchmarks (figures in docs/development/benchmarks.md) ----------------

@@ -15,8 +15,9 @@ import (
 // folder of testdata/parsers that holds their captures (README.md there:
 // where each came from, and which lines are hand-written).
 var epParsers = map[string]func(io.Reader) ([]Measurement, error){
-	"deepep":  ParseDeepEP,
-	"nvshmem": ParseNVSHMEMPerf,
+	"deepep":   ParseDeepEP,
+	"nvshmem":  ParseNVSHMEMPerf,
+	"ep_bench": ParseEPBench,
 }
 
 // TestEPGolden parses every capture of the EP tools and compares the
@@ -132,6 +133,7 @@ func TestEPFailures(t *testing.T) {
 		{ParseDeepEP, "deepep", "v1-internode-tuning-sweep-issue137.txt", ClassTruncated},
 		{ParseDeepEP, "deepep", "fail-traceback-handwritten.txt", ClassTimeout},
 		{ParseNVSHMEMPerf, "nvshmem", "handwritten-fail-two-pes.txt", ClassUsageError},
+		{ParseEPBench, "ep_bench", "handwritten-fail-mpi.txt", ClassToolError},
 	} {
 		ms := parseFile(t, c.parse, c.dir, c.name)
 		if len(ms) != 1 || ms[0].OK || ms[0].ErrorClass != c.class {
@@ -167,6 +169,36 @@ func TestNVSHMEMFigures(t *testing.T) {
 		!near(*ms[1].Samples[1].LatAvgUS, 3.6) || ms[1].Info["metric"] != "latency (us)" {
 		t.Errorf("%+v", ms)
 	}
+}
+
+// ep_bench's summaries (hand-written to its format strings: README.md).
+func TestEPBenchFigures(t *testing.T) {
+	ms := parseFile(t, ParseEPBench, "ep_bench", "handwritten-low-latency.txt")
+	tests := []string{}
+	for _, m := range ms {
+		tests = append(tests, m.Test+"/"+m.Info["timing"])
+	}
+	want := "low_latency dispatch/host-observed performance|low_latency combine/host-observed performance|" +
+		"low_latency dispatch+combine/host-observed performance|low_latency dispatch/kernel-only performance"
+	if strings.Join(tests, "|") != want {
+		t.Fatalf("%s", strings.Join(tests, "|"))
+	}
+	s := ms[0].Samples[0]
+	if ms[0].Ranks != 8 || !near(*s.LatAvgUS, 120.5) || !near(*s.LatMaxUS, 125.1) || !near(*s.BusBWBps, 61.2*8e9) ||
+		!near(*s.AlgBWBps, 53.1*8e9) || ms[0].Info["busbw_min_rank"] != "3" {
+		t.Errorf("%+v %+v", ms[0], s)
+	}
+	ms = parseFile(t, ParseEPBench, "ep_bench", "handwritten-high-throughput.txt")
+	if len(ms) != 3 || ms[0].Test != "high_throughput dispatch" || ms[0].Info["recipe"] != "none" || ms[0].Ranks != 16 ||
+		!near(*ms[0].Samples[0].BWAvgBps, 152.3*8e9) || ms[0].Info["recv_rdma_GB/s"] != "51.10" ||
+		!near(*ms[0].Samples[0].LatMinUS, 2101.2) || !near(*ms[1].Samples[0].BWAvgBps, 134.5*8e9) {
+		t.Errorf("%+v", ms)
+	}
+}
+
+func FuzzParseEPBench(f *testing.F) {
+	fuzzSeeds(f, "ep_bench")
+	f.Fuzz(func(t *testing.T, data []byte) { checkFuzz(t, data, ParseEPBench) })
 }
 
 func FuzzParseDeepEP(f *testing.F) {
