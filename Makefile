@@ -166,7 +166,8 @@ fuzz-scenarios:
 	$(GO) test ./scenarios -run '^$$' -fuzz FuzzLoad -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 fuzz-parsers:
 	for f in FuzzParsePerftest FuzzParsePerftestJSON FuzzParseRping FuzzParseUCXPerftest FuzzParseIperf3 \
-		FuzzDetect FuzzFastDecimal FuzzParseNCCL FuzzParseNCCLJSON FuzzParseNixlbench FuzzDetectTransport; do \
+		FuzzDetect FuzzFastDecimal FuzzParseNCCL FuzzParseNCCLJSON FuzzParseNixlbench FuzzDetectTransport \
+		FuzzParseDeepEP FuzzParseNVSHMEMPerf FuzzParseEPBench; do \
 		$(GO) test ./parsers -run '^$$' -fuzz "^$$f\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 5s || exit 1; done
 
 # ---- benchmarks (figures in docs/development/benchmarks.md) ----------------

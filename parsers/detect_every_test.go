@@ -77,6 +77,9 @@ var ncclCaptureName = regexp.MustCompile(`^([a-z_]+)_g\d`)
 // parsing with the detected name must give what the family parser gives.
 func TestDetectEveryCapture(t *testing.T) {
 	for _, f := range everyCapture(t) {
+		if _, ok := epParsers[filepath.Base(filepath.Dir(f))]; ok {
+			continue // no tool family yet, so nothing for Detect to name (issue 33): TestEPGolden reads them
+		}
 		fam, ok := captureFamilies[filepath.Base(filepath.Dir(f))]
 		if !ok {
 			t.Errorf("%s: folder of unknown family", f)

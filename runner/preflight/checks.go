@@ -538,22 +538,9 @@ func gpuDirect(f Facts) schema.PreflightCheck {
 	return fail(GPUDirect, schema.DoomsGPUDirect, ev, "modprobe nvidia_peermem (GPU Operator: driver.rdma.enabled=true), or use the open kernel module for dma-buf")
 }
 
-func kernelAtLeast(k string, maj, min int) bool {
-	parts := strings.SplitN(k, ".", 3)
-	if len(parts) < 2 {
-		return false
-	}
-	a, err1 := strconv.Atoi(parts[0])
-	minor := parts[1] // "8-rc1" in "6.8-rc1": its leading digits
-	if i := strings.IndexFunc(minor, func(r rune) bool { return r < '0' || r > '9' }); i >= 0 {
-		minor = minor[:i]
-	}
-	b, err2 := strconv.Atoi(minor)
-	if err1 != nil || err2 != nil {
-		return false
-	}
-	return a > maj || (a == maj && b >= min)
-}
+// kernelAtLeast is the one reading of a kernel release, shared with the
+// gpu-initiated check (tools.GPUInitiatedProbe), which judges DMA-BUF alike.
+func kernelAtLeast(k string, maj, min int) bool { return tools.KernelAtLeast(k, maj, min) }
 
 func orDash(s string) string {
 	if s == "" {

@@ -46,6 +46,9 @@ func ProbesOf(t *scenarios.Test, tool string) []Probe {
 	if spec.probes != nil {
 		probes = append(probes, spec.probes(t)...)
 	}
+	if AsksGPUInitiated(t) {
+		probes = append(probes, GPUInitiatedProbe())
+	}
 	return probes
 }
 

@@ -1,0 +1,198 @@
+package parsers
+
+import (
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// DeepEP's tests print one result per line, in three layouts (the formats
+// are those of DeepEP's tests/test_intranode.py, test_internode.py and
+// test_low_latency.py for V1, tests/elastic/test_ep.py for V2):
+//
+//	[tuning] Best dispatch (BF16): SMs 24, NVL chunk 4, RDMA chunk 20: 24.64 GB/s (RDMA), 81.30 GB/s (NVL)
+//	[rank 1] Dispatch + combine bandwidth: 42.24 GB/s, avg_t=521.97 us, min_t=517.44 us, max_t=527.33 us
+//	   - EP:   4/16 | expanded dispatch: 115 GB/s (SO), 376 GB/s (SU), 1064.000 us, 400593024 bytes | copy: 4791 GB/s, 187.879 us
+//
+// Each becomes one Measurement: Test names the kernel and phase
+// ("normal dispatch (BF16)", "low_latency dispatch+combine", "v2 expanded
+// dispatch"), Side the rank where the line has one, and the one Sample
+// carries the bandwidth (RDMA's, or scale-out's, where the line has it and
+// it is not zero; else NVLink's) and the time; Info keeps both parts.
+var (
+	reTuningBest = regexp.MustCompile(`^\[tuning\] Best (dispatch(?: \((?:BF16|FP8)\))?|combine)\s*:\s*SMs (\d+), NVL chunk (\w+)(?:, RDMA chunk (\d+))?[:,]\s*(.*)$`)
+	reNotifyT    = regexp.MustCompile(`([\d.]+) \+ ([\d.]+) us`)
+	reGBps       = regexp.MustCompile(`([\d.]+) GB/s \((RDMA|NVL|SO|SU)\)`)
+	reTOnly      = regexp.MustCompile(`t: ([\d.]+) us`)
+	reLLBoth     = regexp.MustCompile(`^\[rank (\d+)\] Dispatch \+ combine bandwidth: ([\d.]+) GB/s, avg_t=([\d.]+) us, min_t=([\d.]+) us, max_t=([\d.]+) us`)
+	reLLSplit    = regexp.MustCompile(`^\[rank (\d+)\] Dispatch bandwidth: ([\d.]+) GB/s, avg_t=([\d.]+) us \| Combine bandwidth: ([\d.]+) GB/s, avg_t=([\d.]+) us`)
+	reLLSendRecv = regexp.MustCompile(`^\[rank (\d+)\] Dispatch send/recv time: ([\d.]+) \+ ([\d.]+) us \| Combine send/recv time: ([\d.]+) \+ ([\d.]+) us`)
+	reV2         = regexp.MustCompile(`^\s*[*\-#@+] EP:\s*(\d+)/(\d+) \| ([a-z ]+): ([\d.]+) GB/s \(SO\), ([\d.]+) GB/s \(SU\), ([\d.]+) us, (\d+) bytes \| (copy|reduce): ([\d.]+) GB/s, ([\d.]+) us`)
+)
+
+// gbpsToBps turns GB/s (10⁹ bytes) into bits per second.
+const gbpsToBps = 8e9
+
+// ParseDeepEP reads the output of DeepEP's own tests (V1 intranode,
+// internode and low-latency; V2's test_ep.py). A run with no result line is
+// one failed Measurement: a traceback or DeepEP's timeout is a tool error
+// or timeout, a tuning sweep without its Best line a truncated run.
+func ParseDeepEP(r io.Reader) ([]Measurement, error) {
+	var ms []Measurement
+	var warns []string
+	var lastErr string
+	sweep := false
+	sc := newLineScanner(r)
+	for sc.Scan() {
+		line := stripLogPrefix(CleanLine(sc.Text()))
+		t := strings.TrimSpace(line)
+		switch {
+		case strings.HasPrefix(t, "[tuning] Best "):
+			if m, ok := deepEPTuning(t); ok {
+				ms = append(ms, m)
+			}
+		case strings.HasPrefix(t, "[tuning] "):
+			sweep = true
+		case strings.HasPrefix(t, "[rank "):
+			ms = append(ms, deepEPLowLatency(t)...)
+		case strings.Contains(t, " EP:"):
+			if m, ok := deepEPV2(line); ok {
+				ms = append(ms, m)
+			}
+		case strings.Contains(t, "init failed for transport"):
+			warns = append(warns, t)
+		case deepEPErrorLine(t):
+			lastErr = t
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, err
+	}
+	if len(ms) == 0 {
+		return []Measurement{deepEPFailure(lastErr, sweep, warns)}, nil
+	}
+	for i := range ms {
+		ms[i].Warnings = warns
+	}
+	return ms, nil
+}
+
+func deepEPErrorLine(t string) bool {
+	return strings.HasPrefix(t, "Traceback") || strings.Contains(t, "Error:") || strings.Contains(t, "error:") ||
+		strings.HasPrefix(t, "RuntimeError") || strings.Contains(t, "CUDA error")
+}
+
+func deepEPFailure(lastErr string, sweep bool, warns []string) Measurement {
+	var m Measurement
+	switch {
+	case lastErr != "" && strings.Contains(strings.ToLower(lastErr), "timeout"):
+		m = failed("deepep", ClassTimeout, lastErr)
+	case lastErr != "":
+		m = failed("deepep", ClassToolError, lastErr)
+	case sweep:
+		m = failed("deepep", ClassTruncated, "the tuning sweep printed no [tuning] Best line: the run ended early")
+	default:
+		m = failed("deepep", ClassNoResults, "no DeepEP result line ([tuning] Best, [rank N] … bandwidth, EP: r/n | …)")
+	}
+	m.Warnings = warns
+	return m
+}
+
+// deepEPTuning reads a normal (high-throughput) kernel's Best line.
+func deepEPTuning(t string) (Measurement, bool) {
+	g := reTuningBest.FindStringSubmatch(t)
+	if g == nil {
+		return Measurement{}, false
+	}
+	info := map[string]string{"version": "V1", "kernels": "normal", "sms": g[2], "nvl_chunk": g[3]}
+	if g[4] != "" {
+		info["rdma_chunk"] = g[4]
+	}
+	parts := map[string]float64{}
+	for _, p := range reGBps.FindAllStringSubmatch(g[5], -1) {
+		if v, ok := finiteFloat(p[1]); ok {
+			parts[p[2]] = v
+			info[strings.ToLower(p[2])+"_GB/s"] = p[1]
+		}
+	}
+	var s Sample
+	if n := reNotifyT.FindStringSubmatch(g[5]); n != nil {
+		info["notify_us"] = n[1]
+		s.TimeUS = optFloat(n[2], 1)
+	} else if n := reTOnly.FindStringSubmatch(g[5]); n != nil {
+		s.TimeUS = optFloat(n[1], 1)
+	}
+	bw, ok := headline(parts, "RDMA", "NVL")
+	if !ok {
+		return Measurement{}, false
+	}
+	s.BWAvgBps = F(bw * gbpsToBps)
+	return Measurement{Tool: "deepep", OK: true, Test: "normal " + g[1], Info: info, Samples: []Sample{s}}, true
+}
+
+// headline is the scale-out part where it is there and not zero, else the
+// scale-up part.
+func headline(parts map[string]float64, out, up string) (float64, bool) {
+	if v, ok := parts[out]; ok && v > 0 {
+		return v, true
+	}
+	v, ok := parts[up]
+	return v, ok
+}
+
+// deepEPLowLatency reads a low-latency kernel's per-rank line: one
+// Measurement, or two for the split dispatch | combine lines.
+func deepEPLowLatency(t string) []Measurement {
+	ll := func(rank, test string, s Sample, info map[string]string) Measurement {
+		if info == nil {
+			info = map[string]string{}
+		}
+		info["version"], info["kernels"] = "V1", "low_latency"
+		return Measurement{Tool: "deepep", OK: true, Test: "low_latency " + test, Side: "rank " + rank, Info: info, Samples: []Sample{s}}
+	}
+	if g := reLLBoth.FindStringSubmatch(t); g != nil {
+		return []Measurement{ll(g[1], "dispatch+combine", Sample{BWAvgBps: optFloat(g[2], gbpsToBps),
+			LatAvgUS: optFloat(g[3], 1), LatMinUS: optFloat(g[4], 1), LatMaxUS: optFloat(g[5], 1)}, nil)}
+	}
+	if g := reLLSplit.FindStringSubmatch(t); g != nil {
+		return []Measurement{
+			ll(g[1], "dispatch", Sample{BWAvgBps: optFloat(g[2], gbpsToBps), LatAvgUS: optFloat(g[3], 1)}, nil),
+			ll(g[1], "combine", Sample{BWAvgBps: optFloat(g[4], gbpsToBps), LatAvgUS: optFloat(g[5], 1)}, nil),
+		}
+	}
+	if g := reLLSendRecv.FindStringSubmatch(t); g != nil {
+		sum := func(a, b string) *float64 {
+			x, ok1 := finiteFloat(a)
+			y, ok2 := finiteFloat(b)
+			if !ok1 || !ok2 {
+				return nil
+			}
+			return F(x + y)
+		}
+		return []Measurement{
+			ll(g[1], "dispatch send/recv", Sample{TimeUS: sum(g[2], g[3])}, map[string]string{"send_us": g[2], "recv_us": g[3]}),
+			ll(g[1], "combine send/recv", Sample{TimeUS: sum(g[4], g[5])}, map[string]string{"send_us": g[4], "recv_us": g[5]}),
+		}
+	}
+	return nil
+}
+
+// deepEPV2 reads one of test_ep.py's per-rank lines.
+func deepEPV2(line string) (Measurement, bool) {
+	g := reV2.FindStringSubmatch(line)
+	if g == nil {
+		return Measurement{}, false
+	}
+	so, ok1 := finiteFloat(g[4])
+	su, ok2 := finiteFloat(g[5])
+	bytes, err := strconv.ParseInt(g[7], 10, 64)
+	if !ok1 || !ok2 || err != nil {
+		return Measurement{}, false
+	}
+	ranks, _ := strconv.Atoi(g[2])
+	bw, _ := headline(map[string]float64{"SO": so, "SU": su}, "SO", "SU")
+	info := map[string]string{"version": "V2", "so_GB/s": g[4], "su_GB/s": g[5], g[8] + "_GB/s": g[9], g[8] + "_us": g[10]}
+	return Measurement{Tool: "deepep", OK: true, Test: "v2 " + strings.TrimSpace(g[3]), Side: "rank " + g[1], Ranks: ranks,
+		Info: info, Samples: []Sample{{Bytes: bytes, BWAvgBps: F(bw * gbpsToBps), TimeUS: optFloat(g[6], 1)}}}, true
+}

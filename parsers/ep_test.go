@@ -1,0 +1,215 @@
+package parsers
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// epParsers are the parsers of the expert-parallel tools' output, by the
+// folder of testdata/parsers that holds their captures (README.md there:
+// where each came from, and which lines are hand-written).
+var epParsers = map[string]func(io.Reader) ([]Measurement, error){
+	"deepep":   ParseDeepEP,
+	"nvshmem":  ParseNVSHMEMPerf,
+	"ep_bench": ParseEPBench,
+}
+
+// TestEPGolden parses every capture of the EP tools and compares the
+// measurements with testdata/parsers/golden/<dir>/<name>.json (-update
+// rewrites them; review the diff).
+func TestEPGolden(t *testing.T) {
+	for dir, parse := range epParsers {
+		files, _ := filepath.Glob(filepath.Join("..", "testdata", "parsers", dir, "*.txt"))
+		if len(files) < 3 {
+			t.Fatalf("%s: only %d captures", dir, len(files))
+		}
+		for _, in := range files {
+			t.Run(dir+"/"+filepath.Base(in), func(t *testing.T) {
+				data, err := os.ReadFile(in)
+				if err != nil {
+					t.Fatal(err)
+				}
+				ms, err := parse(bytes.NewReader(data))
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err := json.MarshalIndent(ms, "", "  ")
+				if err != nil {
+					t.Fatal(err)
+				}
+				got = append(got, '\n')
+				golden := filepath.Join("..", "testdata", "parsers", "golden", dir, strings.TrimSuffix(filepath.Base(in), ".txt")+".json")
+				if *update {
+					if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
+						t.Fatal(err)
+					}
+					if err := os.WriteFile(golden, got, 0o644); err != nil {
+						t.Fatal(err)
+					}
+					return
+				}
+				want, err := os.ReadFile(golden)
+				if err != nil {
+					t.Fatalf("%v (go test ./parsers -run TestEPGolden -update)", err)
+				}
+				if !bytes.Equal(got, want) {
+					t.Errorf("%s differs from %s (go test ./parsers -run TestEPGolden -update, then review the diff):\n%s", in, golden, got)
+				}
+			})
+		}
+	}
+}
+
+func parseFile(t *testing.T, parse func(io.Reader) ([]Measurement, error), dir, name string) []Measurement {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "testdata", "parsers", dir, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms, err := parse(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ms
+}
+
+// What the golden files hold, said once in words: the figures of a line
+// land in the right fields, in the right units.
+func TestDeepEPFigures(t *testing.T) {
+	ms := parseFile(t, ParseDeepEP, "deepep", "v1-low-latency-issue28-h800.txt")
+	if len(ms) != 6 || ms[0].Side != "rank 1" || ms[0].Test != "low_latency dispatch+combine" {
+		t.Fatalf("%d measurements, first %q %q", len(ms), ms[0].Side, ms[0].Test)
+	}
+	s := ms[0].Samples[0]
+	if !near(*s.BWAvgBps, 42.24*8e9) || !near(*s.LatAvgUS, 521.97) || !near(*s.LatMinUS, 517.44) || !near(*s.LatMaxUS, 527.33) {
+		t.Errorf("rank 1: %+v", s)
+	}
+	ms = parseFile(t, ParseDeepEP, "deepep", "v1-low-latency-issue208.txt")
+	if len(ms) != 8+2*4 || ms[8].Test != "low_latency dispatch" || ms[9].Test != "low_latency combine" ||
+		!near(*ms[9].Samples[0].LatAvgUS, 221.39) || ms[9].Side != "rank 21" {
+		t.Errorf("split lines: %d measurements; %+v", len(ms), ms[8:10])
+	}
+	ms = parseFile(t, ParseDeepEP, "deepep", "v1-internode-best-issues137-344.txt")
+	if len(ms) != 2 || ms[0].Test != "normal dispatch (BF16)" || !near(*ms[0].Samples[0].BWAvgBps, 24.64*8e9) ||
+		ms[0].Info["nvl_GB/s"] != "81.30" || ms[0].Info["rdma_chunk"] != "20" {
+		t.Errorf("best lines: %+v", ms)
+	}
+	ms = parseFile(t, ParseDeepEP, "deepep", "v2-test-ep-pr1234-ep16.txt")
+	if len(ms) != 10 || ms[0].Test != "v2 expanded dispatch" || ms[0].Side != "rank 4" || ms[0].Ranks != 16 ||
+		!near(*ms[0].Samples[0].BWAvgBps, 115*8e9) || !near(*ms[0].Samples[0].TimeUS, 1064) || ms[0].Samples[0].Bytes != 400593024 {
+		t.Errorf("V2 with scale-out: %+v", ms[0])
+	}
+	ms = parseFile(t, ParseDeepEP, "deepep", "v2-test-ep-pr605-gb200-ep4.txt")
+	if len(ms) != 9 || ms[0].Test != "v2 dispatch" || !near(*ms[0].Samples[0].BWAvgBps, 860*8e9) || ms[8].Test != "v2 cached dispatch" {
+		t.Errorf("V2 scale-up only: %d; %+v", len(ms), ms[0])
+	}
+	ms = parseFile(t, ParseDeepEP, "deepep", "handwritten-formats.txt")
+	tests := []string{}
+	for _, m := range ms {
+		tests = append(tests, m.Test)
+	}
+	want := "normal dispatch (FP8)|normal combine|normal dispatch (BF16)|normal combine|low_latency dispatch send/recv|low_latency combine send/recv|v2 combine|v2 reduced combine"
+	if strings.Join(tests, "|") != want {
+		t.Errorf("hand-written formats: %s", strings.Join(tests, "|"))
+	}
+	if !near(*ms[0].Samples[0].TimeUS, 101.25) || !near(*ms[2].Samples[0].TimeUS, 402) || ms[2].Info["notify_us"] != "18" || !near(*ms[4].Samples[0].TimeUS, 42.5) {
+		t.Errorf("times: %+v %+v %+v", ms[0].Samples[0], ms[2], ms[4].Samples[0])
+	}
+}
+
+// A run without a result says why, with a class; never zeros.
+func TestEPFailures(t *testing.T) {
+	for _, c := range []struct {
+		parse     func(io.Reader) ([]Measurement, error)
+		dir, name string
+		class     ErrorClass
+	}{
+		{ParseDeepEP, "deepep", "v1-internode-tuning-sweep-issue137.txt", ClassTruncated},
+		{ParseDeepEP, "deepep", "fail-traceback-handwritten.txt", ClassTimeout},
+		{ParseNVSHMEMPerf, "nvshmem", "handwritten-fail-two-pes.txt", ClassUsageError},
+		{ParseEPBench, "ep_bench", "handwritten-fail-mpi.txt", ClassToolError},
+	} {
+		ms := parseFile(t, c.parse, c.dir, c.name)
+		if len(ms) != 1 || ms[0].OK || ms[0].ErrorClass != c.class {
+			t.Errorf("%s: %+v; want one failure of class %s", c.name, ms, c.class)
+		}
+	}
+	for _, parse := range epParsers {
+		ms, _ := parse(strings.NewReader("hello\n"))
+		if len(ms) != 1 || ms[0].ErrorClass != ClassNoResults {
+			t.Errorf("unrelated text: %+v", ms)
+		}
+	}
+}
+
+func TestNVSHMEMFigures(t *testing.T) {
+	ms := parseFile(t, ParseNVSHMEMPerf, "nvshmem", "pr599-shmem-put-bw-efa.txt")
+	if len(ms) != 1 || ms[0].Test != "shmem_put_bw_uni" || ms[0].Info["scope"] != "None" || len(ms[0].Samples) != 18 ||
+		ms[0].Samples[17].Bytes != 524288 || !near(*ms[0].Samples[17].BWAvgBps, 9.839648*8e9) {
+		t.Errorf("%+v", ms)
+	}
+	ms = parseFile(t, ParseNVSHMEMPerf, "nvshmem", "issue39-reduction-on-stream.txt")
+	s := ms[0].Samples[0]
+	if len(ms[0].Samples) != 7 || s.Count != 2 || s.DataType != "int" || s.RedOp != "sum" || !near(*s.LatAvgUS, 7.1936) ||
+		!near(*s.LatMaxUS, 7.194) || !near(*s.BusBWBps, 0.002*8e9) {
+		t.Errorf("%+v", s)
+	}
+	ms = parseFile(t, ParseNVSHMEMPerf, "nvshmem", "pr76-efa-collective-block.txt")
+	if len(ms) != 1 || ms[0].Info["scope"] != "block" || len(ms[0].Samples) != 14 || !near(*ms[0].Samples[13].AlgBWBps, 4.217*8e9) {
+		t.Errorf("%+v", ms)
+	}
+	ms = parseFile(t, ParseNVSHMEMPerf, "nvshmem", "handwritten-machine-readable.txt")
+	if len(ms) != 2 || len(ms[0].Samples) != 3 || !near(*ms[0].Samples[2].BWAvgBps, 0.122*8e9) || ms[1].Info["scope"] != "thread" ||
+		!near(*ms[1].Samples[1].LatAvgUS, 3.6) || ms[1].Info["metric"] != "latency (us)" {
+		t.Errorf("%+v", ms)
+	}
+}
+
+// ep_bench's summaries (hand-written to its format strings: README.md).
+func TestEPBenchFigures(t *testing.T) {
+	ms := parseFile(t, ParseEPBench, "ep_bench", "handwritten-low-latency.txt")
+	tests := []string{}
+	for _, m := range ms {
+		tests = append(tests, m.Test+"/"+m.Info["timing"])
+	}
+	want := "low_latency dispatch/host-observed performance|low_latency combine/host-observed performance|" +
+		"low_latency dispatch+combine/host-observed performance|low_latency dispatch/kernel-only performance"
+	if strings.Join(tests, "|") != want {
+		t.Fatalf("%s", strings.Join(tests, "|"))
+	}
+	s := ms[0].Samples[0]
+	if ms[0].Ranks != 8 || !near(*s.LatAvgUS, 120.5) || !near(*s.LatMaxUS, 125.1) || !near(*s.BusBWBps, 61.2*8e9) ||
+		!near(*s.AlgBWBps, 53.1*8e9) || ms[0].Info["busbw_min_rank"] != "3" {
+		t.Errorf("%+v %+v", ms[0], s)
+	}
+	ms = parseFile(t, ParseEPBench, "ep_bench", "handwritten-high-throughput.txt")
+	if len(ms) != 3 || ms[0].Test != "high_throughput dispatch" || ms[0].Info["recipe"] != "none" || ms[0].Ranks != 16 ||
+		!near(*ms[0].Samples[0].BWAvgBps, 152.3*8e9) || ms[0].Info["recv_rdma_GB/s"] != "51.10" ||
+		!near(*ms[0].Samples[0].LatMinUS, 2101.2) || !near(*ms[1].Samples[0].BWAvgBps, 134.5*8e9) {
+		t.Errorf("%+v", ms)
+	}
+}
+
+func FuzzParseEPBench(f *testing.F) {
+	fuzzSeeds(f, "ep_bench")
+	f.Fuzz(func(t *testing.T, data []byte) { checkFuzz(t, data, ParseEPBench) })
+}
+
+func FuzzParseDeepEP(f *testing.F) {
+	fuzzSeeds(f, "deepep")
+	f.Fuzz(func(t *testing.T, data []byte) { checkFuzz(t, data, ParseDeepEP) })
+}
+
+func FuzzParseNVSHMEMPerf(f *testing.F) {
+	fuzzSeeds(f, "nvshmem")
+	f.Fuzz(func(t *testing.T, data []byte) { checkFuzz(t, data, ParseNVSHMEMPerf) })
+}
+
+// near compares figures parsed from text with constants, to a part in 10¹².
+func near(a, b float64) bool { return math.Abs(a-b) <= 1e-12*math.Max(math.Abs(a), math.Abs(b)) }
