@@ -86,9 +86,7 @@ func RunWith(ctx context.Context, be backend.Backend, p *plan.Plan, sc *scenario
 			}
 			e.Versions[k] = v
 		}
-		for _, c := range got.Checks {
-			e.Checks = append(e.Checks, c)
-		}
+		e.Checks = append(e.Checks, got.Checks...)
 	}
 	return out, mtus
 }
@@ -109,13 +107,6 @@ func libraryVersions(f Facts) map[string]string {
 type preflightUnit struct {
 	ep   endpoint.Endpoint
 	want Want
-}
-
-func joinFix(a, b string) string {
-	if a == "" {
-		return b
-	}
-	return a + "; " + b
 }
 
 func joinErr(a, b string) string {

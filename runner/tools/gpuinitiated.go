@@ -165,7 +165,7 @@ func firstOf(a, b string) string {
 	return b
 }
 
-// PeerMappingOverride: the driver lets the NIC map GPU memory for IBGDA's
+// PeerMappingOverride says whether the driver lets the NIC map GPU memory for IBGDA's
 // doorbells and queues (NVreg_RegistryDwords="PeerMappingOverride=1;").
 func (g GPUInitiated) PeerMappingOverride() bool {
 	for _, kv := range strings.Split(g.RegistryDwords, ";") {
