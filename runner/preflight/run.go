@@ -3,6 +3,7 @@ package preflight
 import (
 	"context"
 	"fmt"
+	"iter"
 	"slices"
 	"sync"
 	"time"
@@ -50,7 +51,7 @@ func RunWith(ctx context.Context, be backend.Backend, p *plan.Plan, sc *scenario
 	if o.Timeout <= 0 {
 		o.Timeout = DefaultTimeout
 	}
-	units := preflightUnits(p, sc, eps, runsInPods(be), o.Platform)
+	units, uses := preflightUnits(p, sc, eps, runsInPods(be), o.Platform)
 	in := make([]Input, len(units))
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, 16)
@@ -97,6 +98,7 @@ func RunWith(ctx context.Context, be backend.Backend, p *plan.Plan, sc *scenario
 			e.Checks = append(e.Checks, u.locate(c))
 		}
 	}
+	markMoot(out, at, units, uses)
 	return out, mtus
 }
 
@@ -121,6 +123,8 @@ type preflightUnit struct {
 	families map[string]string
 	// image of the container; "" outside pods of several containers.
 	image string
+	// probeTests are the tests that need each probe here, by probe id.
+	probeTests map[string][]string
 }
 
 // label prefixes what was seen in a container of several: "image X
@@ -207,9 +211,10 @@ func runsInPods(be backend.Backend) bool {
 // preflightUnits say what each endpoint's tests need of it, per container
 // they run in: the tools container (the endpoint itself outside pods)
 // always, then each further container its tests use.
-func preflightUnits(p *plan.Plan, sc *scenarios.Scenario, eps []endpoint.Endpoint, pod bool, platform string) []*preflightUnit {
+func preflightUnits(p *plan.Plan, sc *scenarios.Scenario, eps []endpoint.Endpoint, pod bool, platform string) ([]*preflightUnit, map[string]*testUse) {
 	tests := testsByName(sc)
 	var units []*preflightUnit
+	uses := map[string]*testUse{}
 	byKey := map[string]*preflightUnit{}
 	epByName := map[string]endpoint.Endpoint{}
 	unit := func(ep endpoint.Endpoint, container string) *preflightUnit {
@@ -219,7 +224,7 @@ func preflightUnits(p *plan.Plan, sc *scenarios.Scenario, eps []endpoint.Endpoin
 		}
 		ep.Container = container
 		w := Want{Endpoint: ep.Name, Device: ep.Device, GIDIndex: ep.GIDIndex, NoDevice: ep.NoDevice, DataDevice: ep.DataDevice, Address: ep.Address, GPUs: ep.GPUs, Pod: pod}
-		u := &preflightUnit{ep: ep, families: map[string]string{}}
+		u := &preflightUnit{ep: ep, families: map[string]string{}, probeTests: map[string][]string{}}
 		if c, ok := ep.Placement.ContainerNamed(container); ok { // a pod of several containers
 			u.image = c.Image
 			if !c.RDMA { // not given the RDMA device: its tests move no RDMA traffic
@@ -238,7 +243,7 @@ func preflightUnits(p *plan.Plan, sc *scenarios.Scenario, eps []endpoint.Endpoin
 		epByName[ep.Name] = ep
 		unit(ep, "")
 	}
-	mark := func(name string, t *scenarios.Test, tool string, ncclNet bool) {
+	mark := func(name, test string, t *scenarios.Test, tool string, ncclNet bool) {
 		ep, ok := epByName[name]
 		if !ok {
 			return
@@ -247,6 +252,7 @@ func preflightUnits(p *plan.Plan, sc *scenarios.Scenario, eps []endpoint.Endpoin
 		u := unit(ep, ep.Placement.ContainerOf(family))
 		x := u.want
 		rdma, gpu := tools.NeedsRDMA(t, tool), tools.NeedsGPU(t, tool)
+		useOf(uses, test).add(name, u.ep.Container, Needs{RDMA: rdma, GPU: gpu, GPUDirect: UsesGPUDirect(t, rdma, gpu), NCCLNet: ncclNet, Probes: slices.Collect(commonProbeIDs(t, tool))})
 		x.RDMA = x.RDMA || rdma
 		x.GPU = x.GPU || gpu
 		x.GPUDirect = x.GPUDirect || UsesGPUDirect(t, rdma, gpu)
@@ -255,6 +261,9 @@ func preflightUnits(p *plan.Plan, sc *scenarios.Scenario, eps []endpoint.Endpoin
 			x.MinMemlockKiB = max(x.MinMemlockKiB, memlockNeedKiB(t, tool))
 		}
 		for _, p := range tools.ProbesOf(t, tool) {
+			if p.Backend == "" && !slices.Contains(u.probeTests[p.ID], test) {
+				u.probeTests[p.ID] = append(u.probeTests[p.ID], test)
+			}
 			if !slices.ContainsFunc(x.Probes, func(q tools.Probe) bool { return q.ID == p.ID }) {
 				x.Probes = append(x.Probes, p)
 				u.families[p.ID] = family
@@ -267,7 +276,7 @@ func preflightUnits(p *plan.Plan, sc *scenarios.Scenario, eps []endpoint.Endpoin
 			job := &round.Jobs[i]
 			names := job.Endpoints()
 			for _, name := range names {
-				mark(name, tests[job.Test], job.Tool, needsNCCLNet(platform, job, names))
+				mark(name, job.Test, tests[job.Test], job.Tool, needsNCCLNet(platform, job, names))
 			}
 		}
 		return nil
@@ -276,11 +285,11 @@ func preflightUnits(p *plan.Plan, sc *scenarios.Scenario, eps []endpoint.Endpoin
 		t := tests[s.Test]
 		for _, ep := range eps {
 			if t != nil && (ep.Pool == t.From || ep.Pool == t.To) {
-				mark(ep.Name, t, s.Tool, false)
+				mark(ep.Name, s.Test, t, s.Tool, false)
 			}
 		}
 	}
-	return units
+	return units, uses
 }
 
 // testsByName indexes the scenario's tests (nil: none).
@@ -317,4 +326,16 @@ func UsesGPUDirect(t *scenarios.Test, rdma, gpu bool) bool {
 // only through the aws-ofi-nccl net plugin.
 func needsNCCLNet(platform string, job *plan.Job, names []string) bool {
 	return platform == scenarios.PlatformEKS && tool.UsesNCCL(job.Tool) && len(names) > 1
+}
+
+// commonProbeIDs are the ids of a test's probes that every leg needs (a
+// NIXL backend's own probes doom only its legs).
+func commonProbeIDs(t *scenarios.Test, tool string) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		for _, p := range tools.ProbesOf(t, tool) {
+			if p.Backend == "" && !yield(p.ID) {
+				return
+			}
+		}
+	}
 }
