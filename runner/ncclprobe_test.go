@@ -37,6 +37,9 @@ func ncclProbeStandins(t *testing.T) {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("build the probe: %v\n%s", err, out)
 	}
+	if err := writeNvidiaSmi(dir); err != nil {
+		t.Fatal(err)
+	}
 	t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
 	t.Setenv("LD_LIBRARY_PATH", dir)
 	t.Setenv("TMPDIR", dir)
