@@ -33,7 +33,8 @@ type preflightOptions struct {
 func newPreflightCmd(stdout, stderr io.Writer) *cobra.Command {
 	o := &preflightOptions{stdout: stdout, stderr: stderr}
 	cmd := &cobra.Command{
-		Use: "preflight SCENARIO",
+		Use:               "preflight SCENARIO",
+		ValidArgsFunction: completeScenario,
 		Example: `  rdmabench preflight loopback
   rdmabench preflight pd-disagg.yaml --kubeconfig ~/.kube/config -o json`,
 		Short: "Check every endpoint before a run (RDMA device, port, memlock, MTU, GID, GPUs …) and clean up",

@@ -123,6 +123,14 @@ func TestRunDryRunPrintsPlan(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "res")); !os.IsNotExist(err) {
 		t.Error("--dry-run created the results folder")
 	}
+	if strings.Contains(stdout.String(), "iperf3 -s") || !strings.Contains(stdout.String(), "estimated time") {
+		t.Errorf("--dry-run (-o table) is plan's summary, as plan -o table:\n%s", stdout.String())
+	}
+	stdout.Reset()
+	code = runWith([]string{"run", writeRunScenario(t, "1s"), "--dry-run", "-o", "commands"}, nil, &stdout, &stderr)
+	if code != 0 || !strings.Contains(stdout.String(), "iperf3 -s") {
+		t.Errorf("--dry-run -o commands: exit %d\n%s", code, stdout.String())
+	}
 }
 
 func TestRunBadScenarioExit2(t *testing.T) {
