@@ -16,4 +16,4 @@ var ncclProbe = Spec{Name: NCCLProbe, Family: FamilyNCCL, Programs: []string{"rd
 	Collective: true, DefaultPort: 29500, Source: SourceBundle, ImageFamily: "nccl",
 	Install:     "use an image with NCCL (the libnccl.so.2 torch loads, or VLLM_NCCL_SO_PATH) and rdmabench-nccl on PATH (rdmabench's bundle)",
 	HostInstall: "install NCCL (libnccl2) and put rdmabench-nccl (make build: bin/rdmabench-nccl) on PATH",
-	gpu:     func(Settings) bool { return true }, waterfall: ncclLayer}
+	gpu:         func(Settings) bool { return true }, waterfall: ncclLayer}

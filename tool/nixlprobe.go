@@ -22,7 +22,7 @@ var nixlProbe = Spec{Name: NixlProbe, Family: FamilyNixlbench, Programs: []strin
 	// NIXL's own listener port (nixl DEFAULT_COMM_PORT): the probe opens
 	// none, its metadata goes through etcd; the planner numbers jobs by it.
 	DefaultPort: 5555,
-	Source: SourceBundle, ImageFamily: "nixl",
+	Source:      SourceBundle, ImageFamily: "nixl",
 	Install:     "use an image with python3 and NIXL's Python package (vLLM's and llm-d's serving images have both) and rdmabench-nixl on PATH (rdmabench's bundle)",
 	HostInstall: "install python3 and NIXL's Python package (pip install nixl) and put rdmabench-nixl (make build: bin/rdmabench-nixl) on PATH",
 	gpu: func(a Settings) bool {
