@@ -181,7 +181,7 @@ func execute(ctx context.Context, o *runOptions, sc *scenarios.Scenario, p *plan
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(o.stderr, "rdmabench: running %s (%d round(s)) on %s; results in %s\n", sc.Metadata.Name, p.NumRounds(), be.Name(), out)
+	fmt.Fprintf(o.stderr, "rdmabench: running %s (%d round(s), about %s) on %s; results in %s\n", sc.Metadata.Name, p.NumRounds(), plan.Human(p.Totals().Estimate), be.Name(), out)
 	rep, runErr := runner.Run(ctx, runner.Config{
 		Plan: p, Backend: be, Scenario: sc, ScenarioBytes: asRun, ScenarioHash: fileHash(sc), OutDir: out, RunID: o.runID,
 		Version: version, Progress: o.stderr, Keep: o.keep, AllowEmpty: o.allowEmpty, CleanupTimeout: cleanupBound(be), Platform: platform, EtcdURL: o.etcd,
