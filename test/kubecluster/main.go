@@ -97,6 +97,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	klogs := &klogSink{} // client-go's "Caches are synced" lines: the log, not the terminal
 	quietKlog(klogs)
 	defer klogs.close()
+	opts.Klog = klogs
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	began := time.Now()
