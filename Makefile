@@ -53,7 +53,18 @@ release: assets
 #   rdma e2e   soft-RoCE between two QEMU VMs over ssh       (make e2e-rdma)
 #   kube e2e   real apiserver/scheduler/controller-manager, node agents
 #              running pods in network namespaces            (make e2e-kube)
-test: build test-go e2e-kube e2e-rdma
+# Each lane runs through .ci/lane (a banner with its name, then its result
+# and time); the summary of every lane that ran follows, also after a failure
+# (make test stops at the first failing lane, as before).
+LANES_LOG := $(CURDIR)/.work/lanes.log
+test:
+	@rm -f $(LANES_LOG)
+	@export LANES_LOG=$(LANES_LOG); \
+	./.ci/lane build $(MAKE) --no-print-directory build && \
+	./.ci/lane unit+local $(MAKE) --no-print-directory test-go && \
+	./.ci/lane kube $(MAKE) --no-print-directory e2e-kube && \
+	./.ci/lane softroce $(MAKE) --no-print-directory e2e-rdma; \
+	rc=$$?; ./.ci/lanes-summary $(LANES_LOG); exit $$rc
 
 # Everything but the kube lane, which e2e-kube runs once with its binaries.
 test-go: assets
