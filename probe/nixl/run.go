@@ -65,12 +65,14 @@ func supervise(ctx context.Context, cmd *exec.Cmd, o Options) int {
 	defer limit.Stop()
 	stop := func(code int, why string) int {
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
+		var waitErr error
 		select {
-		case <-done:
+		case waitErr = <-done:
 		case <-time.After(Grace):
 			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-			<-done
+			waitErr = <-done
 		}
+		_ = waitErr // stopped on purpose: code says why, not the probe's exit status
 		// Said once the child's output is all copied: the writers may be
 		// the same buffer its copying goroutine fills.
 		fmt.Fprintf(o.Stderr, "%s: %s\n", Program, why)
