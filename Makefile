@@ -7,7 +7,7 @@ LDFLAGS  := -X main.version=$(VERSION)
 FUZZTIME ?= 60s
 
 # `make image`: the tools image, an OCI archive (images/tools, docs/user-guide/images.md).
-.PHONY: kube-up release lint-tools image kubelet build assets test test-go test-report e2e e2e-local e2e-rdma e2e-nodes e2e-gpu e2e-kube e2e-nixl kube-bins lint clean \
+.PHONY: kube-up kube-down release lint-tools image kubelet build assets test test-go test-report e2e e2e-local e2e-rdma e2e-nodes e2e-gpu e2e-kube e2e-nixl kube-bins lint clean \
 	fuzz fuzz-scenarios fuzz-parsers bench bench-plan bench-parsers bench-runner bench-report bench-kube bench-kube-scale
 
 build: assets
@@ -53,7 +53,18 @@ release: assets
 #   rdma e2e   soft-RoCE between two QEMU VMs over ssh       (make e2e-rdma)
 #   kube e2e   real apiserver/scheduler/controller-manager, node agents
 #              running pods in network namespaces            (make e2e-kube)
-test: build test-go e2e-kube e2e-rdma
+# Each lane runs through .ci/lane (a banner with its name, then its result
+# and time); the summary of every lane that ran follows, also after a failure
+# (make test stops at the first failing lane, as before).
+LANES_LOG := $(CURDIR)/.work/lanes.log
+test:
+	@rm -f $(LANES_LOG)
+	@export LANES_LOG=$(LANES_LOG); \
+	./.ci/lane build $(MAKE) --no-print-directory build && \
+	./.ci/lane unit+local $(MAKE) --no-print-directory test-go && \
+	./.ci/lane kube $(MAKE) --no-print-directory e2e-kube && \
+	./.ci/lane softroce $(MAKE) --no-print-directory e2e-rdma; \
+	rc=$$?; ./.ci/lanes-summary $(LANES_LOG); exit $$rc
 
 # Everything but the kube lane, which e2e-kube runs once with its binaries.
 test-go: assets
@@ -133,10 +144,15 @@ $(KUBE_BIN)/kubelet: test/kubecluster/k8s/go.mod test/kubecluster/k8s/go.sum
 # kube scenarios name (rdmabench/rdma-sriov); progress every 10 s while it
 # starts; then the kubeconfig (.work/kubeconfig) and the next command. Needs
 # root and `ip netns` (iproute2), as the kube lane does.
+# `make kube-down` stops one started in the background (make kube-up &) as
+# Ctrl-C would: everything it started is removed.
 KUBE_UP_CONFIG := $(CURDIR)/.work/kubeconfig
+KUBE_UP_PID    := $(CURDIR)/.work/kube-up.pid
 kube-up: build kube-bins
-	$(GO) run ./test/kubecluster up --nodes 4 --bin $(CURDIR)/$(KUBE_BIN) --kubeconfig $(KUBE_UP_CONFIG) \
+	$(GO) run ./test/kubecluster up --nodes 4 --bin $(CURDIR)/$(KUBE_BIN) --kubeconfig $(KUBE_UP_CONFIG) --pidfile $(KUBE_UP_PID) \
 		--nad rdmabench/rdma-sriov --next "./bin/rdmabench run kube-check --kubeconfig KUBECONFIG_FILE"
+kube-down:
+	$(GO) run ./test/kubecluster down --pidfile $(KUBE_UP_PID)
 
 # The cluster's own tests, then `rdmabench run` against it (test/e2ekube).
 # Its pods run in the tools image (make image, cached: rebuilt only when

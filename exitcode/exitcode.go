@@ -35,8 +35,8 @@ type Meaning struct {
 // shows it.
 var Table = []Meaning{
 	{OK, "every test met its expectations"},
-	{Shortfall, "some test fell short of its expectation, or its traffic did not cross the device it names (verdict `invalid`), or `compare` found a regression, or `preflight` found a failing check"},
-	{Usage, "usage or scenario error (every error names FILE:LINE:COL)"},
+	{Shortfall, "some test fell short of its expectation, or its traffic did not cross the device it names (verdict `invalid`), or `compare` found a regression, or `preflight` found a check that keeps a planned test from running"},
+	{Usage, "usage, scenario or configuration error (every scenario error names FILE:LINE:COL; a missing or unreadable kubeconfig is one too)"},
 	{Harness, "the harness or the infrastructure failed"},
 	{NoBaseline, "`compare --baseline auto` found no run that qualifies as a baseline (see [the automatic baseline](../user-guide/nightly-ci.md#automatic-baseline))"},
 	{NothingMeasured, "the run measured nothing: every test was skipped (each with its reason in the report and the JUnit file) or none was planned; `run --allow-empty` accepts that with 0"},

@@ -38,6 +38,9 @@ func ncclProbeStandins(t *testing.T) {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("build the probe: %v\n%s", err, out)
 	}
+	if err := writeNvidiaSmi(dir); err != nil {
+		t.Fatal(err)
+	}
 	t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
 	t.Setenv("LD_LIBRARY_PATH", dir)
 	t.Setenv("TMPDIR", dir)
@@ -130,7 +133,8 @@ func TestSingleHostCollectiveIsHeldToNVLink(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "status.txt"), []byte(status), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	smi := "#!/bin/sh\n[ \"$1 $2\" = \"nvlink --status\" ] && exec cat " + filepath.Join(dir, "status.txt") + "\nexit 9\n"
+	smi := "#!/bin/sh\n[ \"$1 $2\" = \"nvlink --status\" ] && exec cat " + filepath.Join(dir, "status.txt") +
+		"\n[ \"$1\" = -L ] && { echo 'GPU 0: NVIDIA H200 (UUID: GPU-a)'; echo 'GPU 1: NVIDIA H200 (UUID: GPU-b)'; exit 0; }\nexit 9\n"
 	if err := os.WriteFile(filepath.Join(dir, "nvidia-smi"), []byte(smi), 0o755); err != nil {
 		t.Fatal(err)
 	}

@@ -28,6 +28,9 @@ func nixlProbeStandins(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if err := writeNvidiaSmi(dir); err != nil {
+		t.Fatal(err)
+	}
 	t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
 	t.Setenv("PYTHONPATH", std)
 }

@@ -26,6 +26,22 @@ type progress struct {
 	mu      sync.Mutex
 	running map[string]string // job id → "leg 1/2 rep 1/3"
 	live    bool              // a status line is on screen
+	// perRound is each test's estimated time per round, left the plan's
+	// estimate still ahead (nil: no estimate, no ETA).
+	perRound map[string]time.Duration
+	left     time.Duration
+}
+
+// estimate gives the rounds an ETA: the plan's estimate per test (what
+// `plan` prints), spread over its rounds, counted down as they start.
+func (p *progress) estimate(stats []plan.TestStats) {
+	p.perRound = map[string]time.Duration{}
+	for _, st := range stats {
+		if st.Rounds > 0 {
+			p.perRound[st.Test] = st.Estimate / time.Duration(st.Rounds)
+			p.left += st.Estimate
+		}
+	}
 }
 
 func newProgress(w io.Writer, rounds int) *progress {
@@ -76,7 +92,12 @@ func (p *progress) drawLive() {
 }
 
 func (p *progress) round(i int, r *plan.Round) {
-	p.printf("round %d/%d: %s (%d job(s))", i+1, p.rounds, r.Test, len(r.Jobs))
+	if p.perRound == nil {
+		p.printf("round %d/%d: %s (%d job(s))", i+1, p.rounds, r.Test, len(r.Jobs))
+		return
+	}
+	p.printf("round %d/%d: %s (%d job(s)); about %s left", i+1, p.rounds, r.Test, len(r.Jobs), plan.Human(max(p.left, 0)))
+	p.left -= p.perRound[r.Test]
 }
 
 func (p *progress) start(job *plan.Job, leg, rep, reps int) {

@@ -35,3 +35,20 @@ func TestProgressLines(t *testing.T) {
 		t.Error("a live status line was drawn on a non-terminal")
 	}
 }
+
+// Each round says about how long the run has left, from the plan's own
+// estimate (what `plan` prints), counting down round by round.
+func TestProgressETA(t *testing.T) {
+	var buf bytes.Buffer
+	p := newProgress(&buf, 3)
+	p.estimate([]plan.TestStats{{Test: "write-bw", Rounds: 2, Estimate: 20e9}, {Test: "iperf3", Rounds: 1, Estimate: 5e9}})
+	p.round(0, &plan.Round{Test: "write-bw", Jobs: make([]plan.Job, 1)})
+	p.round(1, &plan.Round{Test: "write-bw", Jobs: make([]plan.Job, 1)})
+	p.round(2, &plan.Round{Test: "iperf3", Jobs: make([]plan.Job, 1)})
+	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	for i, want := range []string{"round 1/3: write-bw (1 job(s)); about 25.0s left", "round 2/3: write-bw (1 job(s)); about 15.0s left", "round 3/3: iperf3 (1 job(s)); about 5.0s left"} {
+		if i >= len(lines) || !strings.HasSuffix(lines[i], want) {
+			t.Errorf("line %d: want suffix %q in\n%s", i, want, buf.String())
+		}
+	}
+}

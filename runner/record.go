@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"github.com/rdmabench/rdmabench/parsers"
 	"github.com/rdmabench/rdmabench/report/schema"
 	"github.com/rdmabench/rdmabench/runner/judge"
 	"github.com/rdmabench/rdmabench/runner/plan"
@@ -42,6 +43,18 @@ func (r *run) newResult(job *plan.Job, legIdx int) schema.Result {
 // are kept apart by anti-affinity unless the scenario lets them share
 // (shareNodesWith), or the topology key is coarser than a node.
 func (r *run) noteSharedMachine(res *schema.Result) {
+	if machine := r.sharedMachine(res); machine != "" {
+		res.SameMachine = machine
+		res.Reason = judge.JoinReason(res.Reason, "every side ran on "+machine+": the traffic did not cross the fabric, not a fabric figure")
+	} else if sharedMemory(res) {
+		res.Reason = judge.JoinReason(res.Reason, "UCX moved the bytes through shared memory ("+res.Transport.Detail+
+			"): both sides are processes of one host, whatever their nodes are called; not a fabric figure")
+	}
+}
+
+// sharedMachine is the node (or ssh host) every side of res ran on; ""
+// when they ran apart or it is unknown.
+func (r *run) sharedMachine(res *schema.Result) string {
 	names := res.Ranks
 	if len(names) == 0 {
 		names = []string{res.From, res.To}
@@ -54,13 +67,18 @@ func (r *run) noteSharedMachine(res *schema.Result) {
 			m = ep.Host
 		}
 		if m == "" || machine != "" && m != machine {
-			return
+			return ""
 		}
 		machine = m
 	}
-	if len(names) < 2 || machine == "" {
-		return
+	if len(names) < 2 {
+		return ""
 	}
-	res.SameMachine = machine
-	res.Reason = judge.JoinReason(res.Reason, "every side ran on "+machine+": the traffic did not cross the fabric, not a fabric figure")
+	return machine
+}
+
+// sharedMemory: the tool's own evidence says the two sides of a pair
+// joined through shared memory (UCX's sysv, posix, cma, knem, xpmem).
+func sharedMemory(res *schema.Result) bool {
+	return res.Transport != nil && res.Transport.Kind == parsers.TransportShm && res.From != "" && res.To != "" && res.From != res.To
 }

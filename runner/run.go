@@ -28,6 +28,7 @@ func Run(ctx context.Context, cfg Config) (*schema.Report, error) {
 	defer dir.close()
 	rep := r.newReport()
 	r.progress = newProgress(cfg.Progress, cfg.Plan.NumRounds())
+	r.progress.estimate(cfg.Plan.Stats())
 	// The stages, each in a file of its own (TestExecutorFilesCallOneWay).
 	runErr := r.provision(ctx, rep) // provision.go: endpoints, discovery
 	if runErr == nil {

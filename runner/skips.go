@@ -76,12 +76,15 @@ func (r *run) anyJobRuns() bool {
 	return runs
 }
 
-// recordSkips records the tests the planner already set aside.
+// recordSkips records the tests the planner already set aside, each
+// with one reason: the failing preflight check where there is one (it
+// read what the planner inferred, and carries the fix), else the
+// planner's.
 func (r *run) recordSkips() {
 	for _, s := range r.cfg.Plan.Skipped {
 		reason := s.Reason
 		if skip, why := r.preflightSkip(r.tests[s.Test], s.Tool, r.poolEndpoints(r.tests[s.Test])); skip {
-			reason = why + "; " + reason
+			reason = why
 		}
 		family, metric := tools.Describe(r.tests[s.Test], s.Tool)
 		r.record(schema.Result{

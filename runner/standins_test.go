@@ -55,12 +55,23 @@ func standins(t testing.TB) {
 		cmd.Dir = root
 		if out, err := cmd.CombinedOutput(); err != nil {
 			standinErr = &buildError{"stand-ins", string(out), err}
+			return
 		}
+		standinErr = writeNvidiaSmi(standinDir)
 	})
 	if standinErr != nil {
 		t.Fatalf("build stand-ins: %v", standinErr)
 	}
 	t.Setenv("PATH", standinDir+string(os.PathListSeparator)+os.Getenv("PATH"))
+}
+
+// writeNvidiaSmi puts an nvidia-smi that lists 8 GPUs beside the
+// stand-ins: preflight counts a host's GPUs with nvidia-smi -L, and no
+// GPU dooms a GPU test, so the nccl-tests stand-ins run on machines
+// without one only where a stand-in says there are GPUs.
+func writeNvidiaSmi(dir string) error {
+	script := "#!/bin/sh\nfor i in 0 1 2 3 4 5 6 7; do echo \"GPU $i: Stand-in GPU (UUID: GPU-standin-$i)\"; done\n"
+	return os.WriteFile(filepath.Join(dir, "nvidia-smi"), []byte(script), 0o755)
 }
 
 type buildError struct {

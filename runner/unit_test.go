@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rdmabench/rdmabench/parsers"
 	"github.com/rdmabench/rdmabench/report/schema"
 	"github.com/rdmabench/rdmabench/runner/backend/local"
 	"github.com/rdmabench/rdmabench/runner/endpoint"
@@ -182,6 +183,24 @@ func TestSharedMachineIsMarked(t *testing.T) {
 		if res.SameMachine != c.want || (c.want != "") != strings.Contains(res.Reason, "not a fabric figure") {
 			t.Errorf("%+v: sameMachine %q reason %q, want %q", c.res, res.SameMachine, res.Reason, c.want)
 		}
+	}
+}
+
+// Sides that UCX joined through shared memory (its own evidence: ep_cfg
+// tag(sysv/memory cma/memory)) are processes of one host, whatever their
+// nodes are called (the test cluster's virtual nodes): not a fabric figure.
+func TestSharedMemoryTransportIsNoFabricFigure(t *testing.T) {
+	r := &run{endpoints: map[string]endpoint.Endpoint{
+		"a-0": {Name: "a-0", Node: "node-1"}, "b-0": {Name: "b-0", Node: "node-2"}}}
+	shm := &parsers.Transport{Kind: parsers.TransportShm, Source: "ucx", Detail: "cma+sysv"}
+	res := schema.Result{From: "a-0", To: "b-0", Transport: shm}
+	r.noteSharedMachine(&res)
+	if !strings.Contains(res.Reason, "shared memory (cma+sysv)") || !strings.Contains(res.Reason, "not a fabric figure") {
+		t.Errorf("reason %q: want shared memory named, not a fabric figure", res.Reason)
+	}
+	res = schema.Result{From: "a-0", To: "b-0", Transport: &parsers.Transport{Kind: parsers.TransportTCP}}
+	if r.noteSharedMachine(&res); strings.Contains(res.Reason, "fabric") {
+		t.Errorf("TCP between nodes marked: %q", res.Reason)
 	}
 }
 

@@ -98,7 +98,7 @@ func TestDecodePartial(t *testing.T) {
 func TestLoadFileErrors(t *testing.T) {
 	dir := t.TempDir()
 	for path, want := range map[string]string{
-		dir + "/missing.yaml": dir + "/missing.yaml: cannot read the scenario: stat: no such file or directory (",
+		dir + "/missing.yaml": dir + "/missing.yaml: no such file (",
 		dir:                   dir + ": is a directory, not a scenario file (give the .yaml files inside it: " + dir + "/*.yaml)",
 		// A device has no size to check first: the read itself is bounded.
 		"/dev/zero": "/dev/zero: the file holds more than the 4194304 bytes a scenario may have (",

@@ -22,7 +22,7 @@ var brokenCases = []struct {
 	{"bad-duration", []string{"15:14 tests[0].timeout", "17:17 tests[0].args.duration"}},
 	{"bad-percent", []string{"17:20 tests[0].expect.minLineRate", "23:20 tests[1].expect.minLineRate"}},
 	{"bad-rate", []string{"5:11 lineRate", "17:21 tests[0].expect.minBandwidth"}},
-	{"bad-size", []string{"16:21 tests[0].args.sizes[1]", "16:26 tests[0].args.sizes[2]", "16:29 tests[0].args.sizes[3]"}},
+	{"bad-size", []string{"16:21 tests[0].args.sizes[1]", "16:26 tests[0].args.sizes[2]", "16:29 tests[0].args.sizes[3]", "16:34 tests[0].args.sizes[4]"}},
 	{"binary-not-utf8", []string{"1:1"}},
 	{"binary-nul", []string{"2:9"}},
 	{"document-is-list", []string{"1:1"}},

@@ -1,8 +1,10 @@
 package scenarios
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -74,6 +76,8 @@ func readFile(path string) ([]byte, error) {
 	c := &collector{file: path}
 	st, err := os.Stat(path)
 	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		c.add(Pos{}, "", "check the path; rdmabench init lists the shipped scenarios", "no such file")
 	case err != nil:
 		c.add(Pos{}, "", "check the path; rdmabench init lists the shipped scenarios", "cannot read the scenario: %v", unwrapPathError(err))
 	case st.IsDir():

@@ -82,7 +82,7 @@ func JSONSchema() []byte {
 var scalarSchemas = map[reflect.Type]map[string]any{
 	reflect.TypeFor[Size](): {
 		"type": []string{"string", "integer"}, "minimum": 1,
-		"pattern":     `^\s*[0-9]+(\.[0-9]+)?\s*([KkMmGgTt](i?[Bb])?|[Bb])?\s*$`,
+		"pattern":     `^[0-9]+(\.[0-9]+)?\s*([KMGT]i?B|[KkMmGgTt]|B)?$`,
 		"description": "a size: 4KiB, 8MiB, 1GiB (binary), 4KB (decimal), 64K (as the tools read it) or plain bytes",
 	},
 	reflect.TypeFor[GPUCount](): {
@@ -91,7 +91,7 @@ var scalarSchemas = map[reflect.Type]map[string]any{
 	},
 	reflect.TypeFor[Rate](): {
 		"type":        "string",
-		"pattern":     `^\s*(auto|[0-9]+(\.[0-9]+)?\s*([kKMGT]?(b/s|bps|bit/s|bits/s|b/sec|bit/sec|bits/sec|B/s|Bps|B/sec)|[KMGT]i(b/s|B/s|b/sec|B/sec)))\s*$`,
+		"pattern":     `^(auto|[0-9]+(\.[0-9]+)?\s*([kKMGT]?(b/s|bps|bit/s|bits/s|b/sec|bit/sec|bits/sec|B/s|Bps|B/sec)|[KMGT]i(b/s|B/s|b/sec|B/sec)))$`,
 		"description": "a rate: 400Gb/s, 200Gbps, 400 Gb/sec, 25GB/s (bytes), or auto (lineRate only)",
 	},
 	reflect.TypeFor[Percent](): {

@@ -92,10 +92,21 @@ func ToolSuggestion(word string) string {
 	if a, ok := toolAliases[strings.ToLower(word)]; ok {
 		return fmt.Sprintf("did you mean %q? (%s) %s", a.tool, a.why, list)
 	}
-	if n := Nearest(word, Tools); n != "" {
+	if n := Nearest(toolShorthand.Replace(strings.ToLower(word)), Tools); n != "" {
 		return fmt.Sprintf("did you mean %q? %s", n, list)
 	}
 	return list
+}
+
+// toolShorthand writes a tool's words as its name does (perftest's
+// ib_write_bandwidth is ib_write_bw).
+var toolShorthand = strings.NewReplacer("bandwidth", "bw", "latency", "lat")
+
+// valueAliases are what people call a value of ours: a backend by what it
+// runs on. One leads to its value only where that value is allowed.
+var valueAliases = map[string]string{
+	"kubernetes": BackendKube, "k8s": BackendKube, "openshift": BackendKube, "ocp": BackendKube, "pod": BackendKube, "pods": BackendKube,
+	"localhost": BackendLocal, "host": BackendLocal,
 }
 
 // suggest builds the hint for a value that is not one of the known ones:
@@ -105,7 +116,11 @@ func suggest(word, kind string, known []string) string {
 	if len(known) == 0 {
 		list = "there are no " + kind
 	}
-	if n := nearest(word, known); n != "" {
+	n := nearest(word, known)
+	if a, ok := valueAliases[strings.ToLower(word)]; ok && contains(known, a) {
+		n = a
+	}
+	if n != "" {
 		return fmt.Sprintf("did you mean %q? %s", n, list)
 	}
 	return list

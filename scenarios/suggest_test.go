@@ -77,3 +77,20 @@ func TestNearestSubstring(t *testing.T) {
 		}
 	}
 }
+
+// Names as people say them: a tool's words spelled out (bandwidth for
+// bw, latency for lat), a backend by what it runs on.
+func TestSuggestionsForSpelledOutNames(t *testing.T) {
+	for word, want := range map[string]string{
+		"ib_write_bandwidth": `did you mean "ib_write_bw"?`, "ib_send_latency": `did you mean "ib_send_lat"?`,
+	} {
+		if got := ToolSuggestion(word); !strings.HasPrefix(got, want) {
+			t.Errorf("ToolSuggestion(%q) = %s, want %s…", word, got, want)
+		}
+	}
+	for word, want := range map[string]string{"kubernetes": "kube", "k8s": "kube", "openshift": "kube", "localhost": "local"} {
+		if got := suggest(word, "backends", Backends); !strings.HasPrefix(got, `did you mean "`+want+`"?`) {
+			t.Errorf("suggest(%q) = %s, want %s", word, got, want)
+		}
+	}
+}

@@ -35,8 +35,9 @@ var nccl = Spec{Name: NCCL, Family: FamilyNCCL, Programs: ncclPrograms(), Metric
 	Args: collectiveArgs(NCCLDataTypes), ArgRules: []Rule{sizeRange},
 	Expect:     []string{"minLineRate", "minBandwidth", "minBusBW", "transport"},
 	Collective: true, MPI: true, DefaultPort: 29500, Source: SourceServing, ImageFamily: "nccl",
-	Install: "use an image with nccl-tests on PATH (built with MPI=1 for several endpoints), such as your serving image",
-	gpu:     func(Settings) bool { return true }, waterfall: ncclLayer}
+	Install:     "use an image with nccl-tests on PATH (built with MPI=1 for several endpoints), such as your serving image",
+	HostInstall: "build nccl-tests (github.com/NVIDIA/nccl-tests: make MPI=1 for several endpoints) and put its build folder on PATH",
+	gpu:         func(Settings) bool { return true }, waterfall: ncclLayer}
 
 // collectiveArgs are the arguments of nccl-tests and of the NCCL probe,
 // which takes its command line: one collective, a size sweep, and the

@@ -14,5 +14,6 @@ var ncclProbe = Spec{Name: NCCLProbe, Family: FamilyNCCL, Programs: []string{"rd
 	Args: collectiveArgs(ncclProbeDataTypes), ArgRules: []Rule{sizeRange},
 	Expect:     []string{"minLineRate", "minBandwidth", "minBusBW", "transport"},
 	Collective: true, DefaultPort: 29500, Source: SourceBundle, ImageFamily: "nccl",
-	Install: "use an image with NCCL (the libnccl.so.2 torch loads, or VLLM_NCCL_SO_PATH) and rdmabench-nccl on PATH (rdmabench's bundle)",
-	gpu:     func(Settings) bool { return true }, waterfall: ncclLayer}
+	Install:     "use an image with NCCL (the libnccl.so.2 torch loads, or VLLM_NCCL_SO_PATH) and rdmabench-nccl on PATH (rdmabench's bundle)",
+	HostInstall: "install NCCL (libnccl2) and put rdmabench-nccl (make build: bin/rdmabench-nccl) on PATH",
+	gpu:         func(Settings) bool { return true }, waterfall: ncclLayer}

@@ -50,7 +50,8 @@ var nixlbench = Spec{Name: Nixlbench, Family: FamilyNixlbench, Programs: []strin
 	NeedsRDMA: true, SelectsTransport: true, DefaultPort: 12345, Directional: true, GPUMemoryOverRDMA: true, KVTransfer: true,
 	BackendArg: "backend", EFABackend: "LIBFABRIC", waterfall: nixlLayer,
 	Source: SourceServing, ImageFamily: "nixl",
-	Install: "use an image with NIXL and nixlbench built with its ETCD runtime (your serving image, or NIXL's own nixlbench container)",
+	Install:     "use an image with NIXL and nixlbench built with its ETCD runtime (your serving image, or NIXL's own nixlbench container)",
+	HostInstall: "build NIXL and nixlbench with its ETCD runtime (github.com/ai-dynamo/nixl: benchmark/nixlbench) and put nixlbench on PATH",
 	gpu: func(a Settings) bool {
 		return strings.EqualFold(a.InitiatorSeg, "VRAM") || strings.EqualFold(a.TargetSeg, "VRAM")
 	}}

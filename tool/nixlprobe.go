@@ -23,7 +23,8 @@ var nixlProbe = Spec{Name: NixlProbe, Family: FamilyNixlbench, Programs: []strin
 	// none, its metadata goes through etcd; the planner numbers jobs by it.
 	DefaultPort: 5555,
 	Source:      SourceBundle, ImageFamily: "nixl",
-	Install: "use an image with python3 and NIXL's Python package (vLLM's and llm-d's serving images have both) and rdmabench-nixl on PATH (rdmabench's bundle)",
+	Install:     "use an image with python3 and NIXL's Python package (vLLM's and llm-d's serving images have both) and rdmabench-nixl on PATH (rdmabench's bundle)",
+	HostInstall: "install python3 and NIXL's Python package (pip install nixl) and put rdmabench-nixl (make build: bin/rdmabench-nixl) on PATH",
 	gpu: func(a Settings) bool {
 		return strings.EqualFold(a.InitiatorSeg, "VRAM") || strings.EqualFold(a.TargetSeg, "VRAM")
 	}}

@@ -91,6 +91,9 @@ type Spec struct {
 	ImageFamily string
 	// Install says how to get the binary when it is missing.
 	Install string
+	// HostInstall is Install for a host (local, ssh backends) where
+	// Install speaks of images; "" where Install fits both.
+	HostInstall string
 
 	// Collective tools run one job whose ranks are every endpoint of a
 	// test's from and to (nccl-tests): no pattern pairs them, and a test

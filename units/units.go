@@ -14,20 +14,23 @@ import (
 
 // ParseSize reads a byte size: plain bytes ("65536"), binary suffixes
 // ("4KiB", "8MiB", "1GiB"), decimal suffixes ("4KB" = 4000) and the short
-// K/M/G forms the tools themselves take ("64K" = 65536, as perftest and
-// nccl-tests read them).
+// K/M/G forms the tools themselves take ("64K" or "64k" = 65536, as
+// perftest and nccl-tests read them). As strict as ParseRate: a unit's
+// case means something (b is a bit) and a stray space is refused.
 func ParseSize(s string) (int64, error) {
-	t := strings.TrimSpace(s)
-	if t == "" {
+	if err := noStraySpace(s); err != nil {
+		return 0, err
+	}
+	if s == "" {
 		return 0, fmt.Errorf("empty size")
 	}
-	num, suffix := splitNumber(t)
+	num, suffix := splitNumber(s)
 	if num == "" {
 		return 0, fmt.Errorf("%q is not a size: it must start with a number", s)
 	}
-	mult, ok := sizeSuffixes[strings.ToLower(strings.TrimSpace(suffix))]
-	if !ok {
-		return 0, fmt.Errorf("%q has an unknown size unit %q (use B, KiB, MiB, GiB, KB, MB, GB)", s, suffix)
+	mult, err := sizeUnit(s, strings.TrimSpace(suffix))
+	if err != nil {
+		return 0, err
 	}
 	v, err := strconv.ParseFloat(num, 64)
 	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
@@ -43,20 +46,52 @@ func ParseSize(s string) (int64, error) {
 	return int64(bytes), nil
 }
 
+// noStraySpace refuses a quantity with a space at either end: in a
+// quoted YAML value it is a typo, not part of the quantity.
+func noStraySpace(s string) error {
+	t := strings.TrimSpace(s)
+	switch {
+	case t == s:
+		return nil
+	case strings.HasSuffix(s, t):
+		return fmt.Errorf("%q has a space at its start: write %q", s, t)
+	}
+	return fmt.Errorf("%q has a space at its end: write %q", s, t)
+}
+
+// sizeUnit is a size suffix's multiplier, or why it is none.
+func sizeUnit(s, suffix string) (int64, error) {
+	if mult, ok := sizeSuffixes[suffix]; ok {
+		return mult, nil
+	}
+	const known = "B, KiB, MiB, GiB, KB, MB, GB"
+	if _, ok := sizeSuffixes[strings.Replace(suffix, "b", "B", 1)]; ok && strings.HasSuffix(suffix, "b") && !strings.HasSuffix(suffix, "ib") {
+		return 0, fmt.Errorf("%q is in bits (b): a size is in bytes (%s)", s, known)
+	}
+	for unit := range sizeSuffixes {
+		if len(unit) > 1 && strings.EqualFold(unit, suffix) {
+			return 0, fmt.Errorf("%q has an unknown size unit %q (did you mean %s? use %s)", s, suffix, unit, known)
+		}
+	}
+	return 0, fmt.Errorf("%q has an unknown size unit %q (use %s)", s, suffix, known)
+}
+
 var sizeSuffixes = map[string]int64{
-	"": 1, "b": 1,
-	"k": 1 << 10, "kib": 1 << 10, "kb": 1000,
-	"m": 1 << 20, "mib": 1 << 20, "mb": 1000 * 1000,
-	"g": 1 << 30, "gib": 1 << 30, "gb": 1000 * 1000 * 1000,
-	"t": 1 << 40, "tib": 1 << 40, "tb": 1000 * 1000 * 1000 * 1000,
+	"": 1, "B": 1,
+	"K": 1 << 10, "k": 1 << 10, "KiB": 1 << 10, "KB": 1000,
+	"M": 1 << 20, "m": 1 << 20, "MiB": 1 << 20, "MB": 1000 * 1000,
+	"G": 1 << 30, "g": 1 << 30, "GiB": 1 << 30, "GB": 1000 * 1000 * 1000,
+	"T": 1 << 40, "t": 1 << 40, "TiB": 1 << 40, "TB": 1000 * 1000 * 1000 * 1000,
 }
 
 // ParseRate reads a link or bandwidth rate and returns bits per second.
 // Bits: "400Gb/s", "200Gbps", "100Gbit/s", "25Mb/s". Bytes: "25GB/s",
 // "12.5GBps" (decimal: 1 GB = 10^9 bytes), "1GiB/s" (binary).
 func ParseRate(s string) (float64, error) {
-	t := strings.TrimSpace(s)
-	num, suffix := splitNumber(t)
+	if err := noStraySpace(s); err != nil {
+		return 0, err
+	}
+	num, suffix := splitNumber(s)
 	if num == "" {
 		return 0, fmt.Errorf("%q is not a rate: it must start with a number, like 400Gb/s", s)
 	}

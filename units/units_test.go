@@ -12,9 +12,12 @@ func TestParseSize(t *testing.T) {
 		ok   bool
 	}{
 		{"65536", 65536, true}, {"4KiB", 4096, true}, {"8MiB", 8 << 20, true}, {"1GiB", 1 << 30, true},
-		{"4KB", 4000, true}, {"64K", 65536, true}, {" 2 MiB ", 2 << 20, true}, {"1.5KiB", 1536, true},
-		{"0", 0, true}, {"-4KiB", -4096, true},
+		{"4KB", 4000, true}, {"64K", 65536, true}, {"2 MiB", 2 << 20, true}, {"1.5KiB", 1536, true},
+		{"0", 0, true}, {"-4KiB", -4096, true}, {"64k", 65536, true}, {"1GB", 1e9, true},
 		{"", 0, false}, {"KiB", 0, false}, {"4XB", 0, false}, {"0.3B", 0, false}, {"1e30GiB", 0, false},
+		// As strict as rates: the case of a unit means something (b is a
+		// bit), and a stray space is a typo, not part of the size.
+		{"1GB ", 0, false}, {" 2 MiB", 0, false}, {"1Gb", 0, false}, {"4kib", 0, false}, {"8mb", 0, false}, {"64b", 0, false},
 	} {
 		got, err := ParseSize(c.in)
 		if (err == nil) != c.ok || (c.ok && got != c.want) {
@@ -34,10 +37,24 @@ func TestParseRate(t *testing.T) {
 		{"400 Gb/sec", 400e9, true}, {"100Gbit/sec", 100e9, true}, {"50GB/sec", 400e9, true}, {"1GiB/sec", 8 << 30, true},
 		{"fast", 0, false}, {"400", 0, false}, {"400G", 0, false}, {"400Gbit", 0, false},
 		{"400 Gb/sec (4X NDR)", 0, false}, {"400gb/s", 0, false}, {"400Gb/se", 0, false},
+		{"400Gb/s ", 0, false}, {" 400Gb/s", 0, false},
 	} {
 		got, err := ParseRate(c.in)
 		if (err == nil) != c.ok || (c.ok && got != c.want) {
 			t.Errorf("ParseRate(%q) = %g, %v; want %g ok=%v", c.in, got, err, c.want, c.ok)
+		}
+	}
+}
+
+// A stray space names itself; a size in bits says a size is bytes.
+func TestParseSizeSaysWhy(t *testing.T) {
+	for in, want := range map[string]string{
+		"1GB ": `"1GB " has a space at its end: write "1GB"`,
+		"1Gb":  `"1Gb" is in bits (b): a size is in bytes (B, KiB, MiB, GiB, KB, MB, GB)`,
+		"4kib": `"4kib" has an unknown size unit "kib" (did you mean KiB? use B, KiB, MiB, GiB, KB, MB, GB)`,
+	} {
+		if _, err := ParseSize(in); err == nil || err.Error() != want {
+			t.Errorf("ParseSize(%q): %v, want %s", in, err, want)
 		}
 	}
 }

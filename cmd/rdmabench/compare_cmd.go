@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -29,7 +30,7 @@ type compareOptions struct {
 func newCompareCmd(stdout, stderr io.Writer) *cobra.Command {
 	o := &compareOptions{}
 	cmd := &cobra.Command{
-		Use: "compare BASELINE CURRENT | compare --baseline auto DIR CURRENT",
+		Use: "compare BASELINE CURRENT | compare --baseline BASELINE CURRENT | compare --baseline auto DIR CURRENT",
 		Example: `  rdmabench compare results/loopback-20260101-020000 results/loopback-20260102-020000
   rdmabench compare --baseline auto results/ results/loopback-20260102-020000 --junit compare.xml`,
 		Short: "Compare a run with a baseline; exit 1 on regression (the nightly CI verb)",
@@ -43,26 +44,23 @@ improvements, missing and new results, and differences of environment.
 ` + history.SeriesBaselineRule + `. It says on stderr which runs served which
 results and why the others did not.
 
-BASELINE and CURRENT may be run folders (their report.json is read).
+--baseline BASELINE CURRENT is compare BASELINE CURRENT. BASELINE and CURRENT
+may be run folders (their report.json is read).
 
 Exit codes: 0 no regression, 1 regression (or a measured result missing now),
 2 unreadable input or bad flags, 4 --baseline auto found no baseline.`,
-		Args: func(_ *cobra.Command, args []string) error {
-			if len(args) != 2 {
-				if o.baseline == "auto" {
-					return usageError{fmt.Errorf("compare --baseline auto needs DIR (the runs to choose from) and CURRENT, got %d argument(s)", len(args))}
-				}
-				return usageError{fmt.Errorf("compare needs BASELINE.json and CURRENT.json, got %d argument(s)", len(args))}
-			}
-			return nil
-		},
+		Args: o.checkArgs,
 		RunE: func(_ *cobra.Command, args []string) error {
-			if o.baseline != "" {
+			switch o.baseline {
+			case "auto":
 				base, cur, err := autoBaseline(o.baseline, args[0], args[1], stderr)
 				if err != nil {
 					return err
 				}
 				return runCompare(o, base, cur, stdout, stderr)
+			case "": // compare BASELINE CURRENT
+			default: // compare --baseline BASELINE CURRENT
+				args = []string{o.baseline, args[0]}
 			}
 			return runCompare(o, &loaded{path: runReportPath(args[0])}, &loaded{path: runReportPath(args[1])}, stdout, stderr)
 		},
@@ -74,8 +72,26 @@ Exit codes: 0 no regression, 1 regression (or a measured result missing now),
 	f.StringVar(&o.junit, "junit", "", "write JUnit XML to this file (a failure per regression)")
 	f.StringVarP(&o.output, "output", "o", "table", "stdout format: table or json")
 	f.BoolVar(&o.explain, "explain", false, "after the table, the rule that decided each status")
-	f.StringVar(&o.baseline, "baseline", "", `"auto": the first argument is a folder of runs to pick the baseline from`)
+	f.StringVar(&o.baseline, "baseline", "", `"auto": the first argument is a folder of runs to pick the baseline from; else the baseline's report.json or run folder (then one argument, CURRENT)`)
 	return cmd
+}
+
+// checkArgs: two arguments, or CURRENT alone after --baseline PATH.
+func (o *compareOptions) checkArgs(_ *cobra.Command, args []string) error {
+	if o.baseline != "" && o.baseline != "auto" {
+		if _, err := os.Stat(o.baseline); err != nil {
+			return usageError{fmt.Errorf("--baseline %q: no such report.json or run folder (the only mode is auto)", o.baseline)}
+		}
+	}
+	switch {
+	case o.baseline == "auto" && len(args) != 2:
+		return usageError{fmt.Errorf("compare --baseline auto needs DIR (the runs to choose from) and CURRENT, got %d argument(s)", len(args))}
+	case o.baseline != "" && o.baseline != "auto" && len(args) != 1:
+		return usageError{fmt.Errorf("compare --baseline %s needs CURRENT alone (the run to compare with it), got %d argument(s)", o.baseline, len(args))}
+	case o.baseline == "" && len(args) != 2:
+		return usageError{fmt.Errorf("compare needs BASELINE and CURRENT (report.json files or run folders; or --baseline BASELINE CURRENT), got %d argument(s)", len(args))}
+	}
+	return nil
 }
 
 // loaded is a report given by its path, or already read (r set).

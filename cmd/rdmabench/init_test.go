@@ -95,3 +95,18 @@ func TestInitCompletesNames(t *testing.T) {
 		t.Errorf("completion: exit %d %q", code, out)
 	}
 }
+
+// run, preflight and plan take a shipped name as init does: they complete
+// the names that start with what was typed, and files where none does.
+func TestScenarioArgumentCompletesShippedNames(t *testing.T) {
+	for _, cmd := range []string{"run", "preflight", "plan"} {
+		code, out, _ := cli(t, "__complete", cmd, "pd")
+		if code != 0 || !strings.Contains(out, "pd-disagg\n") || strings.Contains(out, "loopback\n") || !strings.Contains(out, ":4\n") {
+			t.Errorf("%s pd<TAB>: exit %d %q", cmd, code, out)
+		}
+		code, out, _ = cli(t, "__complete", cmd, "./my")
+		if code != 0 || strings.Contains(out, "pd-disagg") || !strings.Contains(out, ":0\n") {
+			t.Errorf("%s ./my<TAB>: exit %d %q, want file completion", cmd, code, out)
+		}
+	}
+}

@@ -24,16 +24,18 @@ type planOptions struct {
 func newPlanCmd(stdout io.Writer) *cobra.Command {
 	opts := &planOptions{}
 	cmd := &cobra.Command{
-		Use:   "plan FILE",
-		Short: "Show the endpoints, rounds and exact command lines a scenario will run",
+		Use:               "plan FILE",
+		ValidArgsFunction: completeScenario,
+		Short:             "Show the endpoints, rounds and exact command lines a scenario will run",
 		Long: `plan compiles a scenario into the plan a run would execute and prints it.
 Nothing is started.
 
-By default it prints a summary: the endpoints and how they share nodes, the
-rounds, jobs and legs (per test and in all) and the estimated time, from the
-tests' own durations and the harness's measured overhead per leg.
+By default (-o table, as for run) it prints a summary: the endpoints and how
+they share nodes, the rounds, jobs and legs (per test and in all) and the
+estimated time, from the tests' own durations and the harness's measured
+overhead per leg.
 
--o table prints every leg's exact commands with their environment, port and
+-o commands prints every leg's exact commands with their environment, port and
 readiness signal, round by round (jobs of a round run at the same time);
 -o json the plan as a run saves it in plan.json. Both stream: the rounds are
 built as they are written, so an all-to-all over thousands of endpoints
@@ -46,7 +48,7 @@ RoleBinding, a PersistentVolumeClaim for the results, a ConfigMap holding the
 scenario and a CronJob whose Job runs it and compares it with the automatic
 baseline; the Job fails when the run or the comparison does.`,
 		Example: `  rdmabench plan scenarios/pd-disagg.yaml
-  rdmabench plan scenarios/pd-disagg.yaml -o table
+  rdmabench plan scenarios/pd-disagg.yaml -o commands
   rdmabench plan scenarios/wideep.yaml -o json
   rdmabench plan scenarios/pd-disagg.yaml -o cronjob --image registry.example.com/rdmabench:v1 | kubectl apply -f -`,
 		Args: cobra.ExactArgs(1),
@@ -55,8 +57,8 @@ baseline; the Job fails when the run or the comparison does.`,
 			return runPlan(opts, stdout)
 		},
 	}
-	cmd.Flags().StringVarP(&opts.output, "output", "o", "summary", "output format: summary, table (every command), json, yaml, manifests (kube: the objects run creates) or cronjob")
-	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"summary", "table", "json", "yaml", "manifests", "cronjob"}, cobra.ShellCompDirectiveNoFileComp))
+	cmd.Flags().StringVarP(&opts.output, "output", "o", "table", "output format: table (the summary, as run's), commands (every leg's command lines), json, yaml, manifests (kube: the objects run creates) or cronjob")
+	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"table", "commands", "json", "yaml", "manifests", "cronjob"}, cobra.ShellCompDirectiveNoFileComp))
 	opts.cron.register(cmd)
 	opts.seed.register(cmd.Flags())
 	cmd.Flags().BoolVar(&opts.quick, "quick", false, "plan the quick profile: 1 repetition, fewer sizes, short durations (a first look)")
@@ -91,14 +93,14 @@ func runPlan(opts *planOptions, stdout io.Writer) error {
 
 func planWriter(format string) (func(io.Writer, *plan.Plan) error, error) {
 	switch format {
-	case "summary", "":
+	case "table", "summary", "":
 		return plan.WriteSummary, nil
-	case "table":
+	case "commands":
 		return plan.WriteTable, nil
 	case "json":
 		return plan.WriteJSON, nil
 	case "yaml":
 		return plan.WriteYAML, nil
 	}
-	return nil, usageError{fmt.Errorf("unknown output format %q: use summary, table, json, yaml, manifests or cronjob", format)}
+	return nil, usageError{fmt.Errorf("unknown output format %q: use table (the summary), commands, json, yaml, manifests or cronjob", format)}
 }

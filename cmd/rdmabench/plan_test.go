@@ -62,7 +62,7 @@ func TestPlanSummaryByDefault(t *testing.T) {
 		"  legs             2\n",
 		"  estimated time   4.1s (",
 		"│ iperf3  │ iperf3       │ pairwise │ 1      │ 1    │ 1    │ 1           │ 3.0s      │",
-		"Every command line: -o table",
+		"Every command line: -o commands",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("summary lacks %q:\n%s", want, out)
@@ -73,8 +73,18 @@ func TestPlanSummaryByDefault(t *testing.T) {
 	}
 }
 
-func TestPlanTable(t *testing.T) {
-	code, out, errs := runCLI(t, "", "plan", writeScenario(t, planScenario), "-o", "table")
+// -o table is the summary, as it is for run: every command line is -o commands.
+func TestPlanTableIsTheSummaryAsInRun(t *testing.T) {
+	path := writeScenario(t, planScenario)
+	_, summary, _ := runCLI(t, "", "plan", path)
+	code, table, errs := runCLI(t, "", "plan", path, "-o", "table")
+	if code != 0 || table != summary {
+		t.Errorf("plan -o table: exit %d %s\n%s\nwant the summary:\n%s", code, errs, table, summary)
+	}
+}
+
+func TestPlanCommands(t *testing.T) {
+	code, out, errs := runCLI(t, "", "plan", writeScenario(t, planScenario), "-o", "commands")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
@@ -151,7 +161,7 @@ func TestPlanScenarioErrorsStartWithFile(t *testing.T) {
 // plan -o completes its six formats.
 func TestPlanOutputCompletion(t *testing.T) {
 	code, out, _ := runCLI(t, "", "__complete", "plan", "x.yaml", "-o", "")
-	if code != 0 || !strings.HasPrefix(out, "summary\ntable\njson\nyaml\nmanifests\ncronjob\n:4\n") {
+	if code != 0 || !strings.HasPrefix(out, "table\ncommands\njson\nyaml\nmanifests\ncronjob\n:4\n") {
 		t.Errorf("exit %d, completions %q", code, out)
 	}
 }

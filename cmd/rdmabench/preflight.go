@@ -15,11 +15,9 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/rdmabench/rdmabench/report/schema"
 	"github.com/rdmabench/rdmabench/report/text"
 	"github.com/rdmabench/rdmabench/runner"
 	"github.com/rdmabench/rdmabench/runner/backend"
-	"github.com/rdmabench/rdmabench/runner/endpoint"
 	"github.com/rdmabench/rdmabench/runner/plan"
 	"github.com/rdmabench/rdmabench/runner/preflight"
 )
@@ -37,7 +35,8 @@ type preflightOptions struct {
 func newPreflightCmd(stdout, stderr io.Writer) *cobra.Command {
 	o := &preflightOptions{stdout: stdout, stderr: stderr}
 	cmd := &cobra.Command{
-		Use: "preflight SCENARIO",
+		Use:               "preflight SCENARIO",
+		ValidArgsFunction: completeScenario,
 		Example: `  rdmabench preflight loopback
   rdmabench preflight pd-disagg.yaml --kubeconfig ~/.kube/config -o json`,
 		Short: "Check every endpoint before a run (RDMA device, port, memlock, MTU, GID, GPUs …) and clean up",
@@ -48,8 +47,14 @@ tests need), prints them with the evidence read and the fix, and removes what
 it created. run makes the same checks before its first test and skips the
 tests a failing check dooms.
 
-Exit codes: 0 every check passed or warned, 1 some check failed, 2 bad
-scenario or flags, 3 the endpoints could not be provisioned.`,
+Exit codes: 0 every test the scenario means to run here can run (checks
+passed or warned; a failure that only says why a test is skipped by design,
+such as no RDMA device for loopback's requires: rdma tests, is its skip
+reason), 1 some check failed that keeps a test from running, 2 bad scenario
+or flags, 3 the endpoints could not be provisioned.
+
+A failed check of a tool whose tests another check already skips (no RDMA
+device, no GPU) is shown as skip: the reason is said once, by that check.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			o.file = args[0]
@@ -97,7 +102,9 @@ func runPreflight(ctx context.Context, o *preflightOptions) error {
 	if err != nil {
 		return err
 	}
-	p, err := compilePlan(sc, plan.CompileOptions{HostGPUs: nic.CountGPUs, HasRDMA: func(endpoint.Endpoint) bool { return true }, Platform: platform})
+	// Planned as run plans it: a test set aside where there is no RDMA
+	// (requires: rdma) is skipped by design, its endpoints still checked.
+	p, err := compilePlan(sc, plan.CompileOptions{HostGPUs: nic.CountGPUs, HasRDMA: runner.BackendHasRDMA(ctx, be), Platform: platform})
 	if err != nil {
 		return err
 	}
@@ -119,7 +126,7 @@ func runPreflight(ctx context.Context, o *preflightOptions) error {
 	} else if err := text.WritePreflightTable(o.stdout, res); err != nil {
 		return err
 	}
-	if schema.PreflightFailed(res) {
+	if preflight.Blocking(res, p, sc, eps, be, platform) {
 		return silentError{preflightFailed{}}
 	}
 	return nil

@@ -233,3 +233,17 @@ func TestReportBenchmarkReport(t *testing.T) {
 		t.Errorf("wrote %v into the working directory", entries)
 	}
 }
+
+// compare --baseline PATH CURRENT is compare PATH CURRENT: the natural
+// guess works, with no same-run warning.
+func TestCompareBaselinePath(t *testing.T) {
+	base, cur := absPath(t, filepath.Join(reportFixtures, "baseline.json")), absPath(t, filepath.Join(reportFixtures, "current.json"))
+	code, out, stderr := runInTempDir(t, "compare", "--baseline", base, cur)
+	want, _ := os.ReadFile(filepath.Join(reportFixtures, "compare.txt"))
+	if code != 1 || out != string(want) || strings.Contains(stderr, "same run") {
+		t.Errorf("--baseline PATH CURRENT: exit %d, want 1 and compare.txt\n%s\n%s", code, out, stderr)
+	}
+	if code, _, e := runInTempDir(t, "compare", "--baseline", base, cur, cur); code != 2 || !strings.Contains(e, "CURRENT") {
+		t.Errorf("--baseline PATH with two arguments: exit %d, want 2: %s", code, e)
+	}
+}

@@ -64,7 +64,8 @@ type runOptions struct {
 func newRunCmd(stdout, stderr io.Writer) *cobra.Command {
 	o := &runOptions{stdout: stdout, stderr: stderr, plan: compilePlan, summary: writeSummary}
 	cmd := &cobra.Command{
-		Use: "run SCENARIO",
+		Use:               "run SCENARIO",
+		ValidArgsFunction: completeScenario,
 		Example: `  rdmabench run loopback
   rdmabench run scenarios/pd-disagg.yaml --kubeconfig ~/.kube/config -n rdmabench
   rdmabench run pd-disagg.yaml --out results/nightly-$(date +%F) --junit junit.xml
@@ -94,7 +95,7 @@ interrupted.`,
 	fl.StringVar(&o.outDir, "out", "", "results folder, refused if it holds a run already (default results/<scenario>-<YYYYmmdd-HHMMSS>)")
 	fl.StringVar(&o.runID, "run-id", "", "run id used in names and nixlbench groups (default: time-based)")
 	fl.StringVarP(&o.output, "output", "o", "table", "stdout at the end: table (summary) or json (report.json)")
-	fl.BoolVar(&o.dryRun, "dry-run", false, "print the plan (table, or JSON with -o json) and exit without running anything")
+	fl.BoolVar(&o.dryRun, "dry-run", false, "print the plan as plan does (-o table: the summary, -o commands: every command line, -o json) and exit without running anything")
 	fl.IntVar(&o.ports, "port-offset", 0, "shift every tool port (when the defaults are taken on this host)")
 	fl.BoolVar(&o.quick, "quick", false, "the quick profile, for a first look: 1 repetition, at most 2 sizes per list, sweeps from maxSize/16, durations of at most 3s (the report says so)")
 	fl.BoolVar(&o.keep, "keep", false, "leave endpoints (pods) for debugging; local processes are always killed")
@@ -111,8 +112,8 @@ interrupted.`,
 }
 
 func runRun(ctx context.Context, o *runOptions) error {
-	if o.output != "table" && o.output != "json" {
-		return usageError{fmt.Errorf("--output %q: want table or json", o.output)}
+	if o.output != "table" && o.output != "json" && (o.output != "commands" || !o.dryRun) {
+		return usageError{fmt.Errorf("--output %q: want table or json (commands with --dry-run)", o.output)}
 	}
 	if o.push != "" {
 		if err := push.CheckURL(o.push); err != nil {
@@ -170,11 +171,14 @@ func runRun(ctx context.Context, o *runOptions) error {
 	return execute(ctx, o, sc, p, be, opts.Platform)
 }
 
+// printPlan is --dry-run's output, plan's for the same -o: table the
+// summary, commands every command line, json plan.json.
 func (o *runOptions) printPlan(p *plan.Plan) error {
-	if o.output == "json" {
-		return plan.WriteJSON(o.stdout, p)
+	write, err := planWriter(o.output)
+	if err != nil {
+		return err
 	}
-	return plan.WriteTable(o.stdout, p)
+	return write(o.stdout, p)
 }
 
 // execute runs the plan and prints where the results are and the summary.
@@ -190,7 +194,7 @@ func execute(ctx context.Context, o *runOptions, sc *scenarios.Scenario, p *plan
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(o.stderr, "rdmabench: running %s (%d round(s)) on %s; results in %s\n", sc.Metadata.Name, p.NumRounds(), be.Name(), out)
+	fmt.Fprintf(o.stderr, "rdmabench: running %s (%d round(s), about %s) on %s; results in %s\n", sc.Metadata.Name, p.NumRounds(), plan.Human(p.Totals().Estimate), be.Name(), out)
 	rep, runErr := runner.Run(ctx, runner.Config{
 		Plan: p, Backend: be, Scenario: sc, ScenarioBytes: asRun, ScenarioHash: fileHash(sc), OutDir: out, RunID: o.runID,
 		Version: version, Progress: o.stderr, Keep: o.keep, AllowEmpty: o.allowEmpty, CleanupTimeout: cleanupBound(be), Platform: platform, EtcdURL: o.etcd,

@@ -123,6 +123,14 @@ func TestRunDryRunPrintsPlan(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "res")); !os.IsNotExist(err) {
 		t.Error("--dry-run created the results folder")
 	}
+	if strings.Contains(stdout.String(), "iperf3 -s") || !strings.Contains(stdout.String(), "estimated time") {
+		t.Errorf("--dry-run (-o table) is plan's summary, as plan -o table:\n%s", stdout.String())
+	}
+	stdout.Reset()
+	code = runWith([]string{"run", writeRunScenario(t, "1s"), "--dry-run", "-o", "commands"}, nil, &stdout, &stderr)
+	if code != 0 || !strings.Contains(stdout.String(), "iperf3 -s") {
+		t.Errorf("--dry-run -o commands: exit %d\n%s", code, stdout.String())
+	}
 }
 
 func TestRunBadScenarioExit2(t *testing.T) {
@@ -270,5 +278,38 @@ func TestRunThatMeasuredNothing(t *testing.T) {
 	code = runWith([]string{"run", scenario, "--out", filepath.Join(t.TempDir(), "res"), "--html", "none", "--allow-empty"}, nil, &stdout, &stderr)
 	if code != 0 {
 		t.Fatalf("--allow-empty: exit %d\n%s", code, stderr.String())
+	}
+}
+
+// TestRunNoRDMASaysWhyOnce: on a host without RDMA, the only preflight
+// lines are the missing device (once per endpoint), the reason the RDMA
+// test is skipped; rping's own binary is no failure of its own, and the
+// skip reason says the missing device once.
+func TestRunNoRDMASaysWhyOnce(t *testing.T) {
+	needTCPTools(t)
+	if ok, _ := runner.DetectRDMA(); ok {
+		t.Skip("this host has RDMA")
+	}
+	out := filepath.Join(t.TempDir(), "res")
+	var stdout, stderr bytes.Buffer
+	if code := runWith([]string{"run", writeRunScenario(t, "1s"), "--out", out, "--port-offset", portOffset()}, nil, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout.String(), stderr.String())
+	}
+	for _, s := range []string{stdout.String(), stderr.String()} {
+		if strings.Contains(s, "binary-rping") {
+			t.Errorf("binary-rping reported though rping's test is skipped for the device:\n%s", s)
+		}
+	}
+	if n := strings.Count(stderr.String(), "preflight FAIL"); n != 2 {
+		t.Errorf("%d preflight FAIL lines, want 2 (rdma-device on a-0 and b-0):\n%s", n, stderr.String())
+	}
+	rep, err := schema.Load(filepath.Join(out, runner.ReportFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rep.Results {
+		if r.Test == "rping" && strings.Count(r.Reason, "RDMA device") != 1 {
+			t.Errorf("rping's reason names the missing device %d times: %q", strings.Count(r.Reason, "RDMA device"), r.Reason)
+		}
 	}
 }

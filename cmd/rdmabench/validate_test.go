@@ -93,7 +93,7 @@ func TestValidateMixed(t *testing.T) {
 	if out != good+": ok\n" {
 		t.Errorf("stdout %q", out)
 	}
-	for _, want := range []string{bad + ":13:11: tests[0].from: unknown pool \"decod\"", bad + ":14:9:", missing + ": cannot read the scenario"} {
+	for _, want := range []string{bad + ":13:11: tests[0].from: unknown pool \"decod\"", bad + ":14:9:", missing + ": no such file"} {
 		if !strings.Contains(errs, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, errs)
 		}

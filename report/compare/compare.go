@@ -186,7 +186,9 @@ func Compare(base, cur *schema.Report, opt Options) *Comparison {
 		}
 	}
 	for _, k := range ckeys {
-		if _, ok := bm[k]; !ok {
+		// Skipped now and not in the baseline (an automatic baseline holds
+		// only results that passed): measured in neither run, no row.
+		if _, ok := bm[k]; !ok && cm[k].Verdict != schema.VerdictSkipped {
 			c.Rows = append(c.Rows, wholeRow(cm[k], StatusNew, "not in the baseline"))
 		}
 	}

@@ -252,3 +252,15 @@ func TestCompareTableFoldsLargeRegression(t *testing.T) {
 		t.Fatalf("%d lines:\n%s", lines, buf.String())
 	}
 }
+
+// A test skipped now and absent from the baseline (the automatic baseline
+// holds only results that passed: skipped in every run) is nothing to
+// compare, as a result measured in neither run is: not "new".
+func TestSkippedNowAndNotInTheBaselineIsNotNew(t *testing.T) {
+	base, cur := fixture.BaseAndCurrent()
+	cur.Results = append(cur.Results, schema.Result{Test: "rping", Tool: "rping", Verdict: schema.VerdictSkipped, Reason: "no RDMA device"})
+	c := Compare(base, cur, Options{ThresholdPct: 5})
+	if rows := rowsWhere(c, "rping", ""); len(rows) != 0 {
+		t.Errorf("rows for a test skipped now and not in the baseline: %+v", rows)
+	}
+}

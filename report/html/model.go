@@ -30,6 +30,9 @@ type page struct {
 	Sections []section
 	Charts   []chartSpec
 	ECharts  string
+	// Conclusion is the first line (conclusion); LineRateNote says why
+	// "% of line rate" is "-" in every row, where it is.
+	Conclusion, LineRateNote string
 }
 
 // section is one heading of the report with its charts and tables.
@@ -44,6 +47,8 @@ type htmlTable struct {
 	Caption string
 	Head    []string
 	Rows    [][]string
+	// Statuses: the first column is a status (PASS, FAIL …), coloured.
+	Statuses bool
 }
 
 // verdictRow is one line of the verdict summary.
@@ -81,6 +86,7 @@ func buildPage(r *schema.Report, o Options) *page {
 		}
 		p.LineRate = fmt.Sprintf("%s (%s: %s)", rate, lr.Source, lr.Detail)
 	}
+	p.Conclusion, p.LineRateNote = conclusion(r), lineRateNote(r)
 	p.Env = environmentRows(r.Run)
 	p.Rows = verdictRows(r, o)
 	p.Sections = buildSections(r)
@@ -167,7 +173,7 @@ func verdictRows(r *schema.Report, o Options) []verdictRow {
 	}
 	for i := 1; i < len(rows); i++ {
 		a, b := rows[i-1], rows[i]
-		rows[i].SameReason = b.Reason != "" && a.Test == b.Test && a.Reason == b.Reason
+		rows[i].SameReason = b.Reason != "" && a.Reason == b.Reason
 	}
 	for _, t := range order {
 		cells := folded[t].Row(t)

@@ -14,9 +14,9 @@ func preflightSection(eps []schema.PreflightEndpoint) (section, bool) {
 		return section{}, false
 	}
 	s := section{ID: "preflight", Title: "Preflight",
-		Intro: "Checked on every endpoint before the first test. A failing check skips the tests it dooms (named in their reason); a warning does not."}
+		Intro: "Checked on every endpoint before the first test. A failing check skips the tests it dooms (named in their reason); a warning does not; a skip is a check of a tool whose tests another check already skips."}
 	for _, ep := range eps {
-		t := htmlTable{Caption: strings.TrimSpace(ep.Endpoint + " " + ep.Host + ep.Node + " " + ep.Device), Head: []string{"status", "check", "evidence", "fix"}}
+		t := htmlTable{Caption: strings.TrimSpace(ep.Endpoint + " " + ep.Host + ep.Node + " " + ep.Device), Head: []string{"status", "check", "evidence", "fix"}, Statuses: true}
 		if ep.Error != "" {
 			t.Rows = append(t.Rows, []string{"ERROR", "-", ep.Error, "check the endpoint is reachable"})
 		}

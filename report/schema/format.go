@@ -62,8 +62,9 @@ func (r *Result) RankLabel() string {
 	return fmt.Sprintf("%d ranks", n)
 }
 
-// VerdictRank orders verdicts worst first: a shortfall of the fabric, then a
-// harness failure, then passes, then what did not run.
+// VerdictRank orders verdicts by severity, worst first: a shortfall of
+// the fabric, then a harness failure, then what did not run (a skipped
+// test is something to fix before the run says all it could), then passes.
 func VerdictRank(v string) int {
 	switch v {
 	case VerdictInvalid:
@@ -72,9 +73,9 @@ func VerdictRank(v string) int {
 		return 0
 	case VerdictError:
 		return 1
-	case VerdictPass:
-		return 2
 	case VerdictSkipped:
+		return 2
+	case VerdictPass:
 		return 3
 	}
 	return 4

@@ -12,7 +12,8 @@ import (
 )
 
 // Save writes r to path atomically (temp file + rename), so a crash never
-// leaves a half-written report.json.
+// leaves a half-written report.json; readable as report.html is (0644,
+// not the temporary file's 0600).
 func Save(path string, r *Report) error {
 	if r.SchemaVersion == "" {
 		r.SchemaVersion = Version
@@ -32,6 +33,9 @@ func Save(path string, r *Report) error {
 		return err
 	}
 	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
 		return err
 	}
 	return os.Rename(tmp.Name(), path)

@@ -147,3 +147,19 @@ func TestSaveStreamsWhatMarshalIndentWrites(t *testing.T) {
 		}
 	}
 }
+
+// report.json is readable as report.html is (0644), not the temporary
+// file's 0600: a web server or a colleague reads the run folder.
+func TestSaveIsReadableLikeTheHTML(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "report.json")
+	if err := schema.Save(path, fixture.Full(1)); err != nil {
+		t.Fatal(err)
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Mode().Perm() != 0o644 {
+		t.Errorf("report.json is %v, want -rw-r--r--", st.Mode().Perm())
+	}
+}

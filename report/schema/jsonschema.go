@@ -14,7 +14,7 @@ const JSONSchemaID = "https://rdmabench.io/schemas/report/v2.json"
 // tools reading report.json can rely on them.
 var enums = map[string][]string{
 	"Result.verdict":        {VerdictPass, VerdictFail, VerdictError, VerdictSkipped, VerdictInvalid},
-	"PreflightCheck.status": {PreflightPass, PreflightWarn, PreflightFail},
+	"PreflightCheck.status": {PreflightPass, PreflightWarn, PreflightFail, PreflightSkip},
 	"PreflightCheck.dooms":  {DoomsRDMA, DoomsGPU, DoomsGPUDirect, DoomsNCCLNet, DoomsTool},
 	"LineRate.source":       {LineRateDeclared, LineRateNIC, LineRateNVLink, LineRateNone},
 	"Transport.kind":        {"rdma", "tcp", "shm", "p2p", "none", "unknown"},

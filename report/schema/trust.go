@@ -5,6 +5,10 @@ const (
 	PreflightPass = "pass"
 	PreflightWarn = "warn" // worth fixing; tests still run
 	PreflightFail = "fail" // the tests it dooms are skipped
+	// PreflightSkip is a failed check of a tool's build whose tests
+	// another failing check (no RDMA device, no GPU) already skips: the
+	// evidence is kept, but the reason is said once, by that check.
+	PreflightSkip = "skip"
 )
 
 // What a failing preflight check dooms, on its endpoint.

@@ -64,16 +64,17 @@ func writePreflightTable(w io.Writer, rows [][]string) error {
 	return t.Render()
 }
 
-// PreflightRows are the checks as table rows, fails then warns (then
-// passes when all is set), in endpoint order.
+// PreflightRows are the checks as table rows, fails then warns (then,
+// when all is set, the skips (checks of tools another check already
+// keeps from running) and passes), in endpoint order.
 func PreflightRows(eps []schema.PreflightEndpoint, all bool) [][]string {
 	width := 90 // beside the results table
 	if all {
 		width = 240 // `rdmabench preflight`: the evidence is the point
 	}
 	var rows [][]string
-	for _, st := range []string{schema.PreflightFail, schema.PreflightWarn, schema.PreflightPass} {
-		if st == schema.PreflightPass && !all {
+	for _, st := range []string{schema.PreflightFail, schema.PreflightWarn, schema.PreflightSkip, schema.PreflightPass} {
+		if st == schema.PreflightSkip && !all {
 			break
 		}
 		for _, ep := range eps {

@@ -53,13 +53,12 @@ func WriteSummaryTable(w io.Writer, r *schema.Report) error {
 }
 
 // summaryRows renders results worst first, folding the passing tail of
-// large tests.
+// large tests into a row each after the passes (passes come last).
 func summaryRows(rs []schema.Result) [][]string {
 	var rows [][]string
 	shown := map[string]int{}
 	folded := map[string]*FoldedPasses{}
 	var order []string
-	foldedOut := false
 	for _, i := range schema.WorstFirst(rs) {
 		res := &rs[i]
 		if res.Verdict == schema.VerdictPass && shown[res.Test] >= SummaryRowsPerTest {
@@ -72,21 +71,9 @@ func summaryRows(rs []schema.Result) [][]string {
 			f.Add(res)
 			continue
 		}
-		if res.Verdict == schema.VerdictSkipped && !foldedOut {
-			rows, foldedOut = appendFolded(rows, order, folded), true
-		}
 		shown[res.Test]++
 		rows = append(rows, resultRow(res))
 	}
-	if !foldedOut {
-		rows = appendFolded(rows, order, folded)
-	}
-	return rows
-}
-
-// appendFolded adds the folded passing rows, after the passes they stand
-// for and before what was skipped.
-func appendFolded(rows [][]string, order []string, folded map[string]*FoldedPasses) [][]string {
 	for _, test := range order {
 		rows = append(rows, folded[test].Row(test))
 	}

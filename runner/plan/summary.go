@@ -149,7 +149,7 @@ func WriteSummary(w io.Writer, p *Plan) error {
 			return err
 		}
 	}
-	_, err := fmt.Fprintln(w, "\nEvery command line: -o table; the plan as run saves it: -o json.")
+	_, err := fmt.Fprintln(w, "\nEvery command line: -o commands; the plan as run saves it: -o json.")
 	return err
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/rdmabench/rdmabench/nic"
 	"github.com/rdmabench/rdmabench/report/schema"
 	"github.com/rdmabench/rdmabench/runner/tools"
+	"github.com/rdmabench/rdmabench/tool"
 )
 
 // Check ids: stable names a reason, a script or a dashboard can rely on.
@@ -102,19 +103,59 @@ func Evaluate(f Facts, w Want) []schema.PreflightCheck {
 	if w.RDMA || (w.Device != "" && w.Device != "auto") {
 		cs = append(cs, rdmaChecks(f, w)...)
 	}
+	cs = append(cs, gpuChecks(f, w)...)
+	if w.NCCLNet {
+		cs = append(cs, ncclNetPlugin(f))
+	}
+	return append(cs, probeChecks(f, w)...)
+}
+
+// gpuChecks: the GPU count, then GPU memory over RDMA where there is a
+// GPU (with none, the count is the one reason its tests are skipped).
+func gpuChecks(f Facts, w Want) []schema.PreflightCheck {
+	var cs []schema.PreflightCheck
 	if w.GPU || w.GPUs > 0 {
-		cs = append(cs, softenGPU(gpuCount(f, w), w))
+		c := gpuCount(f, w)
+		if c.Status == schema.PreflightFail {
+			return []schema.PreflightCheck{c}
+		}
+		cs = append(cs, c)
 	}
 	if w.GPUDirect {
 		cs = append(cs, softenGPU(gpuDirect(f), w))
 	}
-	if w.NCCLNet {
-		cs = append(cs, ncclNetPlugin(f))
-	}
+	return cs
+}
+
+// probeChecks judge the tools' probes; a failure that repeats an earlier
+// one's evidence (nccl-loads-X after binary-X: "X is not on PATH") is
+// said once. On a host the fix is a host's, not an image's.
+func probeChecks(f Facts, w Want) []schema.PreflightCheck {
+	var cs []schema.PreflightCheck
 	for _, p := range w.Probes {
-		cs = append(cs, probeCheck(p, f.Probes))
+		c := probeCheck(p, f.Probes)
+		if c.Status == schema.PreflightFail && slices.ContainsFunc(cs, func(d schema.PreflightCheck) bool {
+			return d.Status == schema.PreflightFail && d.Evidence == c.Evidence
+		}) {
+			continue
+		}
+		if !w.Pod {
+			c.Fix = hostFix(c.Fix)
+		}
+		cs = append(cs, c)
 	}
 	return cs
+}
+
+// hostFix is a tool's install advice for a host where its own speaks of
+// images (tool.Spec.HostInstall).
+func hostFix(fix string) string {
+	for _, s := range tool.All() {
+		if s.HostInstall != "" && fix == s.Install {
+			return s.HostInstall
+		}
+	}
+	return fix
 }
 
 // ncclNetPlugin: NCCL between nodes over EFA goes through libfabric by the
@@ -146,10 +187,10 @@ func probeCheck(p tools.Probe, outs map[string]string) schema.PreflightCheck {
 	return warn(p.ID, ev, fix)
 }
 
-// softenGPU makes a GPU failure a warning outside pods: on hosts (local,
-// ssh) the GPU tool itself says when it finds no GPU, and the stand-in
-// lanes run nccl-tests' stand-in on machines without one. In a pod a
-// missing GPU is the pod's spec, and dooms the test.
+// softenGPU makes a GPUDirect failure a warning outside pods: on hosts
+// (local, ssh) the GPU tool itself says whether GPU memory moves over
+// RDMA (dma-buf needs no module preflight can see). In a pod it is the
+// node's setup, and dooms the test.
 func softenGPU(c schema.PreflightCheck, w Want) schema.PreflightCheck {
 	if c.Status == schema.PreflightFail && !w.Pod {
 		c.Status, c.Dooms = schema.PreflightWarn, ""
@@ -510,7 +551,11 @@ func gpuCount(f Facts, w Want) schema.PreflightCheck {
 	need := max(w.GPUs, 1)
 	ev := fmt.Sprintf("%d GPU(s) (%s), scenario gives %d", n, src, w.GPUs)
 	if n < need {
-		return fail(GPUCount, schema.DoomsGPU, ev, "request nvidia.com/gpu for the pool, or lower gpus: in the scenario; check nvidia-smi")
+		fix := "run where the GPUs are (nvidia-smi -L lists them), or lower gpus: in the scenario; check the NVIDIA driver"
+		if w.Pod {
+			fix = "request nvidia.com/gpu for the pool, or lower gpus: in the scenario; check nvidia-smi"
+		}
+		return fail(GPUCount, schema.DoomsGPU, ev, fix)
 	}
 	if n > need {
 		// Not wrong, but the GPUs left out are not measured: a green that

@@ -97,7 +97,7 @@ func TestEvaluateFailures(t *testing.T) {
 		{"gid v1", func(f *Facts, w *Want) { g := 0; w.GIDIndex = &g }, RoCEGID, schema.PreflightWarn, "GID index 0"},
 		{"gid empty", func(f *Facts, w *Want) { g := 7; w.GIDIndex = &g }, RoCEGID, schema.PreflightFail, "7, which is empty"},
 		{"gpus", func(f *Facts, w *Want) { w.GPUs = 2; w.Pod = true }, GPUCount, schema.PreflightFail, "0 GPU(s)"},
-		{"gpus on a host", func(f *Facts, w *Want) { w.GPUs = 2 }, GPUCount, schema.PreflightWarn, "the GPU tool decides"},
+		{"gpus on a host", func(f *Facts, w *Want) { w.GPUs = 2 }, GPUCount, schema.PreflightFail, "0 GPU(s)"},
 		{"gpudirect", func(f *Facts, w *Want) { w.GPUDirect = true; w.Pod = true }, GPUDirect, schema.PreflightFail, "nvidia_peermem not loaded"},
 		{"peermem", func(f *Facts, w *Want) { w.GPUDirect = true; f.PeerMem = "nvidia_peermem" }, GPUDirect, schema.PreflightPass, "loaded"},
 		{"dmabuf", func(f *Facts, w *Want) {
@@ -257,5 +257,28 @@ func TestRoCEGIDOfAnIPv6DataAddress(t *testing.T) {
 	c := byID(Evaluate(f, Want{Endpoint: "e", Device: "rxe1", GIDIndex: &gid, Address: "fd00:9:1::1", RDMA: true}))[RoCEGID]
 	if c.Status != schema.PreflightPass || !strings.Contains(c.Evidence, "GID 3") {
 		t.Fatalf("got %+v, want a pass on GID 3", c)
+	}
+}
+
+// A GPU test on a host (local, ssh) with no GPU: no GPU dooms it (the
+// reason it is skipped), the advice is a host's (no pod resource, no
+// image), its tools' checks are said once (binary-X and nccl-loads-X
+// read the same missing binary), and gpudirect is not checked on top.
+func TestGPUTestOnAHostWithoutGPU(t *testing.T) {
+	w := Want{Endpoint: "gpu-0", GPU: true, GPUs: 1, GPUDirect: true,
+		Probes: tools.ProbesOf(&scenarios.Test{Tool: "nccl", Args: scenarios.Args{Collective: "all_reduce"}}, "nccl")}
+	f := Facts{GPUSmi: -1, Probes: map[string]string{"binary-all_reduce_perf": "missing\n", "nccl-loads-all_reduce_perf": "nccl=missing\n"}}
+	cs := byID(Evaluate(f, w))
+	if c := cs[GPUCount]; c.Status != schema.PreflightFail || c.Dooms != schema.DoomsGPU || strings.Contains(c.Fix, "nvidia.com/gpu") {
+		t.Errorf("gpu-count %+v: want a failure that dooms GPU tests, with a host's fix", c)
+	}
+	if c, ok := cs[GPUDirect]; ok {
+		t.Errorf("gpudirect checked with no GPU: %+v", c)
+	}
+	if c := cs["binary-all_reduce_perf"]; c.Status != schema.PreflightFail || strings.Contains(c.Fix, "image") {
+		t.Errorf("binary check %+v: want a host's fix (no image)", c)
+	}
+	if c, ok := cs["nccl-loads-all_reduce_perf"]; ok {
+		t.Errorf("nccl-loads repeats the missing binary: %+v", c)
 	}
 }

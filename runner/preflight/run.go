@@ -3,6 +3,7 @@ package preflight
 import (
 	"context"
 	"fmt"
+	"iter"
 	"slices"
 	"sync"
 	"time"
@@ -50,7 +51,7 @@ func RunWith(ctx context.Context, be backend.Backend, p *plan.Plan, sc *scenario
 	if o.Timeout <= 0 {
 		o.Timeout = DefaultTimeout
 	}
-	units := preflightUnits(p, sc, eps, runsInPods(be), o.Platform)
+	units, uses := preflightUnits(p, sc, eps, runsInPods(be), o.Platform)
 	in := make([]Input, len(units))
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, 16)
@@ -88,6 +89,7 @@ func RunWith(ctx context.Context, be backend.Backend, p *plan.Plan, sc *scenario
 		}
 		e.Checks = append(e.Checks, got.Checks...)
 	}
+	markMoot(out, at, units, uses)
 	return out, mtus
 }
 
@@ -107,6 +109,8 @@ func libraryVersions(f Facts) map[string]string {
 type preflightUnit struct {
 	ep   endpoint.Endpoint
 	want Want
+	// probeTests are the tests that need each probe here, by probe id.
+	probeTests map[string][]string
 }
 
 func joinErr(a, b string) string {
@@ -151,9 +155,10 @@ func runsInPods(be backend.Backend) bool {
 
 // preflightUnits say what each endpoint's tests need of it (in a pod:
 // of its one container, where they all run).
-func preflightUnits(p *plan.Plan, sc *scenarios.Scenario, eps []endpoint.Endpoint, pod bool, platform string) []*preflightUnit {
+func preflightUnits(p *plan.Plan, sc *scenarios.Scenario, eps []endpoint.Endpoint, pod bool, platform string) ([]*preflightUnit, map[string]*testUse) {
 	tests := testsByName(sc)
 	var units []*preflightUnit
+	uses := map[string]*testUse{}
 	byKey := map[string]*preflightUnit{}
 	epByName := map[string]endpoint.Endpoint{}
 	unit := func(ep endpoint.Endpoint) *preflightUnit {
@@ -161,7 +166,7 @@ func preflightUnits(p *plan.Plan, sc *scenarios.Scenario, eps []endpoint.Endpoin
 			return u
 		}
 		w := Want{Endpoint: ep.Name, Device: ep.Device, GIDIndex: ep.GIDIndex, NoDevice: ep.NoDevice, DataDevice: ep.DataDevice, Address: ep.Address, GPUs: ep.GPUs, Pod: pod}
-		u := &preflightUnit{ep: ep, want: w}
+		u := &preflightUnit{ep: ep, want: w, probeTests: map[string][]string{}}
 		byKey[ep.Name] = u
 		units = append(units, u)
 		return u
@@ -170,7 +175,7 @@ func preflightUnits(p *plan.Plan, sc *scenarios.Scenario, eps []endpoint.Endpoin
 		epByName[ep.Name] = ep
 		unit(ep)
 	}
-	mark := func(name string, t *scenarios.Test, tool string, ncclNet bool, launch []tools.Probe) {
+	mark := func(name, test string, t *scenarios.Test, tool string, ncclNet bool, launch []tools.Probe) {
 		ep, ok := epByName[name]
 		if !ok {
 			return
@@ -178,6 +183,7 @@ func preflightUnits(p *plan.Plan, sc *scenarios.Scenario, eps []endpoint.Endpoin
 		u := unit(ep)
 		x := u.want
 		rdma, gpu := tools.NeedsRDMA(t, tool), tools.NeedsGPU(t, tool)
+		useOf(uses, test).add(name, Needs{RDMA: rdma, GPU: gpu, GPUDirect: UsesGPUDirect(t, rdma, gpu), NCCLNet: ncclNet, Probes: slices.Collect(commonProbeIDs(t, tool))})
 		x.RDMA = x.RDMA || rdma
 		x.GPU = x.GPU || gpu
 		x.GPUDirect = x.GPUDirect || UsesGPUDirect(t, rdma, gpu)
@@ -186,6 +192,9 @@ func preflightUnits(p *plan.Plan, sc *scenarios.Scenario, eps []endpoint.Endpoin
 			x.MinMemlockKiB = max(x.MinMemlockKiB, memlockNeedKiB(t, tool))
 		}
 		for _, p := range slices.Concat(tools.ProbesOf(t, tool), launch) {
+			if p.Backend == "" && !slices.Contains(u.probeTests[p.ID], test) {
+				u.probeTests[p.ID] = append(u.probeTests[p.ID], test)
+			}
 			if !slices.ContainsFunc(x.Probes, func(q tools.Probe) bool { return q.ID == p.ID }) {
 				x.Probes = append(x.Probes, p)
 			}
@@ -202,7 +211,7 @@ func preflightUnits(p *plan.Plan, sc *scenarios.Scenario, eps []endpoint.Endpoin
 			}
 			launch := tools.LaunchProbes(job.Tool, p.Backend, jobEps)
 			for _, name := range names {
-				mark(name, tests[job.Test], job.Tool, needsNCCLNet(platform, job, names), launch)
+				mark(name, job.Test, tests[job.Test], job.Tool, needsNCCLNet(platform, job, names), launch)
 			}
 		}
 		return nil
@@ -211,11 +220,11 @@ func preflightUnits(p *plan.Plan, sc *scenarios.Scenario, eps []endpoint.Endpoin
 		t := tests[s.Test]
 		for _, ep := range eps {
 			if t != nil && (ep.Pool == t.From || ep.Pool == t.To) {
-				mark(ep.Name, t, s.Tool, false, nil)
+				mark(ep.Name, s.Test, t, s.Tool, false, nil)
 			}
 		}
 	}
-	return units
+	return units, uses
 }
 
 // testsByName indexes the scenario's tests (nil: none).
@@ -252,4 +261,16 @@ func UsesGPUDirect(t *scenarios.Test, rdma, gpu bool) bool {
 // only through the aws-ofi-nccl net plugin.
 func needsNCCLNet(platform string, job *plan.Job, names []string) bool {
 	return platform == scenarios.PlatformEKS && tool.UsesNCCL(job.Tool) && len(names) > 1
+}
+
+// commonProbeIDs are the ids of a test's probes that every leg needs (a
+// NIXL backend's own probes doom only its legs).
+func commonProbeIDs(t *scenarios.Test, tool string) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		for _, p := range tools.ProbesOf(t, tool) {
+			if p.Backend == "" && !yield(p.ID) {
+				return
+			}
+		}
+	}
 }

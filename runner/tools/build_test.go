@@ -274,6 +274,13 @@ func TestUCXPerftestCommands(t *testing.T) {
 	check(t, got,
 		expect{endpoint: "h-1", role: RoleServer, argv: "ucx_perftest -p 13340", port: 13340, ready: "listen", env: map[string]string{"UCX_TLS": "tcp"}},
 		expect{endpoint: "h-0", role: RoleClient, argv: "ucx_perftest ${addr:h-1} -p 13340 -t tag_lat -n 10000", parse: true, env: map[string]string{"UCX_TLS": "tcp"}})
+	// No transports: UCX picks, and its INFO log names what it picked
+	// (ep_cfg[0]: tag(sysv/memory cma/memory)), on the parsed side.
+	free := scenarios.Test{Tool: "ucx_perftest"}
+	got = build(t, free, local)
+	check(t, got,
+		expect{endpoint: "h-1", role: RoleServer, argv: "ucx_perftest -p 13340", port: 13340, ready: "listen", env: map[string]string{"UCX_NET_DEVICES": "mlx5_0:1"}},
+		expect{endpoint: "h-0", role: RoleClient, argv: "ucx_perftest ${addr:h-1} -p 13340 -t tag_bw -n 10000", parse: true, env: map[string]string{"UCX_LOG_LEVEL": "info"}})
 	if MetricOf(&tcp) != parsers.MetricLatency || MetricOf(&test) != parsers.MetricBandwidth {
 		t.Fatalf("ucx metric: tag_lat %s, tag_bw %s", MetricOf(&tcp), MetricOf(&test))
 	}

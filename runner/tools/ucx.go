@@ -21,7 +21,8 @@ const (
 
 // buildUCX: the client's parameters define the test (the server adopts
 // them), so the server gets only its port; transports are chosen through
-// UCX_TLS (and UCX_NET_DEVICES from the endpoint's device) on both sides.
+// UCX_TLS (and UCX_NET_DEVICES from the endpoint's device) on both sides;
+// where the scenario names none, the client logs UCX's choice.
 // The server is ready when its port is in the listen table (never probe it:
 // it accepts exactly one connection). The client prints the result table.
 //
@@ -42,8 +43,24 @@ func buildUCX(dst []Command, spec *Spec, leg *Leg) ([]Command, error) {
 	cli = append(cli, a.Extra...)
 	return append(dst,
 		Command{Endpoint: leg.Server.Name, Role: RoleServer, Argv: srv, Env: ucxEnv(leg, a, leg.Server), Port: port, Ready: ReadyListen},
-		Command{Endpoint: leg.Client.Name, Role: RoleClient, Argv: cli, Env: ucxEnv(leg, a, leg.Client), Parse: true},
+		Command{Endpoint: leg.Client.Name, Role: RoleClient, Argv: cli, Env: ucxChoiceLogged(leg, a, ucxEnv(leg, a, leg.Client)), Parse: true},
 	), nil
+}
+
+// ucxChoiceLogged asks UCX to say what it chose where the scenario leaves
+// it the choice (no transports): its INFO log names the transports of
+// each endpoint configuration ("ep_cfg[0]: tag(sysv/memory cma/memory)"),
+// the evidence the report's transport comes from. A UCX_LOG_LEVEL the
+// scenario sets is left to it.
+func ucxChoiceLogged(leg *Leg, a *scenarios.Args, env map[string]string) map[string]string {
+	if a.Transports != "" || leg.scenarioSets(leg.Client, "UCX_LOG_LEVEL") {
+		return env
+	}
+	if env == nil {
+		env = map[string]string{}
+	}
+	env["UCX_LOG_LEVEL"] = "info"
+	return env
 }
 
 func ucxTest(t string) string {

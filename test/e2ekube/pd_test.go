@@ -132,6 +132,11 @@ func TestShippedKubeCheckOnTheTestCluster(t *testing.T) {
 				t.Errorf("%s: %s %q; want measured", res.Test, res.Verdict, res.Reason)
 			}
 			measured[res.Test]++
+			// UCX's own log names shared memory between the two pods (one
+			// host): the transport is shm, not unknown, and not a fabric figure.
+			if res.Test == "ucx-bw" && (res.Transport == nil || res.Transport.Kind != "shm" || !strings.Contains(res.Reason, "not a fabric figure")) {
+				t.Errorf("ucx-bw: transport %+v, reason %q; want shm from UCX's log and not a fabric figure", res.Transport, res.Reason)
+			}
 		default:
 			if res.Verdict != schema.VerdictSkipped || !strings.Contains(res.Reason, "preflight rdma-device") {
 				t.Errorf("%s: %s %q; want skipped for want of an RDMA device", res.Test, res.Verdict, res.Reason)

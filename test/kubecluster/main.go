@@ -3,7 +3,8 @@
 //	go run ./test/kubecluster up --nodes 3 --kubeconfig /tmp/kc
 //
 // It prints the kubeconfig path and how to use it, blocks until SIGINT or
-// SIGTERM, then removes everything it started. `make kube-up` runs it with
+// SIGTERM, then removes everything it started; `kubecluster down` (make
+// kube-down) sends that SIGTERM to one started in the background. `make kube-up` runs it with
 // four nodes (pd-disagg's and wideep's pods, one per node) and --nad
 // rdmabench/rdma-sriov: the NetworkAttachmentDefinition API and the NAD the
 // shipped kube scenarios name.
@@ -33,8 +34,11 @@ import (
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 
 func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "down" {
+		return down(args[1:], stderr)
+	}
 	if len(args) == 0 || args[0] != "up" {
-		fmt.Fprintln(stderr, "usage: kubecluster up [--nodes N] [--kubeconfig FILE] [--workdir DIR] [--bin DIR] [--nad NAMESPACE/NAME] [--next COMMAND]")
+		fmt.Fprintln(stderr, "usage: kubecluster up [--nodes N] [--kubeconfig FILE] [--workdir DIR] [--bin DIR] [--nad NAMESPACE/NAME] [--next COMMAND] [--pidfile FILE]\n       kubecluster down [--pidfile FILE]")
 		return 2
 	}
 	fs := flag.NewFlagSet("up", flag.ContinueOnError)
@@ -48,6 +52,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.Var(&joins, "join", "NAME=IP=KUBELETADDR: a machine that joins with its own kubelet (repeatable); its files go to WORKDIR/join/NAME")
 	nad := fs.String("nad", "", "NAMESPACE/NAME: serve the NetworkAttachmentDefinition API and create this NAD (and its namespace)")
 	next := fs.String("next", "", "the command to suggest once the cluster is up")
+	pidfile := fs.String("pidfile", "", "write this process's pid here while the cluster runs (kubecluster down, make kube-down, stops it)")
 	apiIP := fs.String("apiserver-ip", "", "the address joining machines reach this host by (10.0.2.2 from a QEMU guest); their kubeconfig names it")
 	if err := fs.Parse(args[1:]); err != nil {
 		return 2
@@ -83,6 +88,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		opts.Kubeconfig = abs
 	}
+	removePID, err := writePIDFile(*pidfile)
+	if err != nil {
+		fmt.Fprintln(stderr, "kubecluster:", err)
+		return 1
+	}
+	defer removePID()
+	klogs := &klogSink{} // client-go's "Caches are synced" lines: the log, not the terminal
+	quietKlog(klogs)
+	defer klogs.close()
+	opts.Klog = klogs
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	began := time.Now()
@@ -109,6 +124,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "kubecluster: %s's kubelet files in %s (images/softroce/node/join.sh reads them from /etc/kubernetes)\n",
 			j.Name, filepath.Join(c.WorkDir, "join", j.Name))
 	}
+	if err := klogs.toFile(filepath.Join(c.WorkDir, "logs", "client-go.log")); err != nil {
+		fmt.Fprintln(stderr, "kubecluster: client-go's log:", err)
+	}
 	fmt.Fprintf(stdout, "%s\n", c.Kubeconfig)
 	fmt.Fprintf(stderr, "kubecluster: %d nodes %v; apiserver %s; logs in %s/logs\n", len(c.NodeNames()), c.NodeNames(), c.Server, c.WorkDir)
 	fmt.Fprintf(stderr, "kubecluster: export KUBECONFIG=%s  (kubectl get nodes; rdmabench run --kubeconfig %s ...)\n", c.Kubeconfig, c.Kubeconfig)
@@ -119,7 +137,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if *next != "" {
 		fmt.Fprintf(stderr, "kubecluster: next, in another terminal:\n  %s\n", strings.ReplaceAll(*next, "KUBECONFIG_FILE", c.Kubeconfig))
 	}
-	fmt.Fprintln(stderr, "kubecluster: Ctrl-C stops it and removes everything it started")
+	fmt.Fprintln(stderr, "kubecluster: Ctrl-C (or make kube-down) stops it and removes everything it started")
 	<-ctx.Done()
 	stop()
 	fmt.Fprintln(stderr, "kubecluster: stopping")

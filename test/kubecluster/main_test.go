@@ -24,7 +24,7 @@ func TestSplitNAD(t *testing.T) {
 
 func TestUsageNamesTheFlags(t *testing.T) {
 	var out, errb bytes.Buffer
-	if code := run([]string{"down"}, &out, &errb); code != 2 || !strings.Contains(errb.String(), "--nad NAMESPACE/NAME") {
+	if code := run([]string{"sideways"}, &out, &errb); code != 2 || !strings.Contains(errb.String(), "--nad NAMESPACE/NAME") {
 		t.Errorf("exit %d: %s", code, errb.String())
 	}
 	if code := run([]string{"up", "--nad", "oops"}, &out, &errb); code != 2 || !strings.Contains(errb.String(), "want NAMESPACE/NAME") {

@@ -1,9 +1,13 @@
 package kube
 
 import (
+	"errors"
+
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rdmabench/rdmabench/exitcode"
 )
 
 // TestConnectWithoutConfigSaysSoInOurWords: no kubeconfig anywhere and not
@@ -30,8 +34,15 @@ func TestConnectWithoutConfigSaysSoInOurWords(t *testing.T) {
 	}
 
 	missing := filepath.Join(home, "nope.yaml")
-	_, _, err = Connect(ConnectOptions{Kubeconfig: missing})
-	if err == nil || !strings.Contains(err.Error(), missing) || strings.Contains(err.Error(), "KUBERNETES_MASTER") {
-		t.Errorf("--kubeconfig %s (missing): %v", missing, err)
+	_, _, err2 := Connect(ConnectOptions{Kubeconfig: missing})
+	if err2 == nil || !strings.Contains(err2.Error(), missing) || strings.Contains(err2.Error(), "KUBERNETES_MASTER") {
+		t.Errorf("--kubeconfig %s (missing): %v", missing, err2)
+	}
+	// Both are the configuration's fault, not the harness's: exit 2.
+	for _, e := range []error{err, err2} {
+		var ec interface{ ExitCode() int }
+		if !errors.As(e, &ec) || ec.ExitCode() != exitcode.Usage {
+			t.Errorf("%v: not a configuration error (exit %d)", e, exitcode.Usage)
+		}
 	}
 }

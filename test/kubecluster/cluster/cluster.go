@@ -75,6 +75,9 @@ type Options struct {
 	StartTimeout time.Duration
 	// Log receives progress and the node agents' messages; nil discards.
 	Log io.Writer
+	// Klog receives client-go's and virtual-kubelet's klog lines ("Caches
+	// are synced for …"); nil: Log.
+	Klog io.Writer
 	// RemoteNodes are nodes on other machines (the soft-RoCE VMs), after
 	// the Nodes local ones; with RemoteNodes, Nodes defaults to 0.
 	RemoteNodes []RemoteNode
@@ -169,9 +172,14 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	if err := Available(); err != nil {
 		return nil, err
 	}
-	// client-go and virtual-kubelet log through klog: to Log, not stderr.
+	// client-go and virtual-kubelet log through klog: to Klog (else Log),
+	// not stderr.
 	klog.LogToStderr(false)
-	klog.SetOutput(opts.Log)
+	if opts.Klog != nil {
+		klog.SetOutput(opts.Klog)
+	} else {
+		klog.SetOutput(opts.Log)
+	}
 	c := &Cluster{opts: opts, id: randomID(), WorkDir: opts.WorkDir}
 	if c.WorkDir == "" {
 		d, err := os.MkdirTemp("", "rdmabench-kubecluster-*")
