@@ -16,7 +16,7 @@ import (
 // to tell a failed check of the tool's build that matters from one whose
 // tests another check already skips.
 type testUse struct {
-	needs Needs             // RDMA, GPU, GPUDirect, NCCLNet, Probes
+	needs Needs           // RDMA, GPU, GPUDirect, NCCLNet, Probes
 	at    map[string]bool // the endpoints its tool runs on
 }
 
