@@ -163,10 +163,14 @@ func TestProbeRankWithoutRankZero(t *testing.T) {
 	}
 	defer srv.Close()
 	cmd := exec.Command(filepath.Join(dir, Program), "--rank", "1", "--ranks", "2", "--etcd", srv.URL, "--key", "/rdmabench/none",
-		"--rendezvous-timeout", "1s", "--time-limit", "30s")
+		"--rendezvous-timeout", "3s", "--time-limit", "30s")
 	cmd.Env = append(os.Environ(), "LD_LIBRARY_PATH="+dir)
 	out, err := cmd.CombinedOutput()
-	if err == nil || !strings.Contains(string(out), "rank 0's NCCL id did not appear at /rdmabench/none") {
+	// On a loaded host the etcd read itself may be what runs out of time:
+	// then the probe says the id "could not be read", naming etcd's error.
+	said := strings.Contains(string(out), "rank 0's NCCL id did not appear at /rdmabench/none") ||
+		strings.Contains(string(out), "rank 0's NCCL id could not be read at /rdmabench/none")
+	if err == nil || !said {
 		t.Fatalf("%v\n%s", err, out)
 	}
 }
