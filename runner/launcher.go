@@ -103,8 +103,10 @@ func (l *legRun) mpiEnv(pc plan.PlannedCommand, argv []string, env map[string]st
 		if ep.Interface != "" && !slices.Contains(ifaces, ep.Interface) {
 			ifaces = append(ifaces, ep.Interface)
 		}
-		if ep.Device != "" && ep.Device != "auto" && !slices.Contains(hcas, ep.Device) {
-			hcas = append(hcas, ep.Device)
+		for _, dev := range railDevices(ep) {
+			if !slices.Contains(hcas, dev) {
+				hcas = append(hcas, dev)
+			}
 		}
 	}
 	var add []string
@@ -120,6 +122,21 @@ func (l *legRun) mpiEnv(pc plan.PlannedCommand, argv []string, env map[string]st
 		argv = slices.Insert(argv, 1, "-x", k)
 	}
 	return argv, out
+}
+
+// railDevices are the endpoint's RDMA devices: its data device, then its
+// other rails' on a multi-rail pod.
+func railDevices(ep endpoint.Endpoint) []string {
+	var out []string
+	if ep.Device != "" && ep.Device != "auto" {
+		out = append(out, ep.Device)
+	}
+	for i, r := range ep.Rails {
+		if i > 0 && r.Device != "" {
+			out = append(out, r.Device)
+		}
+	}
+	return out
 }
 
 // trackMPI keeps the launches that are up, for the run's clean-up.

@@ -45,9 +45,24 @@ func newSubstituter(eps map[string]endpoint.Endpoint, etcdURL, runID, out string
 		}
 		add(tools.PortPlaceholder(name), port)
 		add(tools.GIDPlaceholder(name), gidOf(ep))
+		pairs = append(pairs, tools.RailsPlaceholder(name), otherRails(ep))
 	}
 	s.r = strings.NewReplacer(pairs...)
 	return s
+}
+
+// otherRails are the rails of a multi-rail pod after its data rail, as
+// ",dev:port" each, leaving out those without an RDMA device (a rail that
+// cannot carry RDMA is not named to NCCL, and the others still are).
+func otherRails(ep endpoint.Endpoint) string {
+	var b strings.Builder
+	for i, r := range ep.Rails {
+		if i == 0 || r.Device == "" {
+			continue
+		}
+		fmt.Fprintf(&b, ",%s:%d", r.Device, max(r.Port, 1))
+	}
+	return b.String()
 }
 
 func gidOf(ep endpoint.Endpoint) string {
@@ -166,5 +181,5 @@ func leftover(s string) error {
 	if name == tools.PlaceholderEtcd {
 		return fmt.Errorf("%s used but no etcd runs (plan.needsEtcd is false)", name)
 	}
-	return fmt.Errorf("unknown placeholder %s (known: ${addr:ENDPOINT}, ${dev:ENDPOINT}, ${port:ENDPOINT}, ${gid:ENDPOINT}, ${gids:ENDPOINT,…}, ${etcd}, ${run}, ${out})", name)
+	return fmt.Errorf("unknown placeholder %s (known: ${addr:ENDPOINT}, ${dev:ENDPOINT}, ${port:ENDPOINT}, ${gid:ENDPOINT}, ${gids:ENDPOINT,…}, ${rails:ENDPOINT}, ${etcd}, ${run}, ${out})", name)
 }

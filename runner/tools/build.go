@@ -231,8 +231,8 @@ func ucxEnv(l *Leg, a *scenarios.Args, ep endpoint.Endpoint) map[string]string {
 	if a.Transports != "" {
 		env["UCX_TLS"] = a.Transports
 	}
-	if dev := device(ep); dev != "" && !tool.TransportsAreTCP(a.Transports) {
-		env["UCX_NET_DEVICES"] = dev + ":" + l.port(ep)
+	if h := l.hca(ep); h != "" && !tool.TransportsAreTCP(a.Transports) {
+		env["UCX_NET_DEVICES"] = h
 	}
 	if len(env) == 0 {
 		return nil

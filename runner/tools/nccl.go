@@ -133,11 +133,11 @@ func ncclIBEnv(leg *Leg, ranks []endpoint.Endpoint, env map[string]string) {
 	var hcas, names []string
 	gid, sameGID, runtime := "", true, false
 	for i, r := range ranks {
-		dev := device(r)
-		if dev == "" {
+		h := leg.hca(r)
+		if h == "" {
 			return
 		}
-		if h := dev + ":" + leg.port(r); !slices.Contains(hcas, h) {
+		if !slices.Contains(hcas, h) {
 			hcas = append(hcas, h)
 		}
 		names = append(names, r.Name)
