@@ -1,0 +1,90 @@
+package kube
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/rdmabench/rdmabench/nic"
+	"github.com/rdmabench/rdmabench/runner/backend/remote"
+	"github.com/rdmabench/rdmabench/runner/endpoint"
+)
+
+func statusPod(t *testing.T, file string) *corev1.Pod {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join("testdata", file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: "bench",
+		Annotations: map[string]string{NetworkStatusAnnotation: string(raw)}}}
+}
+
+// Every network a pod asks for is read from network-status, in the
+// order asked, with the device its CNI names.
+func TestAttachmentsOfEveryRail(t *testing.T) {
+	b, _ := newTestBackend(t, testScenario())
+	pod := statusPod(t, "network-status-4rails.json")
+	atts, err := b.attachments(pod, []string{"rail-0", "rail-1", "bench/rail-2", "rail-3"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, a := range atts {
+		got = append(got, a.Interface+"="+a.RDMADevice+"@"+a.IP)
+	}
+	want := "net1=mlx5_10@192.168.10.21 net2=mlx5_11@192.168.11.21 net3=mlx5_12@192.168.12.21 net4=mlx5_13@192.168.13.21"
+	if strings.Join(got, " ") != want {
+		t.Errorf("rails %v, want %s", got, want)
+	}
+	if _, err := b.attachments(pod, []string{"rail-0", "rail-9"}); err == nil || !strings.Contains(err.Error(), "rail-9") {
+		t.Errorf("a missing rail: %v", err)
+	}
+}
+
+// recordedVM answers discovery's exec with the soft-RoCE VM's recorded
+// sysfs (two rails).
+func recordedVM(root string) func(context.Context, endpoint.Endpoint, []string) ([]byte, error) {
+	return func(ctx context.Context, _ endpoint.Endpoint, argv []string) ([]byte, error) {
+		if argv[2] == nic.TopoScript {
+			return nil, nil
+		}
+		return exec.CommandContext(ctx, "sh", "-c", strings.Replace(argv[2], "cd /", "cd "+root, 1)).Output()
+	}
+}
+
+// A pod on two networks has two rails, each with its own device, GID and
+// line rate: rail-a's from device-info, rail-b's from its interface and address;
+// a pod on one network has none (its endpoint is as before).
+func TestRailsResolvedFromNetworkStatus(t *testing.T) {
+	b, _ := newTestBackend(t, testScenario())
+	b.disc = remote.Discovery{Exec: recordedVM("../../../nic/testdata/sysfs/rxe-vm-rails"),
+		Key: func(endpoint.Endpoint) string { return "pod p" }, Prefix: "kube"}
+	pod := statusPod(t, "network-status-rxe-rails.json")
+	ep := endpoint.Endpoint{Name: "a-0", ResolveDevice: true, Placement: &endpoint.Placement{Networks: []string{"rail-a", "rail-b"}}}
+	got, err := b.settle(context.Background(), ep, pod)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Device != "rxe0" || got.Address != "10.9.0.1" || len(got.Rails) != 2 {
+		t.Fatalf("endpoint %+v", got)
+	}
+	r := got.Rails[1]
+	if r.Device != "rxe1" || r.Interface != "eth2" || r.Address != "10.9.1.1" || r.GIDIndex == nil || *r.GIDIndex != 2 ||
+		r.RateBps != 2.5e9 || r.Network != "bench/rail-b" {
+		t.Errorf("rail 1 %+v", r)
+	}
+	if r0 := got.Rails[0]; r0.Device != "rxe0" || r0.Interface != "eth0" || r0.GIDIndex == nil || *r0.GIDIndex != 1 {
+		t.Errorf("rail 0 %+v", r0)
+	}
+	ep.Placement.Networks = []string{"rail-a"}
+	if got, err = b.settle(context.Background(), ep, pod); err != nil || got.Rails != nil || got.Device != "rxe0" {
+		t.Errorf("one network: %+v %v", got, err)
+	}
+}
