@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/rdmabench/rdmabench/runner/endpoint"
@@ -26,5 +27,44 @@ func TestSubstituteRails(t *testing.T) {
 	}
 	if got, want := env["NCCL_IB_HCA"], "=rxe0:1,rxe1:1,mlx5_3:1,rxe0:1"; got != want {
 		t.Errorf("NCCL_IB_HCA %q, want %q", got, want)
+	}
+}
+
+// A leg on rail 1 gets each pod's rail-1 device, port, GID and address.
+func TestSubstituteRailPlaceholders(t *testing.T) {
+	g1, g2 := 1, 2
+	eps := map[string]endpoint.Endpoint{
+		"a-0": {Name: "a-0", Device: "rxe0", Rails: []endpoint.Rail{{Device: "rxe0"}, {Device: "rxe1", Port: 1, GIDIndex: &g2, Address: "10.9.1.1"}}},
+		"b-0": {Name: "b-0", Device: "rxe0", Rails: []endpoint.Rail{{Device: "rxe0"}, {Device: "rxe1", Port: 1, GIDIndex: &g1, Address: "10.9.1.2"}}},
+	}
+	s := newSubstituter(eps, "", "r", "/o")
+	argv, _, err := s.command(plan.PlannedCommand{Argv: []string{"ib_write_bw", "-d", "${dev:a-0#1}", "-i", "${port:a-0#1}", "-x", "${gid:a-0#1}", "${addr:b-0#1}"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(argv, " "); got != "ib_write_bw -d rxe1 -i 1 -x 2 10.9.1.2" {
+		t.Errorf("argv %q", got)
+	}
+}
+
+// A rail leg whose pods lack that rail's RDMA device is skipped with why,
+// never run on another device or without the server's address.
+func TestRailLegSkippedWithoutItsDevice(t *testing.T) {
+	eps := map[string]endpoint.Endpoint{
+		"a-0": {Name: "a-0", Rails: []endpoint.Rail{{Device: "rxe0"}, {Network: "bench/rail-b", NoDevice: "no RDMA device has a GID of 10.9.1.1"}}},
+		"b-0": {Name: "b-0", Rails: []endpoint.Rail{{Device: "rxe0"}, {Device: "rxe1"}}},
+		"c-0": {Name: "c-0"},
+	}
+	leg := plan.Leg{Rail: 1, Commands: []plan.PlannedCommand{{Endpoint: "b-0"}, {Endpoint: "a-0"}}}
+	if skip, why := railSkip(eps, leg); !skip || !strings.Contains(why, "a-0") || !strings.Contains(why, "GID of 10.9.1.1") {
+		t.Errorf("skip %v %q", skip, why)
+	}
+	leg.Commands[1].Endpoint = "c-0"
+	if skip, why := railSkip(eps, leg); !skip || !strings.Contains(why, "c-0 has no rail 1") {
+		t.Errorf("skip %v %q", skip, why)
+	}
+	leg.Rail = 0
+	if skip, _ := railSkip(eps, leg); skip {
+		t.Error("rail 0 is the data network: not a rail skip")
 	}
 }

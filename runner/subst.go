@@ -46,6 +46,13 @@ func newSubstituter(eps map[string]endpoint.Endpoint, etcdURL, runID, out string
 		add(tools.PortPlaceholder(name), port)
 		add(tools.GIDPlaceholder(name), gidOf(ep))
 		pairs = append(pairs, tools.RailsPlaceholder(name), otherRails(ep))
+		for i := 1; i < len(ep.Rails); i++ {
+			rail, r := endpoint.RailName(name, i), ep.Rails[i]
+			add(tools.AddrPlaceholder(rail), r.Address)
+			add(tools.DevicePlaceholder(rail), r.Device)
+			add(tools.PortPlaceholder(rail), railPort(r))
+			add(tools.GIDPlaceholder(rail), gidOf(endpoint.Endpoint{GIDIndex: r.GIDIndex}))
+		}
 	}
 	s.r = strings.NewReplacer(pairs...)
 	return s
@@ -63,6 +70,13 @@ func otherRails(ep endpoint.Endpoint) string {
 		fmt.Fprintf(&b, ",%s:%d", r.Device, max(r.Port, 1))
 	}
 	return b.String()
+}
+
+func railPort(r endpoint.Rail) string {
+	if r.Device == "" {
+		return ""
+	}
+	return strconv.Itoa(max(r.Port, 1))
 }
 
 func gidOf(ep endpoint.Endpoint) string {

@@ -29,3 +29,25 @@ func (l *Leg) hca(ep endpoint.Endpoint) string {
 	}
 	return h
 }
+
+// device is the endpoint's RDMA device on the leg's rail (see the
+// function device).
+func (l *Leg) device(ep endpoint.Endpoint) string {
+	if l.Rail > 0 {
+		return DevicePlaceholder(endpoint.RailName(ep.Name, l.Rail))
+	}
+	return device(ep)
+}
+
+// PerRail says whether a tool measures one rail per leg (perftest: rail i
+// to rail i), rather than being given every rail at once.
+func PerRail(name string) bool { return runners[name].perRail }
+
+// Rails is how many rails a pair of endpoints share, as the planner knows
+// them: one per secondary network of multi-rail pods; 1 otherwise.
+func Rails(a, b endpoint.Endpoint) int {
+	if !multiRail(a) || !multiRail(b) {
+		return 1
+	}
+	return min(len(a.Placement.Networks), len(b.Placement.Networks))
+}

@@ -42,3 +42,18 @@ func TestUCXGetsEveryRail(t *testing.T) {
 		t.Errorf("server UCX_NET_DEVICES %q", got)
 	}
 }
+
+// A perftest leg on rail 1 names each side's rail-1 device, port and GID
+// and connects to the server's rail-1 address.
+func TestPerftestOnARail(t *testing.T) {
+	test := scenarios.Test{Tool: "ib_write_bw"}
+	cmds := build(t, test, Leg{Client: railed("a-0", "r0", "r1"), Server: railed("b-0", "r0", "r1"), Rail: 1})
+	check(t, cmds,
+		expect{endpoint: "b-0", role: RoleServer, port: 18515, ready: "listen",
+			argv: "ib_write_bw -d ${dev:b-0#1} -i ${port:b-0#1} -x ${gid:b-0#1} -F --report_gbits -p 18515"},
+		expect{endpoint: "a-0", role: RoleClient, parse: true,
+			argv: "ib_write_bw -d ${dev:a-0#1} -i ${port:a-0#1} -x ${gid:a-0#1} -F --report_gbits -p 18515 ${addr:b-0#1}"})
+	if !PerRail(test.Tool) || PerRail("nccl") {
+		t.Error("perftest measures each rail; nccl is given every rail at once")
+	}
+}

@@ -1,0 +1,54 @@
+package plan
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/rdmabench/rdmabench/scenarios"
+)
+
+// Pods on several networks are measured rail i to rail i by perftest (one
+// leg per rail after the data network's), while NCCL gets every rail in
+// one leg; one network keeps one leg.
+func TestPerftestMeasuresEachRail(t *testing.T) {
+	doc := `apiVersion: rdmabench.io/v1alpha1
+kind: Scenario
+metadata: {name: rails}
+backend: kube
+cluster:
+  image: tools:1
+  networks: [rail-0, rail-1, rail-2]
+pools:
+  - {name: a}
+  - {name: b}
+  - {name: c, networks: [rail-0]}
+tests:
+  - {name: bw, tool: ib_write_bw, from: a, to: b, args: {sizes: [64KiB]}}
+  - {name: one, tool: ib_write_bw, from: a, to: c}
+`
+	sc, err := scenarios.LoadBytes("rails.yaml", []byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := compileHeld(sc, CompileOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range p.Rounds {
+		for _, j := range r.Jobs {
+			for _, l := range j.Legs {
+				got = append(got, j.Test+":"+l.Variant+":"+strings.Join(l.Commands[1].Argv, " "))
+			}
+		}
+	}
+	want := []string{
+		"bw:65536:ib_write_bw -d ${dev:a-0} -i ${port:a-0} -x ${gid:a-0} -s 65536 -F --report_gbits -p 18515 ${addr:b-0}",
+		"bw:rail1/65536:ib_write_bw -d ${dev:a-0#1} -i ${port:a-0#1} -x ${gid:a-0#1} -s 65536 -F --report_gbits -p 18515 ${addr:b-0#1}",
+		"bw:rail2/65536:ib_write_bw -d ${dev:a-0#2} -i ${port:a-0#2} -x ${gid:a-0#2} -s 65536 -F --report_gbits -p 18515 ${addr:b-0#2}",
+		"one::ib_write_bw -d ${dev:a-0} -i ${port:a-0} -x ${gid:a-0} -F --report_gbits -p 18515 ${addr:c-0}",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("legs:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
