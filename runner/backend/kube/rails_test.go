@@ -2,6 +2,7 @@ package kube
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -86,5 +87,31 @@ func TestRailsResolvedFromNetworkStatus(t *testing.T) {
 	ep.Placement.Networks = []string{"rail-a"}
 	if got, err = b.settle(context.Background(), ep, pod); err != nil || got.Rails != nil || got.Device != "rxe0" {
 		t.Errorf("one network: %+v %v", got, err)
+	}
+}
+
+// On GKE a network's interface is the one the pod's interfaces annotation
+// gives it (Google's A3 Ultra manifests: rdma-0 on eth2 … rdma-7 on eth9,
+// eth1 being gvnic-1), not its place in the scenario's list.
+func TestGKEInterfaceFromThePod(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("testdata", "gke-a3ultra-pod-annotations.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pod := &corev1.Pod{}
+	if err := json.Unmarshal(raw, &pod.Annotations); err != nil {
+		t.Fatal(err)
+	}
+	b := &Backend{plat: PlatformGKE}
+	atts, err := b.attachments(pod, []string{"rdma-0", "rdma-1", "rdma-7"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, a := range atts {
+		got = append(got, a.Interface+"="+a.IP)
+	}
+	if want := "eth2=192.168.2.12 eth3=192.168.3.12 eth9=192.168.9.12"; strings.Join(got, " ") != want {
+		t.Errorf("got %v, want %s", got, want)
 	}
 }
