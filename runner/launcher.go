@@ -98,19 +98,8 @@ func (l *legRun) mpiEnv(pc plan.PlannedCommand, argv []string, env map[string]st
 		out[tools.MPIMarker] = l.mpiMarker()
 	}
 	eps, _ := l.rankEndpoints(pc)
-	var ifaces, hcas []string
-	for _, ep := range eps {
-		if ep.Interface != "" && !slices.Contains(ifaces, ep.Interface) {
-			ifaces = append(ifaces, ep.Interface)
-		}
-		for _, dev := range railDevices(ep) {
-			if !slices.Contains(hcas, dev) {
-				hcas = append(hcas, dev)
-			}
-		}
-	}
 	var add []string
-	for k, v := range map[string][]string{"NCCL_SOCKET_IFNAME": ifaces, "NCCL_IB_HCA": hcas} {
+	for k, v := range ncclDiscoveryVars(eps, out) {
 		if _, set := out[k]; set || len(v) == 0 {
 			continue
 		}
@@ -122,6 +111,27 @@ func (l *legRun) mpiEnv(pc plan.PlannedCommand, argv []string, env map[string]st
 		argv = slices.Insert(argv, 1, "-x", k)
 	}
 	return argv, out
+}
+
+// ncclDiscoveryVars are the NCCL variables the ranks' discovery names:
+// NCCL_SOCKET_IFNAME (their data interfaces) and NCCL_IB_HCA (every rail's
+// device); none under Google's gIB plugin, which picks its own NICs.
+func ncclDiscoveryVars(eps []endpoint.Endpoint, env map[string]string) map[string][]string {
+	if tools.UsesGIB(env) {
+		return nil
+	}
+	var ifaces, hcas []string
+	for _, ep := range eps {
+		if ep.Interface != "" && !slices.Contains(ifaces, ep.Interface) {
+			ifaces = append(ifaces, ep.Interface)
+		}
+		for _, dev := range railDevices(ep) {
+			if !slices.Contains(hcas, dev) {
+				hcas = append(hcas, dev)
+			}
+		}
+	}
+	return map[string][]string{"NCCL_SOCKET_IFNAME": ifaces, "NCCL_IB_HCA": hcas}
 }
 
 // railDevices are the endpoint's RDMA devices: its data device, then its

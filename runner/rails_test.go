@@ -68,3 +68,19 @@ func TestRailLegSkippedWithoutItsDevice(t *testing.T) {
 		t.Error("rail 0 is the data network: not a rail skip")
 	}
 }
+
+// The launcher names every rail's device to NCCL from discovery, and
+// nothing under Google's gIB plugin.
+func TestNCCLDiscoveryVars(t *testing.T) {
+	eps := []endpoint.Endpoint{
+		{Name: "a-0", Interface: "net1", Device: "mlx5_10", Rails: []endpoint.Rail{{Device: "mlx5_10"}, {Device: "mlx5_11"}}},
+		{Name: "b-0", Interface: "net1", Device: "mlx5_10"},
+	}
+	got := ncclDiscoveryVars(eps, nil)
+	if strings.Join(got["NCCL_IB_HCA"], ",") != "mlx5_10,mlx5_11" || strings.Join(got["NCCL_SOCKET_IFNAME"], ",") != "net1" {
+		t.Errorf("%v", got)
+	}
+	if got := ncclDiscoveryVars(eps, map[string]string{"NCCL_NET": "gIB"}); got != nil {
+		t.Errorf("under gIB: %v", got)
+	}
+}

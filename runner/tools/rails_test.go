@@ -57,3 +57,19 @@ func TestPerftestOnARail(t *testing.T) {
 		t.Error("perftest measures each rail; nccl is given every rail at once")
 	}
 }
+
+// NCCL through Google's gIB plugin (NCCL_NET=gIB, set by the scenario as
+// its env script does) picks its own NICs and GID: rdmabench names none.
+func TestNCCLLeavesGIBAlone(t *testing.T) {
+	ranks := []endpoint.Endpoint{railed("a-0", "rdma-0", "rdma-1"), railed("b-0", "rdma-0", "rdma-1")}
+	env := func(string) map[string]string { return map[string]string{"NCCL_NET": "gIB"} }
+	cmds := build(t, scenarios.Test{Tool: "nccl"}, Leg{Client: ranks[0], Server: ranks[0], Ranks: ranks, EnvFor: env})
+	for _, k := range []string{"NCCL_IB_HCA", "NCCL_IB_GID_INDEX"} {
+		if v, set := cmds[0].Env[k]; set {
+			t.Errorf("%s=%s set under gIB", k, v)
+		}
+	}
+	if !UsesGIB(map[string]string{"NCCL_NET": "gib"}) || UsesGIB(map[string]string{"NCCL_NET": "IB"}) || UsesGIB(nil) {
+		t.Error("UsesGIB")
+	}
+}
