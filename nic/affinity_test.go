@@ -1,0 +1,70 @@
+package nic
+
+import (
+	"os"
+	"testing"
+)
+
+func topoInventory(t *testing.T, file string) *Inventory {
+	t.Helper()
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gpus, err := ParseTopo(string(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Inventory{GPUs: gpus}
+}
+
+// Each GPU a test uses is paired with the NIC it is given, its relation
+// said, and with the nearest of the pod's NICs where that is nearer: GPU2
+// given mlx5_0 crosses the sockets (SYS), mlx5_1 is on its switch (PIX).
+func TestAffinityPairs(t *testing.T) {
+	inv := topoInventory(t, "testdata/topo-cx7.txt")
+	pairs := inv.Affinity(4, "mlx5_0", []string{"mlx5_0", "mlx5_1"})
+	if len(pairs) != 4 {
+		t.Fatalf("%d pairs: %+v", len(pairs), pairs)
+	}
+	want := []Pair{
+		{GPU: "GPU0", Device: "mlx5_0", Relation: "PIX"},
+		{GPU: "GPU1", Device: "mlx5_0", Relation: "PXB"},
+		{GPU: "GPU2", Device: "mlx5_0", Relation: "SYS", Nearest: "mlx5_1", NearestRelation: "PIX"},
+		{GPU: "GPU3", Device: "mlx5_0", Relation: "SYS", Nearest: "mlx5_1", NearestRelation: "PXB"},
+	}
+	for i, w := range want {
+		if pairs[i] != w {
+			t.Errorf("pair %d: %+v, want %+v", i, pairs[i], w)
+		}
+	}
+	if got := inv.Affinity(0, "mlx5_0", nil); got != nil {
+		t.Errorf("no GPUs used: %+v", got)
+	}
+	if got := inv.NearestNIC("GPU3", []string{"mlx5_0", "mlx5_1"}); got != "mlx5_1" {
+		t.Errorf("nearest NIC of GPU3: %s", got)
+	}
+}
+
+// A host without NICs in the matrix (a real two-H200 machine) has no pair
+// to report.
+func TestAffinityWithoutNICs(t *testing.T) {
+	inv := topoInventory(t, "testdata/topo-h200x2-nonic.txt")
+	if got := inv.Affinity(2, "mlx5_0", nil); len(got) != 0 {
+		t.Errorf("%+v", got)
+	}
+}
+
+func TestFartherThan(t *testing.T) {
+	for _, c := range []struct {
+		rel, limit string
+		want       bool
+	}{{"SYS", "PXB", true}, {"NODE", "PXB", true}, {"PHB", "PXB", true}, {"PXB", "PXB", false}, {"PIX", "PXB", false}, {"SYS", "SYS", false}, {"", "PXB", false}} {
+		if got := FartherThan(c.rel, c.limit); got != c.want {
+			t.Errorf("FartherThan(%q, %q) = %v", c.rel, c.limit, got)
+		}
+	}
+	if !ValidRelation("PXB") || ValidRelation("NV18") || ValidRelation("X") {
+		t.Error("ValidRelation")
+	}
+}
