@@ -125,7 +125,12 @@ func (b *Backend) settle(ctx context.Context, ep endpoint.Endpoint, pod *corev1.
 	if ep.Device != "" {
 		b.progressf("%s: RDMA device %s port %d%s (%s)", ep.Name, ep.Device, ep.Port, gidText(ep.GIDIndex), ep.DeviceFrom)
 	}
-	return ep, b.resolveRails(ctx, &ep, pod)
+	if err := b.resolveRails(ctx, &ep, pod); err != nil {
+		return ep, err
+	}
+	ep.Affinity = b.disc.Affinity(ctx, ep)
+	b.warnAffinity(ep)
+	return ep, nil
 }
 
 // createPods creates the pods, CreateParallelism at a time; the first

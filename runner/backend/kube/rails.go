@@ -2,6 +2,7 @@ package kube
 
 import (
 	"context"
+	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -61,4 +62,21 @@ func (b *Backend) railOf(ctx context.Context, ep endpoint.Endpoint) endpoint.Rai
 		r.RateBps, _, _ = b.disc.LineRate(ctx, ep)
 	}
 	return r
+}
+
+// warnAffinity says where a GPU the endpoint uses is SYS apart from its
+// NIC (across the CPU sockets): measured silently, such a pair moves
+// about half the bandwidth.
+func (b *Backend) warnAffinity(ep endpoint.Endpoint) {
+	for _, a := range ep.Affinity {
+		if a.Relation != "SYS" {
+			continue
+		}
+		nearer := ""
+		if a.Nearest != "" {
+			nearer = fmt.Sprintf("; %s is %s to it", a.Nearest, a.NearestRelation)
+		}
+		b.progressf("warning: %s: %s and %s are SYS apart (across the CPU sockets: expect about half the bandwidth)%s",
+			ep.Name, a.GPU, a.Device, nearer)
+	}
 }

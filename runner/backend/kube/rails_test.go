@@ -49,12 +49,13 @@ func TestAttachmentsOfEveryRail(t *testing.T) {
 	}
 }
 
-// recordedVM answers discovery's exec with the soft-RoCE VM's recorded
-// sysfs (two rails).
+// recordedVM answers discovery's exec with a recorded sysfs tree and its
+// nvidia-smi topo -m.
 func recordedVM(root string) func(context.Context, endpoint.Endpoint, []string) ([]byte, error) {
 	return func(ctx context.Context, _ endpoint.Endpoint, argv []string) ([]byte, error) {
 		if argv[2] == nic.TopoScript {
-			return nil, nil
+			b, _ := os.ReadFile(filepath.Join(root, nic.TopoFile))
+			return b, nil
 		}
 		return exec.CommandContext(ctx, "sh", "-c", strings.Replace(argv[2], "cd /", "cd "+root, 1)).Output()
 	}
@@ -113,5 +114,32 @@ func TestGKEInterfaceFromThePod(t *testing.T) {
 	}
 	if want := "eth2=192.168.2.12 eth3=192.168.3.12 eth9=192.168.9.12"; strings.Join(got, " ") != want {
 		t.Errorf("got %v, want %s", got, want)
+	}
+}
+
+// Each GPU an endpoint uses is reported with its relation to the NIC it is
+// given: on the ConnectX-7 tree GPU2 and GPU3 sit across the sockets from
+// mlx5_0 (SYS), their rail mlx5_1 being near; the run says so.
+func TestAffinityOfEachGPU(t *testing.T) {
+	b, _ := newTestBackend(t, testScenario())
+	b.disc = remote.Discovery{Exec: recordedVM("../../../nic/testdata/sysfs/cx7-roce-gpu"),
+		Key: func(endpoint.Endpoint) string { return "pod p" }, Prefix: "kube"}
+	var progress strings.Builder
+	b.opts.Progress = &progress
+	pod := statusPod(t, "network-status-cx7-rails.json")
+	ep := endpoint.Endpoint{Name: "a-0", GPUs: 4, ResolveDevice: true, Placement: &endpoint.Placement{Networks: []string{"rail-0", "rail-1"}}}
+	got, err := b.settle(context.Background(), ep, pod)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rels []string
+	for _, a := range got.Affinity {
+		rels = append(rels, a.GPU+"-"+a.Device+"="+a.Relation+">"+a.Nearest)
+	}
+	if want := "GPU0-mlx5_0=PIX> GPU1-mlx5_0=PXB> GPU2-mlx5_0=SYS>mlx5_1 GPU3-mlx5_0=SYS>mlx5_1"; strings.Join(rels, " ") != want {
+		t.Errorf("affinity %v, want %s", rels, want)
+	}
+	if !strings.Contains(progress.String(), "GPU2 and mlx5_0 are SYS apart") {
+		t.Errorf("no SYS warning in %q", progress.String())
 	}
 }

@@ -1,0 +1,32 @@
+package remote
+
+import (
+	"context"
+
+	"github.com/rdmabench/rdmabench/runner/endpoint"
+)
+
+// Affinity is the PCIe relation of each GPU the endpoint uses to its RDMA
+// device, from its machine's `nvidia-smi topo -m`, naming a nearer device
+// among its rails where there is one; nil without GPUs, a device or a
+// matrix that lists it.
+func (d *Discovery) Affinity(ctx context.Context, ep endpoint.Endpoint) []endpoint.GPUNIC {
+	if ep.GPUs <= 0 || ep.Device == "" {
+		return nil
+	}
+	inv, err := d.Discover(ctx, ep)
+	if err != nil {
+		return nil
+	}
+	devices := []string{ep.Device}
+	for _, r := range ep.Rails {
+		if r.Device != "" {
+			devices = append(devices, r.Device)
+		}
+	}
+	var out []endpoint.GPUNIC
+	for _, p := range inv.Affinity(ep.GPUs, ep.Device, devices) {
+		out = append(out, endpoint.GPUNIC(p))
+	}
+	return out
+}
