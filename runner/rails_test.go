@@ -84,3 +84,22 @@ func TestNCCLDiscoveryVars(t *testing.T) {
 		t.Errorf("under gIB: %v", got)
 	}
 }
+
+// A result carries the GPU↔NIC pairs of its endpoints, and says where one
+// is SYS apart; a rail leg carries none (the pairs are the data NIC's).
+func TestResultAffinity(t *testing.T) {
+	r := &run{endpoints: map[string]endpoint.Endpoint{
+		"a-0": {Name: "a-0", Affinity: []endpoint.GPUNIC{{GPU: "GPU0", Device: "mlx5_0", Relation: "PIX"}}},
+		"b-0": {Name: "b-0", Affinity: []endpoint.GPUNIC{{GPU: "GPU2", Device: "mlx5_0", Relation: "SYS", Nearest: "mlx5_1", NearestRelation: "PIX"}}},
+	}}
+	pairs, note := r.legAffinity(plan.Leg{From: "a-0", To: "b-0"})
+	if len(pairs) != 2 || pairs[1].Endpoint != "b-0" || pairs[1].Relation != "SYS" {
+		t.Errorf("%+v", pairs)
+	}
+	if !strings.Contains(note, "b-0: GPU2 and mlx5_0 are SYS apart") || !strings.Contains(note, "mlx5_1 is PIX") {
+		t.Errorf("note %q", note)
+	}
+	if pairs, _ := r.legAffinity(plan.Leg{From: "a-0", To: "b-0", Rail: 1}); pairs != nil {
+		t.Errorf("rail leg: %+v", pairs)
+	}
+}

@@ -199,6 +199,10 @@ type Result struct {
 	// Path is the proof of the path: the RDMA port counters of each
 	// endpoint's device, read before and after the leg.
 	Path *PathProof `json:"path,omitempty"`
+	// Affinity is the PCIe relation (nvidia-smi topo -m: PIX, PXB, PHB,
+	// NODE, SYS) of each GPU the leg's endpoints use to the NIC they were
+	// given; judged by expect.affinity, a SYS pair noted in Reason.
+	Affinity []Affinity `json:"affinity,omitempty"`
 	// SameMachine is the node (or ssh host) every side of the leg ran on:
 	// the traffic did not cross the fabric, so the figure is not a
 	// fabric figure. Empty when the sides ran apart (or it is unknown).
@@ -277,4 +281,13 @@ func CountVerdicts(rs []Result) Summary {
 		}
 	}
 	return s
+}
+
+// Affinity is one GPU of an endpoint and the NIC it was given, with their
+// PCIe relation.
+type Affinity struct {
+	Endpoint string `json:"endpoint"`
+	GPU      string `json:"gpu"`
+	Device   string `json:"device"`
+	Relation string `json:"relation"`
 }
