@@ -103,3 +103,14 @@ func TestResultAffinity(t *testing.T) {
 		t.Errorf("rail leg: %+v", pairs)
 	}
 }
+
+// report.json lists each endpoint's rails beside its data device.
+func TestEndpointInfoHasRails(t *testing.T) {
+	g := 2
+	info := endpointInfo(endpoint.Endpoint{Name: "a-0", Device: "rxe0", Rails: []endpoint.Rail{
+		{Network: "bench/rail-a", Interface: "eth0", Device: "rxe0"},
+		{Network: "bench/rail-b", Interface: "eth2", Address: "10.9.1.1", Device: "rxe1", Port: 1, GIDIndex: &g, RateBps: 2.5e9}}})
+	if len(info.Rails) != 2 || info.Rails[1].Device != "rxe1" || *info.Rails[1].GIDIndex != 2 || info.Rails[1].RateBps != 2.5e9 || info.Device != "rxe0" {
+		t.Errorf("%+v", info)
+	}
+}

@@ -102,6 +102,23 @@ type EndpointInfo struct {
 	GIDIndex   *int   `json:"gidIndex,omitempty"`
 	DeviceFrom string `json:"deviceFrom,omitempty"`
 	DataDevice string `json:"dataDevice,omitempty"`
+	// Rails are every secondary network of a multi-rail pod, rail 0 the
+	// data network above (perftest measures them rail i to rail i).
+	Rails []Rail `json:"rails,omitempty"`
+}
+
+// Rail is one secondary network of a multi-rail pod and the RDMA device
+// behind it; NoDevice says why none serves it.
+type Rail struct {
+	Network    string  `json:"network"`
+	Interface  string  `json:"interface,omitempty"`
+	Address    string  `json:"address,omitempty"`
+	Device     string  `json:"device,omitempty"`
+	Port       int     `json:"port,omitempty"`
+	GIDIndex   *int    `json:"gidIndex,omitempty"`
+	RateBps    float64 `json:"rateBps,omitempty"`
+	DeviceFrom string  `json:"deviceFrom,omitempty"`
+	NoDevice   string  `json:"noDevice,omitempty"`
 }
 
 // Line rate sources.
