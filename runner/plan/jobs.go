@@ -248,6 +248,19 @@ func railVariant(rail int, name string) string {
 	return "rail" + strconv.Itoa(rail) + "/" + name
 }
 
+// WithoutRail is a variant without its rail ("rail1/65536" → "65536"),
+// what the variant says of the leg's size and backend.
+func WithoutRail(variant string) string {
+	if !strings.HasPrefix(variant, "rail") {
+		return variant
+	}
+	head, rest, _ := strings.Cut(variant, "/")
+	if _, err := strconv.Atoi(head[len("rail"):]); err != nil {
+		return variant
+	}
+	return rest
+}
+
 // legBackend is what Leg.Backend reports: the variant's backend
 // (args.backends), else the argument the tool's description names
 // (nixlbench's NIXL backend, ucx_perftest's UCX_TLS).

@@ -52,3 +52,15 @@ tests:
 		t.Errorf("legs:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// A rail leg's variant keeps the size the runner reads from it.
+func TestRailVariantKeepsTheSize(t *testing.T) {
+	for v, want := range map[string]string{"rail1/65536": "65536", "rail2": "", "65536": "65536", "UCX/65536": "UCX/65536", "": ""} {
+		if got := WithoutRail(v); got != want {
+			t.Errorf("WithoutRail(%q) = %q, want %q", v, got, want)
+		}
+	}
+	if railVariant(1, "65536") != "rail1/65536" || railVariant(0, "x") != "x" || railVariant(3, "") != "rail3" {
+		t.Error("railVariant")
+	}
+}
