@@ -2,9 +2,9 @@ package nic
 
 import "sort"
 
-// Pair is the PCIe relation between a GPU a test uses and the NIC it is
-// given, as `nvidia-smi topo -m` says (PIX, PXB, PHB, NODE, SYS: nearest to
-// farthest); Nearest is another of the pod's NICs when one is nearer.
+// Pair is the PCIe relation between a GPU a test uses and the NIC it uses,
+// as `nvidia-smi topo -m` says (PIX, PXB, PHB, NODE, SYS: nearest to
+// farthest); Nearest is a nearer NIC of the host, where there is one.
 type Pair struct {
 	GPU             string `json:"gpu"`
 	Device          string `json:"device"`
@@ -27,25 +27,39 @@ func FartherThan(rel, limit string) bool {
 	return ok && lok && r > l
 }
 
-// Affinity pairs the first gpus GPUs (a pod sees its own as GPU0…) with
-// device, the NIC the test is given, and names a nearer one among devices
-// (the pod's NICs, its rails). Nil when no GPU is used or the matrix does
-// not list device.
-func (inv *Inventory) Affinity(gpus int, device string, devices []string) []Pair {
+// Affinity pairs each of the first gpus GPUs (a pod sees its own as
+// GPU0…) with the NIC it uses among devices, the pod's: the one device of
+// a one-NIC pod, with the host's nearer NIC named where the matrix lists
+// one (a VF of it would serve the GPU better); on a multi-rail pod the
+// nearest of its rails, as NCCL picks given them all. Nil when no GPU is
+// used or the matrix lists none of devices.
+func (inv *Inventory) Affinity(gpus int, devices []string) []Pair {
 	var out []Pair
 	for i := 0; i < gpus && i < len(inv.GPUs); i++ {
 		g := inv.GPUs[i]
-		rel, ok := g.NICs[device]
-		if !ok {
+		dev := inv.NearestNIC(g.Name, devices)
+		if dev == "" {
 			continue
 		}
-		p := Pair{GPU: g.Name, Device: device, Relation: rel}
-		if n := inv.NearestNIC(g.Name, devices); n != "" && relRank[g.NICs[n]] < relRank[rel] {
-			p.Nearest, p.NearestRelation = n, g.NICs[n]
+		p := Pair{GPU: g.Name, Device: dev, Relation: g.NICs[dev]}
+		if len(devices) == 1 {
+			if n := inv.NearestNIC(g.Name, g.nicNames()); relRank[g.NICs[n]] < relRank[p.Relation] {
+				p.Nearest, p.NearestRelation = n, g.NICs[n]
+			}
 		}
 		out = append(out, p)
 	}
 	return out
+}
+
+// nicNames are the NICs of the GPU's row, sorted.
+func (g GPU) nicNames() []string {
+	names := make([]string, 0, len(g.NICs))
+	for n := range g.NICs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
 }
 
 // NearestNIC is the nearest of devices to the GPU ("" when the matrix

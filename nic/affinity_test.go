@@ -19,26 +19,26 @@ func topoInventory(t *testing.T, file string) *Inventory {
 }
 
 // Each GPU a test uses is paired with the NIC it is given, its relation
-// said, and with the nearest of the pod's NICs where that is nearer: GPU2
-// given mlx5_0 crosses the sockets (SYS), mlx5_1 is on its switch (PIX).
+// said, and with the host's nearer NIC where there is one: GPU2 given
+// mlx5_0 crosses the sockets (SYS), mlx5_1 is on its switch (PIX). A pod
+// with both as rails pairs each GPU with its nearest.
 func TestAffinityPairs(t *testing.T) {
 	inv := topoInventory(t, "testdata/topo-cx7.txt")
-	pairs := inv.Affinity(4, "mlx5_0", []string{"mlx5_0", "mlx5_1"})
-	if len(pairs) != 4 {
-		t.Fatalf("%d pairs: %+v", len(pairs), pairs)
-	}
+	pairs := inv.Affinity(4, []string{"mlx5_0"})
 	want := []Pair{
 		{GPU: "GPU0", Device: "mlx5_0", Relation: "PIX"},
 		{GPU: "GPU1", Device: "mlx5_0", Relation: "PXB"},
 		{GPU: "GPU2", Device: "mlx5_0", Relation: "SYS", Nearest: "mlx5_1", NearestRelation: "PIX"},
 		{GPU: "GPU3", Device: "mlx5_0", Relation: "SYS", Nearest: "mlx5_1", NearestRelation: "PXB"},
 	}
-	for i, w := range want {
-		if pairs[i] != w {
-			t.Errorf("pair %d: %+v, want %+v", i, pairs[i], w)
-		}
-	}
-	if got := inv.Affinity(0, "mlx5_0", nil); got != nil {
+	checkPairs(t, pairs, want)
+	checkPairs(t, inv.Affinity(4, []string{"mlx5_0", "mlx5_1"}), []Pair{
+		{GPU: "GPU0", Device: "mlx5_0", Relation: "PIX"},
+		{GPU: "GPU1", Device: "mlx5_0", Relation: "PXB"},
+		{GPU: "GPU2", Device: "mlx5_1", Relation: "PIX"},
+		{GPU: "GPU3", Device: "mlx5_1", Relation: "PXB"},
+	})
+	if got := inv.Affinity(0, []string{"mlx5_0"}); got != nil {
 		t.Errorf("no GPUs used: %+v", got)
 	}
 	if got := inv.NearestNIC("GPU3", []string{"mlx5_0", "mlx5_1"}); got != "mlx5_1" {
@@ -46,11 +46,23 @@ func TestAffinityPairs(t *testing.T) {
 	}
 }
 
+func checkPairs(t *testing.T, got, want []Pair) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%d pairs: %+v", len(got), got)
+	}
+	for i, w := range want {
+		if got[i] != w {
+			t.Errorf("pair %d: %+v, want %+v", i, got[i], w)
+		}
+	}
+}
+
 // A host without NICs in the matrix (a real two-H200 machine) has no pair
 // to report.
 func TestAffinityWithoutNICs(t *testing.T) {
 	inv := topoInventory(t, "testdata/topo-h200x2-nonic.txt")
-	if got := inv.Affinity(2, "mlx5_0", nil); len(got) != 0 {
+	if got := inv.Affinity(2, []string{"mlx5_0"}); len(got) != 0 {
 		t.Errorf("%+v", got)
 	}
 }

@@ -96,7 +96,7 @@ func TestResultAffinity(t *testing.T) {
 	if len(pairs) != 2 || pairs[1].Endpoint != "b-0" || pairs[1].Relation != "SYS" {
 		t.Errorf("%+v", pairs)
 	}
-	if !strings.Contains(note, "b-0: GPU2 and mlx5_0 are SYS apart") || !strings.Contains(note, "mlx5_1 is PIX") {
+	if !strings.Contains(note, "b-0: GPU2 and mlx5_0 are SYS apart") || !strings.Contains(note, "the host's mlx5_1 is PIX to GPU2") {
 		t.Errorf("note %q", note)
 	}
 	if pairs, _ := r.legAffinity(plan.Leg{From: "a-0", To: "b-0", Rail: 1}); pairs != nil {

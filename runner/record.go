@@ -102,7 +102,7 @@ func (r *run) legAffinity(leg plan.Leg) ([]schema.Affinity, string) {
 func sysNote(ep, gpu, dev, nearest, rel string) string {
 	s := fmt.Sprintf("%s: %s and %s are SYS apart (across the CPU sockets: about half the bandwidth)", ep, gpu, dev)
 	if nearest != "" {
-		s += fmt.Sprintf(", %s is %s to %s", nearest, rel, gpu)
+		s += fmt.Sprintf(", the host's %s is %s to %s", nearest, rel, gpu)
 	}
 	return s
 }

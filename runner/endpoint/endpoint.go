@@ -58,9 +58,9 @@ type Endpoint struct {
 	// one (a serving node's one VF per GPU), rail 0 being the data network
 	// above; nil for a pod with one network (or none) and off Kubernetes.
 	Rails []Rail `json:"rails,omitempty"`
-	// Affinity is the PCIe relation of each GPU the endpoint uses to its
-	// RDMA device (nvidia-smi topo -m), with a nearer NIC of the pod
-	// where there is one; nil without GPUs or a matrix that lists it.
+	// Affinity is the PCIe relation of each GPU the endpoint uses to the
+	// NIC it uses (nvidia-smi topo -m): its device, or its nearest rail;
+	// nil without GPUs or a matrix that lists it.
 	Affinity []GPUNIC `json:"affinity,omitempty"`
 	// Placement is where the endpoint's pod may run and what it is
 	// given, resolved by the planner from its pool and the cluster
@@ -148,9 +148,10 @@ func RailName(endpoint string, i int) string {
 	return endpoint + "#" + strconv.Itoa(i)
 }
 
-// GPUNIC is one GPU and the NIC a test gives it: their relation (PIX, PXB,
-// PHB, NODE, SYS: nearest to farthest), and the pod's nearest NIC when it
-// is another.
+// GPUNIC is one GPU and the NIC it uses (the pod's one NIC, or its
+// nearest rail): their relation (PIX, PXB, PHB, NODE, SYS: nearest to
+// farthest), and the host's nearer NIC where a one-NIC pod has a farther
+// one.
 type GPUNIC struct {
 	GPU             string `json:"gpu"`
 	Device          string `json:"device"`

@@ -74,7 +74,7 @@ func (b *Backend) warnAffinity(ep endpoint.Endpoint) {
 		}
 		nearer := ""
 		if a.Nearest != "" {
-			nearer = fmt.Sprintf("; %s is %s to it", a.Nearest, a.NearestRelation)
+			nearer = fmt.Sprintf("; the host's %s is %s to it", a.Nearest, a.NearestRelation)
 		}
 		b.progressf("warning: %s: %s and %s are SYS apart (across the CPU sockets: expect about half the bandwidth)%s",
 			ep.Name, a.GPU, a.Device, nearer)

@@ -117,9 +117,11 @@ func TestGKEInterfaceFromThePod(t *testing.T) {
 	}
 }
 
-// Each GPU an endpoint uses is reported with its relation to the NIC it is
-// given: on the ConnectX-7 tree GPU2 and GPU3 sit across the sockets from
-// mlx5_0 (SYS), their rail mlx5_1 being near; the run says so.
+// Each GPU an endpoint uses is reported with its relation to the NIC it
+// uses: on the ConnectX-7 tree a pod on rail-0 alone has GPU2 and GPU3
+// across the sockets from mlx5_0 (SYS), and the run says so, naming the
+// host's nearer mlx5_1; a pod on both rails pairs each GPU with its
+// nearest rail.
 func TestAffinityOfEachGPU(t *testing.T) {
 	b, _ := newTestBackend(t, testScenario())
 	b.disc = remote.Discovery{Exec: recordedVM("../../../nic/testdata/sysfs/cx7-roce-gpu"),
@@ -127,19 +129,31 @@ func TestAffinityOfEachGPU(t *testing.T) {
 	var progress strings.Builder
 	b.opts.Progress = &progress
 	pod := statusPod(t, "network-status-cx7-rails.json")
-	ep := endpoint.Endpoint{Name: "a-0", GPUs: 4, ResolveDevice: true, Placement: &endpoint.Placement{Networks: []string{"rail-0", "rail-1"}}}
-	got, err := b.settle(context.Background(), ep, pod)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var rels []string
-	for _, a := range got.Affinity {
-		rels = append(rels, a.GPU+"-"+a.Device+"="+a.Relation+">"+a.Nearest)
-	}
-	if want := "GPU0-mlx5_0=PIX> GPU1-mlx5_0=PXB> GPU2-mlx5_0=SYS>mlx5_1 GPU3-mlx5_0=SYS>mlx5_1"; strings.Join(rels, " ") != want {
-		t.Errorf("affinity %v, want %s", rels, want)
-	}
-	if !strings.Contains(progress.String(), "GPU2 and mlx5_0 are SYS apart") {
-		t.Errorf("no SYS warning in %q", progress.String())
+	ep := endpoint.Endpoint{Name: "a-0", GPUs: 4, ResolveDevice: true, Placement: &endpoint.Placement{Networks: []string{"rail-0"}}}
+	for _, c := range []struct {
+		nets []string
+		want string
+		warn bool
+	}{
+		{[]string{"rail-0"}, "GPU0-mlx5_0=PIX> GPU1-mlx5_0=PXB> GPU2-mlx5_0=SYS>mlx5_1 GPU3-mlx5_0=SYS>mlx5_1", true},
+		{[]string{"rail-0", "rail-1"}, "GPU0-mlx5_0=PIX> GPU1-mlx5_0=PXB> GPU2-mlx5_1=PIX> GPU3-mlx5_1=PXB>", false},
+	} {
+		progress.Reset()
+		ep.Placement.Networks = c.nets
+		got, err := b.settle(context.Background(), ep, pod)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rels []string
+		for _, a := range got.Affinity {
+			rels = append(rels, a.GPU+"-"+a.Device+"="+a.Relation+">"+a.Nearest)
+		}
+		if strings.Join(rels, " ") != c.want {
+			t.Errorf("%v: affinity %v, want %s", c.nets, rels, c.want)
+		}
+		warned := strings.Contains(progress.String(), "GPU2 and mlx5_0 are SYS apart (across the CPU sockets: expect about half the bandwidth); the host's mlx5_1 is PIX to it")
+		if warned != c.warn {
+			t.Errorf("%v: SYS warning %v in %q", c.nets, warned, progress.String())
+		}
 	}
 }
