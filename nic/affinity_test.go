@@ -80,3 +80,26 @@ func TestFartherThan(t *testing.T) {
 		t.Error("ValidRelation")
 	}
 }
+
+// On a real eight-H100 host (NVIDIA/nccl#1453) a pod given NIC8 alone has
+// GPU0 PIX to it and GPU4…7 across the sockets, each with its own PIX NIC
+// named; given every rail, each GPU pairs with its PIX NIC.
+func TestAffinityOnARealH100Host(t *testing.T) {
+	inv := topoInventory(t, "testdata/topo-h100x8-nccl1453.txt")
+	if len(inv.GPUs) != 8 {
+		t.Fatalf("%d GPUs", len(inv.GPUs))
+	}
+	one := inv.Affinity(8, []string{"NIC8"})
+	if one[0] != (Pair{GPU: "GPU0", Device: "NIC8", Relation: "PIX"}) ||
+		one[3] != (Pair{GPU: "GPU3", Device: "NIC8", Relation: "NODE", Nearest: "NIC5", NearestRelation: "PIX"}) ||
+		one[7] != (Pair{GPU: "GPU7", Device: "NIC8", Relation: "SYS", Nearest: "NIC1", NearestRelation: "PIX"}) {
+		t.Errorf("one NIC: %+v", one)
+	}
+	rails := inv.Affinity(8, []string{"NIC1", "NIC2", "NIC3", "NIC4", "NIC5", "NIC6", "NIC7", "NIC8"})
+	want := []string{"NIC8", "NIC7", "NIC6", "NIC5", "NIC4", "NIC3", "NIC2", "NIC1"}
+	for i, p := range rails {
+		if p.Device != want[i] || p.Relation != "PIX" {
+			t.Errorf("rails: %+v, want %s PIX", p, want[i])
+		}
+	}
+}
