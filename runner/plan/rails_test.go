@@ -64,3 +64,42 @@ func TestRailVariantKeepsTheSize(t *testing.T) {
 		t.Error("railVariant")
 	}
 }
+
+// NCCL between multi-rail pods is given every rail in one leg; under
+// Google's gIB plugin (NCCL_NET=gIB in the scenario's env) none.
+func TestNCCLRailsAndGIBInThePlan(t *testing.T) {
+	doc := `apiVersion: rdmabench.io/v1alpha1
+kind: Scenario
+metadata: {name: rails}
+backend: kube
+cluster:
+  image: tools:1
+  networks: [rail-0, rail-1]
+pools:
+  - {name: a, gpus: 1}
+  - {name: b, gpus: 1}
+tests:
+  - {name: ar, tool: nccl, from: a, to: b, args: {collective: all_reduce}}
+  - {name: gib, tool: nccl, from: a, to: b, args: {collective: all_reduce}, env: {NCCL_NET: gIB}}
+`
+	sc, err := scenarios.LoadBytes("rails.yaml", []byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := compileHeld(sc, CompileOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, r := range p.Rounds {
+		for _, j := range r.Jobs {
+			if len(j.Legs) != 1 {
+				t.Errorf("%s: %d legs, want 1", j.ID, len(j.Legs))
+			}
+			got[j.Test] = j.Legs[0].Commands[0].Env["NCCL_IB_HCA"]
+		}
+	}
+	if got["ar"] != "=${dev:a-0}:${port:a-0}${rails:a-0},${dev:b-0}:${port:b-0}${rails:b-0}" || got["gib"] != "" {
+		t.Errorf("NCCL_IB_HCA %q", got)
+	}
+}
