@@ -112,7 +112,7 @@ func (b *Backend) Provision(ctx context.Context, eps []endpoint.Endpoint) ([]end
 // device of its data network and, on a pod with several networks, its
 // rails.
 func (b *Backend) settle(ctx context.Context, ep endpoint.Endpoint, pod *corev1.Pod) (endpoint.Endpoint, error) {
-	hints, err := b.place(&ep, pod)
+	hints, err := b.place(ctx, &ep, pod)
 	if err != nil {
 		return ep, err
 	}
@@ -180,7 +180,7 @@ func (b *Backend) createPods(ctx context.Context, eps []endpoint.Endpoint, pods 
 // place fills an endpoint from its ready pod: node, pod, data address;
 // and returns what the data network's CNI says of the device behind it
 // (network-status device-info).
-func (b *Backend) place(ep *endpoint.Endpoint, pod *corev1.Pod) (remote.DeviceHints, error) {
+func (b *Backend) place(ctx context.Context, ep *endpoint.Endpoint, pod *corev1.Pod) (remote.DeviceHints, error) {
 	ep.Node, ep.Pod = pod.Spec.NodeName, pod.Name
 	b.mu.Lock()
 	b.pods[ep.Name] = podInfo{name: pod.Name, node: pod.Spec.NodeName}
@@ -193,6 +193,9 @@ func (b *Backend) place(ep *endpoint.Endpoint, pod *corev1.Pod) (remote.DeviceHi
 		ep.Address, ep.Network = pod.Status.PodIP, "pod network"
 		if b.sc.Cluster.HostNetwork {
 			ep.Network = "host network"
+		}
+		if att, ok := b.draAttachment(ctx, pod); ok {
+			ep.Address, ep.Network, ep.Interface = att.IP, att.Network, att.Interface
 		}
 		return remote.DeviceHints{}, nil
 	}
