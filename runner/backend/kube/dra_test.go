@@ -31,7 +31,7 @@ func TestDRANetworkFromTheClaim(t *testing.T) {
 	}
 	name := func(s string) *string { return &s }
 	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: "bench"},
-		Spec: corev1.PodSpec{ResourceClaims: []corev1.PodResourceClaim{{Name: "gpu", ResourceClaimName: name("shared-gpus")}, {Name: "nic"}}},
+		Spec:   corev1.PodSpec{ResourceClaims: []corev1.PodResourceClaim{{Name: "gpu", ResourceClaimName: name("shared-gpus")}, {Name: "nic"}}},
 		Status: corev1.PodStatus{PodIP: "10.244.1.9", ResourceClaimStatuses: []corev1.PodResourceClaimStatus{{Name: "nic", ResourceClaimName: name("a-0-nic-x7k2p")}}}}
 	ep := endpoint.Endpoint{Name: "a-0", Placement: &endpoint.Placement{ResourceClaims: []endpoint.ResourceClaim{{Name: "gpu"}, {Name: "nic"}}}}
 	if _, err := b.place(context.Background(), &ep, pod); err != nil {
