@@ -27,6 +27,15 @@ func TestDetectTransport(t *testing.T) {
 			kind: TransportRDMA, detail: "NET/IB", devices: []string{"mlx5_0:1/RoCE", "mlx5_1:1/RoCE"}, gdr: trBool(true),
 		},
 		{
+			// Google's gIB plugin on GKE (A3 Ultra, A4): the channel lines
+			// name NET/gIB/<n>/GDRDMA, as a GKE deployment's NCCL 2.28.3 log
+			// was reported; it is RDMA, named as the plugin.
+			name: "nccl through gIB on GKE",
+			text: "h:1:1 [0] NCCL INFO Using network gIB\n" +
+				"h:1:2 [0] NCCL INFO Channel 00/0 : 0[0] -> 8[0] [send] via NET/gIB/0/GDRDMA\n",
+			kind: TransportRDMA, detail: "NET/gIB", gdr: trBool(true),
+		},
+		{
 			name: "nccl over IB, GDR off on the ring",
 			text: "h:1:1 [0] NCCL INFO NET/IB : Using [0]mlx5_2:1/IB ; OOB ib0:10.1.0.1<0>\n" +
 				"h:1:2 [0] NCCL INFO Channel 01/0 : 0[0] -> 1[0] [receive] via NET/IB/0\n" +

@@ -113,17 +113,8 @@ func (l *legRun) mpiEnv(pc plan.PlannedCommand, argv []string, env map[string]st
 		out[tools.MPIMarker] = l.mpiMarker()
 	}
 	eps, _ := l.rankEndpoints(pc)
-	var ifaces, hcas []string
-	for _, ep := range eps {
-		if ep.Interface != "" && !slices.Contains(ifaces, ep.Interface) {
-			ifaces = append(ifaces, ep.Interface)
-		}
-		if ep.Device != "" && ep.Device != "auto" && !slices.Contains(hcas, ep.Device) {
-			hcas = append(hcas, ep.Device)
-		}
-	}
 	var add []string
-	for k, v := range map[string][]string{"NCCL_SOCKET_IFNAME": ifaces, "NCCL_IB_HCA": hcas} {
+	for k, v := range ncclDiscoveryVars(eps, out) {
 		if _, set := out[k]; set || len(v) == 0 {
 			continue
 		}
@@ -138,6 +129,42 @@ func (l *legRun) mpiEnv(pc plan.PlannedCommand, argv []string, env map[string]st
 		argv = mpi.PrefixArgv(argv, m[0], m[1])
 	}
 	return argv, out
+}
+
+// ncclDiscoveryVars are the NCCL variables the ranks' discovery names:
+// NCCL_SOCKET_IFNAME (their data interfaces) and NCCL_IB_HCA (every rail's
+// device); none under Google's gIB plugin, which picks its own NICs.
+func ncclDiscoveryVars(eps []endpoint.Endpoint, env map[string]string) map[string][]string {
+	if tools.UsesGIB(env) {
+		return nil
+	}
+	var ifaces, hcas []string
+	for _, ep := range eps {
+		if ep.Interface != "" && !slices.Contains(ifaces, ep.Interface) {
+			ifaces = append(ifaces, ep.Interface)
+		}
+		for _, dev := range railDevices(ep) {
+			if !slices.Contains(hcas, dev) {
+				hcas = append(hcas, dev)
+			}
+		}
+	}
+	return map[string][]string{"NCCL_SOCKET_IFNAME": ifaces, "NCCL_IB_HCA": hcas}
+}
+
+// railDevices are the endpoint's RDMA devices: its data device, then its
+// other rails' on a multi-rail pod.
+func railDevices(ep endpoint.Endpoint) []string {
+	var out []string
+	if ep.Device != "" && ep.Device != "auto" {
+		out = append(out, ep.Device)
+	}
+	for i, r := range ep.Rails {
+		if i > 0 && r.Device != "" {
+			out = append(out, r.Device)
+		}
+	}
+	return out
 }
 
 // trackMPI keeps the launches that are up, for the run's clean-up.

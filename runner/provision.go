@@ -41,14 +41,24 @@ func (r *run) provision(ctx context.Context, rep *schema.Report) error {
 	r.endpoints = map[string]endpoint.Endpoint{}
 	for _, ep := range eps {
 		r.endpoints[ep.Name] = ep
-		rep.Endpoints = append(rep.Endpoints, schema.EndpointInfo{Name: ep.Name, Pool: ep.Pool, Host: ep.Host, Node: ep.Node, Pod: ep.Pod,
-			Device: ep.Device, Address: ep.Address, Network: ep.Network, Interface: ep.Interface,
-			Port: ep.Port, GIDIndex: ep.GIDIndex, DeviceFrom: ep.DeviceFrom, DataDevice: ep.DataDevice})
+		rep.Endpoints = append(rep.Endpoints, endpointInfo(ep))
 		if ep.Host != "" && !slices.Contains(rep.Run.Hosts, ep.Host) {
 			rep.Run.Hosts = append(rep.Run.Hosts, ep.Host)
 		}
 	}
 	return nil
+}
+
+// endpointInfo is what report.json says of a provisioned endpoint, its
+// rails included.
+func endpointInfo(ep endpoint.Endpoint) schema.EndpointInfo {
+	info := schema.EndpointInfo{Name: ep.Name, Pool: ep.Pool, Host: ep.Host, Node: ep.Node, Pod: ep.Pod,
+		Device: ep.Device, Address: ep.Address, Network: ep.Network, Interface: ep.Interface,
+		Port: ep.Port, GIDIndex: ep.GIDIndex, DeviceFrom: ep.DeviceFrom, DataDevice: ep.DataDevice}
+	for _, r := range ep.Rails {
+		info.Rails = append(info.Rails, schema.Rail(r))
+	}
+	return info
 }
 
 // startEtcd starts the embedded etcd (or connects to Config.EtcdURL), or

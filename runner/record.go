@@ -1,6 +1,9 @@
 package runner
 
 import (
+	"fmt"
+	"strings"
+
 	"github.com/rdmabench/rdmabench/parsers"
 	"github.com/rdmabench/rdmabench/report/schema"
 	"github.com/rdmabench/rdmabench/runner/judge"
@@ -30,10 +33,11 @@ func (r *run) newResult(job *plan.Job, legIdx int) schema.Result {
 		leg = job.Legs[legIdx]
 	}
 	family, metric := tools.Describe(r.tests[job.Test], job.Tool)
+	affinity, note := r.legAffinity(leg)
 	return schema.Result{
 		JobID: job.ID, Leg: legIdx, Test: job.Test, Tool: job.Tool, Family: family, Metric: metric,
 		Pattern: job.Pattern, Round: job.Round, Variant: leg.Variant, Backend: leg.Backend, RequestTokens: leg.RequestTokens,
-		From: leg.From, To: leg.To, Ranks: leg.Ranks, NRanks: leg.NRanks,
+		From: leg.From, To: leg.To, Ranks: leg.Ranks, NRanks: leg.NRanks, Affinity: affinity, Reason: note,
 	}
 }
 
@@ -81,4 +85,42 @@ func (r *run) sharedMachine(res *schema.Result) string {
 // joined through shared memory (UCX's sysv, posix, cma, knem, xpmem).
 func sharedMemory(res *schema.Result) bool {
 	return res.Transport != nil && res.Transport.Kind == parsers.TransportShm && res.From != "" && res.To != "" && res.From != res.To
+}
+
+// legAffinity is the GPU↔NIC pairs of a leg's endpoints (what each found
+// of its data NIC), and a note naming each pair SYS apart: across the
+// sockets a VF moves about half the bandwidth, which a reader of the
+// figure must know. A rail leg has none: the pairs are the data NIC's.
+func (r *run) legAffinity(leg plan.Leg) ([]schema.Affinity, string) {
+	if leg.Rail > 0 {
+		return nil, ""
+	}
+	names := leg.Ranks
+	if len(names) == 0 {
+		names = []string{leg.From, leg.To}
+	}
+	var out []schema.Affinity
+	var notes []string
+	seen := map[string]bool{}
+	for _, name := range names {
+		if seen[name] {
+			continue
+		}
+		seen[name] = true
+		for _, a := range r.endpoints[name].Affinity {
+			out = append(out, schema.Affinity{Endpoint: name, GPU: a.GPU, Device: a.Device, Relation: a.Relation})
+			if a.Relation == "SYS" {
+				notes = append(notes, sysNote(name, a.GPU, a.Device, a.Nearest, a.NearestRelation))
+			}
+		}
+	}
+	return out, strings.Join(notes, "; ")
+}
+
+func sysNote(ep, gpu, dev, nearest, rel string) string {
+	s := fmt.Sprintf("%s: %s and %s are SYS apart (across the CPU sockets: about half the bandwidth)", ep, gpu, dev)
+	if nearest != "" {
+		s += fmt.Sprintf(", the host's %s is %s to %s", nearest, rel, gpu)
+	}
+	return s
 }

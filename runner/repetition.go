@@ -341,7 +341,7 @@ func exitText(s *side) string {
 // is one size of a sweep (Variant "65536"): ucx_perftest's client does not
 // print the message size it ran.
 func withLegSize(m parsers.Measurement, variant string) parsers.Measurement {
-	size, err := strconv.ParseInt(variant, 10, 64)
+	size, err := strconv.ParseInt(plan.WithoutRail(variant), 10, 64)
 	if err != nil || size <= 0 {
 		return m
 	}

@@ -56,6 +56,10 @@ func (r *run) runJob(ctx context.Context, job *plan.Job) {
 		return
 	}
 	for i := range job.Legs {
+		if skip, why := railSkip(r.endpoints, job.Legs[i]); skip {
+			r.record(r.skippedResult(job, i, why))
+			continue
+		}
 		if skip, why := r.preflightLegSkip(job, i); skip {
 			r.record(r.skippedResult(job, i, why))
 			continue

@@ -202,3 +202,23 @@ func (r *run) poolEndpoints(t *scenarios.Test) []string {
 	}
 	return names
 }
+
+// railSkip is why a leg on a rail of multi-rail pods (plan.Leg.Rail > 0)
+// cannot run: a pod without that rail, or with no RDMA device on it. It is
+// skipped rather than run on the data device or without the server's
+// address.
+func railSkip(eps map[string]endpoint.Endpoint, leg plan.Leg) (bool, string) {
+	if leg.Rail == 0 {
+		return false, ""
+	}
+	for _, pc := range leg.Commands {
+		ep := eps[pc.Endpoint]
+		if leg.Rail >= len(ep.Rails) {
+			return true, fmt.Sprintf("endpoint %s has no rail %d (its pod's networks were not all found)", ep.Name, leg.Rail)
+		}
+		if r := ep.Rails[leg.Rail]; r.Device == "" {
+			return true, fmt.Sprintf("endpoint %s has no RDMA device on rail %d (%s %s): %s", ep.Name, leg.Rail, r.Network, r.Interface, r.NoDevice)
+		}
+	}
+	return false, ""
+}

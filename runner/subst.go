@@ -45,9 +45,38 @@ func newSubstituter(eps map[string]endpoint.Endpoint, etcdURL, runID, out string
 		}
 		add(tools.PortPlaceholder(name), port)
 		add(tools.GIDPlaceholder(name), gidOf(ep))
+		pairs = append(pairs, tools.RailsPlaceholder(name), otherRails(ep))
+		for i := 1; i < len(ep.Rails); i++ {
+			rail, r := endpoint.RailName(name, i), ep.Rails[i]
+			add(tools.AddrPlaceholder(rail), r.Address)
+			add(tools.DevicePlaceholder(rail), r.Device)
+			add(tools.PortPlaceholder(rail), railPort(r))
+			add(tools.GIDPlaceholder(rail), gidOf(endpoint.Endpoint{GIDIndex: r.GIDIndex}))
+		}
 	}
 	s.r = strings.NewReplacer(pairs...)
 	return s
+}
+
+// otherRails are the rails of a multi-rail pod after its data rail, as
+// ",dev:port" each, leaving out those without an RDMA device (a rail that
+// cannot carry RDMA is not named to NCCL, and the others still are).
+func otherRails(ep endpoint.Endpoint) string {
+	var b strings.Builder
+	for i, r := range ep.Rails {
+		if i == 0 || r.Device == "" {
+			continue
+		}
+		fmt.Fprintf(&b, ",%s:%d", r.Device, max(r.Port, 1))
+	}
+	return b.String()
+}
+
+func railPort(r endpoint.Rail) string {
+	if r.Device == "" {
+		return ""
+	}
+	return strconv.Itoa(max(r.Port, 1))
 }
 
 func gidOf(ep endpoint.Endpoint) string {
@@ -166,5 +195,5 @@ func leftover(s string) error {
 	if name == tools.PlaceholderEtcd {
 		return fmt.Errorf("%s used but no etcd runs (plan.needsEtcd is false)", name)
 	}
-	return fmt.Errorf("unknown placeholder %s (known: ${addr:ENDPOINT}, ${dev:ENDPOINT}, ${port:ENDPOINT}, ${gid:ENDPOINT}, ${gids:ENDPOINT,…}, ${etcd}, ${run}, ${out})", name)
+	return fmt.Errorf("unknown placeholder %s (known: ${addr:ENDPOINT}, ${dev:ENDPOINT}, ${port:ENDPOINT}, ${gid:ENDPOINT}, ${gids:ENDPOINT,…}, ${rails:ENDPOINT}, ${etcd}, ${run}, ${out})", name)
 }

@@ -30,6 +30,7 @@ var schemaEnums = map[string]func() []any{
 	"tools":               func() []any { return anySlice(append(append([]string{}, Tools...), ncclBinaries()...)) },
 	"patterns":            func() []any { return anySlice(Patterns) },
 	"requirements":        func() []any { return anySlice(Requirements) },
+	"affinityRelations":   func() []any { return anySlice(AffinityRelations) },
 	"connections":         func() []any { return anySlice(Connections) },
 	"mtus":                func() []any { return anySlice(MTUs) },
 	"nixlBackends":        func() []any { return anySlice(NixlBackends) },

@@ -95,6 +95,7 @@ var fieldDocs = map[string]string{
 	"Expect.maxLatency":                       "greatest average latency, e.g. 5us",
 	"Expect.maxP99Latency":                    "greatest 99th percentile latency",
 	"Expect.transport":                        "rdma: a fallback to TCP fails the test",
+	"Expect.affinity":                         "farthest GPU↔NIC relation accepted (PIX, PXB, PHB, NODE, SYS, as nvidia-smi topo -m names them): a pair farther apart fails the test",
 	"Expect.minPings":                         "rping: pings that must complete",
 	"Defaults.gidIndex":                       "RoCE GID index; default: the RoCE v2 IPv4 GID",
 	"Defaults.env":                            "environment of every tool process (NCCL_*, UCX_* …)",

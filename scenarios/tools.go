@@ -86,6 +86,11 @@ const (
 // Requirements lists test.requires values.
 var Requirements = []string{RequiresRDMA, RequiresTCP}
 
+// AffinityRelations are the GPU↔NIC relations of nvidia-smi topo -m,
+// nearest first: one PCIe switch (PIX), several (PXB), a host bridge
+// (PHB), host bridges of one NUMA node (NODE), the sockets (SYS).
+var AffinityRelations = []string{"PIX", "PXB", "PHB", "NODE", "SYS"}
+
 // RDMAOnly says whether a tool runs only over RDMA (perftest, rping): a
 // test of it may not say requires: tcp. Tools whose transport a test
 // chooses (ucx_perftest, nixlbench), nccl (placement decides) and iperf3

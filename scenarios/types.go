@@ -404,6 +404,10 @@ type Expect struct {
 	MaxP99Latency Duration `yaml:"maxP99Latency,omitempty" json:"maxP99Latency,omitempty"`
 	// Transport is "rdma" when a TCP fallback must fail the test.
 	Transport string `yaml:"transport,omitempty" json:"transport,omitempty" schema:"enum=requirements"`
+	// Affinity is the farthest PCIe relation accepted between a GPU the
+	// test uses and its NIC ("PXB": a pair across a host bridge, a NUMA
+	// node or the sockets fails the test), as nvidia-smi topo -m names it.
+	Affinity string `yaml:"affinity,omitempty" json:"affinity,omitempty" schema:"enum=affinityRelations"`
 	// MinPings for rping: at least this many completed pings.
 	MinPings int `yaml:"minPings,omitempty" json:"minPings,omitempty"`
 	// LowPair retests the low pairs of an all-to-all matrix and names the

@@ -159,6 +159,9 @@ func (v *validator) expect(path string, t *Test) {
 	if has("transport") {
 		v.checkOneOf(ep+".transport", e.Transport, "transports", Requirements)
 	}
+	if has("affinity") {
+		v.checkOneOf(ep+".affinity", e.Affinity, "affinity relations", AffinityRelations)
+	}
 	if has("minPings") {
 		v.checkMin(ep+".minPings", e.MinPings, 1, "rping: pings that must complete, 1 or more")
 	}

@@ -33,7 +33,7 @@ var NCCLDataTypes = []string{"int8", "uint8", "int32", "uint32", "int64", "uint6
 
 var nccl = Spec{Name: NCCL, Family: FamilyNCCL, Programs: ncclPrograms(), Metric: MetricBusBW,
 	Args: collectiveArgs(NCCLDataTypes), ArgRules: []Rule{sizeRange},
-	Expect:     []string{"minLineRate", "minBandwidth", "minBusBW", "transport"},
+	Expect:     []string{"minLineRate", "minBandwidth", "minBusBW", "transport", "affinity"},
 	Collective: true, MPI: true, DefaultPort: 29500, Source: SourceServing, ImageFamily: "nccl",
 	Install:     "use an image with nccl-tests on PATH (built with MPI=1 for several endpoints), such as your serving image",
 	HostInstall: "build nccl-tests (github.com/NVIDIA/nccl-tests: make MPI=1 for several endpoints) and put its build folder on PATH",

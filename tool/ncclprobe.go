@@ -12,7 +12,7 @@ var ncclProbeDataTypes = []string{"int8", "uint8", "int32", "uint32", "int64", "
 
 var ncclProbe = Spec{Name: NCCLProbe, Family: FamilyNCCL, Programs: []string{"rdmabench-nccl"}, Metric: MetricBusBW,
 	Args: collectiveArgs(ncclProbeDataTypes), ArgRules: []Rule{sizeRange},
-	Expect:     []string{"minLineRate", "minBandwidth", "minBusBW", "transport"},
+	Expect:     []string{"minLineRate", "minBandwidth", "minBusBW", "transport", "affinity"},
 	Collective: true, DefaultPort: 29500, Source: SourceBundle, ImageFamily: "nccl",
 	Install:     "use an image with NCCL (the libnccl.so.2 torch loads, or VLLM_NCCL_SO_PATH) and rdmabench-nccl on PATH (rdmabench's bundle)",
 	HostInstall: "install NCCL (libnccl2) and put rdmabench-nccl (make build: bin/rdmabench-nccl) on PATH",

@@ -33,8 +33,8 @@ var (
 		perftestConnection, perftestMTU, perftestRDMACM, perftestUseCUDA, argExtra}
 	perftestLatArgs = []Arg{perftestSizes, perftestSweep, argIterations, perftestDuration,
 		perftestConnection, perftestMTU, perftestRDMACM, perftestUseCUDA, argExtra}
-	bwExpect  = []string{"minLineRate", "minBandwidth", "transport", "lowPair"}
-	latExpect = []string{"maxLatency", "maxP99Latency", "transport"}
+	bwExpect  = []string{"minLineRate", "minBandwidth", "transport", "lowPair", "affinity"}
+	latExpect = []string{"maxLatency", "maxP99Latency", "transport", "affinity"}
 )
 
 // perftest's arguments: each exits at once on a value outside its range,

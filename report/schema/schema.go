@@ -106,6 +106,23 @@ type EndpointInfo struct {
 	GIDIndex   *int   `json:"gidIndex,omitempty"`
 	DeviceFrom string `json:"deviceFrom,omitempty"`
 	DataDevice string `json:"dataDevice,omitempty"`
+	// Rails are every secondary network of a multi-rail pod, rail 0 the
+	// data network above (perftest measures them rail i to rail i).
+	Rails []Rail `json:"rails,omitempty"`
+}
+
+// Rail is one secondary network of a multi-rail pod and the RDMA device
+// behind it; NoDevice says why none serves it.
+type Rail struct {
+	Network    string  `json:"network"`
+	Interface  string  `json:"interface,omitempty"`
+	Address    string  `json:"address,omitempty"`
+	Device     string  `json:"device,omitempty"`
+	Port       int     `json:"port,omitempty"`
+	GIDIndex   *int    `json:"gidIndex,omitempty"`
+	RateBps    float64 `json:"rateBps,omitempty"`
+	DeviceFrom string  `json:"deviceFrom,omitempty"`
+	NoDevice   string  `json:"noDevice,omitempty"`
 }
 
 // Line rate sources.
@@ -204,6 +221,10 @@ type Result struct {
 	// Path is the proof of the path: the RDMA port counters of each
 	// endpoint's device, read before and after the leg.
 	Path *PathProof `json:"path,omitempty"`
+	// Affinity is the PCIe relation (nvidia-smi topo -m: PIX, PXB, PHB,
+	// NODE, SYS) of each GPU the leg's endpoints use to the NIC they were
+	// given; judged by expect.affinity, a SYS pair noted in Reason.
+	Affinity []Affinity `json:"affinity,omitempty"`
 	// SameMachine is the node (or ssh host) every side of the leg ran on:
 	// the traffic did not cross the fabric, so the figure is not a
 	// fabric figure. Empty when the sides ran apart (or it is unknown).
@@ -282,4 +303,13 @@ func CountVerdicts(rs []Result) Summary {
 		}
 	}
 	return s
+}
+
+// Affinity is one GPU of an endpoint and the NIC it was given, with their
+// PCIe relation.
+type Affinity struct {
+	Endpoint string `json:"endpoint"`
+	GPU      string `json:"gpu"`
+	Device   string `json:"device"`
+	Relation string `json:"relation"`
 }

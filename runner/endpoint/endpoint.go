@@ -6,6 +6,8 @@
 // interface.
 package endpoint
 
+import "strconv"
+
 // Endpoint is one place a tool process runs: a local process slot, an ssh
 // host, or a pod. The planner fills the static fields; Provision fills Address
 // (and Node, Host details) once the endpoint exists.
@@ -52,6 +54,14 @@ type Endpoint struct {
 	Network   string            `json:"network,omitempty"`
 	Interface string            `json:"interface,omitempty"`
 	Env       map[string]string `json:"env,omitempty"`
+	// Rails are every secondary network of a pod that attaches more than
+	// one (a serving node's one VF per GPU), rail 0 being the data network
+	// above; nil for a pod with one network (or none) and off Kubernetes.
+	Rails []Rail `json:"rails,omitempty"`
+	// Affinity is the PCIe relation of each GPU the endpoint uses to the
+	// NIC it uses (nvidia-smi topo -m): its device, or its nearest rail;
+	// nil without GPUs or a matrix that lists it.
+	Affinity []GPUNIC `json:"affinity,omitempty"`
 	// Placement is where the endpoint's pod may run and what it is
 	// given, resolved by the planner from its pool and the cluster
 	// section; nil for local and ssh endpoints.
@@ -110,4 +120,42 @@ type Toleration struct {
 	Effect   string `json:"effect,omitempty"`
 	// Seconds bounds a NoExecute toleration (nil: forever).
 	Seconds *int64 `json:"tolerationSeconds,omitempty"`
+}
+
+// Rail is one secondary network of a multi-rail pod: its interface and
+// address, and the RDMA device, port, GID and line rate behind it, found
+// as the data network's are (network-status device-info, else the
+// interface). Device "" with NoDevice set: no RDMA device serves it.
+type Rail struct {
+	Network    string  `json:"network"`
+	Interface  string  `json:"interface,omitempty"`
+	Address    string  `json:"address,omitempty"`
+	Device     string  `json:"device,omitempty"`
+	Port       int     `json:"port,omitempty"`
+	GIDIndex   *int    `json:"gidIndex,omitempty"`
+	RateBps    float64 `json:"rateBps,omitempty"`
+	DeviceFrom string  `json:"deviceFrom,omitempty"`
+	NoDevice   string  `json:"noDevice,omitempty"`
+}
+
+// RailName names rail i of an endpoint where a plan refers to it before
+// it exists (its device and port placeholders): "decode-0#1". Rail 0 is
+// the endpoint itself.
+func RailName(endpoint string, i int) string {
+	if i == 0 {
+		return endpoint
+	}
+	return endpoint + "#" + strconv.Itoa(i)
+}
+
+// GPUNIC is one GPU and the NIC it uses (the pod's one NIC, or its
+// nearest rail): their relation (PIX, PXB, PHB, NODE, SYS: nearest to
+// farthest), and the host's nearer NIC where a one-NIC pod has a farther
+// one.
+type GPUNIC struct {
+	GPU             string `json:"gpu"`
+	Device          string `json:"device"`
+	Relation        string `json:"relation"`
+	Nearest         string `json:"nearest,omitempty"`
+	NearestRelation string `json:"nearestRelation,omitempty"`
 }

@@ -173,6 +173,7 @@ func checkExpect(res *schema.Result, e scenarios.Expect, ms []parsers.Measuremen
 	}
 	checkLatency(e, res, add)
 	checkTransport(e, res, add)
+	checkAffinity(e, res, add)
 	if e.MinPings > 0 {
 		got := pings(ms)
 		add(fmt.Sprintf(">= %d pings", e.MinPings), got >= e.MinPings, fmt.Sprintf("%d pings completed, want %d", got, e.MinPings))

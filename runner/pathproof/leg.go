@@ -43,6 +43,11 @@ type Leg struct {
 // Leg is the proof of a leg of test, nil when the leg is not proved: an
 // endpoint without a known device.
 func (r Run) Leg(test *scenarios.Test, leg *plan.Leg) *Leg {
+	if leg.Rail > 0 {
+		if r.Endpoints = onRail(r.Endpoints, leg); r.Endpoints == nil {
+			return nil
+		}
+	}
 	var eps []string
 	for _, pc := range leg.Commands {
 		if slices.Contains(eps, pc.Endpoint) {
@@ -54,6 +59,24 @@ func (r Run) Leg(test *scenarios.Test, leg *plan.Leg) *Leg {
 		eps = append(eps, pc.Endpoint)
 	}
 	return &Leg{r: r, test: test, eps: eps, env: leg.Commands[0].Env, errs: map[string]string{}}
+}
+
+// onRail is the leg's endpoints as seen on its rail (a multi-rail pod's
+// i-th network: its device, port, interface and address), so that a rail
+// leg is proved by that rail's counters; nil when one has no device there.
+func onRail(all map[string]endpoint.Endpoint, leg *plan.Leg) map[string]endpoint.Endpoint {
+	out := map[string]endpoint.Endpoint{}
+	for _, pc := range leg.Commands {
+		ep := all[pc.Endpoint]
+		if leg.Rail >= len(ep.Rails) || ep.Rails[leg.Rail].Device == "" {
+			return nil
+		}
+		r := ep.Rails[leg.Rail]
+		ep.Device, ep.Port, ep.GIDIndex, ep.DataDevice = r.Device, r.Port, r.GIDIndex, ""
+		ep.Interface, ep.Address, ep.Network = r.Interface, r.Address, r.Network
+		out[pc.Endpoint] = ep
+	}
+	return out
 }
 
 // proofDevice is the device whose counters prove an endpoint's path: its

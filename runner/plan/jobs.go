@@ -185,12 +185,27 @@ func (tc *testCompiler) ends(sl slot) (int, int) {
 }
 
 // legs appends one leg per variant of the direction from→to (or of the
-// ranks) to job.
+// ranks) to job; for a tool that measures one rail per leg between
+// multi-rail pods, one per variant and rail, rail i to rail i.
 func (tc *testCompiler) legs(job Job, ranks []int, from, to, port int) (Job, error) {
+	rails := 1
+	if ranks == nil && tools.PerRail(tc.t.Tool) {
+		eps := tc.c.plan.Endpoints
+		rails = tools.Rails(eps[from], eps[to])
+	}
+	var err error
+	for rail := 0; rail < rails && err == nil; rail++ {
+		job, err = tc.railLegs(job, ranks, from, to, port, rail)
+	}
+	return job, err
+}
+
+// railLegs appends the legs of one rail (0: the data network).
+func (tc *testCompiler) railLegs(job Job, ranks []int, from, to, port, rail int) (Job, error) {
 	eps := tc.c.plan.Endpoints
 	for _, v := range tc.variants {
-		in := tools.Leg{Test: tc.t, Size: v.size, Batch: v.batch, Regions: v.regions, Backend: v.backend, Port: port, EnvFor: tc.envForFn, Strings: tc.strs}
-		leg := Leg{Variant: v.name, Backend: tc.legBackend(v), RequestTokens: v.tokens}
+		in := tools.Leg{Test: tc.t, Size: v.size, Batch: v.batch, Regions: v.regions, Backend: v.backend, Port: port, EnvFor: tc.envForFn, Strings: tc.strs, Rail: rail}
+		leg := Leg{Variant: railVariant(rail, v.name), Rail: rail, Backend: tc.legBackend(v), RequestTokens: v.tokens}
 		if tools.NeedsEtcd(tc.t) {
 			in.Group = groupName(job.ID) + "-" + strconv.Itoa(len(job.Legs))
 			leg.NixlGroup = tools.NixlGroup(in.Group)
@@ -219,6 +234,31 @@ func (tc *testCompiler) legs(job Job, ranks []int, from, to, port int) (Job, err
 		job.Legs = append(job.Legs, leg)
 	}
 	return job, nil
+}
+
+// railVariant names a variant on rail i ("rail1/65536"); rail 0's keeps
+// its name.
+func railVariant(rail int, name string) string {
+	if rail == 0 {
+		return name
+	}
+	if name == "" {
+		return "rail" + strconv.Itoa(rail)
+	}
+	return "rail" + strconv.Itoa(rail) + "/" + name
+}
+
+// WithoutRail is a variant without its rail ("rail1/65536" → "65536"),
+// what the variant says of the leg's size and backend.
+func WithoutRail(variant string) string {
+	if !strings.HasPrefix(variant, "rail") {
+		return variant
+	}
+	head, rest, _ := strings.Cut(variant, "/")
+	if _, err := strconv.Atoi(head[len("rail"):]); err != nil {
+		return variant
+	}
+	return rest
 }
 
 // legBackend is what Leg.Backend reports: the variant's backend

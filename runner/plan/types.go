@@ -98,6 +98,9 @@ type Leg struct {
 	// Variant names what differs between legs of one job: a size
 	// ("65536"), a NIXL backend ("UCCL"), or "" when there is one leg.
 	Variant string `json:"variant,omitempty"`
+	// Rail is the rail of multi-rail pods this leg measures (perftest):
+	// 0 the data network, i each pod's i-th other network (endpoint.Rails).
+	Rail int `json:"rail,omitempty"`
 	// Backend is the transport backend of this leg (NIXL backend, UCX_TLS).
 	Backend string `json:"backend,omitempty"`
 	// RequestTokens is the prompt length whose KV this leg moves as one

@@ -97,6 +97,10 @@ type Leg struct {
 	Backend string
 	// Port is the rendezvous port chosen by the planner (0 = tool default).
 	Port int
+	// Rail is the rail of a multi-rail pod this leg measures (perRail
+	// tools): 0 the data network, i the pod's i-th other network, whose
+	// device, port, GID and address are placeholders of its RailName.
+	Rail int
 	// Group names this leg uniquely within the run, for nixlbench's
 	// --benchmark_group (the planner passes "<sanitized job id>-<leg>";
 	// NixlGroup is the whole group name).
@@ -136,8 +140,15 @@ func (l *Leg) i64toa(n int64) string {
 
 func (l *Leg) itoa(n int) string { return l.i64toa(int64(n)) }
 
-// addr is the placeholder of an endpoint's data address.
-func (l *Leg) addr(endpoint string) string {
+// addr is the placeholder of an endpoint's data address (on the leg's rail).
+func (l *Leg) addr(name string) string {
+	if l.Rail > 0 {
+		return AddrPlaceholder(endpoint.RailName(name, l.Rail))
+	}
+	return l.dataAddr(name)
+}
+
+func (l *Leg) dataAddr(endpoint string) string {
 	if l.Strings == nil {
 		return AddrPlaceholder(endpoint)
 	}
@@ -195,6 +206,8 @@ func device(ep endpoint.Endpoint) string {
 // port is the endpoint's RDMA port (1 unless it says, or its placeholder).
 func (l *Leg) port(ep endpoint.Endpoint) string {
 	switch {
+	case l.Rail > 0:
+		return PortPlaceholder(endpoint.RailName(ep.Name, l.Rail))
 	case ep.Port > 0:
 		return l.itoa(ep.Port)
 	case ep.Device == "" && ep.ResolveDevice:
@@ -207,6 +220,8 @@ func (l *Leg) port(ep endpoint.Endpoint) string {
 // placeholder.
 func (l *Leg) gid(ep endpoint.Endpoint) string {
 	switch {
+	case l.Rail > 0:
+		return GIDPlaceholder(endpoint.RailName(ep.Name, l.Rail))
 	case ep.GIDIndex != nil:
 		return l.itoa(*ep.GIDIndex)
 	case ep.Device == "" && ep.ResolveDevice:
@@ -231,8 +246,8 @@ func ucxEnv(l *Leg, a *scenarios.Args, ep endpoint.Endpoint) map[string]string {
 	if a.Transports != "" {
 		env["UCX_TLS"] = a.Transports
 	}
-	if dev := device(ep); dev != "" && !tool.TransportsAreTCP(a.Transports) {
-		env["UCX_NET_DEVICES"] = dev + ":" + l.port(ep)
+	if h := l.hca(ep); h != "" && !tool.TransportsAreTCP(a.Transports) {
+		env["UCX_NET_DEVICES"] = h
 	}
 	if len(env) == 0 {
 		return nil

@@ -125,19 +125,20 @@ func buildNCCL(dst []Command, spec *Spec, leg *Leg) ([]Command, error) {
 // finds first: NCCL_IB_HCA "=dev:port,…" (exact names), NCCL_IB_GID_INDEX
 // when the ranks share one (NCCL takes one value for every rank). Both
 // are placeholders where the devices are chosen at run time; the
-// scenario's own settings stand; nothing for ranks without a known device.
+// scenario's own settings stand; nothing for ranks without a known device,
+// nor under Google's gIB plugin (UsesGIB), which picks its own NICs and GID.
 func ncclIBEnv(leg *Leg, ranks []endpoint.Endpoint, env map[string]string) {
-	if leg.Test.Requires == scenarios.RequiresTCP {
+	if leg.Test.Requires == scenarios.RequiresTCP || leg.EnvFor != nil && UsesGIB(leg.EnvFor(ranks[0].Name)) {
 		return
 	}
 	var hcas, names []string
 	gid, sameGID, runtime := "", true, false
 	for i, r := range ranks {
-		dev := device(r)
-		if dev == "" {
+		h := leg.hca(r)
+		if h == "" {
 			return
 		}
-		if h := dev + ":" + leg.port(r); !slices.Contains(hcas, h) {
+		if !slices.Contains(hcas, h) {
 			hcas = append(hcas, h)
 		}
 		names = append(names, r.Name)

@@ -17,7 +17,7 @@ var installPerftest = installOf(tool.IBWriteBW)
 // perftestSpec is the runner's part of every perftest binary (ib_write_bw,
 // ib_read_lat …): they share a command line, a rendezvous (a TCP port, -p)
 // and an output layout.
-var perftestSpec = Spec{build: appendPerftest, work: perftestWork, pinnedKiB: messagePinnedKiB,
+var perftestSpec = Spec{build: appendPerftest, work: perftestWork, pinnedKiB: messagePinnedKiB, perRail: true,
 	probes: perftestProbes, overSRD: perftestOverSRD}
 
 // perftestOverSRD: perftest connects RC queue pairs unless told -c SRD
@@ -68,7 +68,7 @@ func perftestArgv(spec *Spec, leg *Leg, ep endpoint.Endpoint, port int, server s
 	bw := spec.Metric == parsers.MetricBandwidth
 	var scratch [32]string
 	argv := append(scratch[:0], spec.Name)
-	if dev := device(ep); dev != "" {
+	if dev := leg.device(ep); dev != "" {
 		argv = append(argv, "-d", dev)
 	}
 	argv = append(argv, "-i", leg.port(ep))

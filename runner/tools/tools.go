@@ -53,6 +53,10 @@ type Spec struct {
 	// pinnedKiB estimates the memory a test registers (memlock), for
 	// preflight; nil when the tool pins more than its messages (NCCL,
 	// NIXL: preflight's default applies).
+	// perRail: a pair test that measures one rail per leg, so that a
+	// multi-rail pod's rails are measured rail i to rail i (perftest);
+	// the others are given every rail at once (NCCL_IB_HCA …).
+	perRail   bool
 	pinnedKiB func(t *scenarios.Test) int64
 	// program is the binary a test runs, where its arguments choose it
 	// (nccl-tests: the collective's; t nil: the scenario is not known);

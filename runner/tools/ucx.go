@@ -1,16 +1,35 @@
 package tools
 
 import (
+	"strings"
 	"time"
 
 	"github.com/rdmabench/rdmabench/scenarios"
 )
 
-var ucxPerftestSpec = Spec{
-	build: buildUCX, work: ucxWork, pinnedKiB: messagePinnedKiB,
-	overSRD: func(*scenarios.Test) string {
-		return "UCX's verbs transports (rc, dc, ud) do not drive EFA's SRD: test EFA with nixlbench over LIBFABRIC or NCCL through aws-ofi-nccl"
-	}}
+var ucxPerftestSpec = Spec{build: buildUCX, work: ucxWork, pinnedKiB: messagePinnedKiB, overSRD: ucxOverSRD}
+
+// UCXSRDSince and UCXSRDWriteSince are the UCX releases with an EFA
+// transport, srd (openucx/ucx src/uct/ib/efa/srd, built --with-efa where
+// rdma-core's efadv is found): 1.19.0 brought it with active messages and
+// RMA READ (get), 1.20.0 RMA WRITE (put), flush and fence, and EFA's
+// GPUDirect detection (UCX NEWS).
+const (
+	UCXSRDSince      = "1.19.0"
+	UCXSRDWriteSince = "1.20.0"
+)
+
+// ucxOverSRD: UCX drives EFA only through its srd transport; rc, dc and ud
+// do not, and an unset UCX_TLS lets UCX pick among them.
+func ucxOverSRD(t *scenarios.Test) string {
+	for _, tl := range strings.Split(t.Args.Transports, ",") {
+		if strings.EqualFold(strings.TrimSpace(tl), "srd") {
+			return ""
+		}
+	}
+	return "UCX's verbs transports (rc, dc, ud) do not drive EFA: UCX " + UCXSRDSince + " and later have an EFA transport, srd (RMA WRITE from " +
+		UCXSRDWriteSince + "; built --with-efa): set args.transports: srd with such a UCX, or test EFA with nixlbench over LIBFABRIC or NCCL through aws-ofi-nccl"
+}
 
 // scenarios.DefaultUCXTest and DefaultUCXIterations are used when the test does not
 // say: ucx_perftest's own -n default (1,000,000) would make a 1 MiB run over

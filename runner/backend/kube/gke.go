@@ -71,6 +71,9 @@ func (b *Backend) dataAttachment(pod *corev1.Pod, network string) (attachment, e
 		return dataAttachment(pod, network)
 	}
 	want := gkeInterfaces([]string{network})[1]
+	if iface, ok := podGKEInterface(pod, want.Network); ok {
+		want.InterfaceName = iface
+	}
 	raw := pod.Annotations[GKEPodIPsAnnotation]
 	if strings.TrimSpace(raw) == "" {
 		return attachment{}, fmt.Errorf("no %s annotation: GKE attached no network %s (is multi-networking enabled on node %s's pool, and the Network defined?)",
@@ -88,4 +91,21 @@ func (b *Backend) dataAttachment(pod *corev1.Pod, network string) (attachment, e
 		have = append(have, ip.NetworkName)
 	}
 	return attachment{}, fmt.Errorf("network %s is not among the pod's networks in %s (%s)", want.Network, GKEPodIPsAnnotation, strings.Join(have, ", "))
+}
+
+// podGKEInterface is the interface the pod's own interfaces annotation
+// gives a network (as created: rdmabench's numbering, a pod patch's, or
+// Google's layout with eth1 on gvnic-1 and the RDMA networks on
+// eth2…eth9), so that a pod's second network is not taken for eth1.
+func podGKEInterface(pod *corev1.Pod, network string) (string, bool) {
+	var ifs []gkeInterface
+	if json.Unmarshal([]byte(pod.Annotations[GKEInterfacesAnnotation]), &ifs) != nil {
+		return "", false
+	}
+	for _, i := range ifs {
+		if i.Network == network && i.InterfaceName != "" {
+			return i.InterfaceName, true
+		}
+	}
+	return "", false
 }

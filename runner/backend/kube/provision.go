@@ -101,22 +101,36 @@ func (b *Backend) Provision(ctx context.Context, eps []endpoint.Endpoint) ([]end
 			return nil, &StartupError{Pod: b.podName(ep.Name), Reason: "NotFound",
 				Msg: "the pod disappeared while the run waited for it (deleted by someone, or evicted)"}
 		}
-		hints, err := b.place(&ep, pod)
-		if err != nil {
+		if out[i], err = b.settle(ctx, ep, pod); err != nil {
 			return nil, err
 		}
-		if ep.ResolveDevice && hints.From == "" {
-			hints = b.deviceHints(ctx, ep)
-		}
-		if err := b.disc.ResolveDevice(ctx, &ep, hints); err != nil {
-			return nil, err
-		}
-		if ep.Device != "" {
-			b.progressf("%s: RDMA device %s port %d%s (%s)", ep.Name, ep.Device, ep.Port, gidText(ep.GIDIndex), ep.DeviceFrom)
-		}
-		out[i] = ep
 	}
 	return out, nil
+}
+
+// settle fills an endpoint from its ready pod: node, address, the RDMA
+// device of its data network and, on a pod with several networks, its
+// rails.
+func (b *Backend) settle(ctx context.Context, ep endpoint.Endpoint, pod *corev1.Pod) (endpoint.Endpoint, error) {
+	hints, err := b.place(ctx, &ep, pod)
+	if err != nil {
+		return ep, err
+	}
+	if ep.ResolveDevice && hints.From == "" {
+		hints = b.deviceHints(ctx, ep)
+	}
+	if err := b.disc.ResolveDevice(ctx, &ep, hints); err != nil {
+		return ep, err
+	}
+	if ep.Device != "" {
+		b.progressf("%s: RDMA device %s port %d%s (%s)", ep.Name, ep.Device, ep.Port, gidText(ep.GIDIndex), ep.DeviceFrom)
+	}
+	if err := b.resolveRails(ctx, &ep, pod); err != nil {
+		return ep, err
+	}
+	ep.Affinity = b.disc.Affinity(ctx, ep)
+	b.warnAffinity(ep)
+	return ep, nil
 }
 
 // createPods creates the pods, CreateParallelism at a time; the first
@@ -166,7 +180,7 @@ func (b *Backend) createPods(ctx context.Context, eps []endpoint.Endpoint, pods 
 // place fills an endpoint from its ready pod: node, pod, data address;
 // and returns what the data network's CNI says of the device behind it
 // (network-status device-info).
-func (b *Backend) place(ep *endpoint.Endpoint, pod *corev1.Pod) (remote.DeviceHints, error) {
+func (b *Backend) place(ctx context.Context, ep *endpoint.Endpoint, pod *corev1.Pod) (remote.DeviceHints, error) {
 	ep.Node, ep.Pod = pod.Spec.NodeName, pod.Name
 	b.mu.Lock()
 	b.pods[ep.Name] = podInfo{name: pod.Name, node: pod.Spec.NodeName}
@@ -180,6 +194,9 @@ func (b *Backend) place(ep *endpoint.Endpoint, pod *corev1.Pod) (remote.DeviceHi
 		if b.sc.Cluster.HostNetwork {
 			ep.Network = "host network"
 		}
+		if att, ok := b.draAttachment(ctx, pod); ok {
+			ep.Address, ep.Network, ep.Interface = att.IP, att.Network, att.Interface
+		}
 		return remote.DeviceHints{}, nil
 	}
 	att, err := b.dataAttachment(pod, nets[0])
@@ -187,6 +204,12 @@ func (b *Backend) place(ep *endpoint.Endpoint, pod *corev1.Pod) (remote.DeviceHi
 		return remote.DeviceHints{}, &StartupError{Pod: pod.Name, Reason: "NoSecondaryNetwork", Msg: err.Error()}
 	}
 	ep.Address, ep.Network, ep.Interface = att.IP, att.Network, att.Interface
+	return att.hints(), nil
+}
+
+// hints are what the network's CNI says of the device behind it
+// (network-status device-info); none when it says nothing.
+func (att attachment) hints() remote.DeviceHints {
 	var hints remote.DeviceHints
 	if att.RDMADevice != "" || att.PCIAddress != "" {
 		hints.From = "network-status device-info of " + att.Network
@@ -195,7 +218,7 @@ func (b *Backend) place(ep *endpoint.Endpoint, pod *corev1.Pod) (remote.DeviceHi
 			hints.PCIAddresses = []string{att.PCIAddress}
 		}
 	}
-	return hints, nil
+	return hints
 }
 
 // hintsScript prints the SR-IOV device plugin's PCIDEVICE_<RESOURCE>

@@ -21,6 +21,7 @@ func Rules() []rbacv1.PolicyRule {
 		core("configmaps", "create", "get", "list", "delete"),
 		core("events", "get", "list", "watch"),
 		{APIGroups: []string{"k8s.cni.cncf.io"}, Resources: []string{"network-attachment-definitions"}, Verbs: []string{"get", "list"}},
+		{APIGroups: []string{"resource.k8s.io"}, Resources: []string{"resourceclaims"}, Verbs: []string{"get"}},
 		{APIGroups: []string{"networking.k8s.io"}, Resources: []string{"networkpolicies"}, Verbs: []string{"create", "list", "delete"}},
 	}
 }

@@ -43,7 +43,7 @@ func TestShippedRBACDecodesStrictly(t *testing.T) {
 	need := map[string][]string{
 		"pods": {"create", "get", "list", "delete"}, "pods/exec": {"create"}, "pods/log": {"get"},
 		"configmaps": {"create", "delete", "list"}, "services": {"create", "delete", "list"}, "pods/portforward": {"create"}, "events": {"list"}, "network-attachment-definitions": {"get", "list"},
-		"networkpolicies": {"create", "delete", "list"},
+		"networkpolicies": {"create", "delete", "list"}, "resourceclaims": {"get"},
 	}
 	for res, verbs := range need {
 		for _, v := range verbs {
