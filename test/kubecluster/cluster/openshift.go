@@ -37,10 +37,12 @@ func (c *Cluster) ServeOpenShiftSecurity(ctx context.Context) (undo func(context
 	policies, err := c.Apply(ctx, sccAdmission)
 	undo = func(ctx context.Context) error {
 		err := c.Delete(ctx, append(crd, policies...))
-		return errors.Join(err, c.waitGroupGone(ctx, "security.openshift.io"))
+		// A deleted policy also takes a moment to stop refusing: the next
+		// test's pods must not meet it.
+		return errors.Join(err, c.waitGroupGone(ctx, "security.openshift.io"), c.waitSCC(ctx, false))
 	}
 	if err == nil {
-		err = c.waitSCCEnforced(ctx)
+		err = c.waitSCC(ctx, true)
 	}
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("SCC admission: %w", err), undo(ctx))
@@ -62,10 +64,11 @@ roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: scc-probe}
 subjects: [{apiGroup: rbac.authorization.k8s.io, kind: User, name: scc-probe}]
 `
 
-// waitSCCEnforced dry-runs a pod that adds IPC_LOCK, as a user allowed to
-// create pods but no SCC, until the policy refuses it: a new policy takes
-// a moment to be compiled and take effect.
-func (c *Cluster) waitSCCEnforced(ctx context.Context) (err error) {
+// waitSCC dry-runs a pod that adds IPC_LOCK, as a user allowed to create
+// pods but no SCC, until the policy refuses it (enforced) or no longer does
+// (lifted): a policy takes a moment to be compiled and take effect, and
+// to stop once deleted.
+func (c *Cluster) waitSCC(ctx context.Context, enforced bool) (err error) {
 	rbac, err := c.Apply(ctx, []byte(sccProbeRBAC))
 	defer func() { err = errors.Join(err, c.Delete(context.Background(), rbac)) }()
 	if err != nil {
@@ -83,11 +86,14 @@ func (c *Cluster) waitSCCEnforced(ctx context.Context) (err error) {
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		_, err := cs.CoreV1().Pods("default").Create(ctx, pod, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+		refused := apierrors.IsForbidden(err) && strings.Contains(err.Error(), "security context constraint")
 		switch {
-		case apierrors.IsForbidden(err) && strings.Contains(err.Error(), "security context constraint"):
+		case refused == enforced:
 			return nil
-		case time.Now().After(deadline):
+		case time.Now().After(deadline) && enforced:
 			return fmt.Errorf("a pod adding IPC_LOCK is still not refused after 60s (last: %v)", err)
+		case time.Now().After(deadline):
+			return fmt.Errorf("a pod adding IPC_LOCK is still refused 60s after the SCC policies were deleted (last: %v)", err)
 		}
 		select {
 		case <-ctx.Done():
