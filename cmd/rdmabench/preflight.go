@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -18,6 +19,7 @@ import (
 	"github.com/rdmabench/rdmabench/report/text"
 	"github.com/rdmabench/rdmabench/runner"
 	"github.com/rdmabench/rdmabench/runner/backend"
+	"github.com/rdmabench/rdmabench/runner/endpoint"
 	"github.com/rdmabench/rdmabench/runner/plan"
 	"github.com/rdmabench/rdmabench/runner/preflight"
 )
@@ -103,8 +105,10 @@ func runPreflight(ctx context.Context, o *preflightOptions) error {
 		return err
 	}
 	// Planned as run plans it: a test set aside where there is no RDMA
-	// (requires: rdma) is skipped by design, its endpoints still checked.
-	p, err := compilePlan(sc, plan.CompileOptions{HostGPUs: nic.CountGPUs, HasRDMA: runner.BackendHasRDMA(ctx, be), Platform: platform})
+	// device at all (requires: rdma) is skipped by design, its endpoints
+	// still checked; where a device is there but unusable (its port down),
+	// the test would run, and the check that stops it fails preflight.
+	p, err := compilePlan(sc, plan.CompileOptions{HostGPUs: nic.CountGPUs, HasRDMA: hasRDMADevice(ctx, be), Platform: platform})
 	if err != nil {
 		return err
 	}
@@ -138,5 +142,21 @@ func cleanupBackend(be backend.Backend, stderr io.Writer) {
 	defer cancel()
 	if err := be.Cleanup(ctx); err != nil {
 		fmt.Fprintf(stderr, "clean-up: %v\n", err)
+	}
+}
+
+// hasRDMADevice says whether an endpoint has an RDMA device, usable or not:
+// the backend's own test (an ACTIVE port), else any entry under
+// /sys/class/infiniband where the endpoint runs (bounded).
+func hasRDMADevice(ctx context.Context, be backend.Backend) func(endpoint.Endpoint) bool {
+	usable := runner.BackendHasRDMA(ctx, be)
+	return func(ep endpoint.Endpoint) bool {
+		if usable(ep) {
+			return true
+		}
+		c, cancel := context.WithTimeout(ctx, 15*time.Second)
+		defer cancel()
+		out, err := be.Exec(c, ep, []string{"sh", "-c", "ls " + runner.SysClassInfiniband + " 2>/dev/null"})
+		return err == nil && strings.TrimSpace(string(out)) != ""
 	}
 }
