@@ -55,6 +55,12 @@ mkdir -p lib64 lib/x86_64-linux-gnu etc/libibverbs.d
 cp -L "$root/lib64/ld-linux-x86-64.so.2" lib64/
 cp "$root/etc/libibverbs.d/rxe.driver" etc/libibverbs.d/
 cp "$bench" usr/bin/rdmabench
+# The VM's root is also the image of its pods as kube nodes (host/…): the
+# pods' init container copies the bundle from /opt/rdmabench to
+# /mnt/rdmabench-bundle (an emptyDir in an image's pod; the node agent runs
+# a host pod's containers on the VM's own root), and their keep-alive is
+# /opt/rdmabench/bin/rdmabench (runner/backend/kube).
+mkdir -p opt/rdmabench/bin mnt/rdmabench-bundle && ln -sf /usr/bin/rdmabench opt/rdmabench/bin/rdmabench
 
 # 4. Users, keys, init.
 echo 'root:x:0:0:root:/root:/bin/sh' > etc/passwd

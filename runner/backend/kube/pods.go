@@ -41,10 +41,11 @@ const (
 var keepAlive = []string{BundleBin + "/rdmabench", "pause"}
 
 // bundleCopy is the init container's script: copy the bundle, or say
-// which image lacks it and what to set.
+// which image lacks it and what to set. -f: a node that runs pods on its
+// own root (the test lane's VMs) keeps the stage between pods.
 const bundleCopy = `[ -x ` + BundleBin + `/rdmabench ] || { echo "this image has no rdmabench bundle at ` + BundleDir +
 	`: set cluster.toolsImage to rdmabench's tools image (make image)" >&2; exit 1; }
-cp -a ` + BundleDir + `/. ` + bundleStage + `/`
+cp -af ` + BundleDir + `/. ` + bundleStage + `/`
 
 var runIDPattern = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
 
