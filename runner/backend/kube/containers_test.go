@@ -67,7 +67,7 @@ func TestPodIsOneContainerFromTheImage(t *testing.T) {
 	if !slices.Equal(c.Command, []string{BundleBin + "/rdmabench", "pause"}) || c.SecurityContext.Capabilities.Add[0] != "IPC_LOCK" {
 		t.Errorf("command %v, security context %+v", c.Command, c.SecurityContext)
 	}
-	if len(init.VolumeMounts) != 1 || init.VolumeMounts[0].Name != c.VolumeMounts[2].Name || !strings.Contains(init.Command[2], "cp -a "+BundleDir+"/. ") {
+	if len(init.VolumeMounts) != 1 || init.VolumeMounts[0].Name != c.VolumeMounts[2].Name || !strings.Contains(init.Command[2], "cp -af "+BundleDir+"/. ") {
 		t.Errorf("init container %+v: want it to copy the bundle into the emptyDir the container mounts", init)
 	}
 }
