@@ -45,6 +45,13 @@ type Endpoint struct {
 	GPUs     int    `json:"gpus,omitempty"`
 	// GPUsFrom says how GPUs was counted for a pool's gpus: all.
 	GPUsFrom string `json:"gpusFrom,omitempty"`
+	// VisibleGPUs is the CUDA_VISIBLE_DEVICES its GPU tools get where
+	// several endpoints share one host's GPUs (the local backend): its own
+	// GPUs first, so that a tool's GPU 0 is the endpoint's (prefill on GPU
+	// 0, decode on GPU 1), then the host's others, so that peer access
+	// (NVLink, UCX cuda_ipc, NCCL P2P) still sees every GPU. "" where each
+	// endpoint has a host (or pod) of its own.
+	VisibleGPUs string `json:"visibleGpus,omitempty"`
 	// Address is the data-plane address tools connect to: the secondary
 	// network's IP in a pod, the host's data address, 127.0.0.1 locally.
 	Address string `json:"address,omitempty"`

@@ -64,6 +64,7 @@ func planEndpoints(s *scenarios.Scenario, opts CompileOptions) ([]endpoint.Endpo
 	if err := allGPUsAlone(s, eps); err != nil {
 		return nil, nil, err
 	}
+	shareHostGPUs(s, eps, opts)
 	return eps, poolIdx, nil
 }
 
@@ -87,6 +88,54 @@ func allGPUsAlone(s *scenarios.Scenario, eps []endpoint.Endpoint) error {
 		}
 	}
 	return nil
+}
+
+// shareHostGPUs gives each endpoint of the local backend GPUs of its own,
+// in pool order (prefill-0 GPU 0, decode-0 GPU 1 …), where more than one
+// endpoint has GPUs and they fit the host: the tools then each drive their
+// endpoint's GPUs, so a KV transfer crosses from one GPU to another. Where
+// they do not fit, the endpoints share GPU 0 up as before, and preflight's
+// gpu-count check says so.
+func shareHostGPUs(s *scenarios.Scenario, eps []endpoint.Endpoint, opts CompileOptions) {
+	if backendOf(s) != scenarios.BackendLocal || opts.HostGPUs == nil {
+		return
+	}
+	withGPUs, total := 0, 0
+	for _, ep := range eps {
+		if ep.GPUs > 0 {
+			withGPUs++
+			total += ep.GPUs
+		}
+	}
+	if withGPUs < 2 {
+		return
+	}
+	host, _ := opts.HostGPUs()
+	if total > host {
+		return
+	}
+	next := 0
+	for i := range eps {
+		if eps[i].GPUs > 0 {
+			eps[i].VisibleGPUs = visibleGPUs(next, eps[i].GPUs, host)
+			next += eps[i].GPUs
+		}
+	}
+}
+
+// visibleGPUs is CUDA_VISIBLE_DEVICES for n GPUs from first of a host's
+// host GPUs: those first, then the others in order ("1,0,2,3").
+func visibleGPUs(first, n, host int) string {
+	order := make([]string, 0, host)
+	for g := first; g < first+n; g++ {
+		order = append(order, strconv.Itoa(g))
+	}
+	for g := range host {
+		if g < first || g >= first+n {
+			order = append(order, strconv.Itoa(g))
+		}
+	}
+	return strings.Join(order, ",")
 }
 
 // gpuCount is a pool's GPUs per endpoint and, for gpus: all, how they

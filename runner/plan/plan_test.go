@@ -378,3 +378,51 @@ pools:
 		}
 	}
 }
+
+// TestLocalEndpointsGetGPUsOfTheirOwn: on one host, prefill and decode each
+// drive a GPU of their own (GPU 0 and GPU 1), so the KV transfer crosses
+// between GPUs; every GPU stays visible (peer access), the endpoint's first.
+// Where they do not fit the host, nothing is set (they share, as before).
+func TestLocalEndpointsGetGPUsOfTheirOwn(t *testing.T) {
+	sc, err := scenarios.LoadBytes("g.yaml", []byte(`apiVersion: rdmabench.io/v1alpha1
+kind: Scenario
+metadata: {name: g}
+backend: local
+pools:
+  - {name: prefill, gpus: 1}
+  - {name: decode, gpus: 1}
+tests:
+  - {name: kv, tool: nixlbench, from: decode, to: prefill, args: {initiatorSeg: VRAM, targetSeg: VRAM}}
+  - {name: probe, tool: nixl_probe, from: decode, to: prefill, args: {initiatorSeg: VRAM, targetSeg: VRAM}}
+  - {name: sr, tool: nccl_probe, from: decode, to: prefill, args: {collective: sendrecv}}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for host, want := range map[int][2]string{4: {"0,1,2,3", "1,0,2,3"}, 2: {"0,1", "1,0"}, 1: {"", ""}} {
+		p, err := Compile(sc, CompileOptions{HostGPUs: func() (int, string) { return host, "nvidia-smi -L" }, HasRDMA: func(endpoint.Endpoint) bool { return true }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := [2]string{p.Endpoints[0].VisibleGPUs, p.Endpoints[1].VisibleGPUs}; got != want {
+			t.Errorf("%d GPUs: visible %q, want %q", host, got, want)
+		}
+		rounds, err := p.AllRounds()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range rounds {
+			for _, j := range r.Jobs {
+				for _, c := range j.Legs[0].Commands {
+					wantEnv := want[0]
+					if c.Endpoint == "decode-0" {
+						wantEnv = want[1]
+					}
+					if got := c.Env["CUDA_VISIBLE_DEVICES"]; got != wantEnv {
+						t.Errorf("%d GPUs: %s on %s: CUDA_VISIBLE_DEVICES %q, want %q", host, j.ID, c.Endpoint, got, wantEnv)
+					}
+				}
+			}
+		}
+	}
+}

@@ -72,7 +72,7 @@ func buildNCCLProbe(dst []Command, spec *Spec, leg *Leg) ([]Command, error) {
 	rank := 0
 	for _, ep := range ranks {
 		for gpu := range gpusOf(ep) {
-			c := Command{Endpoint: ep.Name, Role: RoleRank, Argv: ncclProbeArgv(spec, leg, rank, total, gpu, key), Env: maps.Clone(env)}
+			c := Command{Endpoint: ep.Name, Role: RoleRank, Argv: ncclProbeArgv(spec, leg, rank, total, gpu, key), Env: withVisibleGPUs(leg, ep, maps.Clone(env))}
 			if rank == 0 {
 				c.Ready, c.Parse = ReadyEtcd+key, true
 			}

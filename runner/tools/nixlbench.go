@@ -242,9 +242,24 @@ func nixlEnv(leg *Leg, ep endpoint.Endpoint, backendName string) map[string]stri
 	if strings.EqualFold(backendName, "UCX") {
 		env = ucxEnv(leg, &leg.Test.Args, ep)
 		set("UCX_PROTO_INFO", "y")
+	} else {
+		set("NIXL_LOG_LEVEL", "INFO")
+	}
+	return withVisibleGPUs(leg, ep, env)
+}
+
+// withVisibleGPUs gives a command the endpoint's CUDA_VISIBLE_DEVICES
+// where endpoints share one host's GPUs (endpoint.VisibleGPUs): nixlbench
+// and the probes use GPU 0 of what they see, so each side drives its own
+// GPU. The scenario's own setting wins.
+func withVisibleGPUs(leg *Leg, ep endpoint.Endpoint, env map[string]string) map[string]string {
+	if ep.VisibleGPUs == "" || leg.scenarioSets(ep, "CUDA_VISIBLE_DEVICES") {
 		return env
 	}
-	set("NIXL_LOG_LEVEL", "INFO")
+	if env == nil {
+		env = map[string]string{}
+	}
+	env["CUDA_VISIBLE_DEVICES"] = ep.VisibleGPUs
 	return env
 }
 
