@@ -234,12 +234,16 @@ class Real:
                              f"domain (one host, up to {NUM_MAX_NVL_PEERS} GPUs) or {NUM_MAX_NVL_PEERS} GPUs on every host")
         path = "internode" if rdma_ranks > 1 else "intranode"
         # vLLM's DeepEPHTAll2AllManager: NVLink buffer of VLLM_DEEPEP_BUFFER_SIZE_MB
-        # (1 GiB), an RDMA buffer of the same only internode, QPs = SMs / 2.
-        buf_bytes = a.buffer_mb << 20
-        buffer = self.deep_ep.Buffer(self.group, buf_bytes, buf_bytes if rdma_ranks > 1 else 0, low_latency_mode=False,
-                                     num_qps_per_rank=max(1, a.sms // 2) if rdma_ranks > 1 else 1, explicitly_destroy=True)
+        # (1 GiB), an RDMA buffer of the same only internode, QPs = SMs / 2;
+        # more where DeepEP's default configs need more at this hidden size.
+        Buffer = self.deep_ep.Buffer
+        Buffer.set_num_sms(a.sms)
+        configs = (Buffer.get_dispatch_config(world), Buffer.get_combine_config(world))  # unsupported rank counts fail here
+        nvl = max([a.buffer_mb << 20] + [c.get_nvl_buffer_size_hint(a.hidden * 2, world) for c in configs])
+        rdma = max([a.buffer_mb << 20] + [c.get_rdma_buffer_size_hint(a.hidden * 2, world) for c in configs]) if rdma_ranks > 1 else 0
+        buffer = Buffer(self.group, nvl, rdma, low_latency_mode=False,
+                        num_qps_per_rank=max(1, a.sms // 2) if rdma_ranks > 1 else 1, explicitly_destroy=True)
         try:
-            self.deep_ep.Buffer.set_num_sms(a.sms)
             return self.normal_steps(buffer, path, rdma_ranks)
         finally:
             self.dist.barrier(group=self.group)
@@ -258,8 +262,10 @@ class Real:
         per_rank, per_rdma, per_expert, in_rank, _ = buffer.get_dispatch_layout(topk_idx, a.experts)
         # The layout against our own count of it.
         owner = (topk_idx // (a.experts // world)).long()
-        mine = t.zeros((tokens, world), dtype=t.bool, device="cuda")
-        mine.scatter_(1, owner.clamp(min=0), owner >= 0)
+        # (a masked selection, -1, goes to a spare column dropped after)
+        mine = t.zeros((tokens, world + 1), dtype=t.bool, device="cuda")
+        mine.scatter_(1, owner.masked_fill(owner < 0, world), t.ones_like(owner, dtype=t.bool))
+        mine = mine[:, :world].contiguous()
 
         def check_layout():
             expect(t.equal(in_rank, mine), "get_dispatch_layout: is_token_in_rank differs from the routing")
