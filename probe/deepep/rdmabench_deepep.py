@@ -117,7 +117,7 @@ def banner(torch, deep_ep, ctx):
     fields = {
         "deep_ep": dist_version("deep_ep", "deep-ep") or getattr(deep_ep, "__version__", "unknown"),
         "deep_ep-api": ctx["api"], "torch": torch.__version__,
-        "torch-cuda": getattr(torch.version, "cuda", None) or "none", "nccl": nccl,
+        "torch-cuda": getattr(torch.version, "cuda", None) or "none", "nccl-version": nccl,
         "nvshmem": dist_version("nvidia-nvshmem-cu13", "nvidia-nvshmem-cu12") or "unknown",
         "python": platform.python_version(), "ranks": ctx["world"], "hosts": ctx["hosts"],
         "gpu": torch.cuda.get_device_name(ctx["local"]).replace(" ", "_"),
@@ -208,7 +208,7 @@ class Real:
         self.dist.all_gather_object(every, problem, group=self.group)
         bad = [f"rank {r}: {p}" for r, p in enumerate(every) if p]
         if bad:
-            raise ProbeError("; ".join(bad))
+            raise ProbeError("check failed: " + "; ".join(bad))
 
     def routing(self, tokens, mask_some):
         """Random scores, top-k experts per token (DeepEP's tests' routing);
