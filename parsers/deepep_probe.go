@@ -70,6 +70,10 @@ func deepEPProbeLine(t string) (Measurement, bool) {
 	if !ok || tm == nil {
 		return Measurement{}, false
 	}
+	// bytes / avg_t where both are there: the printed GB/s has two decimals.
+	if avg, ok := finiteFloat(tm[1]); ok && avg > 0 && bytes[part] > 0 {
+		bw = float64(bytes[part]) / avg / 1e3
+	}
 	s := Sample{Bytes: bytes[part], BWAvgBps: F(bw * gbpsToBps), TimeUS: optFloat(tm[1], 1),
 		LatAvgUS: optFloat(tm[1], 1), LatMinUS: optFloat(tm[2], 1), LatMaxUS: optFloat(tm[3], 1)}
 	return Measurement{Tool: deepEPProbe, OK: true, Test: g[2] + " " + g[3] + " (" + g[4] + ")", Side: "rank " + g[1],
