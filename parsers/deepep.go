@@ -82,7 +82,9 @@ func (d *deepEPRun) line(line string) {
 	case strings.HasPrefix(t, "# nvshmem: loaded "):
 		d.facts["nvshmem_loaded"] = strings.TrimPrefix(t, "# nvshmem: loaded ")
 	case strings.HasPrefix(t, deepEPProbe+": "):
-		d.probeFailures = append(d.probeFailures, t)
+		if !strings.HasSuffix(t, "(the lines above name it)") { // the summary of failures said already
+			d.probeFailures = append(d.probeFailures, t)
+		}
 	case strings.Contains(t, " EP:"):
 		if m, ok := deepEPV2(line); ok {
 			d.ms = append(d.ms, m)
