@@ -105,12 +105,14 @@ func (s Script) supervise(ctx context.Context, cmd *exec.Cmd, o Options) int {
 	defer limit.Stop()
 	stop := func(code int, why string) int {
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
+		var waited error // the child's end is what matters here, not its status
 		select {
-		case <-done: // the child's end is what matters here, not its status
+		case waited = <-done:
 		case <-time.After(Grace):
 			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-			<-done
+			waited = <-done
 		}
+		_ = waited
 		// Said once the child's output is all copied: the writers may be
 		// the same buffer its copying goroutine fills.
 		fmt.Fprintf(o.Stderr, "%s: %s\n", s.Program, why)
