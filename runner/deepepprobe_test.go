@@ -2,38 +2,12 @@ package runner
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/rdmabench/rdmabench/report/schema"
 )
-
-// deepEPProbeStandins builds rdmabench-deepep into a folder on PATH and puts
-// the stand-in torch and deep_ep (probe/deepep/testdata/standin) on
-// PYTHONPATH, as the tools bundle and the serving image's python3 would be.
-func deepEPProbeStandins(t *testing.T) {
-	t.Helper()
-	if _, err := exec.LookPath("python3"); err != nil {
-		t.Skip("no python3: the DeepEP probe cannot run")
-	}
-	dir := t.TempDir()
-	build := exec.Command("go", "build", "-o", filepath.Join(dir, "rdmabench-deepep"), "../cmd/rdmabench-deepep")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build the probe: %v\n%s", err, out)
-	}
-	std, err := filepath.Abs(filepath.Join("..", "probe", "deepep", "testdata", "standin"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := writeNvidiaSmi(dir); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
-	t.Setenv("PYTHONPATH", std)
-}
 
 // TestDeepEPProbeThroughTheRunner: a deepep_probe test on one endpoint of
 // two GPUs runs as the planner plans it (rank 0 first, ready once torch's
@@ -42,7 +16,7 @@ func deepEPProbeStandins(t *testing.T) {
 // says which program measured with the versions it loaded, and
 // preflight found deep_ep.
 func TestDeepEPProbeThroughTheRunner(t *testing.T) {
-	deepEPProbeStandins(t)
+	pythonProbeStandins(t, "rdmabench-deepep", "deepep")
 	text := `apiVersion: rdmabench.io/v1alpha1
 kind: Scenario
 metadata: {name: deepep-probe-local}

@@ -10,9 +10,12 @@
 package deepep
 
 import (
+	"bytes"
 	"context"
 	_ "embed"
+	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/rdmabench/rdmabench/probe/pyprobe"
@@ -41,58 +44,19 @@ func Run(ctx context.Context, o Options) int { return script.Run(ctx, o) }
 // half a minute more.
 func LimitOf(args []string) time.Duration { return pyprobe.LimitOf(args) }
 
-// findScript prints what preflight needs to know, one key=value a line,
-// without a GPU: torch and its CUDA and NCCL, deep_ep (V1 or V2) and the
-// NVSHMEM wheel beside it. Importing deep_ep loads its extension, which
-// links libcuda: an image without the driver says so here.
-const findScript = `
-import sys
-print("python-version=" + sys.version.split()[0])
-def meta(*names):
-    try:
-        from importlib import metadata
-    except ImportError:
-        return ""
-    for n in names:
-        try:
-            return metadata.version(n)
-        except Exception:
-            pass
-    return ""
-try:
-    import torch
-except Exception as e:
-    print("torch=notfound")
-    print("torch-error=" + str(e).replace("\n", " "))
-    sys.exit(0)
-print("torch=" + torch.__version__)
-print("torch-cuda=" + str(torch.version.cuda))
-try:
-    v = torch.cuda.nccl.version()
-    print("nccl=" + (".".join(str(x) for x in v) if isinstance(v, tuple) else str(v)))
-except Exception as e:
-    print("nccl=unknown")
-print("nvshmem=" + (meta("nvidia-nvshmem-cu13", "nvidia-nvshmem-cu12") or "unknown"))
-try:
-    import deep_ep
-except Exception as e:
-    print("deep_ep=notfound")
-    print("deep_ep-error=" + str(e).replace("\n", " "))
-    sys.exit(0)
-import os
-print("deep_ep=" + os.path.dirname(deep_ep.__file__ or ""))
-print("deep_ep-version=" + (meta("deep_ep", "deep-ep") or getattr(deep_ep, "__version__", "") or "unknown"))
-if hasattr(deep_ep, "ElasticBuffer"):
-    print("deep_ep-api=V2")
-elif hasattr(deep_ep, "Buffer") and hasattr(deep_ep.Buffer, "low_latency_dispatch"):
-    print("deep_ep-api=V1")
-else:
-    print("deep_ep-api=unknown")
-`
-
-// Find runs the find script: what preflight reads (python=, then the
-// interpreter's torch=, nccl=, nvshmem=, deep_ep=, deep_ep-version=,
-// deep_ep-api=, or deep_ep-error=).
+// Find prints what preflight reads: python= (pyprobe.FindLines), then the
+// script's own --find lines (torch=, nccl=, nvshmem=, deep_ep=,
+// deep_ep-version=, deep_ep-api=, or deep_ep-error=), bounded to a minute.
 func Find(ctx context.Context, stdout io.Writer) int {
-	return pyprobe.Find(ctx, stdout, findScript, "deep_ep-error")
+	for _, l := range pyprobe.FindLines() {
+		fmt.Fprintln(stdout, l)
+	}
+	if p, _, _ := pyprobe.Python(); p == "" {
+		return 0
+	}
+	var errs bytes.Buffer
+	if code := script.Run(ctx, Options{Args: []string{"--find"}, Limit: time.Minute, Stdout: stdout, Stderr: &errs}); code != 0 {
+		fmt.Fprintf(stdout, "deep_ep-error=exit %d: %s\n", code, strings.Join(strings.Fields(errs.String()), " "))
+	}
+	return 0
 }

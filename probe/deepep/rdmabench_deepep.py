@@ -499,7 +499,38 @@ def hosts_of(dist, group, world):
     return len(set(names))
 
 
+def find():
+    """What preflight reads (rdmabench-deepep --find), one key=value a
+    line, without a GPU: torch, its CUDA and NCCL, NVSHMEM's wheel, deep_ep
+    and its API. Importing deep_ep loads its extension, which links
+    libcuda: an image without the driver says so here."""
+    print("python-version=" + platform.python_version())
+    try:
+        import torch
+    except Exception as e:
+        print("torch=notfound\ntorch-error=" + str(e).replace("\n", " "))
+        return
+    print(f"torch={torch.__version__}\ntorch-cuda={torch.version.cuda}")
+    try:
+        v = torch.cuda.nccl.version()
+        print("nccl=" + (".".join(str(x) for x in v) if isinstance(v, tuple) else str(v)))
+    except Exception:
+        print("nccl=unknown")
+    print("nvshmem=" + (dist_version("nvidia-nvshmem-cu13", "nvidia-nvshmem-cu12") or "unknown"))
+    try:
+        import deep_ep
+    except Exception as e:
+        print("deep_ep=notfound\ndeep_ep-error=" + str(e).replace("\n", " "))
+        return
+    print("deep_ep=" + os.path.dirname(getattr(deep_ep, "__file__", "") or ""))
+    print("deep_ep-version=" + (dist_version("deep_ep", "deep-ep") or getattr(deep_ep, "__version__", "") or "unknown"))
+    print("deep_ep-api=" + deep_ep_api(deep_ep))
+
+
 def main(argv):
+    if argv == ["--find"]:
+        find()
+        return
     args = parse_args(argv)
     rank, world, local = env_contract()
     torch, dist, deep_ep, group, api = start(args, rank, world, local)
