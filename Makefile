@@ -14,6 +14,7 @@ build: assets
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/rdmabench
 	CGO_ENABLED=0 $(GO) build -o bin/rdmabench-nccl ./cmd/rdmabench-nccl
 	CGO_ENABLED=0 $(GO) build -o bin/rdmabench-nixl ./cmd/rdmabench-nixl
+	CGO_ENABLED=0 $(GO) build -o bin/rdmabench-deepep ./cmd/rdmabench-deepep
 
 # ECharts is embedded in the binary from the npm package pinned in
 # report/assets/package-lock.json; the library itself is not committed.

@@ -35,47 +35,106 @@ var (
 const gbpsToBps = 8e9
 
 // ParseDeepEP reads the output of DeepEP's own tests (V1 intranode,
-// internode and low-latency; V2's test_ep.py). A run with no result line is
-// one failed Measurement: a traceback or DeepEP's timeout is a tool error
-// or timeout, a tuning sweep without its Best line a truncated run.
+// internode and low-latency; V2's test_ep.py) and of rdmabench's DeepEP
+// probe (deepep_probe.go). A run with no result line is one failed
+// Measurement: a traceback or DeepEP's timeout is a tool error or timeout,
+// a tuning sweep without its Best line a truncated run; each failure the
+// probe names is a failed Measurement beside the results it did get.
 func ParseDeepEP(r io.Reader) ([]Measurement, error) {
-	var ms []Measurement
-	var warns []string
-	var lastErr string
-	sweep := false
+	var d deepEPRun
+	d.facts = map[string]string{}
 	sc := newLineScanner(r)
 	for sc.Scan() {
-		line := stripLogPrefix(CleanLine(sc.Text()))
-		t := strings.TrimSpace(line)
-		switch {
-		case strings.HasPrefix(t, "[tuning] Best "):
-			if m, ok := deepEPTuning(t); ok {
-				ms = append(ms, m)
-			}
-		case strings.HasPrefix(t, "[tuning] "):
-			sweep = true
-		case strings.HasPrefix(t, "[rank "):
-			ms = append(ms, deepEPLowLatency(t)...)
-		case strings.Contains(t, " EP:"):
-			if m, ok := deepEPV2(line); ok {
-				ms = append(ms, m)
-			}
-		case strings.Contains(t, "init failed for transport"):
-			warns = append(warns, t)
-		case deepEPErrorLine(t):
-			lastErr = t
-		}
+		d.line(stripLogPrefix(CleanLine(sc.Text())))
 	}
 	if err := sc.Err(); err != nil {
 		return nil, err
 	}
+	return d.measurements(), nil
+}
+
+// deepEPRun is what ParseDeepEP gathered from one output.
+type deepEPRun struct {
+	ms            []Measurement
+	warns         []string
+	lastErr       string
+	probeFailures []string
+	sweep         bool
+	facts         map[string]string // the probe's banner and notes
+}
+
+func (d *deepEPRun) line(line string) {
+	t := strings.TrimSpace(line)
+	switch {
+	case strings.HasPrefix(t, "[tuning] Best "):
+		if m, ok := deepEPTuning(t); ok {
+			d.ms = append(d.ms, m)
+		}
+	case strings.HasPrefix(t, "[tuning] "):
+		d.sweep = true
+	case strings.HasPrefix(t, "[rank "):
+		if m, ok := deepEPProbeLine(t); ok {
+			d.ms = append(d.ms, m)
+		} else {
+			d.ms = append(d.ms, deepEPLowLatency(t)...)
+		}
+	case deepEPProbeBanner(t, d.facts):
+	case strings.HasPrefix(t, "# nvshmem: loaded "):
+		d.facts["nvshmem_loaded"] = strings.TrimPrefix(t, "# nvshmem: loaded ")
+	case strings.HasPrefix(t, deepEPProbe+": "):
+		if !strings.HasSuffix(t, "(the lines above name it)") { // the summary of failures said already
+			d.probeFailures = append(d.probeFailures, t)
+		}
+	case strings.Contains(t, " EP:"):
+		if m, ok := deepEPV2(line); ok {
+			d.ms = append(d.ms, m)
+		}
+	case strings.Contains(t, "init failed for transport"):
+		d.warns = append(d.warns, t)
+	case deepEPErrorLine(t):
+		d.lastErr = t
+	}
+}
+
+func (d *deepEPRun) measurements() []Measurement {
+	ms := d.ms
+	for _, f := range d.probeFailures {
+		m := failed(deepEPProbe, deepEPProbeClass(f), f)
+		ms = append(ms, m)
+	}
 	if len(ms) == 0 {
-		return []Measurement{deepEPFailure(lastErr, sweep, warns)}, nil
+		return []Measurement{deepEPFailure(d.lastErr, d.sweep, d.warns)}
 	}
 	for i := range ms {
-		ms[i].Warnings = warns
+		ms[i].Warnings = d.warns
+		if ms[i].Tool != deepEPProbe {
+			continue
+		}
+		if ms[i].Info == nil {
+			ms[i].Info = map[string]string{}
+		}
+		for k, v := range d.facts {
+			ms[i].Info[k] = v
+		}
+		ms[i].Version = d.facts["probe_version"]
+		ms[i].Ranks, _ = strconv.Atoi(d.facts["ranks"])
 	}
-	return ms, nil
+	return ms
+}
+
+// deepEPProbeClass is the class of one of the probe's failure lines: a
+// rendezvous or watchdog that ran out is a timeout, a check that did not
+// hold wrong data, the rest the tool's own error.
+func deepEPProbeClass(line string) ErrorClass {
+	switch {
+	case strings.Contains(line, "did not finish within") || strings.Contains(line, "rendezvous") || strings.Contains(line, "timed out"):
+		return ClassTimeout
+	case strings.Contains(line, "check failed: "):
+		return ClassDataError
+	case strings.Contains(line, "not set:") || strings.Contains(line, "must be"):
+		return ClassUsageError
+	}
+	return ClassToolError
 }
 
 func deepEPErrorLine(t string) bool {

@@ -213,3 +213,26 @@ func FuzzParseNVSHMEMPerf(f *testing.F) {
 
 // near compares figures parsed from text with constants, to a part in 10¹².
 func near(a, b float64) bool { return math.Abs(a-b) <= 1e-12*math.Max(math.Abs(a), math.Abs(b)) }
+
+// TestDeepEPProbeLines: the DeepEP probe's lines (probe/deepep): the
+// headline part and its bytes, the latencies, the banner's versions on
+// every measurement, and a failed check as wrong data beside the results.
+func TestDeepEPProbeLines(t *testing.T) {
+	ms := parseFile(t, ParseDeepEP, "deepep", "probe-fail-handwritten.txt")
+	if len(ms) != 3 {
+		t.Fatalf("%d measurements, want 2 results and 1 failure: %+v", len(ms), ms)
+	}
+	d := ms[0]
+	if d.Test != "normal dispatch (FP8)" || d.Side != "rank 0" || d.Tool != "rdmabench-deepep" || d.Ranks != 4 ||
+		d.Samples[0].Bytes != 60000000 || *d.Samples[0].BWAvgBps != 60000000/400e-6*8 || *d.Samples[0].LatMaxUS != 410 ||
+		d.Info["nvshmem"] != "3.4.5" || d.Info["nvshmem_loaded"] != "libnvshmem_host.so.3" || len(d.Warnings) != 1 {
+		t.Errorf("dispatch: %+v", d)
+	}
+	if f := ms[2]; f.OK || f.ErrorClass != ClassDataError || !strings.Contains(f.Error, "rank 2: low_latency_combine") {
+		t.Errorf("failure: %+v", f)
+	}
+	ms = parseFile(t, ParseDeepEP, "deepep", "probe-standin-2ranks.txt")
+	if len(ms) != 8 || ms[7].Test != "low_latency combine (BF16)" || ms[7].Side != "rank 1" || ms[7].Info["kernels"] != "low_latency" {
+		t.Errorf("stand-in run: %d measurements, last %+v", len(ms), ms[len(ms)-1])
+	}
+}

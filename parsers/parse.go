@@ -22,6 +22,7 @@ const (
 	FamilyIperf3      = tool.FamilyIperf3
 	FamilyNixlbench   = tool.FamilyNixlbench
 	FamilyNCCL        = tool.FamilyNCCL
+	FamilyDeepEP      = tool.FamilyDeepEP
 )
 
 // parserFor is the one place that ties a family to its parser.
@@ -39,6 +40,8 @@ func parserFor(f Family) func(io.Reader) ([]Measurement, error) {
 		return ParseNixlbench
 	case FamilyNCCL:
 		return ParseNCCL
+	case FamilyDeepEP:
+		return ParseDeepEP
 	}
 	return nil
 }

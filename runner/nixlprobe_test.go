@@ -13,18 +13,23 @@ import (
 // nixlProbeStandins builds rdmabench-nixl into a folder on PATH and puts
 // the stand-in nixl package (probe/nixl/testdata/standin) on PYTHONPATH,
 // as the tools bundle and the serving image's python3 would be.
-func nixlProbeStandins(t *testing.T) {
+func nixlProbeStandins(t *testing.T) { pythonProbeStandins(t, "rdmabench-nixl", "nixl") }
+
+// pythonProbeStandins builds one of rdmabench's Python probes (program,
+// from cmd/) into a folder on PATH beside a stand-in nvidia-smi, and puts
+// its stand-in packages (probe/<pkg>/testdata/standin) on PYTHONPATH.
+func pythonProbeStandins(t *testing.T, program, pkg string) {
 	t.Helper()
 	if _, err := exec.LookPath("python3"); err != nil {
-		t.Skip("no python3: the NIXL probe cannot run")
+		t.Skip("no python3: " + program + " cannot run")
 	}
 	dir := t.TempDir()
-	build := exec.Command("go", "build", "-o", filepath.Join(dir, "rdmabench-nixl"), "../cmd/rdmabench-nixl")
+	build := exec.Command("go", "build", "-o", filepath.Join(dir, program), "../cmd/"+program)
 	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("build the probe: %v\n%s", err, out)
 	}
-	std, err := filepath.Abs(filepath.Join("..", "probe", "nixl", "testdata", "standin"))
+	std, err := filepath.Abs(filepath.Join("..", "probe", pkg, "testdata", "standin"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -61,6 +61,8 @@ var brokenCases = []struct {
 	{"sample-checks", []string{"13:13 tests[0].sample", "18:13 tests[1].sample", "22:13 tests[2].sample", "26:5 tests[3].sample"}},
 	{"merge-key", []string{"19:7 tests[0].env"}},
 	{"missing-apiversion", []string{"1:1 apiVersion"}},
+	{"deepep-args", []string{"13:13 tests[0].args.mode", "14:15 tests[0].args.hidden", "16:13 tests[0].args.topk",
+		"17:14 tests[0].args.dtype", "18:12 tests[0].args.sms", "19:17 tests[0].args.llTokens"}},
 	{"nccl-checks", []string{"15:5 tests[0].pattern", "17:19 tests[0].args.collective", "18:19 tests[0].args.stepFactor"}},
 	{"nixl-enums", []string{"16:16 tests[0].args.backend", "17:11 tests[0].args.op", "18:21 tests[0].args.initiatorSeg", "19:16 tests[0].args.minSize"}},
 	{"no-pools-no-tests", []string{"1:1 pools", "1:1 tests"}},

@@ -43,6 +43,8 @@ var schemaEnums = map[string]func() []any{
 	"lowPairReferences":   func() []any { return anySlice(LowPairReferences) },
 	"models":              func() []any { return anySlice(ModelPresetNames()) },
 	"kvDtypes":            func() []any { return anySlice(KVDtypes) },
+	"deepepModes":         func() []any { return anySlice(DeepEPModes) },
+	"deepepDtypes":        func() []any { return anySlice(DeepEPDtypes) },
 }
 
 // ncclBinaries are the nccl-tests binary names accepted as tool names.

@@ -40,6 +40,8 @@ var (
 	MTUs          = tool.MTUs
 	NCCLDataTypes = tool.NCCLDataTypes
 	UCXTests      = tool.UCXTests
+	DeepEPModes   = tool.DeepEPModes
+	DeepEPDtypes  = tool.DeepEPDtypes
 )
 
 // nixlbench runtimes.

@@ -377,6 +377,22 @@ type Args struct {
 	// DataType is nccl-tests -d.
 	DataType string `yaml:"dataType,omitempty" json:"dataType,omitempty" schema:"enum=dataTypes"`
 
+	// Mode is the DeepEP probe's kernel sets: normal (vLLM's
+	// deepep_high_throughput), low_latency (deepep_low_latency) or both.
+	Mode string `yaml:"mode,omitempty" json:"mode,omitempty" schema:"enum=deepepModes"`
+	// Hidden, TopK and Experts are the MoE model's shape (DeepEP probe).
+	Hidden  int `yaml:"hidden,omitempty" json:"hidden,omitempty"`
+	TopK    int `yaml:"topk,omitempty" json:"topk,omitempty"`
+	Experts int `yaml:"experts,omitempty" json:"experts,omitempty"`
+	// Tokens and LLTokens are tokens per rank of the normal (prefill) and
+	// low-latency (decode) kernels (DeepEP probe).
+	Tokens   int `yaml:"tokens,omitempty" json:"tokens,omitempty"`
+	LLTokens int `yaml:"llTokens,omitempty" json:"llTokens,omitempty"`
+	// Dtype is the DeepEP probe's dispatch type: fp8 or bf16.
+	Dtype string `yaml:"dtype,omitempty" json:"dtype,omitempty" schema:"enum=deepepDtypes"`
+	// SMs are the SMs of DeepEP's normal kernels (vLLM: 20).
+	SMs int `yaml:"sms,omitempty" json:"sms,omitempty"`
+
 	// Test is the ucx_perftest -t test (tag_bw, ucp_put_bw, tag_lat …).
 	Test string `yaml:"test,omitempty" json:"test,omitempty" schema:"enum=ucxTests"`
 	// Transports is UCX_TLS for ucx_perftest and nixlbench over UCX.

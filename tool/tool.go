@@ -14,6 +14,7 @@ const (
 	FamilyIperf3      Family = "iperf3"
 	FamilyNixlbench   Family = "nixlbench"
 	FamilyNCCL        Family = "nccl-tests"
+	// FamilyDeepEP is in deepepprobe.go, beside its tool.
 )
 
 // Metric names the figure a result is judged and compared by: its headline.
@@ -161,7 +162,7 @@ func (s *Spec) RDMAOnly() bool { return s.NeedsRDMA && !s.SelectsTransport }
 var table = []Spec{
 	perftest(IBWriteBW, MetricBandwidth), perftest(IBReadBW, MetricBandwidth), perftest(IBSendBW, MetricBandwidth),
 	perftest(IBWriteLat, MetricLatency), perftest(IBReadLat, MetricLatency), perftest(IBSendLat, MetricLatency),
-	rping, nixlbench, nixlProbe, nccl, ncclProbe, ucxPerftest, iperf3,
+	rping, nixlbench, nixlProbe, nccl, ncclProbe, deepEPProbe, ucxPerftest, iperf3,
 }
 
 // Lookup returns the description of a tool by its scenario name.

@@ -5,7 +5,7 @@
 # one container, from any glibc image (the user's serving image), mounts at
 # /opt/rdmabench; the kube backend puts /opt/rdmabench/bin on PATH.
 #   bin/rdmabench, bin/rdmabench-nccl,   rdmabench's own programs, as built
-#   bin/rdmabench-nixl
+#   bin/rdmabench-nixl, bin/rdmabench-deepep
 #   bin/TOOL                              a sh wrapper per tool (below)
 #   libexec/TOOL                          Debian's binary of the tool
 #   lib/                                  Debian's loader and every library
@@ -27,7 +27,7 @@ tools=$(chroot "$root" dpkg -L perftest rdmacm-utils iperf3 | grep -E '^/usr/bin
 rm -rf "$root$B"
 mkdir -p "$root$B/bin" "$root$B/libexec" "$root$B/lib/libibverbs" "$root$B/etc/libibverbs.d"
 cp /dev/null "$root$B/lib/.keep"
-for p in rdmabench rdmabench-nccl rdmabench-nixl; do
+for p in rdmabench rdmabench-nccl rdmabench-nixl rdmabench-deepep; do
   [ -x "$root/usr/local/bin/$p" ] && cp -p "$root/usr/local/bin/$p" "$root$B/bin/$p"
 done
 provdir=$(chroot "$root" dpkg -L ibverbs-providers | grep -E '/libibverbs/lib[a-z0-9_]+-rdmav[0-9]+\.so$' | sed 's|/[^/]*$||' | sort -u | head -1)

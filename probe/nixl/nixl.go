@@ -3,14 +3,14 @@
 // Python API as vLLM's NixlConnector drives it, with the python3 and the
 // nixl package of the image that serves. The probe is Python because
 // NIXL's Python package is what vLLM loads; this package finds that
-// python3, bounds the run and ends it cleanly on a signal.
+// python3, bounds the run and ends it cleanly on a signal (package pyprobe,
+// shared with the DeepEP probe).
 package nixl
 
 import (
 	_ "embed"
-	"os"
-	"os/exec"
-	"strings"
+
+	"github.com/rdmabench/rdmabench/probe/pyprobe"
 )
 
 // Program is the probe's binary, as scenarios and parsers name it.
@@ -22,23 +22,7 @@ const Program = "rdmabench-nixl"
 var Script []byte
 
 // PythonEnv names the python3 to use where PATH's is not the serving one.
-const PythonEnv = "RDMABENCH_PYTHON"
-
-// Python is the interpreter the probe runs with: $RDMABENCH_PYTHON, else
-// python3 (then python) on PATH, as a shell in the image would find it;
-// foundBy says which rule, looked every place tried.
-func Python() (path, foundBy string, looked []string) {
-	if p := os.Getenv(PythonEnv); p != "" {
-		return p, PythonEnv, []string{PythonEnv + "=" + p}
-	}
-	for _, name := range []string{"python3", "python"} {
-		looked = append(looked, name+" on PATH")
-		if p, err := exec.LookPath(name); err == nil {
-			return p, "PATH", looked
-		}
-	}
-	return "", "", append(looked[:len(looked):len(looked)], "PATH="+os.Getenv("PATH"))
-}
+const PythonEnv = pyprobe.PythonEnv
 
 // findScript prints what preflight needs to know, one key=value a line:
 // the interpreter, whether it imports nixl, NIXL's version and plugins.
@@ -75,12 +59,3 @@ try:
 except Exception:
     print("torch=none")
 `
-
-// FindLines is what --find prints before the interpreter's own report.
-func FindLines() []string {
-	p, by, looked := Python()
-	if p == "" {
-		return []string{"python=notfound", "looked=" + strings.Join(looked, "; ")}
-	}
-	return []string{"python=" + p, "python-found-by=" + by}
-}

@@ -83,7 +83,8 @@ func Fill(res *schema.Result, test *scenarios.Test, lr *schema.LineRate, outs []
 // libraryKeys are the banner facts of rdmabench's probes that name a
 // library the serving image loaded, and the name a result gives each.
 var libraryKeys = map[string]string{"nixl": "nixl", "ucx": "ucx", "nccl_version": "nccl", "nccl_path": "nccl-path",
-	"nccl_found_by": "nccl-found-by", "torch": "torch", "torch_cuda": "torch-cuda", "python": "python", "nixl_path": "nixl-path"}
+	"nccl_found_by": "nccl-found-by", "torch": "torch", "torch_cuda": "torch-cuda", "python": "python", "nixl_path": "nixl-path",
+	"deep_ep": "deep_ep", "deep_ep_api": "deep_ep-api", "deep_ep_path": "deep_ep-path", "nvshmem": "nvshmem"}
 
 // measuredBy names the program behind a measurement when it is one of
 // rdmabench's probes (its banner), with the library versions it reported.

@@ -98,6 +98,7 @@ var runners = map[string]Spec{
 	scenarios.ToolIBWriteBW: perftestSpec, scenarios.ToolIBReadBW: perftestSpec, scenarios.ToolIBSendBW: perftestSpec,
 	scenarios.ToolIBWriteLat: perftestSpec, scenarios.ToolIBReadLat: perftestSpec, scenarios.ToolIBSendLat: perftestSpec,
 	scenarios.ToolRping: rpingSpec, scenarios.ToolNixlbench: nixlbenchSpec, scenarios.ToolNCCL: ncclSpec, tool.NCCLProbe: ncclProbeSpec, tool.NixlProbe: nixlProbeSpec,
+	tool.DeepEPProbe:          deepEPProbeSpec,
 	scenarios.ToolUCXPerftest: ucxPerftestSpec, scenarios.ToolIperf3: iperf3Spec,
 }
 

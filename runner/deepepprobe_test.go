@@ -1,0 +1,62 @@
+package runner
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rdmabench/rdmabench/report/schema"
+)
+
+// TestDeepEPProbeThroughTheRunner: a deepep_probe test on one endpoint of
+// two GPUs runs as the planner plans it (rank 0 first, ready once torch's
+// store listens on MASTER_PORT, then rank 1, each with torch.distributed's
+// env contract) on the local backend; its result holds the ranks' samples,
+// says which program measured with the versions it loaded, and
+// preflight found deep_ep.
+func TestDeepEPProbeThroughTheRunner(t *testing.T) {
+	pythonProbeStandins(t, "rdmabench-deepep", "deepep")
+	text := `apiVersion: rdmabench.io/v1alpha1
+kind: Scenario
+metadata: {name: deepep-probe-local}
+backend: local
+pools:
+  - {name: ep, gpus: 2}
+tests:
+  - name: ep
+    tool: deepep_probe
+    from: ep
+    args: {hidden: 256, topk: 4, experts: 16, tokens: 64, llTokens: 16, iterations: 3}
+    expect: {minBandwidth: 1Kb/s}
+`
+	rep, out := runLocalScenario(t, "deepep-probe.yaml", text, 430)
+	r := rep.Results[0]
+	var raw []byte
+	for _, f := range r.RawOutputs {
+		b, _ := os.ReadFile(filepath.Join(out, f))
+		raw = append(raw, b...)
+	}
+	// Eight measurements (2 ranks × normal and low-latency dispatch and
+	// combine); the report keeps a sample per size, so equal sizes merge.
+	if r.Verdict != schema.VerdictPass || len(r.Samples) < 4 || r.BestBps <= 0 {
+		t.Fatalf("%s %q, %d samples\n%s\n%s", r.Verdict, r.Reason, len(r.Samples), strings.Join(r.Commands, "\n"), raw)
+	}
+	if r.Program != "rdmabench-deepep" || r.Libraries["deep_ep"] != "1.2.1+standin" || r.Libraries["torch"] != "2.11.0+standin" {
+		t.Errorf("program %q, libraries %v: want the probe and the DeepEP it loaded", r.Program, r.Libraries)
+	}
+	for _, c := range r.Commands {
+		if !strings.Contains(c, "MASTER_ADDR=127.0.0.1") || !strings.Contains(c, "WORLD_SIZE=2") {
+			t.Errorf("command without the env contract: %s", c)
+		}
+	}
+	found := false
+	for _, ep := range rep.Preflight {
+		for _, c := range ep.Checks {
+			found = found || c.ID == "deepep-probe-finds-deepep" && c.Status == "pass" && strings.Contains(c.Evidence, "DeepEP V1 1.2.1+standin")
+		}
+	}
+	if !found {
+		t.Errorf("preflight did not find the stand-in DeepEP: %+v", rep.Preflight)
+	}
+}
