@@ -201,7 +201,7 @@ func (t *Transport) ForPath(key string) {
 		return
 	}
 	t.Kind, t.Devices = TransportUnknown, nil
-	for _, k := range []string{TransportRDMA, TransportTCP, TransportShm} {
+	for _, k := range ucxKindRank {
 		for tl := range p.tls {
 			if ucxTLKind[tl] == k {
 				t.Kind = k
@@ -211,7 +211,7 @@ func (t *Transport) ForPath(key string) {
 			break
 		}
 	}
-	if t.Kind != TransportShm {
+	if t.Kind != TransportShm && t.Kind != TransportP2P {
 		t.Devices = p.devs
 	}
 	t.Detail = trJoin(p.tls) + " (" + key + ")"

@@ -14,10 +14,16 @@ var ucxTLKind = map[string]string{
 	"srd": TransportRDMA, "gga_mlx5": TransportRDMA,
 	"tcp":  TransportTCP,
 	"sysv": TransportShm, "posix": TransportShm, "cma": TransportShm, "knem": TransportShm,
-	"xpmem": TransportShm, "self": TransportShm, "cuda_ipc": TransportShm, "cuda_copy": TransportShm,
-	"rocm_ipc": TransportShm, "rocm_copy": TransportShm, "gdr_copy": TransportShm, "ze_copy": TransportShm,
-	"ze_ipc": TransportShm,
+	"xpmem": TransportShm, "self": TransportShm, "cuda_copy": TransportShm,
+	"rocm_copy": TransportShm, "gdr_copy": TransportShm, "ze_copy": TransportShm,
+	// GPU to GPU over NVLink or PCIe peer-to-peer (NCCL's P2P, in UCX's words)
+	"cuda_ipc": TransportP2P, "rocm_ipc": TransportP2P, "ze_ipc": TransportP2P,
 }
+
+// ucxKindRank orders the kinds a UCX output may show, the most telling
+// first: a path over the network beats one between GPUs, which beats
+// host shared memory.
+var ucxKindRank = []string{TransportRDMA, TransportTCP, TransportP2P, TransportShm}
 
 // ucxLine looks for "tl/device" words in a UCX log line or protocol table
 // row, noting which table (or log group) each is in.
@@ -239,7 +245,7 @@ func (ts *transportScan) ucxResult() *Transport {
 		}
 		byKind[k][tl] = true
 	}
-	for _, k := range []string{TransportRDMA, TransportTCP, TransportShm} {
+	for _, k := range ucxKindRank {
 		if len(byKind[k]) > 0 {
 			t.Kind, t.Devices = k, ts.ucxDevs[k]
 			break
@@ -252,7 +258,7 @@ func (ts *transportScan) ucxResult() *Transport {
 // ucxRMAResult is the verdict from the data path's transports.
 func (ts *transportScan) ucxRMAResult() *Transport {
 	t := &Transport{Kind: TransportUnknown, Source: "ucx", Evidence: ts.evidence}
-	for _, k := range []string{TransportRDMA, TransportTCP, TransportShm} {
+	for _, k := range ucxKindRank {
 		for tl := range ts.ucxRMA {
 			if ucxTLKind[tl] == k {
 				t.Kind, t.Devices = k, ts.ucxRMADevs[k]

@@ -24,8 +24,8 @@ func TestH200NixlCaptures(t *testing.T) {
 		"dram-read":           {parsers.TransportShm, "cma (READ host<-host)", ""},
 		"dram-write":          {parsers.TransportShm, "cma+cuda_copy (WRITE host->host)", ""},
 		"vram-read":           {parsers.TransportTCP, "software emulation over tcp (READ cuda<-cuda)", "UCX_CUDA_IPC_ENABLE_GET_ZCOPY=y"},
-		"vram-write":          {parsers.TransportShm, "cuda_ipc (WRITE cuda->cuda)", ""},
-		"vram-read-get-zcopy": {parsers.TransportShm, "cuda_ipc (READ cuda<-cuda)", ""},
+		"vram-write":          {parsers.TransportP2P, "cuda_ipc (WRITE cuda->cuda)", ""},
+		"vram-read-get-zcopy": {parsers.TransportP2P, "cuda_ipc (READ cuda<-cuda)", ""},
 	}
 	best := map[string]float64{}
 	for _, sub := range []string{"rdmabench/results", "get-zcopy/results"} {

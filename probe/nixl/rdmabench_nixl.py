@@ -90,7 +90,7 @@ def pattern_byte(i, region):
 class Regions:
     """regions buffers of capacity bytes each, on one device."""
 
-    def __init__(self, seg, count, capacity, device):
+    def __init__(self, seg, count, capacity, device, alloc="torch"):
         self.seg, self.count, self.capacity, self.device = seg, count, capacity, device
         self.bufs, self.addrs = [], []
         if seg == "VRAM":
@@ -98,7 +98,10 @@ class Regions:
 
             self.torch = torch
             for _ in range(count):
-                t = torch.zeros(capacity, dtype=torch.uint8, device=f"cuda:{device}")
+                if alloc == "driver":
+                    t = driver_tensor(torch, capacity, device)
+                else:  # torch's caching allocator: how vLLM allocates its KV cache
+                    t = torch.zeros(capacity, dtype=torch.uint8, device=f"cuda:{device}")
                 self.bufs.append(t)
                 self.addrs.append(t.data_ptr())
             torch.cuda.synchronize(device)
@@ -161,6 +164,30 @@ class Regions:
 
 
 
+class _DeviceArray:
+    """Device memory torch can view without owning it (CUDA array interface)."""
+
+    def __init__(self, ptr, n):
+        self.__cuda_array_interface__ = {"shape": (n,), "typestr": "|u1", "data": (ptr, False), "version": 3}
+
+
+def driver_tensor(torch, n, device):
+    """n zeroed bytes from the CUDA driver's cuMemAlloc, as nixlbench's
+    cudaMalloc gives them (one allocation of its own, never a slice of a
+    caching allocator's segment), viewed as a torch tensor. Kept for the
+    life of the process."""
+    torch.cuda.set_device(device)
+    torch.zeros(1, device=f"cuda:{device}")  # the device's primary context, current on this thread
+    cuda = ctypes.CDLL("libcuda.so.1")
+    ptr = ctypes.c_uint64()
+    rc = cuda.cuMemAlloc_v2(ctypes.byref(ptr), ctypes.c_size_t(n))
+    if rc != 0:
+        fail(f"cuMemAlloc_v2 of {n} B on device {device} failed: CUDA error {rc}")
+    t = torch.as_tensor(_DeviceArray(ptr.value, n), device=f"cuda:{device}")
+    t.zero_()
+    return t
+
+
 def block_descs(addrs, block, blocks, device):
     """One descriptor per block of every region, region-major: vLLM's
     layout (desc id = region * blocks + block)."""
@@ -213,7 +240,9 @@ def ucx_version():
 
 
 def make_agent(args, nixl_api, name):
-    conf = nixl_api.nixl_agent_config(True, False, 0, backends=[args.backend])
+    # vLLM's NixlConnector takes NIXL's default, a progress thread beside the
+    # caller's polling; nixlbench runs without one (--enable_pt=0).
+    conf = nixl_api.nixl_agent_config(args.progress_thread, False, 0, backends=[args.backend])
     agent = nixl_api.nixl_agent(name, conf)
     plugins = agent.get_plugin_list()
     if args.backend not in plugins:
@@ -235,7 +264,7 @@ def peer(args, role, deadline):
 
 def run_target(args, nixl_api, banner):
     deadline = time.monotonic() + args.rendezvous_timeout
-    regions = Regions(args.target_seg, args.regions, capacity(args), args.device)
+    regions = Regions(args.target_seg, args.regions, capacity(args), args.device, args.vram_alloc)
     if args.op == "READ":
         regions.fill()  # WRITE: zeros, until the initiator writes
     agent, plugins = make_agent(args, nixl_api, f"{args.name}-target")
@@ -264,7 +293,7 @@ def run_target(args, nixl_api, banner):
 def run_initiator(args, nixl_api, banner):
     deadline = time.monotonic() + args.rendezvous_timeout
     tgt = peer(args, "target", deadline)
-    regions = Regions(args.initiator_seg, args.regions, capacity(args), args.device)
+    regions = Regions(args.initiator_seg, args.regions, capacity(args), args.device, args.vram_alloc)
     if args.op == "WRITE":
         regions.fill()
     agent, plugins = make_agent(args, nixl_api, f"{args.name}-initiator")
@@ -396,7 +425,12 @@ def print_config(args, tgt):
             ("Num iter (--num_iter=N)", args.iters), ("Warmup iter (--warmup_iter=N)", args.warmup),
             ("Large block iter factor (--large_blk_iter_ftr=N)", args.large_block_factor),
             ("Initiator device (--device=N)", args.device), ("Target device", tgt["device"]),
-            ("Check consistency (--check_consistency=[0,1])", 1)]
+
+            ("Check consistency (--check_consistency=[0,1])", 1),
+            ("Progress thread (--progress-thread)", int(args.progress_thread))]
+    if "VRAM" in (args.initiator_seg, args.target_seg):
+        rows += [("VRAM allocation (--vram-alloc)", args.vram_alloc),
+                 ("PYTORCH_CUDA_ALLOC_CONF", os.environ.get("PYTORCH_CUDA_ALLOC_CONF") or "(unset)")]
     print("*" * 160)
     print(f"{PROGRAM} Configuration")
     print("*" * 160)
@@ -436,6 +470,10 @@ def parse_args(argv):
     p.add_argument("--initiator-seg", choices=["DRAM", "VRAM"], default="DRAM")
     p.add_argument("--target-seg", choices=["DRAM", "VRAM"], default="DRAM")
     p.add_argument("--device", type=int, default=0, help="this side's GPU (VRAM)")
+    p.add_argument("--no-progress-thread", dest="progress_thread", action="store_false",
+                   help="no NIXL progress thread (nixlbench's default); vLLM's NIXL runs one")
+    p.add_argument("--vram-alloc", choices=["torch", "driver"], default="torch",
+                   help="VRAM from torch's caching allocator (vLLM's KV cache) or the CUDA driver (nixlbench's cudaMalloc)")
     p.add_argument("--min-block", type=int, default=65536)
     p.add_argument("--max-block", type=int, default=16 << 20)
     p.add_argument("--regions", type=int, default=1, help="KV regions: layers x K/V")
