@@ -37,6 +37,7 @@ func (r *run) newResult(job *plan.Job, legIdx int) schema.Result {
 	return schema.Result{
 		JobID: job.ID, Leg: legIdx, Test: job.Test, Tool: job.Tool, Family: family, Metric: metric,
 		Pattern: job.Pattern, Round: job.Round, Variant: leg.Variant, Backend: leg.Backend, RequestTokens: leg.RequestTokens,
+		Rail: leg.Rail, PeerRail: leg.PeerRail,
 		From: leg.From, To: leg.To, Ranks: leg.Ranks, NRanks: leg.NRanks, Affinity: affinity, Reason: note,
 	}
 }
@@ -92,7 +93,7 @@ func sharedMemory(res *schema.Result) bool {
 // sockets a VF moves about half the bandwidth, which a reader of the
 // figure must know. A rail leg has none: the pairs are the data NIC's.
 func (r *run) legAffinity(leg plan.Leg) ([]schema.Affinity, string) {
-	if leg.Rail > 0 {
+	if leg.OnRails() {
 		return nil, ""
 	}
 	names := leg.Ranks

@@ -208,16 +208,20 @@ func (r *run) poolEndpoints(t *scenarios.Test) []string {
 // skipped rather than run on the data device or without the server's
 // address.
 func railSkip(eps map[string]endpoint.Endpoint, leg plan.Leg) (bool, string) {
-	if leg.Rail == 0 {
+	if !leg.OnRails() {
 		return false, ""
 	}
 	for _, pc := range leg.Commands {
 		ep := eps[pc.Endpoint]
-		if leg.Rail >= len(ep.Rails) {
-			return true, fmt.Sprintf("endpoint %s has no rail %d (its pod's networks were not all found)", ep.Name, leg.Rail)
+		rail := leg.RailOn(pc.Endpoint)
+		if rail == 0 {
+			continue
 		}
-		if r := ep.Rails[leg.Rail]; r.Device == "" {
-			return true, fmt.Sprintf("endpoint %s has no RDMA device on rail %d (%s %s): %s", ep.Name, leg.Rail, r.Network, r.Interface, r.NoDevice)
+		if rail >= len(ep.Rails) {
+			return true, fmt.Sprintf("endpoint %s has no rail %d (its pod's networks were not all found)", ep.Name, rail)
+		}
+		if r := ep.Rails[rail]; r.Device == "" {
+			return true, fmt.Sprintf("endpoint %s has no RDMA device on rail %d (%s %s): %s", ep.Name, rail, r.Network, r.Interface, r.NoDevice)
 		}
 	}
 	return false, ""

@@ -88,6 +88,7 @@ var fieldDocs = map[string]string{
 	"Args.duration":                           "perftest -D, iperf3 -t",
 	"Args.backends":                           "nixlbench: run once per NIXL backend, to compare them",
 	"Args.transports":                         "UCX_TLS for ucx_perftest and nixlbench over UCX (tcp: no RDMA needed)",
+	"Args.crossRails":                         "rping: every rail of the from endpoint to every rail of the to endpoint, one leg per rail pair: the any-to-any reachability DeepEP needs (the WideEP-ready verdict)",
 	"Args.extra":                              "extra words appended to both sides' command lines",
 	"Args.mode":                               "deepep_probe: normal (vLLM's deepep_high_throughput, prefill), low_latency (deepep_low_latency, decode) or both; default both",
 	"Args.hidden":                             "deepep_probe: the model's hidden size, a multiple of 128; default 7168 (DeepSeek-R1)",
@@ -108,5 +109,6 @@ var fieldDocs = map[string]string{
 	"Defaults.gidIndex":                       "RoCE GID index; default: the RoCE v2 IPv4 GID",
 	"Defaults.env":                            "environment of every tool process (NCCL_*, UCX_* …)",
 	"Host.dataAddress":                        "address the tools use between hosts when it differs from the ssh address",
+	"Host.rails":                              "the host's other NICs' data addresses, rail 1 onwards (dataAddress is rail 0); each rail's RDMA device is found from its address",
 	"Host.insecureIgnoreHostKey":              "skip known_hosts checking (test rigs only)",
 }

@@ -211,6 +211,12 @@ type Host struct {
 	// DataAddress is the address the tools use between hosts (the RDMA
 	// netdev's IP) when it differs from the ssh address.
 	DataAddress string `yaml:"dataAddress,omitempty" json:"dataAddress,omitempty"`
+	// Rails are the host's other NICs' data addresses (rail 1 onwards,
+	// dataAddress being rail 0): a serving node's one NIC per GPU. Each
+	// rail's RDMA device and GID are found from its address where the host
+	// runs; perftest measures them rail i to rail i, rping's crossRails
+	// every rail to every remote rail.
+	Rails []string `yaml:"rails,omitempty" json:"rails,omitempty"`
 	// KnownHostsFile overrides ~/.ssh/known_hosts.
 	KnownHostsFile string `yaml:"knownHostsFile,omitempty" json:"knownHostsFile,omitempty"`
 	// InsecureIgnoreHostKey turns known_hosts checking off (test rigs only).
@@ -342,6 +348,10 @@ type Args struct {
 	UseCUDA *int `yaml:"useCuda,omitempty" json:"useCuda,omitempty"`
 	// Count is rping -C.
 	Count int `yaml:"count,omitempty" json:"count,omitempty"`
+	// CrossRails (rping) connects every rail of the from endpoint to every
+	// rail of the to endpoint (rail i to remote rail j, all i and j), one
+	// leg per rail pair: the any-to-any reachability WideEP's DeepEP needs.
+	CrossRails bool `yaml:"crossRails,omitempty" json:"crossRails,omitempty"`
 
 	// Backend is the NIXL backend: UCX, UCCL, LIBFABRIC (nixlbench --backend).
 	Backend string `yaml:"backend,omitempty" json:"backend,omitempty" schema:"enum=nixlBackends"`

@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"net"
 	"regexp"
 	"strings"
 )
@@ -106,6 +107,23 @@ func (v *validator) hosts() {
 		if h.Port < 0 || h.Port > 65535 {
 			v.errf(p+".port", "ports are 1–65535; leave it out for 22", "port %d is out of range", h.Port)
 		}
+		v.hostRails(p, h)
+	}
+}
+
+// hostRails: each rail is an IP address of the host's other NICs, none
+// twice and none the data address (rail 0).
+func (v *validator) hostRails(p string, h Host) {
+	seen := map[string]bool{h.DataAddress: h.DataAddress != ""}
+	for j, a := range h.Rails {
+		path := fmt.Sprintf("%s.rails[%d]", p, j)
+		switch {
+		case net.ParseIP(a) == nil:
+			v.errf(path, "a rail is the IP address of one of the host's other NICs, e.g. 10.9.1.1", "rail %q is not an IP address", a)
+		case seen[a]:
+			v.errf(path, "each rail is another NIC's address; dataAddress is rail 0", "rail %s is listed twice", a)
+		}
+		seen[a] = true
 	}
 }
 

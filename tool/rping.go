@@ -6,7 +6,8 @@ import "fmt"
 const Rping = "rping"
 
 var rping = Spec{Name: Rping, Family: FamilyRping, Programs: []string{"rping"}, Metric: MetricPings,
-	Args:   []Arg{rpingSizes, {Key: "count", Kind: KindInt, Min: 1, Hint: "rping -C: pings to send, 1 or more"}, argExtra},
+	Args: []Arg{rpingSizes, {Key: "count", Kind: KindInt, Min: 1, Hint: "rping -C: pings to send, 1 or more"},
+		{Key: "crossRails", Kind: KindBool}, argExtra},
 	Expect: []string{"minPings"}, NeedsRDMA: true, DefaultPort: 7174,
 	Source: SourceTools, Install: "install rdma-core's examples (Debian/Ubuntu: apt-get install rdmacm-utils; RHEL: dnf install librdmacm-utils)"}
 

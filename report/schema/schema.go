@@ -164,8 +164,13 @@ type Result struct {
 	// RequestTokens is the prompt length whose KV cache the leg moved as
 	// one request, shaped as vLLM's NIXL connector moves it (nixlbench
 	// args.perRequest); 0 for other results.
-	RequestTokens int    `json:"requestTokens,omitempty"`
-	Op            string `json:"op,omitempty"`
+	RequestTokens int `json:"requestTokens,omitempty"`
+	// Rail is the rail of multi-rail endpoints the leg ran on (0: the data
+	// network); PeerRail, on a cross-rail leg (rping's crossRails), the To
+	// endpoint's rail, Rail being the From endpoint's (RailReach reads them).
+	Rail     int    `json:"rail,omitempty"`
+	PeerRail *int   `json:"peerRail,omitempty"`
+	Op       string `json:"op,omitempty"`
 	// Program is the binary whose output gave the figures, where it is
 	// not the tool's own (rdmabench-nixl for nixl_probe, rdmabench-nccl
 	// for nccl_probe); Libraries the versions of the libraries it loaded

@@ -43,7 +43,7 @@ type Leg struct {
 // Leg is the proof of a leg of test, nil when the leg is not proved: an
 // endpoint without a known device.
 func (r Run) Leg(test *scenarios.Test, leg *plan.Leg) *Leg {
-	if leg.Rail > 0 {
+	if leg.OnRails() {
 		if r.Endpoints = onRail(r.Endpoints, leg); r.Endpoints == nil {
 			return nil
 		}
@@ -68,10 +68,11 @@ func onRail(all map[string]endpoint.Endpoint, leg *plan.Leg) map[string]endpoint
 	out := map[string]endpoint.Endpoint{}
 	for _, pc := range leg.Commands {
 		ep := all[pc.Endpoint]
-		if leg.Rail >= len(ep.Rails) || ep.Rails[leg.Rail].Device == "" {
+		rail := leg.RailOn(pc.Endpoint)
+		if rail >= len(ep.Rails) || ep.Rails[rail].Device == "" {
 			return nil
 		}
-		r := ep.Rails[leg.Rail]
+		r := ep.Rails[rail]
 		ep.Device, ep.Port, ep.GIDIndex, ep.DataDevice = r.Device, r.Port, r.GIDIndex, ""
 		ep.Interface, ep.Address, ep.Network = r.Interface, r.Address, r.Network
 		out[pc.Endpoint] = ep

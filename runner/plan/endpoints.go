@@ -198,10 +198,25 @@ func newEndpoint(s *scenarios.Scenario, pool *scenarios.Pool, i int, env map[str
 		if ep.Address == "" {
 			ep.Address = h.Address
 		}
+		ep.Rails = hostRails(ep.Address, h.Rails)
 	default:
 		ep.Address = tools.AddrPlaceholder(ep.Name) // the pod's secondary IP, known once it runs
 	}
 	return ep, nil
+}
+
+// hostRails are an ssh host's rails as the planner knows them: the data
+// address (rail 0), then each of hosts[].rails; their devices are found
+// where the host runs. nil for a host with one NIC.
+func hostRails(data string, rails []string) []endpoint.Rail {
+	if len(rails) == 0 {
+		return nil
+	}
+	out := []endpoint.Rail{{Network: "dataAddress", Address: data}}
+	for i, a := range rails {
+		out = append(out, endpoint.Rail{Network: "rails[" + strconv.Itoa(i) + "]", Address: a})
+	}
+	return out
 }
 
 // copyInt gives each endpoint its own GID index, so that discovery can

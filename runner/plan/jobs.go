@@ -188,6 +188,9 @@ func (tc *testCompiler) ends(sl slot) (int, int) {
 // ranks) to job; for a tool that measures one rail per leg between
 // multi-rail pods, one per variant and rail, rail i to rail i.
 func (tc *testCompiler) legs(job Job, ranks []int, from, to, port int) (Job, error) {
+	if ranks == nil && tools.CrossRails(tc.t) {
+		return tc.crossRailLegs(job, from, to, port)
+	}
 	rails := 1
 	if ranks == nil && tools.PerRail(tc.t.Tool) {
 		eps := tc.c.plan.Endpoints
@@ -200,12 +203,37 @@ func (tc *testCompiler) legs(job Job, ranks []int, from, to, port int) (Job, err
 	return job, err
 }
 
+// crossRailLegs appends, per variant, one leg from each rail of from to
+// each rail of to (rping's crossRails): the any-to-any matrix of the two
+// endpoints' NICs, rail 0 to rail 0 first.
+func (tc *testCompiler) crossRailLegs(job Job, from, to, port int) (Job, error) {
+	eps := tc.c.plan.Endpoints
+	var err error
+	for i := 0; i < tools.RailsOf(eps[from]) && err == nil; i++ {
+		for j := 0; j < tools.RailsOf(eps[to]) && err == nil; j++ {
+			job, err = tc.railPairLegs(job, nil, from, to, port, i, &j)
+		}
+	}
+	return job, err
+}
+
 // railLegs appends the legs of one rail (0: the data network).
 func (tc *testCompiler) railLegs(job Job, ranks []int, from, to, port, rail int) (Job, error) {
+	return tc.railPairLegs(job, ranks, from, to, port, rail, nil)
+}
+
+// railPairLegs appends the legs from rail of from to peer of to (nil:
+// the same rail).
+func (tc *testCompiler) railPairLegs(job Job, ranks []int, from, to, port, rail int, peer *int) (Job, error) {
 	eps := tc.c.plan.Endpoints
 	for _, v := range tc.variants {
 		in := tools.Leg{Test: tc.t, Size: v.size, Batch: v.batch, Regions: v.regions, Backend: v.backend, Port: port, EnvFor: tc.envForFn, Strings: tc.strs, Rail: rail}
 		leg := Leg{Variant: railVariant(rail, v.name), Rail: rail, Backend: tc.legBackend(v), RequestTokens: v.tokens}
+		if peer != nil {
+			p := *peer
+			in.CrossRail, in.PeerRail = true, p
+			leg.PeerRail, leg.Variant = &p, crossRailVariant(rail, p, v.name)
+		}
 		if tools.NeedsEtcd(tc.t) {
 			in.Group = groupName(job.ID) + "-" + strconv.Itoa(len(job.Legs))
 			leg.NixlGroup = tools.NixlGroup(in.Group)
@@ -248,6 +276,16 @@ func railVariant(rail int, name string) string {
 	return "rail" + strconv.Itoa(rail) + "/" + name
 }
 
+// crossRailVariant names a cross-rail leg's variant ("rail0>rail1",
+// "rail1>rail0/64"): the from endpoint's rail, then the to endpoint's.
+func crossRailVariant(rail, peer int, name string) string {
+	v := "rail" + strconv.Itoa(rail) + ">rail" + strconv.Itoa(peer)
+	if name != "" {
+		v += "/" + name
+	}
+	return v
+}
+
 // WithoutRail is a variant without its rail ("rail1/65536" → "65536"),
 // what the variant says of the leg's size and backend.
 func WithoutRail(variant string) string {
@@ -255,8 +293,11 @@ func WithoutRail(variant string) string {
 		return variant
 	}
 	head, rest, _ := strings.Cut(variant, "/")
-	if _, err := strconv.Atoi(head[len("rail"):]); err != nil {
-		return variant
+	for _, r := range strings.Split(head, ">") {
+		n, ok := strings.CutPrefix(r, "rail")
+		if _, err := strconv.Atoi(n); !ok || err != nil {
+			return variant
+		}
 	}
 	return rest
 }

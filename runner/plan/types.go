@@ -101,6 +101,10 @@ type Leg struct {
 	// Rail is the rail of multi-rail pods this leg measures (perftest):
 	// 0 the data network, i each pod's i-th other network (endpoint.Rails).
 	Rail int `json:"rail,omitempty"`
+	// PeerRail, on a cross-rail leg (rping's args.crossRails), is the To
+	// endpoint's rail, Rail being the From endpoint's: every rail to every
+	// remote rail. nil on every other leg (both ends on Rail).
+	PeerRail *int `json:"peerRail,omitempty"`
 	// Backend is the transport backend of this leg (NIXL backend, UCX_TLS).
 	Backend string `json:"backend,omitempty"`
 	// RequestTokens is the prompt length whose KV this leg moves as one
@@ -114,6 +118,19 @@ type Leg struct {
 	// Commands in start order: servers (or rank 0) first.
 	Commands []PlannedCommand `json:"commands"`
 }
+
+// RailOn is the rail the leg uses on the named endpoint: the To
+// endpoint's PeerRail on a cross-rail leg, else Rail.
+func (l *Leg) RailOn(endpoint string) int {
+	if l.PeerRail != nil && endpoint == l.To && endpoint != l.From {
+		return *l.PeerRail
+	}
+	return l.Rail
+}
+
+// OnRails says whether any end of the leg is on a rail other than the
+// data network's (rail 0).
+func (l *Leg) OnRails() bool { return l.Rail > 0 || l.PeerRail != nil && *l.PeerRail > 0 }
 
 // PlannedCommand is one process of a leg.
 type PlannedCommand struct {

@@ -101,6 +101,11 @@ type Leg struct {
 	// tools): 0 the data network, i the pod's i-th other network, whose
 	// device, port, GID and address are placeholders of its RailName.
 	Rail int
+	// CrossRail: the leg goes from the client's rail Rail to the server's
+	// rail PeerRail (rping's crossRails: every rail to every remote rail),
+	// rather than rail i to rail i.
+	CrossRail bool
+	PeerRail  int
 	// Group names this leg uniquely within the run, for nixlbench's
 	// --benchmark_group (the planner passes "<sanitized job id>-<leg>";
 	// NixlGroup is the whole group name).
@@ -142,8 +147,8 @@ func (l *Leg) itoa(n int) string { return l.i64toa(int64(n)) }
 
 // addr is the placeholder of an endpoint's data address (on the leg's rail).
 func (l *Leg) addr(name string) string {
-	if l.Rail > 0 {
-		return AddrPlaceholder(endpoint.RailName(name, l.Rail))
+	if rail := l.railOf(name); rail > 0 {
+		return AddrPlaceholder(endpoint.RailName(name, rail))
 	}
 	return l.dataAddr(name)
 }
@@ -205,9 +210,9 @@ func device(ep endpoint.Endpoint) string {
 
 // port is the endpoint's RDMA port (1 unless it says, or its placeholder).
 func (l *Leg) port(ep endpoint.Endpoint) string {
-	switch {
-	case l.Rail > 0:
-		return PortPlaceholder(endpoint.RailName(ep.Name, l.Rail))
+	switch rail := l.railOf(ep.Name); {
+	case rail > 0:
+		return PortPlaceholder(endpoint.RailName(ep.Name, rail))
 	case ep.Port > 0:
 		return l.itoa(ep.Port)
 	case ep.Device == "" && ep.ResolveDevice:
@@ -219,9 +224,9 @@ func (l *Leg) port(ep endpoint.Endpoint) string {
 // gid is the endpoint's GID index ("" leaves it to the tool), or its
 // placeholder.
 func (l *Leg) gid(ep endpoint.Endpoint) string {
-	switch {
-	case l.Rail > 0:
-		return GIDPlaceholder(endpoint.RailName(ep.Name, l.Rail))
+	switch rail := l.railOf(ep.Name); {
+	case rail > 0:
+		return GIDPlaceholder(endpoint.RailName(ep.Name, rail))
 	case ep.GIDIndex != nil:
 		return l.itoa(*ep.GIDIndex)
 	case ep.Device == "" && ep.ResolveDevice:

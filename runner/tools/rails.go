@@ -1,6 +1,9 @@
 package tools
 
-import "github.com/rdmabench/rdmabench/runner/endpoint"
+import (
+	"github.com/rdmabench/rdmabench/runner/endpoint"
+	"github.com/rdmabench/rdmabench/scenarios"
+)
 
 // RailsPlaceholder stands for the rails of a multi-rail pod after its data
 // rail, as ",dev:port" each (",mlx5_1:1,mlx5_2:1"; "" when none has an
@@ -8,11 +11,29 @@ import "github.com/rdmabench/rdmabench/runner/endpoint"
 // NCCL_IB_HCA and UCX_NET_DEVICES, so that the tools get every rail.
 func RailsPlaceholder(endpoint string) string { return "${rails:" + endpoint + "}" }
 
-// multiRail: the endpoint is a pod with several secondary networks whose
-// devices are found where it runs, so that its other rails are known only
-// then.
+// multiRail: the endpoint is a pod with several secondary networks (or an
+// ssh host with rails) whose devices are found where it runs, so that its
+// other rails are known only then.
 func multiRail(ep endpoint.Endpoint) bool {
-	return ep.Device == "" && ep.ResolveDevice && ep.Placement != nil && len(ep.Placement.Networks) > 1
+	return ep.Device == "" && ep.ResolveDevice && railCount(ep) > 1
+}
+
+// railCount is how many rails the planner knows an endpoint has: a pod's
+// networks, an ssh host's addresses (its planned Rails); 1 otherwise.
+func railCount(ep endpoint.Endpoint) int {
+	if ep.Placement != nil && len(ep.Placement.Networks) > 1 {
+		return len(ep.Placement.Networks)
+	}
+	return max(len(ep.Rails), 1)
+}
+
+// railOf is the rail a leg uses on the named endpoint: the server's
+// PeerRail on a cross-rail leg, else the leg's Rail.
+func (l *Leg) railOf(name string) int {
+	if l.CrossRail && name == l.Server.Name && name != l.Client.Name {
+		return l.PeerRail
+	}
+	return l.Rail
 }
 
 // hca is the endpoint's RDMA device and port as NCCL and UCX name them
@@ -33,8 +54,8 @@ func (l *Leg) hca(ep endpoint.Endpoint) string {
 // device is the endpoint's RDMA device on the leg's rail (see the
 // function device).
 func (l *Leg) device(ep endpoint.Endpoint) string {
-	if l.Rail > 0 {
-		return DevicePlaceholder(endpoint.RailName(ep.Name, l.Rail))
+	if rail := l.railOf(ep.Name); rail > 0 {
+		return DevicePlaceholder(endpoint.RailName(ep.Name, rail))
 	}
 	return device(ep)
 }
@@ -49,5 +70,19 @@ func Rails(a, b endpoint.Endpoint) int {
 	if !multiRail(a) || !multiRail(b) {
 		return 1
 	}
-	return min(len(a.Placement.Networks), len(b.Placement.Networks))
+	return min(railCount(a), railCount(b))
 }
+
+// RailsOf is how many rails the planner knows an endpoint has (1 for one
+// that is not multi-rail): a cross-rail test pairs each of the client's
+// with each of the server's.
+func RailsOf(ep endpoint.Endpoint) int {
+	if !multiRail(ep) {
+		return 1
+	}
+	return railCount(ep)
+}
+
+// CrossRails says whether a test connects every rail to every remote rail
+// (rping's args.crossRails), one leg per rail pair.
+func CrossRails(t *scenarios.Test) bool { return t.Args.CrossRails }

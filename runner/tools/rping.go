@@ -26,22 +26,37 @@ const DefaultPings = 10
 //
 //	rping -s -a ${addr:SELF} -p PORT -v -C N [-S SIZE]
 //	rping -c -a ${addr:SERVER} -p PORT -v -C N [-S SIZE]
+//
+// A cross-rail leg (args.crossRails) binds the client to its rail's
+// address (-I) and names the server's rail: RDMA CM then connects that
+// NIC to that remote NIC, or fails where the fabric has no route between
+// them.
+//
+//	rping -c -I ${addr:CLIENT#i} -a ${addr:SERVER#j} -p PORT -v -C N
 func buildRping(dst []Command, spec *Spec, leg *Leg) ([]Command, error) {
 	port := portOr(leg.Port, spec.DefaultPort)
 	server := Command{Endpoint: leg.Server.Name, Role: RoleServer,
-		Argv: rpingArgv(leg, "-s", leg.addr(leg.Server.Name), port), Port: port, Ready: ReadyRetry}
+		Argv: rpingArgv(leg, "-s", "", leg.addr(leg.Server.Name), port), Port: port, Ready: ReadyRetry}
+	source := ""
+	if leg.CrossRail {
+		source = leg.addr(leg.Client.Name)
+	}
 	client := Command{Endpoint: leg.Client.Name, Role: RoleClient,
-		Argv: rpingArgv(leg, "-c", leg.addr(leg.Server.Name), port), Parse: true}
+		Argv: rpingArgv(leg, "-c", source, leg.addr(leg.Server.Name), port), Parse: true}
 	return append(dst, server, client), nil
 }
 
-func rpingArgv(leg *Leg, role, address string, port int) []string {
+func rpingArgv(leg *Leg, role, source, address string, port int) []string {
 	a := &leg.Test.Args
 	count := a.Count
 	if count <= 0 {
 		count = DefaultPings
 	}
-	argv := []string{"rping", role, "-a", address, "-p", leg.itoa(port), "-v", "-C", leg.itoa(count)}
+	argv := []string{"rping", role}
+	if source != "" {
+		argv = append(argv, "-I", source)
+	}
+	argv = append(argv, "-a", address, "-p", leg.itoa(port), "-v", "-C", leg.itoa(count))
 	if leg.Size > 0 {
 		argv = append(argv, "-S", leg.i64toa(leg.Size))
 	}

@@ -117,12 +117,44 @@ func (b *Backend) Provision(ctx context.Context, eps []endpoint.Endpoint) ([]end
 		if err := b.disc.ResolveDevice(ctx, &ep, remote.DeviceHints{}); err != nil {
 			return nil, err
 		}
+		if err := b.resolveRails(ctx, &ep); err != nil {
+			return nil, err
+		}
 		out[i] = ep
 	}
 	b.mu.Lock()
 	b.provisioned = out
 	b.mu.Unlock()
 	return out, nil
+}
+
+// resolveRails gives a host with rails (hosts[].rails) each rail's RDMA
+// device, port, GID and line rate, found from its address as the data
+// address's are; rail 0 is the data address as already resolved. A host
+// whose device the scenario names keeps no rails.
+func (b *Backend) resolveRails(ctx context.Context, ep *endpoint.Endpoint) error {
+	if len(ep.Rails) < 2 || !ep.ResolveDevice {
+		ep.Rails = nil
+		return nil
+	}
+	rails := make([]endpoint.Rail, len(ep.Rails))
+	for i, planned := range ep.Rails {
+		r := *ep
+		if i > 0 {
+			r.Device, r.Port, r.GIDIndex, r.DeviceFrom, r.NoDevice, r.DataDevice, r.Interface = "", 0, nil, "", "", "", ""
+			r.Address = planned.Address
+			if err := b.disc.ResolveDevice(ctx, &r, remote.DeviceHints{}); err != nil {
+				return err
+			}
+		}
+		rails[i] = endpoint.Rail{Network: planned.Network, Interface: r.Interface, Address: r.Address, Device: r.Device,
+			Port: r.Port, GIDIndex: r.GIDIndex, DeviceFrom: r.DeviceFrom, NoDevice: r.NoDevice}
+		if r.Device != "" {
+			rails[i].RateBps, _, _ = b.disc.LineRate(ctx, r)
+		}
+	}
+	ep.Rails = rails
+	return nil
 }
 
 func (b *Backend) host(ep endpoint.Endpoint) (scenarios.Host, error) {
