@@ -159,7 +159,7 @@ func TestValidateBuiltInCode(t *testing.T) {
 	if s.Tests[0].Args.Sizes[0].Bytes != 64<<10 || s.Tests[0].Args.Duration.Value != 5*time.Second {
 		t.Errorf("values not parsed: %+v", s.Tests[0].Args)
 	}
-	if err == nil || err.Error() != "tests[1].args.qps: qps means nothing for rping (rping reads args: sizes, count, extra)" {
+	if err == nil || err.Error() != "tests[1].args.qps: qps means nothing for rping (rping reads args: sizes, count, crossRails, extra)" {
 		t.Errorf("got %v", err)
 	}
 }

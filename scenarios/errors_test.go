@@ -71,6 +71,10 @@ var brokenCases = []struct {
 	{"pattern-needs-two", []string{"12:14 tests[0].pattern"}},
 	{"replicas-zero", []string{"7:15 pools[0].replicas", "9:15 pools[1].replicas"}},
 	{"requires-contradiction", []string{"15:15 tests[0].requires", "18:13 tests[0].args.test", "23:15 tests[1].requires"}},
+	// hosts[].rails are other NICs' IP addresses, each once, none the data
+	// address; crossRails is rping's, a boolean.
+	{"cross-rails", []string{"10:23 hosts[0].rails[1]", "10:31 hosts[0].rails[2]", "10:41 hosts[0].rails[3]",
+		"20:19 tests[0].args.crossRails", "26:7 tests[1].args.crossRails"}},
 	{"ssh-hosts", []string{"11:13 pools[0].hosts[0]", "12:5 pools[1]"}},
 	{"syntax-indentation", []string{"13:4"}},
 	{"syntax-mapping-values", []string{"13:17"}},

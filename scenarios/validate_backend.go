@@ -114,12 +114,14 @@ func (v *validator) hosts() {
 // hostRails: each rail is an IP address of the host's other NICs, none
 // twice and none the data address (rail 0).
 func (v *validator) hostRails(p string, h Host) {
-	seen := map[string]bool{h.DataAddress: h.DataAddress != ""}
+	seen := map[string]bool{}
 	for j, a := range h.Rails {
 		path := fmt.Sprintf("%s.rails[%d]", p, j)
 		switch {
 		case net.ParseIP(a) == nil:
 			v.errf(path, "a rail is the IP address of one of the host's other NICs, e.g. 10.9.1.1", "rail %q is not an IP address", a)
+		case a == h.DataAddress:
+			v.errf(path, "dataAddress is rail 0; rails lists the other NICs' addresses", "rail %s is the data address", a)
 		case seen[a]:
 			v.errf(path, "each rail is another NIC's address; dataAddress is rail 0", "rail %s is listed twice", a)
 		}

@@ -128,3 +128,15 @@ func TestRealReport(t *testing.T) {
 		t.Error("ucx-tcp-bw is not one line through its three sizes")
 	}
 }
+
+// The cross-rail check has its section: the verdict, the blocked pair and
+// the HCA settings.
+func TestHTMLRailReach(t *testing.T) {
+	html := string(renderHTML(t, fixture.RailReach()))
+	for _, want := range []string{"Every expert can cross: rail reachability", "not WideEP-ready: 1 of 4 rail pairs",
+		"vm2 rail0 rxe0", "vm1 rail1 rxe1", "RDMA_CM_EVENT_ADDR_ERROR", "NVSHMEM_HCA_LIST", "DEEP_EP_DEVICE_TO_HCA_MAPPING", "0:rxe0:1"} {
+		if !strings.Contains(html, want) {
+			t.Errorf("HTML lacks %q", want)
+		}
+	}
+}

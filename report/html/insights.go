@@ -45,6 +45,9 @@ func insightSections(r *schema.Report) []section {
 		}
 		out = append(out, s)
 	}
+	if rr := schema.RailReachOf(r); len(rr) > 0 {
+		out = append(out, railReachSection(rr))
+	}
 	if b := schema.KVBudgetOf(r); b != nil {
 		s := section{ID: "kvbudget", Title: "What it costs a request: the KV-transfer budget",
 			Intro: text.KVIntro(r.Serving, b)}
@@ -58,6 +61,26 @@ func insightSections(r *schema.Report) []section {
 		out = append(out, s)
 	}
 	return out
+}
+
+// railReachSection is every cross-rail test: its verdict, every rail pair
+// and the HCA settings for this fabric.
+func railReachSection(rr []schema.RailReach) section {
+	s := section{ID: "railreach", Title: "Every expert can cross: rail reachability",
+		Intro: "Every NIC (rail) of an endpoint to every NIC of the others, by RDMA CM connect and a short transfer (rping): " +
+			"DeepEP's internode kernels need them all to reach each other (WideEP-ready); a rail-only fabric serves NCCL, not DeepEP."}
+	for _, a := range rr {
+		s.Tables = append(s.Tables, htmlTable{Caption: a.Test + ": " + strings.Join(a.Findings, "; "),
+			Head: []string{"from", "to", "status", "why"}, Rows: text.RailPairRows(a.Pairs)})
+		if len(a.HCA) > 0 {
+			t := htmlTable{Caption: a.Test + ": HCA settings for this fabric", Head: []string{"variable", "value", "why"}}
+			for _, h := range a.HCA {
+				t.Rows = append(t.Rows, []string{h.Name, h.Value, h.Why})
+			}
+			s.Tables = append(s.Tables, t)
+		}
+	}
+	return s
 }
 
 // waterfallChart draws the layers as bars in Gb/s, the line rate first

@@ -266,11 +266,13 @@ func KVBudgetOf(r *Report) *KVBudget {
 	return BuildKVBudget(r.Serving, r.Results, r.Run.LineRate)
 }
 
-// Derive fills the report's derived views (waterfalls, KV budget) from its
+// Derive fills the report's derived views (waterfalls, KV budget, rail
+// reachability) from its
 // results; the runner calls it before saving report.json.
 func Derive(r *Report) {
 	r.Waterfalls = BuildWaterfalls(r.Results, r.Run.LineRate)
 	r.KVBudget = BuildKVBudget(r.Serving, r.Results, r.Run.LineRate)
+	r.RailReach = BuildRailReach(r.Results, r.Endpoints)
 }
 
 // PairKVCosts is what moving one request's KV cache over one pod pair

@@ -46,6 +46,10 @@ type Report struct {
 	LowPairs   []LowPairAnalysis `json:"lowPairs,omitempty"`
 	Serving    *ServingSetup     `json:"serving,omitempty"`
 	KVBudget   *KVBudget         `json:"kvBudget,omitempty"`
+	// RailReach is each cross-rail test's any-to-any verdict (rping's
+	// crossRails: WideEP-ready, or the rail pairs that cannot reach each
+	// other) and the HCA settings that follow (BuildRailReach).
+	RailReach []RailReach `json:"railReach,omitempty"`
 	// Samples are the sampled all-to-all tests (tests[].sample): what
 	// share of each matrix this run measured.
 	Samples []SampleCoverage `json:"samples,omitempty"`

@@ -126,6 +126,9 @@ func WriteInsights(w io.Writer, r *schema.Report) error {
 			writeAligned(&b, rows)
 		}
 	}
+	for _, a := range schema.RailReachOf(r) {
+		writeRailReach(&b, a)
+	}
 	if kb := schema.KVBudgetOf(r); kb != nil {
 		fmt.Fprintf(&b, "\nKV-transfer budget: %s\n", KVIntro(r.Serving, kb))
 		head := []string{"FROM", "BANDWIDTH"}
@@ -136,6 +139,51 @@ func WriteInsights(w io.Writer, r *schema.Report) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// maxRailRows bounds the terminal's rail pairs: a big matrix lists its
+// blocked pairs only (report.json and the HTML hold every pair).
+const maxRailRows = 32
+
+// writeRailReach is one cross-rail test's verdict, its rail pairs and the
+// HCA settings that follow.
+func writeRailReach(b *strings.Builder, a schema.RailReach) {
+	fmt.Fprintf(b, "\nEvery expert can cross? %s: %s\n", a.Test, a.Verdict)
+	for _, f := range a.Findings {
+		fmt.Fprintf(b, "  %s\n", f)
+	}
+	pairs := a.Pairs
+	if len(pairs) > maxRailRows {
+		pairs = a.Blocked
+	}
+	if len(pairs) > 0 && len(pairs) <= maxRailRows {
+		writeAligned(b, append([][]string{{"FROM", "TO", "STATUS", "WHY"}}, RailPairRows(pairs)...))
+	}
+	if len(a.HCA) > 0 {
+		b.WriteString("  HCA settings for this fabric:\n")
+		rows := make([][]string, 0, len(a.HCA))
+		for _, h := range a.HCA {
+			rows = append(rows, []string{" " + h.Name + "=" + h.Value, h.Why})
+		}
+		writeAligned(b, rows)
+	}
+}
+
+// RailPairRows are rail pairs as table rows: from, to, status, why.
+func RailPairRows(ps []schema.RailPair) [][]string {
+	rows := make([][]string, 0, len(ps))
+	for _, p := range ps {
+		rows = append(rows, []string{railCell(p.From, p.FromRail, p.FromDevice), railCell(p.To, p.ToRail, p.ToDevice), p.Status, p.Reason})
+	}
+	return rows
+}
+
+func railCell(ep string, rail int, dev string) string {
+	s := fmt.Sprintf("%s rail%d", ep, rail)
+	if dev != "" {
+		s += " " + dev
+	}
+	return s
 }
 
 // writeAligned writes rows as space-aligned columns, indented by two.

@@ -70,3 +70,20 @@ func TestKVBudgetMeasured(t *testing.T) {
 		t.Errorf("rendered %q", rows[:2])
 	}
 }
+
+// The cross-rail check in the terminal: the verdict, every rail pair, the
+// blocked one named with why, and the HCA settings to serve with.
+func TestRailReachInTerminal(t *testing.T) {
+	var buf bytes.Buffer
+	if err := WriteInsights(&buf, fixture.RailReach()); err != nil {
+		t.Fatal(err)
+	}
+	fixture.Golden(t, "railreach-insights.txt", buf.Bytes())
+	for _, want := range []string{"Every expert can cross? cross-rails: not WideEP-ready",
+		"1 of 4 rail pairs cannot reach each other: vm2 rail0 (rxe0) → vm1 rail1 (rxe1)",
+		"NCCL_IB_HCA==rxe0:1,rxe1:1", "NCCL_CROSS_NIC=0", "NVSHMEM_HCA_LIST=rxe0:1", "DEEP_EP_DEVICE_TO_HCA_MAPPING=0:rxe0:1"} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("terminal lacks %q:\n%s", want, buf.String())
+		}
+	}
+}
