@@ -31,6 +31,12 @@ type Config struct {
 	// RailPort is a second socket network between the VMs (10.9.1.0/24,
 	// rxe1 on each); 0: none.
 	RailPort int
+	// RailSwitch joins every data and rail NIC of both VMs on one network
+	// segment (a QEMU hub in each VM, the hubs joined by the SocketPort
+	// network; RailPort unused), as a fabric whose switches route any rail
+	// to any rail: each VM's rail 0 (rxe0) can then reach the other's rail
+	// 1 (rxe1). Without it each rail is a cable of its own (rail-only).
+	RailSwitch bool
 	// MemoryMiB is each VM's RAM: 2 GiB leaves room for containerd, the
 	// kubelet and a pod beside the tools (the images live on the node disk).
 	MemoryMiB int
@@ -84,7 +90,7 @@ func Boot(ctx context.Context, cfg Config) (*Pair, error) {
 			return nil, fmt.Errorf("soft-RoCE image incomplete: %w (build it with `make -C images softroce`)", err)
 		}
 	}
-	p := &Pair{KeyFile: filepath.Join(cfg.Work, "id_ed25519"), KnownHosts: filepath.Join(cfg.Work, "known_hosts")}
+	p := &Pair{KeyFile: filepath.Join(cfg.Work, "id_ed25519"), KnownHosts: filepath.Join(cfg.Work, knownHostsFile(cfg))}
 	if err := writeKnownHosts(cfg, p.KnownHosts); err != nil {
 		return nil, err
 	}
@@ -118,6 +124,15 @@ func Boot(ctx context.Context, cfg Config) (*Pair, error) {
 	return p, nil
 }
 
+// knownHostsFile is known_hosts for the lane's pair, and one of its own
+// for a pair on other ports (a second pair beside it).
+func knownHostsFile(cfg Config) string {
+	if cfg.SSHPorts == DefaultConfig("").SSHPorts {
+		return "known_hosts"
+	}
+	return "known_hosts-" + strconv.Itoa(cfg.SSHPorts[0])
+}
+
 func writeKnownHosts(cfg Config, path string) error {
 	key, err := os.ReadFile(filepath.Join(cfg.Work, "known_host_key.pub"))
 	if err != nil {
@@ -141,11 +156,22 @@ func startVM(cfg Config, i int) (*VM, error) {
 	args := []string{"-accel", "tcg", "-m", strconv.Itoa(cfg.MemoryMiB), "-smp", "1", "-nographic", "-no-reboot",
 		"-kernel", filepath.Join(cfg.Work, "vmlinuz"), "-initrd", filepath.Join(cfg.Work, "initrd.gz"),
 		"-append", fmt.Sprintf("console=ttyS0 quiet panic=-1 rdmabench.name=%s rdmabench.ip=%s", vm.Name, vm.DataIP),
-		"-netdev", "socket,id=d0," + sock,
-		"-device", fmt.Sprintf("virtio-net-pci,netdev=d0,mac=52:54:00:09:00:%02x,romfile=", n),
+		"-netdev", "socket,id=d0," + sock}
+	dataNIC := fmt.Sprintf("virtio-net-pci,netdev=d0,mac=52:54:00:09:00:%02x,romfile=", n)
+	if cfg.RailSwitch {
+		// One hub: the socket to the other VM, the data NIC, the rail NIC.
+		args = append(args, "-netdev", "hubport,id=u0,hubid=0,netdev=d0", "-netdev", "hubport,id=h0,hubid=0")
+		dataNIC = strings.Replace(dataNIC, "netdev=d0", "netdev=h0", 1)
+	}
+	args = append(args, "-device", dataNIC,
 		"-netdev", fmt.Sprintf("user,id=m0,hostfwd=tcp:127.0.0.1:%d-:22,hostfwd=tcp:127.0.0.1:%d-:10250", vm.SSHPort, vm.KubeletPort),
-		"-device", fmt.Sprintf("virtio-net-pci,netdev=m0,mac=52:54:00:02:00:%02x,romfile=", n)}
-	if cfg.RailPort > 0 {
+		"-device", fmt.Sprintf("virtio-net-pci,netdev=m0,mac=52:54:00:02:00:%02x,romfile=", n))
+	if cfg.RailSwitch {
+		vm.RailIP = "10.9.1." + strconv.Itoa(n)
+		args = append(args, "-netdev", "hubport,id=h1,hubid=0",
+			"-device", fmt.Sprintf("virtio-net-pci,netdev=h1,mac=52:54:00:0a:00:%02x,romfile=", n))
+	}
+	if cfg.RailPort > 0 && !cfg.RailSwitch {
 		rail := "listen=127.0.0.1:" + strconv.Itoa(cfg.RailPort)
 		if i > 0 {
 			rail = "connect=127.0.0.1:" + strconv.Itoa(cfg.RailPort)
