@@ -202,9 +202,13 @@ func (p *Leg) expect(outs []judge.Outcome, res *schema.Result) Expect {
 	if t := p.test; t != nil {
 		iters = int64(t.Args.Iterations)
 	}
+	pings := 0
 	for _, o := range outs {
 		if !o.OK && o.Class != parsers.ClassClock {
 			continue
+		}
+		if o.M.Pings != nil {
+			pings += *o.M.Pings
 		}
 		mtu := mtuOf(o.M.Info["mtu"])
 		if mtu == 0 {
@@ -225,6 +229,9 @@ func (p *Leg) expect(outs []judge.Outcome, res *schema.Result) Expect {
 			e.Bytes += s.Bytes * n
 			e.Packets += PacketsForSegments(s.Bytes, n, mtu, seg)
 		}
+	}
+	if e.Packets == 0 && pings > 0 {
+		e.FloorPackets = PingFloor(pings)
 	}
 	return e
 }

@@ -67,6 +67,11 @@ func TestVerifyRule(t *testing.T) {
 		{"extra traffic", schema.PathCounters{TxBytes: n(50_000_000)}, Expect{Bytes: 1_000_000}, false, false, "other traffic"},
 		{"unknown size, quiet", schema.PathCounters{TxPackets: n(3)}, Expect{}, false, true, "moved 3 packets"},
 		{"unknown size, busy", schema.PathCounters{TxPackets: n(3000)}, Expect{}, false, false, "no byte count"},
+		// Two rping pings moved 15 packets on soft-RoCE (the cross-rail
+		// check's same-rail pairs): they crossed, though under the floor
+		// of a leg that says nothing of its work.
+		{"two pings crossed", schema.PathCounters{TxPackets: n(15), RxPackets: n(15)}, Expect{FloorPackets: PingFloor(2)}, false, false, "no byte count"},
+		{"two pings, quiet device", schema.PathCounters{TxPackets: n(1)}, Expect{FloorPackets: PingFloor(2)}, false, true, "did not cross"},
 		{"unreadable", schema.PathCounters{Error: "permission denied"}, Expect{Bytes: 1}, false, false, "permission denied"},
 	}
 	for _, tc := range cases {

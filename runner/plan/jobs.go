@@ -217,6 +217,36 @@ func (tc *testCompiler) crossRailLegs(job Job, from, to, port int) (Job, error) 
 	return job, err
 }
 
+// railFactor is how many legs one direction of a pair has per variant:
+// its rail pairs (crossRails), its rails (a tool measuring one rail per
+// leg), else 1; read from the first endpoint of the test's from and to
+// pools (a pool's pods share their networks).
+func (tc *testCompiler) railFactor() int {
+	if tc.spec.Collective {
+		return 1
+	}
+	a, b := -1, -1
+	for i, ep := range tc.c.plan.Endpoints {
+		if a < 0 && ep.Pool == tc.t.From {
+			a = i
+		}
+		if b < 0 && ep.Pool == toPool(tc.t) {
+			b = i
+		}
+	}
+	if a < 0 || b < 0 {
+		return 1
+	}
+	eps := tc.c.plan.Endpoints
+	switch {
+	case tools.CrossRails(tc.t):
+		return tools.RailsOf(eps[a]) * tools.RailsOf(eps[b])
+	case tools.PerRail(tc.t.Tool):
+		return tools.Rails(eps[a], eps[b])
+	}
+	return 1
+}
+
 // railLegs appends the legs of one rail (0: the data network).
 func (tc *testCompiler) railLegs(job Job, ranks []int, from, to, port, rail int) (Job, error) {
 	return tc.railPairLegs(job, ranks, from, to, port, rail, nil)

@@ -103,8 +103,8 @@ func TestCollectiveJobNamedByRanks(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if len(ids) != 1 || ids[0] != "nccl-alltoall/r0/4-ranks-ep-0..ep-3" {
-		t.Errorf("NCCL job IDs = %q, want [nccl-alltoall/r0/4-ranks-ep-0..ep-3]", ids)
+	if len(ids) != 1 || ids[0] != "nccl-alltoall/r0/8-ranks-ep-0..ep-3" {
+		t.Errorf("NCCL job IDs = %q, want [nccl-alltoall/r0/8-ranks-ep-0..ep-3] (4 pods of 2 GPUs)", ids)
 	}
 }
 

@@ -81,7 +81,7 @@ func (p *Plan) Stats() []TestStats {
 func (tp *testPlan) stats(backend string) TestStats {
 	tc := tp.tc
 	st := TestStats{Test: tc.t.Name, Tool: tc.t.Tool, Pattern: patternOf(tc.t), Rounds: tp.sched.n,
-		Jobs: tp.sched.jobs, Legs: tp.sched.edges * len(tc.variants), Repetitions: tc.reps}
+		Jobs: tp.sched.jobs, Legs: tp.sched.edges * len(tc.variants) * tc.railFactor(), Repetitions: tc.reps}
 	if tc.spec.Collective {
 		st.Pattern = ""
 	}
@@ -89,7 +89,7 @@ func (tp *testPlan) stats(backend string) TestStats {
 	for _, v := range tc.variants {
 		perEdge += time.Duration(tc.reps) * (tools.LegWork(tc.t, v.size, v.batch) + LegOverhead[backend])
 	}
-	st.Estimate = time.Duration(tp.sched.n*tp.sched.perJob) * perEdge
+	st.Estimate = time.Duration(tp.sched.n*tp.sched.perJob*tc.railFactor()) * perEdge
 	return st
 }
 

@@ -113,7 +113,7 @@ func TestCrossRailsOnSeparateCables(t *testing.T) {
 	}
 	code, rep, stdout := runCrossRails(t, pair)
 	a := reach(t, rep)
-	want := []string{"vm2 rail0 (rxe0) → vm1 rail1 (rxe1)", "vm2 rail1 (rxe1) → vm1 rail0 (rxe0)"}
+	want := []string{"client-0 rail0 (rxe0) → server-0 rail1 (rxe1)", "client-0 rail1 (rxe1) → server-0 rail0 (rxe0)"}
 	if code == 0 || a.Verdict != schema.NotWideEPReady || !a.RailOnly || strings.Join(blockedPairs(a), "; ") != strings.Join(want, "; ") {
 		t.Fatalf("exit %d, %s, rail-only %v, blocked %q; want not WideEP-ready, rail-only, blocked %q", code, a.Verdict, a.RailOnly, blockedPairs(a), want)
 	}
@@ -123,9 +123,10 @@ func TestCrossRailsOnSeparateCables(t *testing.T) {
 }
 
 // TestCrossRailsThroughASwitch: a second VM pair whose four RDMA NICs share
-// one network segment, as a fabric that routes any rail to any rail (each
-// NIC answers ARP only for its own address, rp_filter off: the switch's
-// routing). Every rail reaches every remote rail: WideEP-ready, exit 0, and
+// one network segment, as a fabric that routes any rail to any rail: each
+// NIC has a route to the other rail's subnet (RDMA CM looks the peer up
+// through the bound NIC, and the listener checks the way back through its
+// own) and answers ARP only for its own address, rp_filter off. Every rail reaches every remote rail: WideEP-ready, exit 0, and
 // the settings name both rails. Then a rail-only route is planted for one
 // pair: vm1's rail 1 answers only its own subnet (arp_ignore 2), so vm2's
 // rail 0 cannot reach it while vm2's rail 1 still can: not WideEP-ready,
@@ -145,8 +146,10 @@ func TestCrossRailsThroughASwitch(t *testing.T) {
 	defer sw.Stop()
 	t.Logf("switch pair up in %.1fs", sw.BootTime.Seconds())
 	for _, vm := range sw.VMs {
+		data, rail := ifaceOf(t, sw, vm, vm.DataIP), ifaceOf(t, sw, vm, vm.RailIP)
 		swRun(t, sw, vm, "for f in /proc/sys/net/ipv4/conf/*/arp_ignore; do echo 1 > $f; done; "+
-			"for f in /proc/sys/net/ipv4/conf/*/rp_filter; do echo 0 > $f; done; /sbin/ip neigh flush all")
+			"for f in /proc/sys/net/ipv4/conf/*/rp_filter; do echo 0 > $f; done; "+
+			"/sbin/ip route add 10.9.1.0/24 dev "+data+" metric 100; /sbin/ip route add 10.9.0.0/24 dev "+rail+" metric 100; /sbin/ip neigh flush all")
 	}
 
 	code, rep, stdout := runCrossRails(t, sw)
@@ -161,19 +164,28 @@ func TestCrossRailsThroughASwitch(t *testing.T) {
 		}
 	}
 
-	// vm1's rail-1 interface is the one with the rail address.
-	rail := strings.TrimSpace(swRun(t, sw, sw.VMs[0], "/sbin/ip -o -4 addr show to "+sw.VMs[0].RailIP+" | cut -d' ' -f2"))
+	rail := ifaceOf(t, sw, sw.VMs[0], sw.VMs[0].RailIP)
 	swRun(t, sw, sw.VMs[0], "echo 2 > /proc/sys/net/ipv4/conf/"+rail+"/arp_ignore; /sbin/ip neigh flush all")
 	swRun(t, sw, sw.VMs[1], "/sbin/ip neigh flush all")
 	code, rep, stdout = runCrossRails(t, sw)
 	a = reach(t, rep)
-	want := "vm2 rail0 (rxe0) → vm1 rail1 (rxe1)"
+	want := "client-0 rail0 (rxe0) → server-0 rail1 (rxe1)"
 	if code == 0 || a.Verdict != schema.NotWideEPReady || a.RailOnly || strings.Join(blockedPairs(a), "; ") != want {
 		t.Fatalf("planted: exit %d, %s, rail-only %v, blocked %q; want not WideEP-ready naming %q only", code, a.Verdict, a.RailOnly, blockedPairs(a), want)
 	}
 	if !strings.Contains(stdout, "not WideEP-ready: 1 of 4 rail pairs cannot reach each other: "+want) {
 		t.Errorf("terminal does not name the blocked pair")
 	}
+}
+
+// ifaceOf is the VM's interface holding address.
+func ifaceOf(t *testing.T, p *Pair, vm *VM, address string) string {
+	t.Helper()
+	name := strings.TrimSpace(swRun(t, p, vm, "/sbin/ip -o -4 addr show to "+address+" | cut -d' ' -f2"))
+	if name == "" {
+		t.Fatalf("%s: no interface holds %s", vm.Name, address)
+	}
+	return name
 }
 
 // swRun runs a shell line on a VM of another pair than the lane's.
