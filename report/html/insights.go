@@ -14,7 +14,7 @@ import (
 
 // insightSections are the HTML sections of the derived views: where
 // bandwidth is lost layer by layer, which links are bad, what a request's
-// KV transfer costs.
+// KV transfer costs, what the expert all-to-all adds per token.
 func insightSections(r *schema.Report) []section {
 	var out []section
 	if wfs := schema.WaterfallsOf(r); len(wfs) > 0 {
@@ -56,6 +56,11 @@ func insightSections(r *schema.Report) []section {
 		t.Rows = append(t.Rows, text.KVRows(b)...)
 		s.Tables = append(s.Tables, t)
 		out = append(out, s)
+	}
+	if b := schema.EPBudgetOf(r); b != nil {
+		out = append(out, section{ID: "epbudget", Title: "What it costs a token: the EP budget", Intro: text.EPIntro,
+			Tables: []htmlTable{{Caption: "milliseconds the expert all-to-all adds per output token (decode) and per prefill pass, at the slowest rank of each phase",
+				Head: []string{"test", "stage", "tokens per rank", "dispatch", "combine", "per layer", "MoE layers", "adds"}, Rows: text.EPRows(b)}}})
 	}
 	return out
 }

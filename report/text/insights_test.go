@@ -70,3 +70,19 @@ func TestKVBudgetMeasured(t *testing.T) {
 		t.Errorf("rendered %q", rows[:2])
 	}
 }
+
+// The EP budget under the summary, beside the KV budget: the real 4×H100
+// run, each phase's slowest rank named.
+func TestEPBudgetInTerminal(t *testing.T) {
+	var buf bytes.Buffer
+	if err := WriteSummaryTable(&buf, fixture.DeepEP()); err != nil {
+		t.Fatal(err)
+	}
+	fixture.Golden(t, "deepep-summary.txt", buf.Bytes())
+	for _, want := range []string{"EP budget:", "38.06 µs (rank 2 of 4, FP8)", "64.04 µs (rank 3 of 4, BF16)", "5.92 ms per output token (TPOT)",
+		"611.06 µs (rank 1 of 4, BF16)", "60.63 ms per prefill pass (TTFT)"} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("terminal lacks %q:\n%s", want, buf.String())
+		}
+	}
+}
