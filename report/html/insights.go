@@ -58,9 +58,15 @@ func insightSections(r *schema.Report) []section {
 		out = append(out, s)
 	}
 	if b := schema.EPBudgetOf(r); b != nil {
-		out = append(out, section{ID: "epbudget", Title: "What it costs a token: the EP budget", Intro: text.EPIntro,
+		s := section{ID: "epbudget", Title: "What it costs a token: the EP budget", Intro: text.EPIntro,
 			Tables: []htmlTable{{Caption: "milliseconds the expert all-to-all adds per output token (decode) and per prefill pass, at the slowest rank of each phase",
-				Head: []string{"test", "stage", "tokens per rank", "dispatch", "combine", "per layer", "MoE layers", "adds"}, Rows: text.EPRows(b)}}})
+				Head: []string{"test", "stage", "tokens per rank", "dispatch", "combine", "per layer", "MoE layers", "adds"}, Rows: text.EPRows(b)}}}
+		for i := range r.Results {
+			if head, rows := text.EPRankRows(&r.Results[i]); rows != nil {
+				s.Tables = append(s.Tables, htmlTable{Caption: r.Results[i].Test + ": µs per call, per rank and phase", Head: head, Rows: rows})
+			}
+		}
+		out = append(out, s)
 	}
 	return out
 }

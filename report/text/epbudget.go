@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/rdmabench/rdmabench/parsers"
 	"github.com/rdmabench/rdmabench/report/schema"
+	"github.com/rdmabench/rdmabench/tool"
 )
 
 // EPIntro says in a sentence how the EP budget is reckoned.
@@ -38,4 +40,48 @@ func epPhase(p schema.EPPhase, ranks int) string {
 		dtype = ", " + strings.TrimSuffix(p.Phase[i+1:], ")")
 	}
 	return fmt.Sprintf("%.2f µs (rank %d%s%s)", p.AvgUS, p.Rank, of, dtype)
+}
+
+// EPRankRows are a DeepEP result's per-rank times: a row per phase (in the
+// order the probe printed them), a column per rank, µs per call; nil rows
+// for a result with no per-rank samples.
+func EPRankRows(r *schema.Result) (head []string, rows [][]string) {
+	if r.Family != tool.FamilyDeepEP || r.Retest > 0 {
+		return nil, nil
+	}
+	ranks := 0
+	var phases []string
+	us := map[string]map[int]float64{}
+	for i := range r.Samples {
+		s := &r.Samples[i]
+		v, ok := parsers.Figure(parsers.MetricLatency, s)
+		if s.Phase == "" || s.Rank == nil || !ok {
+			continue
+		}
+		if us[s.Phase] == nil {
+			us[s.Phase] = map[int]float64{}
+			phases = append(phases, s.Phase)
+		}
+		us[s.Phase][*s.Rank] = v
+		ranks = max(ranks, *s.Rank+1)
+	}
+	if len(phases) == 0 {
+		return nil, nil
+	}
+	head = []string{"phase"}
+	for k := range ranks {
+		head = append(head, fmt.Sprintf("rank %d", k))
+	}
+	for _, p := range phases {
+		row := []string{p}
+		for k := range ranks {
+			if v, ok := us[p][k]; ok {
+				row = append(row, fmt.Sprintf("%.2f", v))
+			} else {
+				row = append(row, "-")
+			}
+		}
+		rows = append(rows, row)
+	}
+	return head, rows
 }

@@ -86,3 +86,17 @@ func TestEPBudgetInTerminal(t *testing.T) {
 		}
 	}
 }
+
+// A DeepEP result's per-rank table: a row per phase, a column per rank.
+func TestEPRankRows(t *testing.T) {
+	head, rows := EPRankRows(&fixture.DeepEP().Results[0])
+	if strings.Join(head, ",") != "phase,rank 0,rank 1,rank 2,rank 3" || len(rows) != 4 {
+		t.Fatalf("head %v, %d rows", head, len(rows))
+	}
+	if got := strings.Join(rows[3], " "); got != "low_latency combine (BF16) 62.61 63.17 63.04 64.04" {
+		t.Errorf("last row %q", got)
+	}
+	if _, rows := EPRankRows(&schema.Result{Family: parsers.FamilyNCCL}); rows != nil {
+		t.Errorf("an NCCL result has rows %v", rows)
+	}
+}
