@@ -1,7 +1,7 @@
 // Package schema is report.json, the single source of truth of a run: its
 // versioned types, Load and Save, the upgrade of older versions, its JSON
 // Schema, and the pure analysis it carries (waterfalls, low pairs, the KV
-// budget, sample coverage) with how a result's figures read. It renders
+// and EP budgets, sample coverage) with how a result's figures read. It renders
 // nothing and imports no renderer: the judge, the path proof, preflight and
 // NIC discovery read and fill results through it, and report's other
 // packages render them (html, text, export) or set runs side by side
