@@ -266,11 +266,12 @@ func KVBudgetOf(r *Report) *KVBudget {
 	return BuildKVBudget(r.Serving, r.Results, r.Run.LineRate)
 }
 
-// Derive fills the report's derived views (waterfalls, KV budget) from its
-// results; the runner calls it before saving report.json.
+// Derive fills the report's derived views (waterfalls, KV and EP budgets)
+// from its results; the runner calls it before saving report.json.
 func Derive(r *Report) {
 	r.Waterfalls = BuildWaterfalls(r.Results, r.Run.LineRate)
 	r.KVBudget = BuildKVBudget(r.Serving, r.Results, r.Run.LineRate)
+	r.EPBudget = BuildEPBudget(r.Results)
 }
 
 // PairKVCosts is what moving one request's KV cache over one pod pair
