@@ -45,7 +45,9 @@ func ParseDeepEP(r io.Reader) ([]Measurement, error) {
 	d.facts = map[string]string{}
 	sc := newLineScanner(r)
 	for sc.Scan() {
-		d.line(stripLogPrefix(CleanLine(sc.Text())))
+		for _, part := range splitRankRecords(stripLogPrefix(CleanLine(sc.Text()))) {
+			d.line(part)
+		}
 	}
 	if err := sc.Err(); err != nil {
 		return nil, err
@@ -56,6 +58,7 @@ func ParseDeepEP(r io.Reader) ([]Measurement, error) {
 // deepEPRun is what ParseDeepEP gathered from one output.
 type deepEPRun struct {
 	ms            []Measurement
+	defaultCfg    *Measurement // the sweep's "NVL chunk default" row, named by the Best line after it
 	warns         []string
 	lastErr       string
 	probeFailures []string
@@ -68,10 +71,21 @@ func (d *deepEPRun) line(line string) {
 	switch {
 	case strings.HasPrefix(t, "[tuning] Best "):
 		if m, ok := deepEPTuning(t); ok {
+			if d.defaultCfg != nil {
+				// The default configuration (what vLLM and the probe run
+				// untuned) of the kernel this Best line names.
+				def := *d.defaultCfg
+				def.Test = m.Test + " (default config)"
+				d.ms = append(d.ms, def)
+				d.defaultCfg = nil
+			}
 			d.ms = append(d.ms, m)
 		}
 	case strings.HasPrefix(t, "[tuning] "):
 		d.sweep = true
+		if m, ok := deepEPDefaultConfig(t); ok {
+			d.defaultCfg = &m
+		}
 	case strings.HasPrefix(t, "[rank "):
 		if m, ok := deepEPProbeLine(t); ok {
 			d.ms = append(d.ms, m)
@@ -118,8 +132,33 @@ func (d *deepEPRun) measurements() []Measurement {
 		}
 		ms[i].Version = d.facts["probe_version"]
 		ms[i].Ranks, _ = strconv.Atoi(d.facts["ranks"])
+		if ms[i].OK {
+			ms[i].Transport = deepEPTransport(ms[i].Info, d.facts, d.warns)
+		}
 	}
 	return ms
+}
+
+// deepEPTransport is what carried a probe result, from the probe's own
+// words: the intranode kernels and NVSHMEM on one host move data over
+// NVLink (GPU peer-to-peer); the internode kernels put their RDMA part on
+// the NICs. NVSHMEM's "init failed for transport: IBGDA" is kept as
+// evidence (no GPU-initiated RDMA on this host).
+func deepEPTransport(info, facts map[string]string, warns []string) *Transport {
+	path := info["path"]
+	t := &Transport{Source: "deepep", Evidence: append([]string{"path=" + path + " hosts=" + facts["hosts"]}, warns...)}
+	switch {
+	case path == "internode":
+		t.Kind, t.Detail = TransportRDMA, "internode kernels: NVLink within a host, RDMA between hosts"
+	case path == "intranode" || facts["hosts"] == "1":
+		t.Kind, t.Detail = TransportP2P, path+" kernels over NVLink (one host)"
+	default:
+		t.Kind, t.Detail = TransportUnknown, path
+	}
+	if len(t.Evidence) > maxEvidence {
+		t.Evidence = t.Evidence[:maxEvidence]
+	}
+	return t
 }
 
 // deepEPProbeClass is the class of one of the probe's failure lines: a
@@ -156,6 +195,59 @@ func deepEPFailure(lastErr string, sweep bool, warns []string) Measurement {
 	}
 	m.Warnings = warns
 	return m
+}
+
+var (
+	reTuningDefault = regexp.MustCompile(`^\[tuning\] SMs (\d+), NVL chunk default(?:, RDMA chunk default)?:\s*(.*)$`)
+	reTrailingUS    = regexp.MustCompile(`([\d.]+) us\s*$`)
+)
+
+// deepEPDefaultConfig reads a sweep's row for the default chunk sizes:
+// "[tuning] SMs 24, NVL chunk default: 254.59 GB/s (NVL), 429.20 us".
+func deepEPDefaultConfig(t string) (Measurement, bool) {
+	g := reTuningDefault.FindStringSubmatch(t)
+	if g == nil {
+		return Measurement{}, false
+	}
+	info := map[string]string{"version": "V1", "kernels": "normal", "sms": g[1], "nvl_chunk": "default"}
+	parts := map[string]float64{}
+	for _, p := range reGBps.FindAllStringSubmatch(g[2], -1) {
+		if v, ok := finiteFloat(p[1]); ok {
+			parts[p[2]] = v
+			info[strings.ToLower(p[2])+"_GB/s"] = p[1]
+		}
+	}
+	bw, ok := headline(parts, "RDMA", "NVL")
+	if !ok {
+		return Measurement{}, false
+	}
+	s := Sample{BWAvgBps: F(bw * gbpsToBps)}
+	if n := reTrailingUS.FindStringSubmatch(g[2]); n != nil {
+		s.TimeUS = optFloat(n[1], 1)
+	}
+	return Measurement{Tool: "deepep", OK: true, Info: info, Samples: []Sample{s}}, true
+}
+
+// splitRankRecords splits a line that holds several "[rank N] …" records:
+// DeepEP's low-latency test prints "Dispatch + combine bandwidth" without a
+// newline from every rank at once, so on 4×H100 the four ranks' records
+// ran together on one line.
+func splitRankRecords(line string) []string {
+	first := strings.Index(line, "[rank ")
+	if first < 0 || !strings.Contains(line[first+1:], "[rank ") {
+		return []string{line}
+	}
+	var parts []string
+	rest := line
+	for {
+		i := strings.Index(rest[1:], "[rank ")
+		if i < 0 {
+			break
+		}
+		parts = append(parts, rest[:i+1])
+		rest = rest[i+1:]
+	}
+	return append(parts, rest)
 }
 
 // deepEPTuning reads a normal (high-throughput) kernel's Best line.

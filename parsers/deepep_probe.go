@@ -28,7 +28,9 @@ var (
 // dispatch (FP8)", Side "rank N", the sample's bandwidth the RDMA part
 // where it is not zero (internode), else the NVLink part (normal) or the
 // total (low latency), its bytes the same part's, its latencies the timed
-// calls'.
+// calls'; the sample names its phase and rank, and its Batch is the
+// kernel's tokens per rank, so that the runner keeps one row per rank and
+// phase (ranks of the low-latency kernels move the same bytes).
 func deepEPProbeLine(t string) (Measurement, bool) {
 	g := reProbeLine.FindStringSubmatch(t)
 	if g == nil {
@@ -74,9 +76,12 @@ func deepEPProbeLine(t string) (Measurement, bool) {
 	if avg, ok := finiteFloat(tm[1]); ok && avg > 0 && bytes[part] > 0 {
 		bw = float64(bytes[part]) / avg / 1e3
 	}
-	s := Sample{Bytes: bytes[part], BWAvgBps: F(bw * gbpsToBps), TimeUS: optFloat(tm[1], 1),
-		LatAvgUS: optFloat(tm[1], 1), LatMinUS: optFloat(tm[2], 1), LatMaxUS: optFloat(tm[3], 1)}
-	return Measurement{Tool: deepEPProbe, OK: true, Test: g[2] + " " + g[3] + " (" + g[4] + ")", Side: "rank " + g[1],
+	phase := g[2] + " " + g[3] + " (" + g[4] + ")"
+	rank, _ := strconv.Atoi(g[1])
+	tokens, _ := strconv.ParseInt(info["tokens"], 10, 64)
+	s := Sample{Bytes: bytes[part], Batch: tokens, BWAvgBps: F(bw * gbpsToBps), TimeUS: optFloat(tm[1], 1),
+		LatAvgUS: optFloat(tm[1], 1), LatMinUS: optFloat(tm[2], 1), LatMaxUS: optFloat(tm[3], 1), Phase: phase, Rank: &rank}
+	return Measurement{Tool: deepEPProbe, OK: true, Test: phase, Side: "rank " + g[1],
 		Info: info, Samples: []Sample{s}}, true
 }
 

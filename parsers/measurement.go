@@ -78,7 +78,9 @@ type Measurement struct {
 // Sample is one row of a result table: one message size (and batch size).
 // Pointer fields are absent when the tool does not give that figure.
 type Sample struct {
-	Bytes      int64 `json:"bytes"`
+	Bytes int64 `json:"bytes"`
+	// Batch is how many items one timed call moved: nixlbench's
+	// descriptors per transfer, the DeepEP probe's tokens per rank.
 	Batch      int64 `json:"batch,omitempty"`
 	Iterations int64 `json:"iterations,omitempty"`
 
@@ -117,6 +119,13 @@ type Sample struct {
 	// the largest deviation seen, where newer versions count wrong elements.
 	MaxError        *float64 `json:"max_error,omitempty"`
 	InplaceMaxError *float64 `json:"inplace_max_error,omitempty"`
+
+	// Phase and Rank name a row of a tool that reports one line per rank
+	// and kernel phase (the DeepEP probe: Phase "low_latency dispatch
+	// (FP8)", Rank 3, Batch the tokens per rank), where size alone would
+	// merge ranks that moved the same bytes. Empty for other tools.
+	Phase string `json:"phase,omitempty"`
+	Rank  *int   `json:"rank,omitempty"`
 }
 
 // Transport kinds named by evidence.

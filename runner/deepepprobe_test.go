@@ -27,7 +27,7 @@ tests:
   - name: ep
     tool: deepep_probe
     from: ep
-    args: {hidden: 256, topk: 4, experts: 16, tokens: 64, llTokens: 16, iterations: 3}
+    args: {hidden: 256, topk: 4, experts: 16, tokens: 64, llTokens: 16, iterations: 3, moeLayers: 3}
     expect: {minBandwidth: 1Kb/s}
 `
 	rep, out := runLocalScenario(t, "deepep-probe.yaml", text, 430)
@@ -38,9 +38,20 @@ tests:
 		raw = append(raw, b...)
 	}
 	// Eight measurements (2 ranks × normal and low-latency dispatch and
-	// combine); the report keeps a sample per size, so equal sizes merge.
-	if r.Verdict != schema.VerdictPass || len(r.Samples) < 4 || r.BestBps <= 0 {
+	// combine), each its own sample: ranks that moved the same bytes stay
+	// apart, named by phase and rank.
+	if r.Verdict != schema.VerdictPass || len(r.Samples) != 8 || r.BestBps <= 0 {
 		t.Fatalf("%s %q, %d samples\n%s\n%s", r.Verdict, r.Reason, len(r.Samples), strings.Join(r.Commands, "\n"), raw)
+	}
+	for _, s := range r.Samples {
+		if s.Phase == "" || s.Rank == nil || (s.Batch != 64 && s.Batch != 16) {
+			t.Errorf("sample without its phase, rank or tokens: %+v", s)
+		}
+	}
+	// The EP budget: both kernel sets, the test's 3 MoE layers.
+	if b := rep.EPBudget; b == nil || len(b.Rows) != 2 || b.Rows[0].Stage != schema.EPStageDecode || b.Rows[0].MoELayers != 3 ||
+		b.Rows[0].Tokens != 16 || b.Rows[1].Tokens != 64 || b.Rows[1].Ms <= 0 || b.Rows[0].Dispatch.RanksSeen != 2 {
+		t.Errorf("EP budget %+v", b)
 	}
 	if r.Program != "rdmabench-deepep" || r.Libraries["deep_ep"] != "1.2.1+standin" || r.Libraries["torch"] != "2.11.0+standin" {
 		t.Errorf("program %q, libraries %v: want the probe and the DeepEP it loaded", r.Program, r.Libraries)

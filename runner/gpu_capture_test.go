@@ -145,3 +145,80 @@ func TestH200PreflightCapture(t *testing.T) {
 		t.Errorf("checks %v", checks)
 	}
 }
+
+// TestH100KVCaptures replays the KV transfer between two H100s
+// (testdata/gpu/h100-kv-gpu2gpu, README there): every UCX result re-parses
+// from the initiator's raw output to the report's figures and names
+// cuda_ipc (GPU peer-to-peer) from UCX's own tables; the probe's results
+// name the probe; and the progress thread's toll is what the README says.
+func TestH100KVCaptures(t *testing.T) {
+	const dir = "../testdata/gpu/h100-kv-gpu2gpu"
+	best := map[string]map[int64]float64{} // run3's GB/s per test and block
+	for _, run := range []string{"run1", "run2-alloc", "run3-progress-thread"} {
+		rep, err := schema.Load(filepath.Join(dir, run, "rdmabench", "report.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ucx := 0
+		for _, r := range rep.Results {
+			if r.Verdict != schema.VerdictPass {
+				if !strings.Contains(r.Test, "uccl") {
+					t.Errorf("%s/%s: %s (%s)", run, r.Test, r.Verdict, r.Reason)
+				}
+				continue
+			}
+			var initiator string
+			for _, o := range r.RawOutputs {
+				if strings.Contains(o, "initiator") {
+					initiator = o
+				}
+			}
+			f, err := os.Open(filepath.Join(dir, run, "rdmabench", initiator))
+			if err != nil {
+				t.Fatal(err)
+			}
+			program := r.Program
+			if program == "" {
+				program = r.Tool
+			}
+			m, err := DefaultParse(program, f)
+			f.Close()
+			if err != nil || !m.OK || len(m.Samples) != len(r.Samples) || len(m.Samples) != 9 {
+				t.Fatalf("%s/%s: parse %v ok=%v, %d sizes (report %d)", run, r.Test, err, m.OK, len(m.Samples), len(r.Samples))
+			}
+			for i, s := range m.Samples {
+				if s.Bytes != r.Samples[i].Bytes || *s.BWAvgBps != *r.Samples[i].BWAvgBps {
+					t.Errorf("%s/%s size %d: %d B at %v b/s; report %d B at %v b/s", run, r.Test, i, s.Bytes, *s.BWAvgBps, r.Samples[i].Bytes, *r.Samples[i].BWAvgBps)
+				}
+				if run == "run3-progress-thread" {
+					if best[r.Test] == nil {
+						best[r.Test] = map[int64]float64{}
+					}
+					best[r.Test][s.Bytes] = *s.BWAvgBps / 8e9
+				}
+			}
+			if tr := m.Transport; tr == nil || tr.Kind != parsers.TransportP2P || !strings.HasPrefix(tr.Detail, "cuda_ipc (") {
+				t.Errorf("%s/%s: transport %+v, want cuda_ipc (GPU P2P) from UCX's tables", run, r.Test, tr)
+			}
+			if probe := r.Tool == "nixl_probe"; probe != (r.Program == "rdmabench-nixl") {
+				t.Errorf("%s/%s: tool %s, program %q", run, r.Test, r.Tool, r.Program)
+			}
+			ucx++
+		}
+		if want := map[string]int{"run1": 5, "run2-alloc": 7, "run3-progress-thread": 6}[run]; ucx != want {
+			t.Errorf("%s: %d UCX results passed, want %d", run, ucx, want)
+		}
+	}
+	// NIXL's progress thread more than halves both at 16 MiB; without it
+	// the probe reads 6.4 % faster than nixlbench there.
+	const mib16 = 16 << 20
+	if r := best["nixlbench-read"][mib16] / best["nixlbench-pt-read"][mib16]; r < 2 {
+		t.Errorf("nixlbench without/with the progress thread at 16 MiB: %.2f×", r)
+	}
+	if r := best["probe-nopt-read"][mib16] / best["probe-pt-read"][mib16]; r < 2 {
+		t.Errorf("probe without/with the progress thread at 16 MiB: %.2f×", r)
+	}
+	if d := best["probe-nopt-read"][mib16]/best["nixlbench-read"][mib16] - 1; d < 0.06 || d > 0.07 {
+		t.Errorf("probe against nixlbench at 16 MiB, no progress thread: %+.1f %%, README says +6.4 %%", d*100)
+	}
+}

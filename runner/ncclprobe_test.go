@@ -88,6 +88,17 @@ tests:
 	if found != 2 {
 		t.Errorf("preflight found the stand-in NCCL on %d of 2 endpoints: %+v", found, rep.Preflight)
 	}
+	// Each rank its own raw output, two of them on endpoint a-0 (one
+	// file for both interleaved their lines on 4×H100).
+	seen := map[string]bool{}
+	for _, o := range r.RawOutputs {
+		seen[filepath.Base(o)] = true
+	}
+	for _, want := range []string{"0-0-a-0-rank.out", "0-0-a-0-rank-1.out", "0-0-b-0-rank.out"} {
+		if !seen[want] {
+			t.Errorf("raw outputs %v: no %s", r.RawOutputs, want)
+		}
+	}
 	if !strings.Contains(string(raw), "# rdmabench-nccl version") || !strings.Contains(r.Commands[0], "--key xferbench/rdmabench-") {
 		t.Errorf("raw output or command:\n%s\n%s", r.Commands[0], raw)
 	}

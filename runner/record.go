@@ -9,6 +9,8 @@ import (
 	"github.com/rdmabench/rdmabench/runner/judge"
 	"github.com/rdmabench/rdmabench/runner/plan"
 	"github.com/rdmabench/rdmabench/runner/tools"
+	"github.com/rdmabench/rdmabench/scenarios"
+	"github.com/rdmabench/rdmabench/tool"
 )
 
 // record appends a result to results.jsonl (fsynced) and to the report.
@@ -36,7 +38,7 @@ func (r *run) newResult(job *plan.Job, legIdx int) schema.Result {
 	affinity, note := r.legAffinity(leg)
 	return schema.Result{
 		JobID: job.ID, Leg: legIdx, Test: job.Test, Tool: job.Tool, Family: family, Metric: metric,
-		Pattern: job.Pattern, Round: job.Round, Variant: leg.Variant, Backend: leg.Backend, RequestTokens: leg.RequestTokens,
+		Pattern: job.Pattern, Round: job.Round, Variant: leg.Variant, Backend: leg.Backend, RequestTokens: leg.RequestTokens, MoELayers: moeLayers(r.tests[job.Test], job.Tool),
 		Rail: leg.Rail, PeerRail: leg.PeerRail,
 		From: leg.From, To: leg.To, Ranks: leg.Ranks, NRanks: leg.NRanks, Affinity: affinity, Reason: note,
 	}
@@ -124,4 +126,16 @@ func sysNote(ep, gpu, dev, nearest, rel string) string {
 		s += fmt.Sprintf(", the host's %s is %s to %s", nearest, rel, gpu)
 	}
 	return s
+}
+
+// moeLayers is what the EP budget multiplies a DeepEP result's layer by:
+// the test's args.moeLayers, else DeepSeek-R1's; 0 for other tools.
+func moeLayers(t *scenarios.Test, name string) int {
+	if name != tool.DeepEPProbe {
+		return 0
+	}
+	if t != nil && t.Args.MoELayers > 0 {
+		return t.Args.MoELayers
+	}
+	return tool.DefaultDeepEPMoELayers
 }

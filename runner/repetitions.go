@@ -46,7 +46,7 @@ func (r *run) runLeg(ctx context.Context, job *plan.Job, legIdx int) (schema.Res
 	if interrupted && len(outs) == 0 {
 		return res, false
 	}
-	judge.Fill(&res, r.tests[job.Test], r.legLineRate(res), outs)
+	judge.Fill(&res, r.tests[job.Test], r.legLineRate(res, outs), outs)
 	proof.Finish(ctx, &res, outs, discarded) // nothing after an interrupt: Unproved says so
 	pathproof.Unproved(&res, r.tests[res.Test], r.cfg.NoPathProof)
 	r.noteSharedMachine(&res)
@@ -142,10 +142,26 @@ func (r *run) nvlinkRate(name string) *schema.LineRate {
 	return lr
 }
 
+// gpuToGPU says whether a leg's endpoints share one host's GPUs (each its
+// own, endpoint.VisibleGPUs) and its data went from GPU to GPU.
+func (r *run) gpuToGPU(names []string, outs []judge.Outcome) bool {
+	for _, n := range names {
+		if ep, ok := r.endpoints[n]; !ok || ep.VisibleGPUs == "" {
+			return false
+		}
+	}
+	for _, o := range outs {
+		if o.OK && o.M.Transport != nil && o.M.Transport.Kind == parsers.TransportP2P {
+			return true
+		}
+	}
+	return false
+}
+
 // legLineRate is the line rate a result is held to: with `lineRate: auto`
 // the lower of its endpoints' own (a pair is as fast as its slower end),
 // else the run's.
-func (r *run) legLineRate(res schema.Result) *schema.LineRate {
+func (r *run) legLineRate(res schema.Result, outs []judge.Outcome) *schema.LineRate {
 	names := res.Ranks
 	if len(names) == 0 {
 		names = []string{res.From, res.To}
@@ -153,6 +169,13 @@ func (r *run) legLineRate(res schema.Result) *schema.LineRate {
 	if one := slices.Compact(slices.Sorted(slices.Values(names))); len(one) == 1 && tool.IsCollective(tool.Family(res.Family)) {
 		// Every rank on one host: the GPUs' NVLink carries it, not a NIC.
 		if lr := r.nvlinkRate(one[0]); lr != nil {
+			return lr
+		}
+	}
+	if r.gpuToGPU(names, outs) {
+		// Endpoints that share one host's GPUs, each its own, and data
+		// that went GPU to GPU (UCX's cuda_ipc): NVLink carried it.
+		if lr := r.nvlinkRate(names[0]); lr != nil {
 			return lr
 		}
 	}

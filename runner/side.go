@@ -52,7 +52,7 @@ func (l *legRun) startSide(ctx context.Context, pc plan.PlannedCommand, retry bo
 	}
 	argv, env = l.mpiEnv(pc, argv, env)
 	argv = l.ncclJSON(ctx, ep, argv)
-	abs, rel := l.r.dir.rawPath(l.job.ID, l.legIdx, l.rep, pc.Endpoint, pc.Role)
+	abs, rel := l.r.dir.rawPath(l.job.ID, l.legIdx, l.rep, pc.Endpoint, l.outputRole(pc))
 	want := ""
 	if strings.HasPrefix(pc.Ready, tools.ReadyLine) {
 		want = l.subst.text(strings.TrimPrefix(pc.Ready, tools.ReadyLine))
@@ -67,6 +67,23 @@ func (l *legRun) startSide(ctx context.Context, pc plan.PlannedCommand, retry bo
 		return s, l.launch(ctx, s)
 	}
 	return s, l.launchRetrying(ctx, s)
+}
+
+// outputRole names a side's raw output: its role, and where the leg has
+// started others of that role on the same endpoint (one rank per GPU of
+// one endpoint), its index among them ("rank", "rank-1", "rank-2" …), so
+// that no two processes write one file.
+func (l *legRun) outputRole(pc plan.PlannedCommand) string {
+	n := 0
+	for _, s := range l.sides {
+		if s.pc.Endpoint == pc.Endpoint && s.pc.Role == pc.Role {
+			n++
+		}
+	}
+	if n == 0 {
+		return pc.Role
+	}
+	return fmt.Sprintf("%s-%d", pc.Role, n)
 }
 
 // launch starts the process and a watcher that records its exit.

@@ -250,10 +250,10 @@ func TestLegLineRateIsTheLowerEnd(t *testing.T) {
 	r := &run{cfg: Config{LineRate: runRate}, rates: map[string]schema.LineRate{
 		"a-0": {Bps: 400e9, Source: schema.LineRateNIC, Detail: "mlx5_0 port 1: 400 Gb/sec"},
 		"b-0": {Bps: 200e9, Source: schema.LineRateNIC, Detail: "mlx5_3 port 1: 200 Gb/sec"}}}
-	if lr := r.legLineRate(schema.Result{From: "a-0", To: "b-0"}); lr.Bps != 200e9 || !strings.Contains(lr.Detail, "the lower of a-0") {
+	if lr := r.legLineRate(schema.Result{From: "a-0", To: "b-0"}, nil); lr.Bps != 200e9 || !strings.Contains(lr.Detail, "the lower of a-0") {
 		t.Errorf("%+v", lr)
 	}
-	if lr := r.legLineRate(schema.Result{From: "a-0", To: "c-0"}); lr != runRate {
+	if lr := r.legLineRate(schema.Result{From: "a-0", To: "c-0"}, nil); lr != runRate {
 		t.Errorf("%+v: want the run's", lr)
 	}
 }

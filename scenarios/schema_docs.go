@@ -98,6 +98,7 @@ var fieldDocs = map[string]string{
 	"Args.llTokens":                           "deepep_probe: tokens per rank of the low-latency kernels (a decode batch); default 128",
 	"Args.dtype":                              "deepep_probe: the dispatch's data type, fp8 (default) or bf16; combine is BF16",
 	"Args.sms":                                "deepep_probe: SMs of the normal kernels, even; default 20 (vLLM's), DeepEP's tests use 24",
+	"Args.moeLayers":                          "deepep_probe: the model's MoE layers, what one layer's dispatch + combine is multiplied by in the EP budget; default 58 (DeepSeek-R1's, of 61 layers)",
 	"Expect.minLineRate":                      "least bandwidth as a percent of lineRate, e.g. 90%",
 	"Expect.minBandwidth":                     "least bandwidth, e.g. 350Gb/s",
 	"Expect.minBusBW":                         "nccl: least average bus bandwidth, e.g. 40GB/s",

@@ -402,6 +402,10 @@ type Args struct {
 	Dtype string `yaml:"dtype,omitempty" json:"dtype,omitempty" schema:"enum=deepepDtypes"`
 	// SMs are the SMs of DeepEP's normal kernels (vLLM: 20).
 	SMs int `yaml:"sms,omitempty" json:"sms,omitempty"`
+	// MoELayers is the model's MoE layers (DeepEP probe: not the probe's
+	// own argument; the EP budget multiplies one layer's dispatch +
+	// combine by it). 0: DeepSeek-R1's 58.
+	MoELayers int `yaml:"moeLayers,omitempty" json:"moeLayers,omitempty"`
 
 	// Test is the ucx_perftest -t test (tag_bw, ucp_put_bw, tag_lat …).
 	Test string `yaml:"test,omitempty" json:"test,omitempty" schema:"enum=ucxTests"`

@@ -31,6 +31,10 @@ const (
 	DefaultDeepEPExperts  = 256
 	DefaultDeepEPTokens   = 4096
 	DefaultDeepEPLLTokens = 128
+	// DefaultDeepEPMoELayers: DeepSeek-R1's MoE layers (58 of its 61; the
+	// first three are dense), what one layer's dispatch + combine is
+	// multiplied by in the EP budget.
+	DefaultDeepEPMoELayers = 58
 )
 
 var deepEPProbe = Spec{Name: DeepEPProbe, Family: FamilyDeepEP, Programs: []string{"rdmabench-deepep"}, Metric: MetricBandwidth,
@@ -43,6 +47,7 @@ var deepEPProbe = Spec{Name: DeepEPProbe, Family: FamilyDeepEP, Programs: []stri
 		{Key: "llTokens", Kind: KindInt, Min: 1, Hint: "tokens per rank of the low-latency kernels (a decode batch; default 128)"},
 		{Key: "dtype", Kind: KindString, Always: true, OneOf: DeepEPDtypes, What: "DeepEP dispatch types", Default: fixed("fp8")},
 		{Key: "sms", Kind: KindInt, Min: 2, Hint: "SMs of the normal kernels, even (vLLM: 20, DeepEP's tests: 24)", Check: even},
+		{Key: "moeLayers", Kind: KindInt, Min: 1, Hint: "the model's MoE layers, each one dispatch and one combine per forward pass (DeepSeek-R1: 58 of 61; default 58)"},
 		argIterations, argExtra},
 	ArgRules:   []Rule{topkWithinExperts},
 	Expect:     []string{"minBandwidth", "maxLatency"},

@@ -83,3 +83,14 @@ func TestTableIsWhole(t *testing.T) {
 		t.Errorf("Programs() is not sorted and unique: %v", Programs())
 	}
 }
+
+// TestNixlProbeHasItsOwnWaterfallLayer: nixlbench and the NIXL probe on
+// one pair measure the NIXL layer two ways; each keeps its own name so
+// neither hides the other.
+func TestNixlProbeHasItsOwnWaterfallLayer(t *testing.T) {
+	nb, lvl1, ok1 := WaterfallLayer(LayerOf{Program: "nixlbench", Family: FamilyNixlbench, Backend: "UCX"})
+	probe, lvl2, ok2 := WaterfallLayer(LayerOf{Program: "rdmabench-nixl", Family: FamilyNixlbench, Backend: "UCX"})
+	if !ok1 || !ok2 || lvl1 != LevelNIXL || lvl2 != LevelNIXL || nb != "nixlbench UCX" || probe != "NIXL probe UCX" {
+		t.Errorf("nixlbench %q (%d %v), probe %q (%d %v)", nb, lvl1, ok1, probe, lvl2, ok2)
+	}
+}

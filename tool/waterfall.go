@@ -59,13 +59,18 @@ func ucxLayer(r LayerOf) (string, int, bool) {
 	return "ucx_perftest", LevelUCX, r.Family == FamilyUCXPerftest
 }
 
-// nixlLayer: one layer per NIXL backend.
+// nixlLayer: one layer per NIXL backend (and program: nixlbench or the
+// NIXL probe, which measure the same layer two ways).
 func nixlLayer(r LayerOf) (string, int, bool) {
 	b := r.Backend
 	if b == "" {
 		b = DefaultNixlBackend
 	}
-	return "nixlbench " + b, LevelNIXL, r.Family == FamilyNixlbench
+	name := "nixlbench " + b
+	if r.Program == "rdmabench-nixl" { // the NIXL probe: vLLM's way of driving NIXL
+		name = "NIXL probe " + b
+	}
+	return name, LevelNIXL, r.Family == FamilyNixlbench
 }
 
 // ncclLayer: of the collectives, sendrecv alone moves one pair's bytes.

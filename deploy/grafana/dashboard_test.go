@@ -73,7 +73,7 @@ func TestDashboardQueriesExportedMetrics(t *testing.T) {
 			}
 		}
 	}
-	for _, want := range []string{"rdmabench_line_rate_ratio", "rdmabench_kv_transfer_ttft_seconds", "rdmabench_result_verdict", "rdmabench_run_results"} {
+	for _, want := range []string{"rdmabench_line_rate_ratio", "rdmabench_kv_transfer_ttft_seconds", "rdmabench_ep_budget_seconds", "rdmabench_result_verdict", "rdmabench_run_results"} {
 		if !queried[want] {
 			t.Errorf("no panel queries %s", want)
 		}

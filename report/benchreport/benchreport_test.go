@@ -3,7 +3,6 @@ package benchreport
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,10 +11,13 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/rdmabench/rdmabench/parsers"
+	rfixture "github.com/rdmabench/rdmabench/report/internal/fixture"
 	"github.com/rdmabench/rdmabench/report/schema"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/*.golden.json")
+// update is the -update flag (the fixture package's, shared by report's
+// tests): rewrite testdata/*.golden.json.
+var update = rfixture.Update
 
 // The upstream schema this partial follows: Benchmark Report v0.2, read in
 // llm-d-benchmark at commit 8bc9f1ddd873a24f1657d6cca2e0d0fb6947dd36
@@ -40,8 +42,9 @@ func fixture(t *testing.T) *schema.Report {
 			Samples: []parsers.Sample{{Bytes: 18432, BWAvgBps: &bw}}, Transport: &parsers.Transport{Kind: "rdma", Source: "ucx", Detail: "rc_mlx5", Devices: []string{"mlx5_0:1"}}},
 		schema.Result{Test: "kv-request", Tool: "nixlbench", Family: parsers.FamilyNixlbench, Op: "READ", Backend: "UCX", RequestTokens: 8000,
 			From: "prefill-1", To: "decode-1", Endpoints: eps, Verdict: schema.VerdictPass,
-			Samples: []parsers.Sample{{Bytes: 18432, Batch: 4, LatAvgUS: &lat}}})
-	r.KVBudget = nil
+			Samples: []parsers.Sample{{Bytes: 18432, Batch: 4, LatAvgUS: &lat}}},
+		rfixture.DeepEP().Results[0])
+	r.KVBudget, r.EPBudget = nil, nil
 	return r
 }
 
@@ -150,6 +153,17 @@ func TestPartialCarriesTheFabric(t *testing.T) {
 	}
 	if f.LineRate == nil || f.LineRate.GbitPerS != 400 || f.KVBudget == nil || len(f.KVBudget.Sources) < 2 {
 		t.Errorf("line rate %+v, KV budget %+v", f.LineRate, f.KVBudget)
+	}
+	// The EP budget of the real 4×H100 DeepEP run: per output token and per
+	// prefill pass, each phase's slowest rank named.
+	want := []EPCost{
+		{Test: "deepep-fp8", Stage: "decode", Kernels: "low_latency", Ranks: 4, TokensPerRank: 128, DispatchUS: 38.06, DispatchRank: 2,
+			CombineUS: 64.04, CombineRank: 3, MoELayers: 58, Ms: 5.9218},
+		{Test: "deepep-fp8", Stage: "prefill", Kernels: "normal", Ranks: 4, TokensPerRank: 4096, DispatchUS: 434.32, DispatchRank: 2,
+			CombineUS: 611.06, CombineRank: 1, MoELayers: 58, Ms: 60.632},
+	}
+	if len(f.EPBudget) != 2 || f.EPBudget[0] != want[0] || f.EPBudget[1] != want[1] {
+		t.Errorf("EP budget %+v, want %+v", f.EPBudget, want)
 	}
 }
 

@@ -27,6 +27,7 @@ func Build(r *schema.Report) *Report {
 	}
 	f.LinkMatrix = matrix(f.Pairs)
 	f.KVBudget = kvBudget(r)
+	f.EPBudget = epBudget(r)
 	out.Results.Observability = &Observability{Fabric: f}
 	return out
 }
@@ -151,6 +152,21 @@ func matrix(pairs []Pair) []MatrixSummary {
 	}
 	if out == nil {
 		out = []MatrixSummary{}
+	}
+	return out
+}
+
+// epBudget is the report's EP budget, a row per test and stage.
+func epBudget(r *schema.Report) []EPCost {
+	b := schema.EPBudgetOf(r)
+	if b == nil {
+		return nil
+	}
+	var out []EPCost
+	for _, c := range b.Rows {
+		out = append(out, EPCost{Test: c.Test, Stage: c.Stage, Kernels: c.Kernels, Ranks: c.Ranks, TokensPerRank: c.Tokens,
+			DispatchUS: c.Dispatch.AvgUS, DispatchRank: c.Dispatch.Rank, CombineUS: c.Combine.AvgUS, CombineRank: c.Combine.Rank,
+			MoELayers: c.MoELayers, Ms: math.Round(c.Ms*1e4) / 1e4})
 	}
 	return out
 }

@@ -110,6 +110,7 @@ type Fabric struct {
 	LinkMatrix   []MatrixSummary `json:"link_matrix"`
 	Pairs        []Pair          `json:"pairs"`
 	KVBudget     *KVBudget       `json:"kv_budget,omitempty"`
+	EPBudget     []EPCost        `json:"ep_budget,omitempty"`
 }
 
 // Verdicts count the results by verdict.
@@ -189,6 +190,24 @@ type KVCost struct {
 	TTFTms        float64 `json:"ttft_ms"`
 	Measured      bool    `json:"measured"`
 	Missing       bool    `json:"missing,omitempty"`
+}
+
+// EPCost is what DeepEP's dispatch + combine adds for one kernel set of a
+// deepep_probe test: one MoE layer, each phase at its slowest rank (named),
+// × the model's MoE layers, per output token (stage decode: TPOT) or per
+// prefill pass (stage prefill: TTFT).
+type EPCost struct {
+	Test          string  `json:"test"`
+	Stage         string  `json:"stage"`
+	Kernels       string  `json:"kernels"`
+	Ranks         int     `json:"ranks"`
+	TokensPerRank int64   `json:"tokens_per_rank"`
+	DispatchUS    float64 `json:"dispatch_us"`
+	DispatchRank  int     `json:"dispatch_rank"`
+	CombineUS     float64 `json:"combine_us"`
+	CombineRank   int     `json:"combine_rank"`
+	MoELayers     int     `json:"moe_layers"`
+	Ms            float64 `json:"ms"`
 }
 
 // KVBudget is the run's KV budget: per bandwidth source (nixlbench per

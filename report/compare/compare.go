@@ -241,6 +241,9 @@ func compareResult(b, c *schema.Result, opt Options) []Row {
 	if b.Verdict == schema.VerdictInvalid {
 		be = nil
 	}
+	if rows := compareEP(b, c, opt); rows != nil {
+		return rows
+	}
 	if len(be) == 0 {
 		if len(ce) == 0 {
 			return nil // measured in neither run: nothing to compare

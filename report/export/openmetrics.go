@@ -43,6 +43,7 @@ var OpenMetricsFamilies = []struct{ Name, Help string }{
 	{"rdmabench_line_rate_bits_per_second", "The line rate a result was judged against, in bits per second."},
 	{"rdmabench_line_rate_ratio", "A result's headline bandwidth as a fraction of the line rate (0.9 = 90%)."},
 	{"rdmabench_kv_transfer_ttft_seconds", "What moving one request's KV cache adds to time-to-first-token, per bandwidth source and context length (the KV budget)."},
+	{"rdmabench_ep_budget_seconds", "What DeepEP's dispatch + combine adds per output token (stage decode: TPOT) or per prefill pass (stage prefill: TTFT), over the model's MoE layers at the slowest rank (the EP budget)."},
 }
 
 // WriteOpenMetrics writes a run's figures in the OpenMetrics text format
@@ -82,14 +83,14 @@ func WriteOpenMetrics(w io.Writer, r *schema.Report) error {
 		id := slices.Clip(resultLabels(r, res, k)) // each append below copies
 		add("rdmabench_result_verdict", 1, append(id, [2]string{"transport", res.TransportLabel()}, [2]string{"verdict", res.Verdict})...)
 		for _, sm := range res.Samples {
-			size := [2]string{"size", strconv.FormatInt(sm.Bytes, 10)}
+			row := sampleLabels(id, &sm)
 			if v, ok := parsers.Figure(parsers.MetricBusBW, &sm); ok {
-				add("rdmabench_bandwidth_bits_per_second", v, append(id, size)...)
+				add("rdmabench_bandwidth_bits_per_second", v, row...)
 			} else if v, ok := parsers.Figure(parsers.MetricBandwidth, &sm); ok {
-				add("rdmabench_bandwidth_bits_per_second", v, append(id, size)...)
+				add("rdmabench_bandwidth_bits_per_second", v, row...)
 			}
 			if v, ok := parsers.Figure(parsers.MetricLatency, &sm); ok {
-				add("rdmabench_latency_seconds", v/1e6, append(id, size)...)
+				add("rdmabench_latency_seconds", v/1e6, row...)
 			}
 		}
 		if res.BestBps > 0 {
@@ -103,6 +104,7 @@ func WriteOpenMetrics(w io.Writer, r *schema.Report) error {
 		}
 	}
 	addKVBudget(r, scen, add)
+	addEPBudget(r, scen, add)
 	bw := bufio.NewWriter(w)
 	for _, f := range OpenMetricsFamilies {
 		fam := fams[f.Name]
@@ -213,5 +215,32 @@ func addKVBudget(r *schema.Report, scen [2]string, add func(string, float64, ...
 			add("rdmabench_kv_transfer_ttft_seconds", c.TTFTms/1000, scen, [2]string{"source", row.Source}, [2]string{"backend", row.Backend},
 				[2]string{"test", row.Test}, [2]string{"context_tokens", strconv.Itoa(c.Tokens)})
 		}
+	}
+}
+
+// sampleLabels are a sample's series labels: the result's, its size, and
+// where the tool reports per rank and phase (the DeepEP probe) those, so
+// that ranks that moved the same bytes are series of their own.
+func sampleLabels(id [][2]string, sm *parsers.Sample) [][2]string {
+	row := append(id, [2]string{"size", strconv.FormatInt(sm.Bytes, 10)}) // id is clipped: this copies
+	if sm.Phase != "" {
+		row = append(row, [2]string{"phase", sm.Phase})
+	}
+	if sm.Rank != nil {
+		row = append(row, [2]string{"rank", strconv.Itoa(*sm.Rank)})
+	}
+	return slices.Clip(row)
+}
+
+// addEPBudget adds the EP budget: per DeepEP test and stage, what the
+// expert all-to-all adds per output token (decode) or prefill pass.
+func addEPBudget(r *schema.Report, scen [2]string, add func(string, float64, ...[2]string)) {
+	b := schema.EPBudgetOf(r)
+	if b == nil {
+		return
+	}
+	for _, c := range b.Rows {
+		add("rdmabench_ep_budget_seconds", c.Ms/1000, scen, [2]string{"test", c.Test}, [2]string{"stage", c.Stage},
+			[2]string{"kernels", c.Kernels}, [2]string{"tokens", strconv.FormatInt(c.Tokens, 10)}, [2]string{"moe_layers", strconv.Itoa(c.MoELayers)})
 	}
 }

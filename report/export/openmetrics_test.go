@@ -2,6 +2,7 @@ package export
 
 import (
 	"bytes"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -213,5 +214,23 @@ func TestOpenMetricsKVBudget(t *testing.T) {
 	// 1000 tokens × 70272 bytes over the fixture's 400 Gb/s line rate.
 	if got := m; got < 0.0014 || got > 0.0015 {
 		t.Errorf("line rate, 1000 tokens: %g s", got)
+	}
+}
+
+// The EP budget: per DeepEP test and stage, seconds added per output
+// token (decode) and per prefill pass, from the real 4×H100 run.
+func TestOpenMetricsEPBudget(t *testing.T) {
+	text := openMetricsOf(t, fixture.DeepEP())
+	strictOpenMetrics(t, text)
+	p := expfmt.NewTextParser(model.LegacyValidation)
+	fams, err := p.TextToMetricFamilies(strings.NewReader(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for stage, want := range map[string]float64{"decode": 0.0059218, "prefill": 1045.38 * 58 / 1e6} {
+		m := findMetric(t, fams, "rdmabench_ep_budget_seconds", map[string]string{"test": "deepep-fp8", "stage": stage, "moe_layers": "58"})
+		if math.Abs(m-want) > 1e-9 {
+			t.Errorf("%s: %g s, want %g", stage, m, want)
+		}
 	}
 }

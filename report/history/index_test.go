@@ -281,3 +281,27 @@ func TestHistoryIndexBodyHugeSizes(t *testing.T) {
 		t.Fatal("corrupt body decoded")
 	}
 }
+
+// LoadSlim keeps what the EP budget is built from (each DeepEP sample's
+// phase, rank and tokens, the MoE layers), so that an automatic baseline
+// compares a DeepEP test by it as a full report.json would.
+func TestLoadSlimKeepsTheEPBudget(t *testing.T) {
+	r := fixture.DeepEP()
+	p := filepath.Join(t.TempDir(), "report.json")
+	if err := schema.Save(p, r); err != nil {
+		t.Fatal(err)
+	}
+	slim, err := LoadSlim(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, want := schema.BuildEPBudget(slim.Results), r.EPBudget
+	if got == nil || len(got.Rows) != len(want.Rows) {
+		t.Fatalf("slim budget %+v, want %+v", got, want)
+	}
+	for i := range want.Rows {
+		if got.Rows[i] != want.Rows[i] {
+			t.Errorf("row %d: %+v, want %+v", i, got.Rows[i], want.Rows[i])
+		}
+	}
+}

@@ -176,6 +176,7 @@ type slimResult struct {
 	To          string         `json:"to"`
 	Ranks       []string       `json:"ranks"`
 	NRanks      int            `json:"n_ranks"`
+	MoELayers   int            `json:"moeLayers"`
 	Retest      int            `json:"retest"`
 	Samples     []slimSample   `json:"samples"`
 	Repetitions []struct {
@@ -197,10 +198,16 @@ type slimSample struct {
 	BusBWBps     *float64 `json:"busbw_bps"`
 	LatAvgUS     *float64 `json:"lat_avg_us"`
 	LatTypicalUS *float64 `json:"lat_typical_us"`
+	// Batch, Phase and Rank name a DeepEP probe's row (the EP budget
+	// compare judges reads them).
+	Batch int64  `json:"batch"`
+	Phase string `json:"phase"`
+	Rank  *int   `json:"rank"`
 }
 
 func (s slimSample) sample() parsers.Sample {
-	return parsers.Sample{Bytes: s.Bytes, BWAvgBps: s.BWAvgBps, BusBWBps: s.BusBWBps, LatAvgUS: s.LatAvgUS, LatTypicalUS: s.LatTypicalUS}
+	return parsers.Sample{Bytes: s.Bytes, BWAvgBps: s.BWAvgBps, BusBWBps: s.BusBWBps, LatAvgUS: s.LatAvgUS, LatTypicalUS: s.LatTypicalUS,
+		Batch: s.Batch, Phase: s.Phase, Rank: s.Rank}
 }
 
 func samplesOf(ss []slimSample) []parsers.Sample {
@@ -237,7 +244,7 @@ func decodeSlim(path string, r io.Reader) (*schema.Report, error) {
 		sr := &s.Results[i]
 		res := &rep.Results[i]
 		*res = schema.Result{Test: sr.Test, Tool: sr.Tool, Family: sr.Family, Metric: sr.Metric, Variant: sr.Variant, Backend: sr.Backend, Op: sr.Op,
-			From: sr.From, To: sr.To, Ranks: sr.Ranks, NRanks: sr.NRanks, Samples: samplesOf(sr.Samples), Stats: sr.Stats,
+			From: sr.From, To: sr.To, Ranks: sr.Ranks, NRanks: sr.NRanks, MoELayers: sr.MoELayers, Samples: samplesOf(sr.Samples), Stats: sr.Stats,
 			BestBps: sr.BestBps, BestBytes: sr.BestBytes, LineRate: sr.LineRate, Efficiency: sr.Efficiency,
 			Expectation: sr.Expectation, Verdict: sr.Verdict, Retest: sr.Retest}
 		for _, rp := range sr.Repetitions {

@@ -194,7 +194,7 @@ func TestBrowserRendersReport(t *testing.T) {
 		r         *schema.Report
 		minCharts int
 	}{{"fixture", fixture.Full(1), 9}, {"real-loopback", real, 1}, {"real-softroce", softroce, 3},
-		{"trust", fixture.Trust(), 1},
+		{"trust", fixture.Trust(), 1}, {"deepep", fixture.DeepEP(), 0},
 		{"interrupted-empty", &schema.Report{SchemaVersion: schema.Version, Run: schema.RunMeta{ID: "x", Scenario: "s", Start: fixture.Start,
 			Interrupted: true, Error: "interrupted before any job ended"}}, 0}} {
 		t.Run(tc.name, func(t *testing.T) { checkReportInBrowser(t, b, tc.r, tc.minCharts, tc.name == "fixture") })

@@ -129,6 +129,24 @@ func TestRealReport(t *testing.T) {
 	}
 }
 
+// The EP budget's section, golden: the real 4×H100 DeepEP run, each phase
+// at its slowest rank, what it adds per output token and prefill pass.
+func TestEPBudgetSection(t *testing.T) {
+	page := string(renderHTML(t, fixture.DeepEP()))
+	i := strings.Index(page, `<section class="card" id="epbudget">`)
+	if i < 0 {
+		t.Fatal("no EP budget section")
+	}
+	j := strings.Index(page[i:], "</section>")
+	sec := page[i : i+j+len("</section>\n")]
+	fixture.Golden(t, "deepep-epbudget-section.html", []byte(sec))
+	for _, want := range []string{`href="#epbudget"`, "5.92 ms per output token (TPOT)", "38.06 µs (rank 2 of 4, FP8)"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("HTML lacks %q", want)
+		}
+	}
+}
+
 // The cross-rail check has its section: the verdict, the blocked pair and
 // the HCA settings.
 func TestHTMLRailReach(t *testing.T) {

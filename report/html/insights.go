@@ -14,7 +14,7 @@ import (
 
 // insightSections are the HTML sections of the derived views: where
 // bandwidth is lost layer by layer, which links are bad, what a request's
-// KV transfer costs.
+// KV transfer costs, what the expert all-to-all adds per token.
 func insightSections(r *schema.Report) []section {
 	var out []section
 	if wfs := schema.WaterfallsOf(r); len(wfs) > 0 {
@@ -58,6 +58,17 @@ func insightSections(r *schema.Report) []section {
 		t := htmlTable{Caption: "milliseconds the KV transfer adds to time-to-first-token (request KV / decode rank)", Head: head}
 		t.Rows = append(t.Rows, text.KVRows(b)...)
 		s.Tables = append(s.Tables, t)
+		out = append(out, s)
+	}
+	if b := schema.EPBudgetOf(r); b != nil {
+		s := section{ID: "epbudget", Title: "What it costs a token: the EP budget", Intro: text.EPIntro,
+			Tables: []htmlTable{{Caption: "milliseconds the expert all-to-all adds per output token (decode) and per prefill pass, at the slowest rank of each phase",
+				Head: []string{"test", "stage", "tokens per rank", "dispatch", "combine", "per layer", "MoE layers", "adds"}, Rows: text.EPRows(b)}}}
+		for i := range r.Results {
+			if head, rows := text.EPRankRows(&r.Results[i]); rows != nil {
+				s.Tables = append(s.Tables, htmlTable{Caption: r.Results[i].Test + ": µs per call, per rank and phase", Head: head, Rows: rows})
+			}
+		}
 		out = append(out, s)
 	}
 	return out

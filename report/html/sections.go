@@ -81,6 +81,9 @@ func buildSections(r *schema.Report) []section {
 		legs := by[test]
 		rs := mergeVariants(legs)
 		switch family := rs[0].Family; {
+		case family == tool.FamilyDeepEP:
+			// Its samples are per rank and phase, not a curve over sizes:
+			// the EP budget's section shows them (insightSections).
 		case tool.IsCollective(family):
 			nccl.Charts = append(nccl.Charts, ncclChart(test, rs))
 		case tool.IsKVTransfer(family):

@@ -266,12 +266,13 @@ func KVBudgetOf(r *Report) *KVBudget {
 	return BuildKVBudget(r.Serving, r.Results, r.Run.LineRate)
 }
 
-// Derive fills the report's derived views (waterfalls, KV budget, rail
-// reachability) from its
-// results; the runner calls it before saving report.json.
+// Derive fills the report's derived views (waterfalls, KV and EP budgets,
+// rail reachability) from its results; the runner calls it before saving
+// report.json.
 func Derive(r *Report) {
 	r.Waterfalls = BuildWaterfalls(r.Results, r.Run.LineRate)
 	r.KVBudget = BuildKVBudget(r.Serving, r.Results, r.Run.LineRate)
+	r.EPBudget = BuildEPBudget(r.Results)
 	r.RailReach = BuildRailReach(r.Results, r.Endpoints)
 }
 

@@ -1,7 +1,7 @@
 // Package schema is report.json, the single source of truth of a run: its
 // versioned types, Load and Save, the upgrade of older versions, its JSON
 // Schema, and the pure analysis it carries (waterfalls, low pairs, the KV
-// budget, sample coverage) with how a result's figures read. It renders
+// and EP budgets, sample coverage) with how a result's figures read. It renders
 // nothing and imports no renderer: the judge, the path proof, preflight and
 // NIC discovery read and fill results through it, and report's other
 // packages render them (html, text, export) or set runs side by side
@@ -40,12 +40,15 @@ type Report struct {
 	Results       []Result       `json:"results"`
 	Summary       Summary        `json:"summary"`
 
-	// Waterfalls, LowPairs and KVBudget are derived from Results by pure
+	// Waterfalls, LowPairs, KVBudget and EPBudget are derived from Results by pure
 	// functions (Derive, AnalyzeLowPairs) and kept here for other readers.
 	Waterfalls []Waterfall       `json:"waterfalls,omitempty"`
 	LowPairs   []LowPairAnalysis `json:"lowPairs,omitempty"`
 	Serving    *ServingSetup     `json:"serving,omitempty"`
 	KVBudget   *KVBudget         `json:"kvBudget,omitempty"`
+	// EPBudget is what DeepEP's dispatch + combine adds per output token
+	// (decode) and per prefill pass, from the DeepEP probe's results.
+	EPBudget *EPBudget `json:"epBudget,omitempty"`
 	// RailReach is each cross-rail test's any-to-any verdict (rping's
 	// crossRails: WideEP-ready, or the rail pairs that cannot reach each
 	// other) and the HCA settings that follow (BuildRailReach).
@@ -169,6 +172,10 @@ type Result struct {
 	// one request, shaped as vLLM's NIXL connector moves it (nixlbench
 	// args.perRequest); 0 for other results.
 	RequestTokens int `json:"requestTokens,omitempty"`
+	// MoELayers is the model's MoE layers the EP budget multiplies one
+	// layer's dispatch + combine by (deepep_probe's args.moeLayers, its
+	// default filled in); 0 for other results.
+	MoELayers int `json:"moeLayers,omitempty"`
 	// Rail is the rail of multi-rail endpoints the leg ran on (0: the data
 	// network); PeerRail, on a cross-rail leg (rping's crossRails), the To
 	// endpoint's rail, Rail being the From endpoint's (RailReach reads them).
@@ -192,7 +199,9 @@ type Result struct {
 	// copied from the run's endpoints so that one result reads on its own.
 	Endpoints []ResultEndpoint `json:"endpoints,omitempty"`
 
-	// Samples are the per-size figures, averaged over repetitions.
+	// Samples are the per-size figures, averaged over repetitions; a tool
+	// that reports per rank and phase (the DeepEP probe) has one per rank
+	// and phase (Sample.Phase, Sample.Rank).
 	Samples []parsers.Sample `json:"samples"`
 	// Repetitions holds each repetition's own measurement.
 	Repetitions []Repetition `json:"repetitions,omitempty"`

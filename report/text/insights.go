@@ -104,7 +104,7 @@ func KVRows(b *schema.KVBudget) [][]string {
 }
 
 // WriteInsights writes the derived views under the summary table: the
-// waterfall per pair, the low-pair findings, the KV budget. Nothing when
+// waterfall per pair, the low-pair findings, the KV and EP budgets. Nothing when
 // the run has none.
 func WriteInsights(w io.Writer, r *schema.Report) error {
 	var b strings.Builder
@@ -136,6 +136,10 @@ func WriteInsights(w io.Writer, r *schema.Report) error {
 			head = append(head, fmt.Sprintf("%d TOKENS", n))
 		}
 		writeAligned(&b, append([][]string{head}, KVRows(kb)...))
+	}
+	if eb := schema.EPBudgetOf(r); eb != nil {
+		fmt.Fprintf(&b, "\nEP budget: %s\n", EPIntro)
+		writeAligned(&b, append([][]string{EPHead}, EPRows(eb)...))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -71,6 +71,36 @@ func TestKVBudgetMeasured(t *testing.T) {
 	}
 }
 
+// The EP budget under the summary, beside the KV budget: the real 4×H100
+// run, each phase's slowest rank named.
+func TestEPBudgetInTerminal(t *testing.T) {
+	var buf bytes.Buffer
+	if err := WriteSummaryTable(&buf, fixture.DeepEP()); err != nil {
+		t.Fatal(err)
+	}
+	fixture.Golden(t, "deepep-summary.txt", buf.Bytes())
+	for _, want := range []string{"EP budget:", "38.06 µs (rank 2 of 4, FP8)", "64.04 µs (rank 3 of 4, BF16)", "5.92 ms per output token (TPOT)",
+		"611.06 µs (rank 1 of 4, BF16)", "60.63 ms per prefill pass (TTFT)"} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("terminal lacks %q:\n%s", want, buf.String())
+		}
+	}
+}
+
+// A DeepEP result's per-rank table: a row per phase, a column per rank.
+func TestEPRankRows(t *testing.T) {
+	head, rows := EPRankRows(&fixture.DeepEP().Results[0])
+	if strings.Join(head, ",") != "phase,rank 0,rank 1,rank 2,rank 3" || len(rows) != 4 {
+		t.Fatalf("head %v, %d rows", head, len(rows))
+	}
+	if got := strings.Join(rows[3], " "); got != "low_latency combine (BF16) 62.61 63.17 63.04 64.04" {
+		t.Errorf("last row %q", got)
+	}
+	if _, rows := EPRankRows(&schema.Result{Family: parsers.FamilyNCCL}); rows != nil {
+		t.Errorf("an NCCL result has rows %v", rows)
+	}
+}
+
 // The cross-rail check in the terminal: the verdict, every rail pair, the
 // blocked one named with why, and the HCA settings to serve with.
 func TestRailReachInTerminal(t *testing.T) {

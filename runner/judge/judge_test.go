@@ -122,3 +122,29 @@ func TestOneRankCollectiveIsInvalid(t *testing.T) {
 		}
 	}
 }
+
+// TestFillKeepsRanksApart: the DeepEP probe's ranks move the same bytes in
+// the low-latency kernels; each rank and phase stays its own row (averaged
+// over repetitions only), so that the slowest rank is still there for the
+// EP budget.
+func TestFillKeepsRanksApart(t *testing.T) {
+	rank := func(r int, phase string, us float64) parsers.Sample {
+		return parsers.Sample{Bytes: 7511712, Batch: 128, Phase: phase, Rank: &r, LatAvgUS: parsers.F(us), BWAvgBps: parsers.F(7511712 * 8 / us * 1e6)}
+	}
+	const d = "low_latency dispatch (FP8)"
+	outs := []Outcome{
+		{OK: true, M: meas(rank(0, d, 37), rank(1, d, 39))},
+		{OK: true, M: meas(rank(0, d, 39), rank(1, d, 41))},
+	}
+	var res schema.Result
+	Fill(&res, &scenarios.Test{}, nil, outs)
+	if len(res.Samples) != 2 {
+		t.Fatalf("%d samples, want one per rank: %+v", len(res.Samples), res.Samples)
+	}
+	for i, want := range []float64{38, 40} {
+		s := res.Samples[i]
+		if *s.Rank != i || s.Phase != d || s.Batch != 128 || *s.LatAvgUS != want {
+			t.Errorf("sample %d: rank %v phase %q batch %d avg %v, want rank %d %v µs", i, *s.Rank, s.Phase, s.Batch, *s.LatAvgUS, i, want)
+		}
+	}
+}

@@ -9,8 +9,22 @@ import (
 	"github.com/rdmabench/rdmabench/report/schema"
 )
 
-// sampleKey identifies one row across repetitions.
-type sampleKey struct{ bytes, batch int64 }
+// sampleKey identifies one row across repetitions: its size and batch,
+// and where a tool reports per rank and phase (the DeepEP probe) those too,
+// so that ranks that moved the same bytes are not averaged into one.
+type sampleKey struct {
+	bytes, batch int64
+	phase        string
+	rank         int
+}
+
+func keyOf(s *parsers.Sample) sampleKey {
+	k := sampleKey{bytes: s.Bytes, batch: s.Batch, phase: s.Phase, rank: -1}
+	if s.Rank != nil {
+		k.rank = *s.Rank
+	}
+	return k
+}
 
 // field reads and writes one optional figure of a Sample.
 type field func(*parsers.Sample) **float64
@@ -43,7 +57,7 @@ func rowsBySize(ms []parsers.Measurement) ([]sampleKey, map[sampleKey][]parsers.
 	rows := map[sampleKey][]parsers.Sample{}
 	for _, m := range ms {
 		for _, s := range m.Samples {
-			k := sampleKey{s.Bytes, s.Batch}
+			k := keyOf(&s)
 			if _, ok := rows[k]; !ok {
 				keys = append(keys, k)
 			}
@@ -65,7 +79,8 @@ func averageSamples(ms []parsers.Measurement) []parsers.Sample {
 }
 
 func meanSample(rows []parsers.Sample) parsers.Sample {
-	avg := parsers.Sample{Bytes: rows[0].Bytes, Batch: rows[0].Batch, Iterations: rows[0].Iterations}
+	avg := parsers.Sample{Bytes: rows[0].Bytes, Batch: rows[0].Batch, Iterations: rows[0].Iterations,
+		Phase: rows[0].Phase, Rank: rows[0].Rank}
 	for _, f := range sampleFields {
 		var vals []float64
 		for i := range rows {

@@ -55,8 +55,9 @@ type Want struct {
 	NCCLNet bool
 	// Address is the endpoint's data address (the RoCE GID must carry it).
 	Address string
-	// GPUs the scenario gives the endpoint.
-	GPUs int
+	// GPUs the scenario gives the endpoint; HostGPUs, where endpoints
+	// share one host's GPUs (each its own), what they use together.
+	GPUs, HostGPUs int
 	// RDMA, GPU, GPUDirect: some test on the endpoint needs RDMA, GPU
 	// memory, GPU memory over RDMA.
 	RDMA, GPU, GPUDirect bool
@@ -548,8 +549,11 @@ func gpuCount(f Facts, w Want) schema.PreflightCheck {
 	if f.GPUSmi >= 0 {
 		n, src = f.GPUSmi, "nvidia-smi -L"
 	}
-	need := max(w.GPUs, 1)
+	need := max(w.GPUs, w.HostGPUs, 1)
 	ev := fmt.Sprintf("%d GPU(s) (%s), scenario gives %d", n, src, w.GPUs)
+	if w.HostGPUs > w.GPUs {
+		ev += fmt.Sprintf(" (%d to the endpoints on this host, each its own)", w.HostGPUs)
+	}
 	if n < need {
 		fix := "run where the GPUs are (nvidia-smi -L lists them), or lower gpus: in the scenario; check the NVIDIA driver"
 		if w.Pod {

@@ -161,11 +161,20 @@ func preflightUnits(p *plan.Plan, sc *scenarios.Scenario, eps []endpoint.Endpoin
 	uses := map[string]*testUse{}
 	byKey := map[string]*preflightUnit{}
 	epByName := map[string]endpoint.Endpoint{}
+	shared := 0 // GPUs of the endpoints that share this host's (endpoint.VisibleGPUs)
+	for _, ep := range eps {
+		if ep.VisibleGPUs != "" {
+			shared += ep.GPUs
+		}
+	}
 	unit := func(ep endpoint.Endpoint) *preflightUnit {
 		if u, ok := byKey[ep.Name]; ok {
 			return u
 		}
 		w := Want{Endpoint: ep.Name, Device: ep.Device, GIDIndex: ep.GIDIndex, NoDevice: ep.NoDevice, DataDevice: ep.DataDevice, Address: ep.Address, GPUs: ep.GPUs, Pod: pod}
+		if ep.VisibleGPUs != "" {
+			w.HostGPUs = shared
+		}
 		u := &preflightUnit{ep: ep, want: w, probeTests: map[string][]string{}}
 		byKey[ep.Name] = u
 		units = append(units, u)

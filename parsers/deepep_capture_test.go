@@ -1,0 +1,77 @@
+package parsers
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestDeepEPH100Capture replays testdata/gpu/h100-deepep (README there):
+// DeepEP V1's own tests and the DeepEP probe, the same shapes on 4×H100.
+// Every rank's records are read (DeepEP's low-latency test prints the
+// four ranks' "Dispatch + combine" on one line), and the probe's times
+// sit within 3 % of DeepEP's default configuration for the normal kernels
+// and within 3.5 % (README: 2.7–3.3 %) for the low-latency pair.
+func TestDeepEPH100Capture(t *testing.T) {
+	dir := filepath.Join("..", "testdata", "gpu", "h100-deepep")
+	parse := func(name string) []Measurement {
+		f, err := os.Open(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		ms, err := ParseDeepEP(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ms
+	}
+	timeOf := func(ms []Measurement, test, side string) float64 {
+		for _, m := range ms {
+			if m.Test != test || m.Side != side || !m.OK || len(m.Samples) != 1 {
+				continue
+			}
+			if s := m.Samples[0]; s.TimeUS != nil {
+				return *s.TimeUS
+			} else if s.LatAvgUS != nil { // DeepEP's low-latency lines: avg_t
+				return *s.LatAvgUS
+			}
+		}
+		t.Fatalf("no %q (%q) with a time", test, side)
+		return 0
+	}
+	// worst is the slowest rank's time: the one every step waits for.
+	worst := func(ms []Measurement, test string) float64 {
+		w := 0.0
+		for _, r := range []string{"rank 0", "rank 1", "rank 2", "rank 3"} {
+			w = max(w, timeOf(ms, test, r))
+		}
+		return w
+	}
+	own := parse("deepep-intranode.txt")
+	fp8, bf16 := parse("probe-fp8.txt"), parse("probe-bf16.txt")
+	for _, c := range []struct {
+		name       string
+		probe, ref float64
+	}{
+		{"dispatch FP8", worst(fp8, "normal dispatch (FP8)"), timeOf(own, "normal dispatch (FP8) (default config)", "")},
+		{"dispatch BF16", worst(bf16, "normal dispatch (BF16)"), timeOf(own, "normal dispatch (BF16) (default config)", "")},
+		{"combine", worst(bf16, "normal combine (BF16)"), timeOf(own, "normal combine (default config)", "")},
+	} {
+		d := c.probe/c.ref - 1
+		t.Logf("normal %s: probe %.2f µs, DeepEP %.2f µs (%+.2f %%)", c.name, c.probe, c.ref, d*100)
+		if d > 0.03 || d < -0.03 {
+			t.Errorf("normal %s: probe %.2f µs against DeepEP's %.2f (%+.2f %%)", c.name, c.probe, c.ref, d*100)
+		}
+	}
+	ll := parse("deepep-low-latency.txt")
+	for _, r := range []string{"rank 0", "rank 1", "rank 2", "rank 3"} {
+		pair := timeOf(fp8, "low_latency dispatch (FP8)", r) + timeOf(fp8, "low_latency combine (BF16)", r)
+		ref := timeOf(ll, "low_latency dispatch+combine", r)
+		d := pair/ref - 1
+		t.Logf("low latency %s: probe %.2f µs, DeepEP %.2f µs (%+.2f %%)", r, pair, ref, d*100)
+		if d > 0.035 || d < -0.035 {
+			t.Errorf("low latency %s: probe dispatch+combine %.2f µs against DeepEP's %.2f (%+.2f %%)", r, pair, ref, d*100)
+		}
+	}
+}
