@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/rdmabench/rdmabench/runner/endpoint"
@@ -50,5 +51,36 @@ tests:
 	}
 	if len(seen) != 4 {
 		t.Errorf("ranks %v, want 4", seen)
+	}
+}
+
+// TestDeepEPExpertsOverRanksAtPlanTime: the experts are spread evenly over
+// the ranks (both kernel sets refuse otherwise, after torch, NCCL and
+// NVSHMEM have started); the planner knows the ranks, so a scenario whose
+// experts do not divide over them fails before anything runs, at the test.
+func TestDeepEPExpertsOverRanksAtPlanTime(t *testing.T) {
+	for _, c := range []struct {
+		gpus, args string
+		bad        bool
+	}{{"3", "{}", true}, {"6", "{experts: 256}", true}, {"3", "{experts: 12, topk: 4}", false}, {"all", "{}", true}, {"4", "{}", false}} {
+		sc, err := scenarios.LoadBytes("g.yaml", []byte(`apiVersion: rdmabench.io/v1alpha1
+kind: Scenario
+metadata: {name: g}
+backend: local
+pools:
+  - {name: ep, gpus: `+c.gpus+`}
+tests:
+  - {name: ep, tool: deepep_probe, from: ep, args: `+c.args+`}
+`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = Compile(sc, CompileOptions{HostGPUs: func() (int, string) { return 6, "nvidia-smi -L" }, HasRDMA: func(endpoint.Endpoint) bool { return true }})
+		switch {
+		case c.bad && (err == nil || !strings.Contains(err.Error(), "g.yaml:8:") || !strings.Contains(err.Error(), "experts")):
+			t.Errorf("gpus %s args %s: %v, want an error at the test naming the experts", c.gpus, c.args, err)
+		case !c.bad && err != nil:
+			t.Errorf("gpus %s args %s: %v", c.gpus, c.args, err)
+		}
 	}
 }

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"cmp"
+	"fmt"
 	"strings"
 	"time"
 
@@ -68,6 +69,12 @@ func buildDeepEPProbe(dst []Command, spec *Spec, leg *Leg) ([]Command, error) {
 	for _, ep := range ranks {
 		total += gpusOf(ep)
 	}
+	if experts := cmp.Or(leg.Test.Args.Experts, tool.DefaultDeepEPExperts); experts%total != 0 {
+		// Both kernel sets spread the experts evenly over the ranks; the
+		// probe would refuse only after torch, NCCL and NVSHMEM started.
+		return dst, fmt.Errorf("%d experts do not divide over the leg's %d rank(s) (one per GPU of %s): "+
+			"set args.experts to a multiple of %d, or give the pools a GPU count that divides %d", experts, total, rankNames(ranks), total, experts)
+	}
 	port := cmp.Or(leg.Port, spec.DefaultPort)
 	argv := deepEPProbeArgv(spec, leg)
 	rank := 0
@@ -87,6 +94,14 @@ func buildDeepEPProbe(dst []Command, spec *Spec, leg *Leg) ([]Command, error) {
 		}
 	}
 	return dst, nil
+}
+
+func rankNames(ranks []endpoint.Endpoint) string {
+	names := make([]string, len(ranks))
+	for i, ep := range ranks {
+		names[i] = ep.Name
+	}
+	return strings.Join(names, ", ")
 }
 
 func deepEPProbeArgv(spec *Spec, leg *Leg) []string {
