@@ -142,12 +142,14 @@ func (d *deepEPRun) measurements() []Measurement {
 // deepEPTransport is what carried a probe result, from the probe's own
 // words: the intranode kernels and NVSHMEM on one host move data over
 // NVLink (GPU peer-to-peer); the internode kernels put their RDMA part on
-// the NICs. NVSHMEM's "init failed for transport: IBGDA" is kept as
+// the NICs; one rank moves nothing between GPUs. NVSHMEM's "init failed for transport: IBGDA" is kept as
 // evidence (no GPU-initiated RDMA on this host).
 func deepEPTransport(info, facts map[string]string, warns []string) *Transport {
 	path := info["path"]
 	t := &Transport{Source: "deepep", Evidence: append([]string{"path=" + path + " hosts=" + facts["hosts"]}, warns...)}
 	switch {
+	case facts["ranks"] == "1":
+		t.Kind, t.Detail = TransportNone, "single rank: no inter-GPU transport"
 	case path == "internode":
 		t.Kind, t.Detail = TransportRDMA, "internode kernels: NVLink within a host, RDMA between hosts"
 	case path == "intranode" || facts["hosts"] == "1":

@@ -236,3 +236,17 @@ func TestDeepEPProbeLines(t *testing.T) {
 		t.Errorf("stand-in run: %d measurements, last %+v", len(ms), ms[len(ms)-1])
 	}
 }
+
+// TestDeepEPProbeOneRankMovesNothingBetweenGPUs: a run of one rank (one
+// GPU) names no inter-GPU transport (as NCCL's one rank), not NVLink.
+func TestDeepEPProbeOneRankMovesNothingBetweenGPUs(t *testing.T) {
+	out := "# rdmabench-deepep version 1 deep_ep=1.2.1 deep_ep-api=V1 ranks=1 hosts=1\n" +
+		"[rank 0] rdmabench-deepep low_latency dispatch (FP8): 10.00 GB/s, 1000 bytes, avg_t=0.10 us, min_t=0.10 us, max_t=0.10 us, path=nvshmem, tokens=16, recv_tokens=16, check=passed\n"
+	ms, err := ParseDeepEP(strings.NewReader(out))
+	if err != nil || len(ms) != 1 || ms[0].Transport == nil {
+		t.Fatalf("%v %+v", err, ms)
+	}
+	if k := ms[0].Transport.Kind; k != TransportNone {
+		t.Errorf("one rank: transport %q (%s), want %q", k, ms[0].Transport.Detail, TransportNone)
+	}
+}
