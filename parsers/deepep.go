@@ -142,8 +142,8 @@ func (d *deepEPRun) measurements() []Measurement {
 // deepEPTransport is what carried a probe result, from the probe's own
 // words: the intranode kernels and NVSHMEM on one host move data over
 // NVLink (GPU peer-to-peer); the internode kernels put their RDMA part on
-// the NICs; one rank moves nothing between GPUs. NVSHMEM's "init failed for transport: IBGDA" is kept as
-// evidence (no GPU-initiated RDMA on this host).
+// the NICs; one rank moves nothing between GPUs. NVSHMEM's "init failed
+// for transport: IBGDA" is kept as evidence (no GPU-initiated RDMA here).
 func deepEPTransport(info, facts map[string]string, warns []string) *Transport {
 	path := info["path"]
 	t := &Transport{Source: "deepep", Evidence: append([]string{"path=" + path + " hosts=" + facts["hosts"]}, warns...)}
