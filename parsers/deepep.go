@@ -63,6 +63,7 @@ type deepEPRun struct {
 	lastErr       string
 	probeFailures []string
 	sweep         bool
+	traceback     bool              // a Python traceback: the program died there
 	facts         map[string]string // the probe's banner and notes
 }
 
@@ -106,6 +107,7 @@ func (d *deepEPRun) line(line string) {
 	case strings.Contains(t, "init failed for transport"):
 		d.warns = append(d.warns, t)
 	case deepEPErrorLine(t):
+		d.traceback = d.traceback || strings.HasPrefix(t, "Traceback")
 		d.lastErr = t
 	}
 }
@@ -118,6 +120,15 @@ func (d *deepEPRun) measurements() []Measurement {
 	}
 	if len(ms) == 0 {
 		return []Measurement{deepEPFailure(d.lastErr, d.sweep, d.warns)}
+	}
+	if d.traceback && len(d.probeFailures) == 0 {
+		// Results, then a traceback (a peer died and a collective raised;
+		// a test script's rank failed): the run did not finish.
+		m := deepEPFailure(d.lastErr, false, nil)
+		if ms[0].Tool == deepEPProbe {
+			m.Tool = deepEPProbe
+		}
+		ms = append(ms, m)
 	}
 	for i := range ms {
 		ms[i].Warnings = d.warns
@@ -186,7 +197,7 @@ func deepEPErrorLine(t string) bool {
 func deepEPFailure(lastErr string, sweep bool, warns []string) Measurement {
 	var m Measurement
 	switch {
-	case lastErr != "" && strings.Contains(strings.ToLower(lastErr), "timeout"):
+	case lastErr != "" && (strings.Contains(strings.ToLower(lastErr), "timeout") || strings.Contains(lastErr, "timed out")):
 		m = failed("deepep", ClassTimeout, lastErr)
 	case lastErr != "":
 		m = failed("deepep", ClassToolError, lastErr)

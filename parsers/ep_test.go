@@ -250,3 +250,28 @@ func TestDeepEPProbeOneRankMovesNothingBetweenGPUs(t *testing.T) {
 		t.Errorf("one rank: transport %q (%s), want %q", k, ms[0].Transport.Detail, TransportNone)
 	}
 }
+
+// TestDeepEPTracebackAfterResultsIsAFailure: the normal kernels measured,
+// then a peer died and rank 0's gather raised (torch's
+// DistBackendError, uncaught: no "rdmabench-deepep:" line); the run did
+// not finish, so the output holds a failure beside the results.
+func TestDeepEPTracebackAfterResultsIsAFailure(t *testing.T) {
+	out := "# rdmabench-deepep version 1 deep_ep=1.2.1 deep_ep-api=V1 ranks=2 hosts=1\n" +
+		"[rank 0] rdmabench-deepep normal dispatch (FP8): 0.00 GB/s (RDMA), 150.00 GB/s (NVL), 0 bytes (RDMA), 60000000 bytes (NVL), avg_t=400.00 us, min_t=390.00 us, max_t=410.00 us, path=intranode, tokens=4096, recv_tokens=8000, check=passed\n" +
+		"Traceback (most recent call last):\n" +
+		"  File \"/tmp/rdmabench-deepep-1/rdmabench_deepep.py\", line 560, in <module>\n" +
+		"torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:3356, remote process exited or there was a network error\n"
+	ms, err := ParseDeepEP(strings.NewReader(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var failure *Measurement
+	for i := range ms {
+		if !ms[i].OK {
+			failure = &ms[i]
+		}
+	}
+	if failure == nil || !strings.Contains(failure.Error, "DistBackendError") {
+		t.Errorf("%d measurements, failure %+v: want the traceback's error beside the result", len(ms), failure)
+	}
+}
