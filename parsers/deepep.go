@@ -1,6 +1,7 @@
 package parsers
 
 import (
+	"fmt"
 	"io"
 	"regexp"
 	"strconv"
@@ -64,6 +65,7 @@ type deepEPRun struct {
 	probeFailures []string
 	sweep         bool
 	traceback     bool              // a Python traceback: the program died there
+	probeMode     string            // the probe's "# config: mode=…"
 	facts         map[string]string // the probe's banner and notes
 }
 
@@ -94,6 +96,8 @@ func (d *deepEPRun) line(line string) {
 			d.ms = append(d.ms, deepEPLowLatency(t)...)
 		}
 	case deepEPProbeBanner(t, d.facts):
+	case strings.HasPrefix(t, "# config: mode="):
+		d.probeMode, _, _ = strings.Cut(strings.TrimPrefix(t, "# config: mode="), " ")
 	case strings.HasPrefix(t, "# nvshmem: loaded "):
 		d.facts["nvshmem_loaded"] = strings.TrimPrefix(t, "# nvshmem: loaded ")
 	case strings.HasPrefix(t, deepEPProbe+": "):
@@ -121,7 +125,9 @@ func (d *deepEPRun) measurements() []Measurement {
 	if len(ms) == 0 {
 		return []Measurement{deepEPFailure(d.lastErr, d.sweep, d.warns)}
 	}
-	if d.traceback && len(d.probeFailures) == 0 {
+	if m, ok := d.cutShort(ms); ok {
+		ms = append(ms, m)
+	} else if d.traceback && len(d.probeFailures) == 0 {
 		// Results, then a traceback (a peer died and a collective raised;
 		// a test script's rank failed): the run did not finish.
 		m := deepEPFailure(d.lastErr, false, nil)
@@ -148,6 +154,28 @@ func (d *deepEPRun) measurements() []Measurement {
 		}
 	}
 	return ms
+}
+
+// cutShort is a failure for a probe run that printed fewer result lines
+// than its configuration and ranks promise (ranks × kernel sets × dispatch
+// and combine), said nothing of why and raised nothing: rank 0 was killed.
+func (d *deepEPRun) cutShort(ms []Measurement) (Measurement, bool) {
+	ranks, err := strconv.Atoi(d.facts["ranks"])
+	sets := map[string]int{"both": 2, "normal": 1, "low_latency": 1}[d.probeMode]
+	if err != nil || ranks <= 0 || sets == 0 || len(d.probeFailures) > 0 || d.traceback {
+		return Measurement{}, false
+	}
+	got := 0
+	for i := range ms {
+		if ms[i].OK && ms[i].Tool == deepEPProbe {
+			got++
+		}
+	}
+	if want := ranks * sets * 2; got < want {
+		return failed(deepEPProbe, ClassTruncated, fmt.Sprintf("the probe's output ends after %d of %d result lines (%d rank(s), mode %s), "+
+			"without a failure of its own: it was killed (out of memory, a lost pod?)", got, want, ranks, d.probeMode)), true
+	}
+	return Measurement{}, false
 }
 
 // deepEPTransport is what carried a probe result, from the probe's own

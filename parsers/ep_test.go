@@ -275,3 +275,30 @@ func TestDeepEPTracebackAfterResultsIsAFailure(t *testing.T) {
 		t.Errorf("%d measurements, failure %+v: want the traceback's error beside the result", len(ms), failure)
 	}
 }
+
+// TestDeepEPProbeCutShortIsAFailure: rank 0 killed (the OOM killer, a
+// lost pod) after the normal kernels of a "both" run: no failure line, no
+// traceback, but fewer result lines than its configuration and ranks
+// promise; the output holds a failure beside them.
+func TestDeepEPProbeCutShortIsAFailure(t *testing.T) {
+	out := "# rdmabench-deepep version 1 deep_ep=1.2.1 deep_ep-api=V1 ranks=2 hosts=1\n" +
+		"# config: mode=both hidden=7168 topk=8 experts=256 tokens=4096 ll-tokens=128 dtype=fp8 sms=24 warmup=50 iterations=50\n"
+	for _, r := range []string{"0", "1"} {
+		for _, ph := range []string{"dispatch (FP8)", "combine (BF16)"} {
+			out += "[rank " + r + "] rdmabench-deepep normal " + ph + ": 0.00 GB/s (RDMA), 150.00 GB/s (NVL), 0 bytes (RDMA), 60000000 bytes (NVL), avg_t=400.00 us, min_t=390.00 us, max_t=410.00 us, path=intranode, tokens=4096, recv_tokens=8000, check=passed\n"
+		}
+	}
+	ms, err := ParseDeepEP(strings.NewReader(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if last := ms[len(ms)-1]; last.OK || last.ErrorClass != ClassTruncated || !strings.Contains(last.Error, "4 of 8") {
+		t.Errorf("%d measurements, last %+v: want a truncated run (4 of 8 result lines)", len(ms), last)
+	}
+	ms, _ = ParseDeepEP(strings.NewReader(strings.Replace(out, "mode=both", "mode=normal", 1)))
+	for _, m := range ms {
+		if !m.OK {
+			t.Errorf("mode normal, every line there: %+v", m)
+		}
+	}
+}

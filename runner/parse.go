@@ -56,14 +56,14 @@ func parseWithParsers(tool string, r io.Reader) (parsers.Measurement, error) {
 }
 
 // partFailed is the index of the first measurement that says the run
-// itself failed (wrong data, the tool's error, a timeout…), or -1; a
-// trailing document cut short or a tool that could not time itself is not
-// such a failure.
+// itself failed (wrong data, the tool's error, a timeout, output cut
+// short…), or -1; a tool that could not time itself is not such a failure
+// (it is run again), nor output of another format.
 func partFailed(ms []parsers.Measurement) int {
 	for i := range ms {
 		switch ms[i].ErrorClass {
 		case parsers.ClassDataError, parsers.ClassToolError, parsers.ClassTimeout, parsers.ClassConnectionFailed,
-			parsers.ClassNoDevice, parsers.ClassLauncher:
+			parsers.ClassNoDevice, parsers.ClassLauncher, parsers.ClassTruncated:
 			if !ms[i].OK {
 				return i
 			}
