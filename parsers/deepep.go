@@ -1,6 +1,7 @@
 package parsers
 
 import (
+	"fmt"
 	"io"
 	"regexp"
 	"strconv"
@@ -63,6 +64,8 @@ type deepEPRun struct {
 	lastErr       string
 	probeFailures []string
 	sweep         bool
+	traceback     bool              // a Python traceback: the program died there
+	probeMode     string            // the probe's "# config: mode=…"
 	facts         map[string]string // the probe's banner and notes
 }
 
@@ -93,6 +96,8 @@ func (d *deepEPRun) line(line string) {
 			d.ms = append(d.ms, deepEPLowLatency(t)...)
 		}
 	case deepEPProbeBanner(t, d.facts):
+	case strings.HasPrefix(t, "# config: mode="):
+		d.probeMode, _, _ = strings.Cut(strings.TrimPrefix(t, "# config: mode="), " ")
 	case strings.HasPrefix(t, "# nvshmem: loaded "):
 		d.facts["nvshmem_loaded"] = strings.TrimPrefix(t, "# nvshmem: loaded ")
 	case strings.HasPrefix(t, deepEPProbe+": "):
@@ -106,6 +111,7 @@ func (d *deepEPRun) line(line string) {
 	case strings.Contains(t, "init failed for transport"):
 		d.warns = append(d.warns, t)
 	case deepEPErrorLine(t):
+		d.traceback = d.traceback || strings.HasPrefix(t, "Traceback")
 		d.lastErr = t
 	}
 }
@@ -118,6 +124,17 @@ func (d *deepEPRun) measurements() []Measurement {
 	}
 	if len(ms) == 0 {
 		return []Measurement{deepEPFailure(d.lastErr, d.sweep, d.warns)}
+	}
+	if m, ok := d.cutShort(ms); ok {
+		ms = append(ms, m)
+	} else if d.traceback && len(d.probeFailures) == 0 {
+		// Results, then a traceback (a peer died and a collective raised;
+		// a test script's rank failed): the run did not finish.
+		m := deepEPFailure(d.lastErr, false, nil)
+		if ms[0].Tool == deepEPProbe {
+			m.Tool = deepEPProbe
+		}
+		ms = append(ms, m)
 	}
 	for i := range ms {
 		ms[i].Warnings = d.warns
@@ -139,15 +156,39 @@ func (d *deepEPRun) measurements() []Measurement {
 	return ms
 }
 
+// cutShort is a failure for a probe run that printed fewer result lines
+// than its configuration and ranks promise (ranks × kernel sets × dispatch
+// and combine), said nothing of why and raised nothing: rank 0 was killed.
+func (d *deepEPRun) cutShort(ms []Measurement) (Measurement, bool) {
+	ranks, err := strconv.Atoi(d.facts["ranks"])
+	sets := map[string]int{"both": 2, "normal": 1, "low_latency": 1}[d.probeMode]
+	if err != nil || ranks <= 0 || sets == 0 || len(d.probeFailures) > 0 || d.traceback {
+		return Measurement{}, false
+	}
+	got := 0
+	for i := range ms {
+		if ms[i].OK && ms[i].Tool == deepEPProbe {
+			got++
+		}
+	}
+	if want := ranks * sets * 2; got < want {
+		return failed(deepEPProbe, ClassTruncated, fmt.Sprintf("the probe's output ends after %d of %d result lines (%d rank(s), mode %s), "+
+			"without a failure of its own: it was killed (out of memory, a lost pod?)", got, want, ranks, d.probeMode)), true
+	}
+	return Measurement{}, false
+}
+
 // deepEPTransport is what carried a probe result, from the probe's own
 // words: the intranode kernels and NVSHMEM on one host move data over
 // NVLink (GPU peer-to-peer); the internode kernels put their RDMA part on
-// the NICs. NVSHMEM's "init failed for transport: IBGDA" is kept as
-// evidence (no GPU-initiated RDMA on this host).
+// the NICs; one rank moves nothing between GPUs. NVSHMEM's "init failed
+// for transport: IBGDA" is kept as evidence (no GPU-initiated RDMA here).
 func deepEPTransport(info, facts map[string]string, warns []string) *Transport {
 	path := info["path"]
 	t := &Transport{Source: "deepep", Evidence: append([]string{"path=" + path + " hosts=" + facts["hosts"]}, warns...)}
 	switch {
+	case facts["ranks"] == "1":
+		t.Kind, t.Detail = TransportNone, "single rank: no inter-GPU transport"
 	case path == "internode":
 		t.Kind, t.Detail = TransportRDMA, "internode kernels: NVLink within a host, RDMA between hosts"
 	case path == "intranode" || facts["hosts"] == "1":
@@ -184,7 +225,7 @@ func deepEPErrorLine(t string) bool {
 func deepEPFailure(lastErr string, sweep bool, warns []string) Measurement {
 	var m Measurement
 	switch {
-	case lastErr != "" && strings.Contains(strings.ToLower(lastErr), "timeout"):
+	case lastErr != "" && (strings.Contains(strings.ToLower(lastErr), "timeout") || strings.Contains(lastErr, "timed out")):
 		m = failed("deepep", ClassTimeout, lastErr)
 	case lastErr != "":
 		m = failed("deepep", ClassToolError, lastErr)

@@ -236,3 +236,69 @@ func TestDeepEPProbeLines(t *testing.T) {
 		t.Errorf("stand-in run: %d measurements, last %+v", len(ms), ms[len(ms)-1])
 	}
 }
+
+// TestDeepEPProbeOneRankMovesNothingBetweenGPUs: a run of one rank (one
+// GPU) names no inter-GPU transport (as NCCL's one rank), not NVLink.
+func TestDeepEPProbeOneRankMovesNothingBetweenGPUs(t *testing.T) {
+	out := "# rdmabench-deepep version 1 deep_ep=1.2.1 deep_ep-api=V1 ranks=1 hosts=1\n" +
+		"[rank 0] rdmabench-deepep low_latency dispatch (FP8): 10.00 GB/s, 1000 bytes, avg_t=0.10 us, min_t=0.10 us, max_t=0.10 us, path=nvshmem, tokens=16, recv_tokens=16, check=passed\n"
+	ms, err := ParseDeepEP(strings.NewReader(out))
+	if err != nil || len(ms) != 1 || ms[0].Transport == nil {
+		t.Fatalf("%v %+v", err, ms)
+	}
+	if k := ms[0].Transport.Kind; k != TransportNone {
+		t.Errorf("one rank: transport %q (%s), want %q", k, ms[0].Transport.Detail, TransportNone)
+	}
+}
+
+// TestDeepEPTracebackAfterResultsIsAFailure: the normal kernels measured,
+// then a peer died and rank 0's gather raised (torch's
+// DistBackendError, uncaught: no "rdmabench-deepep:" line); the run did
+// not finish, so the output holds a failure beside the results.
+func TestDeepEPTracebackAfterResultsIsAFailure(t *testing.T) {
+	out := "# rdmabench-deepep version 1 deep_ep=1.2.1 deep_ep-api=V1 ranks=2 hosts=1\n" +
+		"[rank 0] rdmabench-deepep normal dispatch (FP8): 0.00 GB/s (RDMA), 150.00 GB/s (NVL), 0 bytes (RDMA), 60000000 bytes (NVL), avg_t=400.00 us, min_t=390.00 us, max_t=410.00 us, path=intranode, tokens=4096, recv_tokens=8000, check=passed\n" +
+		"Traceback (most recent call last):\n" +
+		"  File \"/tmp/rdmabench-deepep-1/rdmabench_deepep.py\", line 560, in <module>\n" +
+		"torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:3356, remote process exited or there was a network error\n"
+	ms, err := ParseDeepEP(strings.NewReader(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var failure *Measurement
+	for i := range ms {
+		if !ms[i].OK {
+			failure = &ms[i]
+		}
+	}
+	if failure == nil || !strings.Contains(failure.Error, "DistBackendError") {
+		t.Errorf("%d measurements, failure %+v: want the traceback's error beside the result", len(ms), failure)
+	}
+}
+
+// TestDeepEPProbeCutShortIsAFailure: rank 0 killed (the OOM killer, a
+// lost pod) after the normal kernels of a "both" run: no failure line, no
+// traceback, but fewer result lines than its configuration and ranks
+// promise; the output holds a failure beside them.
+func TestDeepEPProbeCutShortIsAFailure(t *testing.T) {
+	out := "# rdmabench-deepep version 1 deep_ep=1.2.1 deep_ep-api=V1 ranks=2 hosts=1\n" +
+		"# config: mode=both hidden=7168 topk=8 experts=256 tokens=4096 ll-tokens=128 dtype=fp8 sms=24 warmup=50 iterations=50\n"
+	for _, r := range []string{"0", "1"} {
+		for _, ph := range []string{"dispatch (FP8)", "combine (BF16)"} {
+			out += "[rank " + r + "] rdmabench-deepep normal " + ph + ": 0.00 GB/s (RDMA), 150.00 GB/s (NVL), 0 bytes (RDMA), 60000000 bytes (NVL), avg_t=400.00 us, min_t=390.00 us, max_t=410.00 us, path=intranode, tokens=4096, recv_tokens=8000, check=passed\n"
+		}
+	}
+	ms, err := ParseDeepEP(strings.NewReader(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if last := ms[len(ms)-1]; last.OK || last.ErrorClass != ClassTruncated || !strings.Contains(last.Error, "4 of 8") {
+		t.Errorf("%d measurements, last %+v: want a truncated run (4 of 8 result lines)", len(ms), last)
+	}
+	ms, _ = ParseDeepEP(strings.NewReader(strings.Replace(out, "mode=both", "mode=normal", 1)))
+	for _, m := range ms {
+		if !m.OK {
+			t.Errorf("mode normal, every line there: %+v", m)
+		}
+	}
+}

@@ -1,12 +1,18 @@
 package runner
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rdmabench/rdmabench/report/schema"
+	"github.com/rdmabench/rdmabench/runner/backend/local"
+	"github.com/rdmabench/rdmabench/runner/endpoint"
+	"github.com/rdmabench/rdmabench/runner/plan"
+	"github.com/rdmabench/rdmabench/scenarios"
 )
 
 // TestDeepEPProbeThroughTheRunner: a deepep_probe test on one endpoint of
@@ -69,5 +75,44 @@ tests:
 	}
 	if !found {
 		t.Errorf("preflight did not find the stand-in DeepEP: %+v", rep.Preflight)
+	}
+}
+
+// TestDeepEPProbeFailedKernelSetIsNotAPass: the normal kernels measured,
+// then the low-latency ones failed (the probe names the failure and exits
+// 1): the result is not a plain pass on the normal kernels' samples, and
+// its reason names the kernel set that failed.
+func TestDeepEPProbeFailedKernelSetIsNotAPass(t *testing.T) {
+	pythonProbeStandins(t, "rdmabench-deepep", "deepep")
+	t.Setenv("RDMABENCH_STANDIN_FAIL", "low_latency")
+	text := `apiVersion: rdmabench.io/v1alpha1
+kind: Scenario
+metadata: {name: deepep-probe-half}
+backend: local
+pools:
+  - {name: ep, gpus: 2}
+tests:
+  - name: ep
+    tool: deepep_probe
+    from: ep
+    args: {hidden: 256, topk: 4, experts: 16, tokens: 64, llTokens: 16, iterations: 3}
+`
+	sc, err := scenarios.LoadBytes("deepep-probe-half.yaml", []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := plan.Compile(sc, plan.CompileOptions{HasRDMA: func(endpoint.Endpoint) bool { return false }, PortOffset: 440})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	rep, err := Run(ctx, Config{Plan: p, Backend: local.New(), Scenario: sc, OutDir: t.TempDir(), Progress: testWriter{t}})
+	if rep == nil || len(rep.Results) != 1 {
+		t.Fatalf("run: %v", err)
+	}
+	r := rep.Results[0]
+	if r.Verdict == schema.VerdictPass || !strings.Contains(r.Reason, "low_latency") {
+		t.Errorf("verdict %s, reason %q, %d samples: want the failed low-latency set said, not a pass", r.Verdict, r.Reason, len(r.Samples))
 	}
 }

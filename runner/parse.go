@@ -18,7 +18,8 @@ func DefaultParse(tool string, r io.Reader) (parsers.Measurement, error) {
 
 // parseWithParsers reads a side's output with the parsers package and
 // folds its measurements (one per table) into one: the first that
-// succeeded, with the samples of the others that did; else the first.
+// succeeded, with the samples of the others that did; else the first. A
+// part that failed (partFailed) beside those that succeeded is the result.
 func parseWithParsers(tool string, r io.Reader) (parsers.Measurement, error) {
 	raw, err := io.ReadAll(r)
 	if err != nil {
@@ -45,7 +46,30 @@ func parseWithParsers(tool string, r io.Reader) (parsers.Measurement, error) {
 	if first < 0 {
 		return ms[0], nil
 	}
+	if f := partFailed(ms); f >= 0 {
+		// A part of the run failed beside parts that measured (the DeepEP
+		// probe's low-latency set after its normal set): the result is
+		// that failure, not a pass on what happened to finish first.
+		return ms[f], nil
+	}
 	return ms[first], nil
+}
+
+// partFailed is the index of the first measurement that says the run
+// itself failed (wrong data, the tool's error, a timeout, output cut
+// short…), or -1; a tool that could not time itself is not such a failure
+// (it is run again), nor output of another format.
+func partFailed(ms []parsers.Measurement) int {
+	for i := range ms {
+		switch ms[i].ErrorClass {
+		case parsers.ClassDataError, parsers.ClassToolError, parsers.ClassTimeout, parsers.ClassConnectionFailed,
+			parsers.ClassNoDevice, parsers.ClassLauncher, parsers.ClassTruncated:
+			if !ms[i].OK {
+				return i
+			}
+		}
+	}
+	return -1
 }
 
 // parserName is the name the parsers package knows a test's output by

@@ -56,6 +56,9 @@ func (r *run) noteSharedMachine(res *schema.Result) {
 	} else if sharedMemory(res) {
 		res.Reason = judge.JoinReason(res.Reason, "UCX moved the bytes through shared memory ("+res.Transport.Detail+
 			"): both sides are processes of one host, whatever their nodes are called; not a fabric figure")
+	} else if gpuPeers(res) {
+		res.Reason = judge.JoinReason(res.Reason, "the bytes went GPU to GPU within one host ("+res.Transport.Detail+
+			"): both sides' GPUs are in one host, whatever their nodes are called; not a fabric figure")
 	}
 }
 
@@ -88,6 +91,13 @@ func (r *run) sharedMachine(res *schema.Result) string {
 // joined through shared memory (UCX's sysv, posix, cma, knem, xpmem).
 func sharedMemory(res *schema.Result) bool {
 	return res.Transport != nil && res.Transport.Kind == parsers.TransportShm && res.From != "" && res.To != "" && res.From != res.To
+}
+
+// gpuPeers: the tool's own evidence says the two sides of a pair moved
+// the bytes GPU to GPU (UCX's cuda_ipc, rocm_ipc, ze_ipc), which only GPUs
+// of one host can.
+func gpuPeers(res *schema.Result) bool {
+	return res.Transport != nil && res.Transport.Kind == parsers.TransportP2P && res.From != "" && res.To != "" && res.From != res.To
 }
 
 // legAffinity is the GPU↔NIC pairs of a leg's endpoints (what each found

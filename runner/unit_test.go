@@ -257,3 +257,17 @@ func TestLegLineRateIsTheLowerEnd(t *testing.T) {
 		t.Errorf("%+v: want the run's", lr)
 	}
 }
+
+// Sides that UCX joined GPU to GPU (cuda_ipc: GPU P2P since UCX's IPC
+// transports read as NCCL's P2P) are GPUs of one host too, whatever their
+// nodes are called: not a fabric figure, as shared memory was.
+func TestGPUPeerTransportBetweenNodesIsNoFabricFigure(t *testing.T) {
+	r := &run{endpoints: map[string]endpoint.Endpoint{
+		"a-0": {Name: "a-0", Node: "node-1"}, "b-0": {Name: "b-0", Node: "node-2"}}}
+	p2p := &parsers.Transport{Kind: parsers.TransportP2P, Source: "ucx", Detail: "cuda_ipc (rma)"}
+	res := schema.Result{From: "a-0", To: "b-0", Transport: p2p}
+	r.noteSharedMachine(&res)
+	if !strings.Contains(res.Reason, "cuda_ipc") || !strings.Contains(res.Reason, "not a fabric figure") {
+		t.Errorf("reason %q: want GPU peer-to-peer named, not a fabric figure", res.Reason)
+	}
+}

@@ -86,7 +86,7 @@ func (s Script) Run(ctx context.Context, o Options) int {
 	if len(o.Env) > 0 {
 		cmd.Env = append(os.Environ(), o.Env...)
 	}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // the libraries' threads and helpers go with it
+	cmd.SysProcAttr = procAttr() // the libraries' threads and helpers go with it, and it with the launcher
 	if err := cmd.Start(); err != nil {
 		fmt.Fprintf(o.Stderr, "%s: %s: %v\n", s.Program, python, err)
 		return 1

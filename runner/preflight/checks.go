@@ -551,8 +551,15 @@ func gpuCount(f Facts, w Want) schema.PreflightCheck {
 	}
 	need := max(w.GPUs, w.HostGPUs, 1)
 	ev := fmt.Sprintf("%d GPU(s) (%s), scenario gives %d", n, src, w.GPUs)
-	if w.HostGPUs > w.GPUs {
+	if w.HostGPUs > w.GPUs && w.HostGPUs <= n {
 		ev += fmt.Sprintf(" (%d to the endpoints on this host, each its own)", w.HostGPUs)
+	}
+	if w.HostGPUs > n && n >= max(w.GPUs, 1) {
+		// Each endpoint fits alone, not all together: they share GPU 0 up
+		// (the planner gave them none of their own).
+		return warn(GPUCount, ev+fmt.Sprintf(" (%d to the endpoints on this host in all): they share GPUs, so a collective "+
+			"or DeepEP across them puts two ranks on one GPU (NCCL refuses) and a KV transfer between them stays in one GPU", w.HostGPUs),
+			"lower the pools' gpus: so that they add up to this host's GPUs, or run where there are more")
 	}
 	if n < need {
 		fix := "run where the GPUs are (nvidia-smi -L lists them), or lower gpus: in the scenario; check the NVIDIA driver"

@@ -153,6 +153,27 @@ func runsInPods(be backend.Backend) bool {
 	return ok && p.RunsInPods()
 }
 
+// hostGPUs is the GPUs the endpoints of one host ask for in all: on the
+// local backend, where two or more have GPUs, whether or not they fit the
+// host (endpoint.VisibleGPUs set: each its own; else they share GPU 0 up,
+// which gpu-count says); 0 elsewhere.
+func hostGPUs(sc *scenarios.Scenario, eps []endpoint.Endpoint) int {
+	if sc != nil && sc.Backend != "" && sc.Backend != scenarios.BackendLocal {
+		return 0
+	}
+	total, with := 0, 0
+	for _, ep := range eps {
+		if ep.GPUs > 0 {
+			total += ep.GPUs
+			with++
+		}
+	}
+	if with < 2 {
+		return 0
+	}
+	return total
+}
+
 // preflightUnits say what each endpoint's tests need of it (in a pod:
 // of its one container, where they all run).
 func preflightUnits(p *plan.Plan, sc *scenarios.Scenario, eps []endpoint.Endpoint, pod bool, platform string) ([]*preflightUnit, map[string]*testUse) {
@@ -161,18 +182,13 @@ func preflightUnits(p *plan.Plan, sc *scenarios.Scenario, eps []endpoint.Endpoin
 	uses := map[string]*testUse{}
 	byKey := map[string]*preflightUnit{}
 	epByName := map[string]endpoint.Endpoint{}
-	shared := 0 // GPUs of the endpoints that share this host's (endpoint.VisibleGPUs)
-	for _, ep := range eps {
-		if ep.VisibleGPUs != "" {
-			shared += ep.GPUs
-		}
-	}
+	shared := hostGPUs(sc, eps)
 	unit := func(ep endpoint.Endpoint) *preflightUnit {
 		if u, ok := byKey[ep.Name]; ok {
 			return u
 		}
 		w := Want{Endpoint: ep.Name, Device: ep.Device, GIDIndex: ep.GIDIndex, NoDevice: ep.NoDevice, DataDevice: ep.DataDevice, Address: ep.Address, GPUs: ep.GPUs, Pod: pod}
-		if ep.VisibleGPUs != "" {
+		if ep.GPUs > 0 {
 			w.HostGPUs = shared
 		}
 		u := &preflightUnit{ep: ep, want: w, probeTests: map[string][]string{}}

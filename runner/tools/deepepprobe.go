@@ -2,6 +2,7 @@ package tools
 
 import (
 	"cmp"
+	"fmt"
 	"strings"
 	"time"
 
@@ -57,7 +58,7 @@ func judgeDeepEPFind(out string) (ProbeStatus, string, string) {
 
 // buildDeepEPProbe: every rank of the leg, rank 0 first, each
 //
-//	MASTER_ADDR=${addr:RANK0} MASTER_PORT=P RANK=R WORLD_SIZE=N LOCAL_RANK=G \
+//	[CUDA_VISIBLE_DEVICES=…] MASTER_ADDR=${addr:RANK0} MASTER_PORT=P RANK=R WORLD_SIZE=N LOCAL_RANK=G \
 //	rdmabench-deepep --mode M --hidden H --topk K --experts E --tokens T --ll-tokens L --dtype D [--sms S] [--iterations I] --time-limit S
 func buildDeepEPProbe(dst []Command, spec *Spec, leg *Leg) ([]Command, error) {
 	ranks := leg.Ranks
@@ -68,6 +69,12 @@ func buildDeepEPProbe(dst []Command, spec *Spec, leg *Leg) ([]Command, error) {
 	for _, ep := range ranks {
 		total += gpusOf(ep)
 	}
+	if experts := cmp.Or(leg.Test.Args.Experts, tool.DefaultDeepEPExperts); experts%total != 0 {
+		// Both kernel sets spread the experts evenly over the ranks; the
+		// probe would refuse only after torch, NCCL and NVSHMEM started.
+		return dst, fmt.Errorf("%d experts do not divide over the leg's %d rank(s) (one per GPU of %s): "+
+			"set args.experts to a multiple of %d, or give the pools a GPU count that divides %d", experts, total, rankNames(ranks), total, experts)
+	}
 	port := cmp.Or(leg.Port, spec.DefaultPort)
 	argv := deepEPProbeArgv(spec, leg)
 	rank := 0
@@ -75,7 +82,9 @@ func buildDeepEPProbe(dst []Command, spec *Spec, leg *Leg) ([]Command, error) {
 		for gpu := range gpusOf(ep) {
 			env := map[string]string{"MASTER_ADDR": leg.dataAddr(ranks[0].Name), "MASTER_PORT": leg.itoa(port),
 				"RANK": leg.itoa(rank), "WORLD_SIZE": leg.itoa(total), "LOCAL_RANK": leg.itoa(gpu)}
-			c := Command{Endpoint: ep.Name, Role: RoleRank, Argv: argv, Env: env}
+			// LOCAL_RANK counts the endpoint's own GPUs: where endpoints
+			// share the host's, each sees its own first (withVisibleGPUs).
+			c := Command{Endpoint: ep.Name, Role: RoleRank, Argv: argv, Env: withVisibleGPUs(leg, ep, env)}
 			if rank == 0 {
 				// torch's TCP store listens on MASTER_PORT once rank 0 is up.
 				c.Port, c.Ready, c.Parse = port, ReadyListen, true
@@ -85,6 +94,14 @@ func buildDeepEPProbe(dst []Command, spec *Spec, leg *Leg) ([]Command, error) {
 		}
 	}
 	return dst, nil
+}
+
+func rankNames(ranks []endpoint.Endpoint) string {
+	names := make([]string, len(ranks))
+	for i, ep := range ranks {
+		names[i] = ep.Name
+	}
+	return strings.Join(names, ", ")
 }
 
 func deepEPProbeArgv(spec *Spec, leg *Leg) []string {
