@@ -95,11 +95,17 @@ func (b *Backend) startEtcdAt(ctx context.Context, ep endpoint.Endpoint, port in
 		default:
 		}
 		if etcdServes(ctx, localURL) {
-			if got, err := memberName(ctx, localURL); err != nil || got != name {
+			got, err := memberName(ctx, localURL)
+			switch {
+			case err == nil && got == name:
+				return toolURL, localURL, false, nil
+			case err == nil:
 				_ = p.Kill() // another etcd answers: ours, if it runs, is not the one to use
-				return "", "", true, fmt.Errorf("ssh: another etcd answers at %s on %s (member %q, %v)", toolURL, ep.Host, got, err)
+				return "", "", true, fmt.Errorf("ssh: another etcd answers at %s on %s (member %q)", toolURL, ep.Host, got)
 			}
-			return toolURL, localURL, false, nil
+			// The name could not be read (a loaded host, an etcd still
+			// starting): ask again, within the bound, rather than take our
+			// own etcd for someone else's.
 		}
 		select {
 		case <-p.Done():

@@ -55,7 +55,15 @@ func TestStartEtcdNotSomeoneElses(t *testing.T) {
 		t.Fatal(err)
 	}
 	ports := []int{taken, free}
-	b.pickEtcdPort = func() int { p := ports[0]; ports = ports[1:]; return p }
+	b.pickEtcdPort = func() int {
+		if len(ports) == 0 { // the free port was called taken too
+			t.Errorf("a third port drawn: port %d was taken for someone else's", free)
+			return free
+		}
+		p := ports[0]
+		ports = ports[1:]
+		return p
+	}
 	if _, err := b.Provision(ctx, []endpoint.Endpoint{r.ep}); err != nil {
 		t.Fatal(err)
 	}
