@@ -40,10 +40,18 @@ func TestReadmeIsAFrontDoor(t *testing.T) {
 	}
 }
 
-// TestMetricsTableIsOpenMetricsFamilies: the metric table of the nightly
-// CI guide lists exactly the families WriteOpenMetrics writes, in its
-// order.
+// TestMetricsTableIsOpenMetricsFamilies: the metric tables of the nightly
+// CI guide list exactly the families WriteOpenMetrics and
+// WriteCompareOpenMetrics write, in their order.
 func TestMetricsTableIsOpenMetricsFamilies(t *testing.T) {
+	checkMetricsTable(t, "| metric | labels | value |", export.OpenMetricsFamilies)
+	checkMetricsTable(t, "| compare metric | labels | value |", export.CompareOpenMetricsFamilies)
+}
+
+// checkMetricsTable: the nightly guide's table under header lists exactly
+// the families of fams, in their order.
+func checkMetricsTable(t *testing.T, header string, fams []struct{ Name, Help string }) {
+	t.Helper()
 	data, err := os.ReadFile("user-guide/nightly-ci.md")
 	if err != nil {
 		t.Fatal(err)
@@ -52,7 +60,7 @@ func TestMetricsTableIsOpenMetricsFamilies(t *testing.T) {
 	in := false
 	for _, line := range strings.Split(string(data), "\n") {
 		switch {
-		case strings.HasPrefix(line, "| metric | labels | value |"):
+		case strings.HasPrefix(line, header):
 			in = true
 		case in && strings.HasPrefix(line, "|---"):
 		case in && strings.HasPrefix(line, "| `"):
@@ -62,10 +70,10 @@ func TestMetricsTableIsOpenMetricsFamilies(t *testing.T) {
 		}
 	}
 	var want []string
-	for _, f := range export.OpenMetricsFamilies {
+	for _, f := range fams {
 		want = append(want, f.Name)
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("nightly-ci.md metric table:\n%s\nwant (export.OpenMetricsFamilies):\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+		t.Errorf("nightly-ci.md table %q:\n%s\nwant:\n%s", header, strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -12,6 +14,7 @@ import (
 	"github.com/rdmabench/rdmabench/report/export"
 	"github.com/rdmabench/rdmabench/report/history"
 	"github.com/rdmabench/rdmabench/report/html"
+	"github.com/rdmabench/rdmabench/report/push"
 	"github.com/rdmabench/rdmabench/report/schema"
 	"github.com/rdmabench/rdmabench/units"
 )
@@ -25,6 +28,8 @@ type compareOptions struct {
 	output    string
 	baseline  string
 	explain   bool
+	metrics   string
+	push      string
 }
 
 func newCompareCmd(stdout, stderr io.Writer) *cobra.Command {
@@ -32,7 +37,8 @@ func newCompareCmd(stdout, stderr io.Writer) *cobra.Command {
 	cmd := &cobra.Command{
 		Use: "compare BASELINE CURRENT | compare --baseline BASELINE CURRENT | compare --baseline auto DIR CURRENT",
 		Example: `  rdmabench compare results/loopback-20260101-020000 results/loopback-20260102-020000
-  rdmabench compare --baseline auto results/ results/loopback-20260102-020000 --junit compare.xml`,
+  rdmabench compare --baseline auto results/ results/loopback-20260102-020000 --junit compare.xml
+  rdmabench compare --baseline auto /results /results/pd-disagg-20260102-020000 --push http://pushgateway.monitoring.svc:9091`,
 		Short: "Compare a run with a baseline; exit 1 on regression (the nightly CI verb)",
 		Long: `compare matches the results of two report.json files by test, pair, backend,
 operation and message size, and reports regressions, drops within the noise,
@@ -46,6 +52,12 @@ results and why the others did not.
 
 --baseline BASELINE CURRENT is compare BASELINE CURRENT. BASELINE and CURRENT
 may be run folders (their report.json is read).
+
+--metrics FILE and --push URL give the verdicts to Prometheus (the
+rdmabench_compare_* families: one status series per row, the change ratio,
+the count of regressions, the two run ids); the push goes to the group
+job=<scenario>/command=compare, apart from run --push's job=<scenario>,
+so that neither replaces the other. Both happen before a regression exits 1.
 
 Exit codes: 0 no regression, 1 regression (or a measured result missing now),
 2 unreadable input or bad flags, 4 --baseline auto found no baseline.`,
@@ -71,6 +83,8 @@ Exit codes: 0 no regression, 1 regression (or a measured result missing now),
 	f.StringVar(&o.html, "html", "", "write the comparison as HTML to this file")
 	f.StringVar(&o.junit, "junit", "", "write JUnit XML to this file (a failure per regression)")
 	f.StringVarP(&o.output, "output", "o", "table", "stdout format: table or json")
+	f.StringVar(&o.metrics, "metrics", "", "write the verdicts as OpenMetrics text (rdmabench_compare_*) to this file (atomically)")
+	f.StringVar(&o.push, "push", "", "push the verdicts to this Prometheus Pushgateway, group job=<scenario>/command=compare, e.g. http://pushgateway.monitoring.svc:9091")
 	f.BoolVar(&o.explain, "explain", false, "after the table, the rule that decided each status")
 	f.StringVar(&o.baseline, "baseline", "", `"auto": the first argument is a folder of runs to pick the baseline from; else the baseline's report.json or run folder (then one argument, CURRENT)`)
 	return cmd
@@ -123,6 +137,11 @@ func runCompare(o *compareOptions, baseIn, curIn *loaded, stdout, stderr io.Writ
 	if o.alpha <= 0 || o.alpha >= 1 {
 		return usageError{fmt.Errorf("--alpha %g: want a probability between 0 and 1, such as 0.05", o.alpha)}
 	}
+	if o.push != "" {
+		if err := push.CheckURL(o.push); err != nil {
+			return usageError{fmt.Errorf("--push: %w", err)}
+		}
+	}
 	base, err := baseIn.load()
 	if err != nil {
 		return inputError{fmt.Errorf("baseline: %w", err)}
@@ -136,7 +155,7 @@ func runCompare(o *compareOptions, baseIn, curIn *loaded, stdout, stderr io.Writ
 	for _, w := range c.Warnings {
 		fmt.Fprintln(stderr, "warning:", w)
 	}
-	if err := writeCompareFiles(o, c, stderr); err != nil {
+	if err := writeCompareFiles(o, c, cur.Run.Scenario, stderr); err != nil {
 		return err
 	}
 	if o.output == "json" {
@@ -150,13 +169,36 @@ func runCompare(o *compareOptions, baseIn, curIn *loaded, stdout, stderr io.Writ
 	if err != nil {
 		return err
 	}
+	pushErr := pushCompare(o.push, c, cur.Run.Scenario, stderr)
 	if n := c.Regressions(); n > 0 {
+		if pushErr != nil { // the regression decides the exit code; the failed push is said
+			fmt.Fprintln(stderr, "rdmabench:", pushErr)
+		}
 		return &compare.RegressionError{N: n, Missing: c.Lost()}
 	}
-	return nil
+	return pushErr
 }
 
-func writeCompareFiles(o *compareOptions, c *compare.Comparison, stderr io.Writer) error {
+// pushCompare pushes c's verdicts to the Pushgateway at gateway ("" for
+// none) in the group job=SCENARIO/command=compare.
+func pushCompare(gateway string, c *compare.Comparison, scenario string, stderr io.Writer) error {
+	if gateway == "" {
+		return nil
+	}
+	var body bytes.Buffer
+	if err := export.WriteCompareOpenMetrics(&body, c, scenario); err != nil {
+		return err
+	}
+	return pushText(context.Background(), gateway, scenario, body.Bytes(), stderr, "command", "compare")
+}
+
+func writeCompareFiles(o *compareOptions, c *compare.Comparison, scenario string, stderr io.Writer) error {
+	if o.metrics != "" {
+		if err := writeFileWith(o.metrics, func(w io.Writer) error { return export.WriteCompareOpenMetrics(w, c, scenario) }); err != nil {
+			return err
+		}
+		fmt.Fprintln(stderr, "wrote", o.metrics)
+	}
 	if o.html != "" {
 		if err := writeFileWith(o.html, func(w io.Writer) error { return html.WriteCompare(w, c) }); err != nil {
 			return err

@@ -35,14 +35,22 @@ func pushMetrics(ctx context.Context, gateway string, r *schema.Report, stderr i
 	if err := export.WriteOpenMetrics(&body, r); err != nil {
 		return err
 	}
-	u, err := push.GroupURL(gateway, r.Run.Scenario)
+	return pushText(ctx, gateway, r.Run.Scenario, body.Bytes(), stderr)
+}
+
+// pushText PUTs an exposition text to the group job=JOB (and the grouping
+// labels, name/value pairs) of the Pushgateway at gateway, and says so on
+// stderr. A PUT replaces its group only: run's job=SCENARIO and compare's
+// job=SCENARIO/command=compare are two groups, neither replacing the other.
+func pushText(ctx context.Context, gateway, job string, body []byte, stderr io.Writer, labels ...string) error {
+	u, err := push.GroupURL(gateway, job, labels...)
 	if err != nil {
 		return err
 	}
-	if err := push.Push(ctx, nil, u, body.Bytes()); err != nil {
+	if err := push.Push(ctx, nil, u, body); err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "rdmabench: pushed %d series to %s\n", countSeries(body.String()), u)
+	fmt.Fprintf(stderr, "rdmabench: pushed %d series to %s\n", countSeries(string(body)), u)
 	return nil
 }
 

@@ -35,7 +35,7 @@ func (f *cronJobFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.storage, "storage", "10Gi", "-o cronjob: the size the results claim requests")
 	fl.StringVar(&f.storageClass, "storage-class", "", "-o cronjob: the results claim's StorageClass (default the cluster's default class)")
 	fl.StringVar(&f.timeZone, "time-zone", "", "-o cronjob: the IANA time zone of --schedule, e.g. Europe/Paris (default the controller's)")
-	fl.StringVar(&f.push, "push", "", "-o cronjob: a Prometheus Pushgateway URL each nightly run pushes its figures to (run --push)")
+	fl.StringVar(&f.push, "push", "", "-o cronjob: a Prometheus Pushgateway URL each nightly run pushes its figures and compare its verdicts to (run --push, compare --push)")
 }
 
 // onlyWithCronJob refuses the cronjob flags with another output, where

@@ -119,7 +119,7 @@ func TestPlanCronJobDecodesStrictly(t *testing.T) {
 	script := strings.Join(c.Command, " ")
 	for _, want := range []string{`rdmabench run "$SCENARIO_FILE" -n "$RUN_NAMESPACE" --out "$run" "$@"`,
 		`if [ -n "${PUSHGATEWAY_URL:-}" ]; then set -- --push "$PUSHGATEWAY_URL"; fi`,
-		`rdmabench compare --baseline auto "$RESULTS_DIR" "$run" --junit "$run/compare.xml"`, `"$compared" -eq 4`} {
+		`rdmabench compare --baseline auto "$RESULTS_DIR" "$run" --junit "$run/compare.xml" "$@"`, `"$compared" -eq 4`} {
 		if !strings.Contains(script, want) {
 			t.Errorf("script lacks %q:\n%s", want, script)
 		}

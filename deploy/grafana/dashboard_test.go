@@ -5,6 +5,7 @@ import (
 	"os"
 	"regexp"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/rdmabench/rdmabench/report/export"
@@ -22,8 +23,9 @@ type panel struct {
 var metricName = regexp.MustCompile(`\brdmabench_[a-z_]+`)
 
 // Every metric the dashboard queries (panels and variables) is one the
-// export writes (export.OpenMetricsFamilies); the panels the nightly page
-// promises are there.
+// export writes (export.OpenMetricsFamilies for run --push,
+// export.CompareOpenMetricsFamilies for compare --push); the panels the
+// nightly page promises are there, regressions from compare's own verdicts.
 func TestDashboardQueriesExportedMetrics(t *testing.T) {
 	data, err := os.ReadFile("rdmabench.json")
 	if err != nil {
@@ -42,7 +44,7 @@ func TestDashboardQueriesExportedMetrics(t *testing.T) {
 		t.Fatal(err)
 	}
 	var exported []string
-	for _, f := range export.OpenMetricsFamilies {
+	for _, f := range append(slices.Clone(export.OpenMetricsFamilies), export.CompareOpenMetricsFamilies...) {
 		exported = append(exported, f.Name)
 	}
 	exprs := []string{}
@@ -52,6 +54,11 @@ func TestDashboardQueriesExportedMetrics(t *testing.T) {
 				t.Errorf("panel %q: a target without a query", p.Title)
 			}
 			exprs = append(exprs, tg.Expr)
+		}
+		// Regressions are compare's verdicts (threshold, t-test, lost
+		// sizes), not a PromQL approximation of them.
+		if strings.HasPrefix(p.Title, "Regressions") && (len(p.Targets) == 0 || !strings.Contains(p.Targets[0].Expr, "rdmabench_compare_")) {
+			t.Errorf("panel %q: regressions come from compare's series (rdmabench_compare_*)", p.Title)
 		}
 		if len(p.Targets) == 0 && p.Type != "text" {
 			t.Errorf("panel %q queries nothing", p.Title)
@@ -73,7 +80,8 @@ func TestDashboardQueriesExportedMetrics(t *testing.T) {
 			}
 		}
 	}
-	for _, want := range []string{"rdmabench_line_rate_ratio", "rdmabench_kv_transfer_ttft_seconds", "rdmabench_ep_budget_seconds", "rdmabench_result_verdict", "rdmabench_run_results"} {
+	for _, want := range []string{"rdmabench_line_rate_ratio", "rdmabench_kv_transfer_ttft_seconds", "rdmabench_ep_budget_seconds", "rdmabench_result_verdict", "rdmabench_run_results",
+		"rdmabench_compare_regressions", "rdmabench_compare_status"} {
 		if !queried[want] {
 			t.Errorf("no panel queries %s", want)
 		}

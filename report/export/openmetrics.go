@@ -2,7 +2,6 @@ package export
 
 import (
 	"bufio"
-	"fmt"
 	"io"
 	"math"
 	"slices"
@@ -105,23 +104,7 @@ func WriteOpenMetrics(w io.Writer, r *schema.Report) error {
 	}
 	addKVBudget(r, scen, add)
 	addEPBudget(r, scen, add)
-	bw := bufio.NewWriter(w)
-	for _, f := range OpenMetricsFamilies {
-		fam := fams[f.Name]
-		if len(fam.samples) == 0 {
-			continue
-		}
-		fmt.Fprintf(bw, "# HELP %s %s\n# TYPE %s gauge\n", fam.name, escapeHelp(fam.help), fam.name)
-		for _, sm := range fam.samples {
-			bw.WriteString(fam.name)
-			writeLabels(bw, sm.labels)
-			bw.WriteByte(' ')
-			bw.WriteString(formatMetricValue(sm.value))
-			bw.WriteByte('\n')
-		}
-	}
-	bw.WriteString("# EOF\n")
-	return bw.Flush()
+	return writeFamilies(w, OpenMetricsFamilies, fams)
 }
 
 // resultLabels identify a result: scenario, test, tool, from, to, backend,

@@ -191,7 +191,8 @@ func (o CronJobOptions) jobSpec(name, account, file string, labels map[string]st
 // (the first night, the first after an upgrade), is not a failure: the
 // script says so and exits 0. A run that failed for the harness (neither
 // 0 nor 1) is not compared. The Job's JUnit is compare.xml in the run.
-// With PUSHGATEWAY_URL set, run pushes the run's figures there (--push).
+// With PUSHGATEWAY_URL set, run pushes the run's figures there (--push),
+// and compare its verdicts (the group job=SCENARIO/command=compare).
 // The Helm chart (deploy/chart/rdmabench/files/nightly-script) runs the same
 // script; a test keeps them equal.
 var CronJobScript = `set -u
@@ -204,7 +205,7 @@ case $ran in
 ` + codes(exitcode.OK, exitcode.Shortfall) + `) ;;
 *) echo "rdmabench run exited $ran: not compared" >&2; exit $ran ;;
 esac
-rdmabench compare --baseline auto "$RESULTS_DIR" "$run" --junit "$run/compare.xml"
+rdmabench compare --baseline auto "$RESULTS_DIR" "$run" --junit "$run/compare.xml" "$@"
 compared=$?
 if [ "$compared" -eq ` + strconv.Itoa(exitcode.NoBaseline) + ` ]; then
   echo "no baseline yet (first run of this scenario, or first since its environment changed): nothing to compare, not a failure" >&2
