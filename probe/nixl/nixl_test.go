@@ -219,8 +219,11 @@ func TestStandinAgainstRealCapture(t *testing.T) {
 	rk, rh, rs := shape(string(real))
 	sk, sh, ss := shape(ini.out.String())
 	rk = slices.DeleteFunc(rk, func(k string) bool { return k == "torch" || k == "torch_cuda" }) // VRAM only
-	// Printed since that capture (the agent's progress thread, vLLM's default).
-	sk = slices.DeleteFunc(sk, func(k string) bool { return k == "progress_thread" })
+	// Printed since that capture (the agent's progress thread, vLLM's
+	// default; the target's polling, the loop, the backend's parameters).
+	sk = slices.DeleteFunc(sk, func(k string) bool {
+		return slices.Contains([]string{"progress_thread", "busy_poll", "as_nixlbench", "backend_param"}, k)
+	})
 	if !slices.Equal(rk, sk) || rh != sh || !slices.Equal(rs, ss) {
 		t.Errorf("stand-in vs real:\nkeys %v\n     %v\nheader %q\n       %q\nsizes %v\n      %v", sk, rk, sh, rh, ss, rs)
 	}

@@ -24,6 +24,7 @@
 import argparse
 import base64
 import ctypes
+import faulthandler
 import json
 import os
 import platform
@@ -242,12 +243,17 @@ def ucx_version():
 def make_agent(args, nixl_api, name):
     # vLLM's NixlConnector takes NIXL's default, a progress thread beside the
     # caller's polling; nixlbench runs without one (--enable_pt=0).
-    conf = nixl_api.nixl_agent_config(args.progress_thread, False, 0, backends=[args.backend])
+    # --backend-param: the backend made by hand with those parameters (the
+    # agent's own config passes none), e.g. UCCL's in_python=0 as nixlbench.
+    conf = nixl_api.nixl_agent_config(args.progress_thread, False, 0,
+                                      backends=[] if args.backend_param else [args.backend])
     agent = nixl_api.nixl_agent(name, conf)
     plugins = agent.get_plugin_list()
     if args.backend not in plugins:
         fail(f"the image's NIXL has no {args.backend} plugin (it has {','.join(plugins) or 'none'}); "
              f"set NIXL_PLUGIN_DIR to the folder of libplugin_{args.backend}.so or choose a backend it has")
+    if args.backend_param:
+        agent.create_backend(args.backend, dict(args.backend_param))
     return agent, plugins
 
 
@@ -440,9 +446,10 @@ def print_config(args, tgt):
             ("Initiator device (--device=N)", args.device), ("Target device", tgt["device"]),
 
             ("Check consistency (--check_consistency=[0,1])", 1),
-            ("Progress thread (--no-progress-thread: 0)", int(args.progress_thread)),
+            ("Progress thread", int(args.progress_thread)),  # off: --no-progress-thread
             ("Target polls notifications (--busy-poll)", "without a pause" if args.busy_poll else "every 1 ms"),
-            ("Loop (--as-nixlbench)", "nixlbench's" if args.as_nixlbench else "rdmabench's")]
+            ("Loop (--as-nixlbench)", "nixlbench's" if args.as_nixlbench else "rdmabench's"),
+            ("Backend parameters (--backend-param)", ",".join(f"{k}={v}" for k, v in args.backend_param) or "NIXL's defaults")]
     if "VRAM" in (args.initiator_seg, args.target_seg):
         rows += [("VRAM allocation (--vram-alloc)", args.vram_alloc),
                  ("PYTORCH_CUDA_ALLOC_CONF", os.environ.get("PYTORCH_CUDA_ALLOC_CONF") or "(unset)")]
@@ -472,6 +479,13 @@ def banner_maker(args, nixl):
             fields["torch-cuda"] = getattr(torch.version, "cuda", None) or "none"
         return f"# {PROGRAM} version {FORMAT_VERSION} " + " ".join(f"{k}={v}" for k, v in fields.items())
     return banner
+
+
+def backend_param(text):
+    key, sep, value = text.partition("=")
+    if not sep or not key:
+        raise argparse.ArgumentTypeError(f"{text!r}: want KEY=VALUE")
+    return key, value
 
 
 def parse_args(argv):
@@ -504,6 +518,8 @@ def parse_args(argv):
     p.add_argument("--as-nixlbench", action="store_true",
                    help="nixlbench's loop, like for like: --reuse-xfer --no-progress-thread --busy-poll, a notification "
                         "with every post, the warm-up divided by the large-block factor over 1 MiB")
+    p.add_argument("--backend-param", action="append", default=[], metavar="KEY=VALUE", type=backend_param,
+                   help="a parameter of the backend's creation (repeatable), e.g. in_python=0 for UCCL as nixlbench")
     p.add_argument("--rendezvous-timeout", type=float, default=120)
     p.add_argument("--time-limit", type=float, default=600)
     a = p.parse_args(argv)
@@ -520,6 +536,9 @@ def parse_args(argv):
 
 
 def main(argv):
+    # A crash inside NIXL or a plugin (a segfault) names the Python line
+    # that called it, on stderr, which rdmabench keeps.
+    faulthandler.enable()
     args = parse_args(argv)
     try:
         import nixl
