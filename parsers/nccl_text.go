@@ -194,7 +194,24 @@ func (p *ncclParser) finish() []Measurement {
 			ncclSetInfo(&r.m, "nccl_version", p.version)
 		}
 		r.m.Transport = t
+		if t == nil {
+			r.m.Transport = ncclCopyTransport(r.m.Info["copy_p2p"])
+		}
 		out = append(out, r.m)
 	}
 	return out
+}
+
+// ncclCopyTransport is what carried the probe's copy (rdmabench-nccl
+// --collective copy, no NCCL and so no NCCL log), from its banner's
+// copy-p2p: GPU peer-to-peer where peer access was enabled (NVLink or PCIe
+// P2P), host memory where the driver staged the copy; nil for any other run.
+func ncclCopyTransport(p2p string) *Transport {
+	switch p2p {
+	case "direct":
+		return &Transport{Kind: TransportP2P, Source: "cuda", Detail: "cuMemcpyPeer, peer access (NVLink or PCIe peer-to-peer)", Evidence: []string{"copy-p2p=direct"}}
+	case "staged":
+		return &Transport{Kind: TransportShm, Source: "cuda", Detail: "cuMemcpyPeer staged through host memory (no peer access)", Evidence: []string{"copy-p2p=staged"}}
+	}
+	return nil
 }

@@ -162,7 +162,7 @@ func (s *Spec) RDMAOnly() bool { return s.NeedsRDMA && !s.SelectsTransport }
 var table = []Spec{
 	perftest(IBWriteBW, MetricBandwidth), perftest(IBReadBW, MetricBandwidth), perftest(IBSendBW, MetricBandwidth),
 	perftest(IBWriteLat, MetricLatency), perftest(IBReadLat, MetricLatency), perftest(IBSendLat, MetricLatency),
-	rping, nixlbench, nixlProbe, nccl, ncclProbe, deepEPProbe, ucxPerftest, iperf3,
+	rping, nixlbench, nixlProbe, nccl, ncclProbe, gpuCopy, deepEPProbe, ucxPerftest, iperf3,
 }
 
 // Lookup returns the description of a tool by its scenario name.

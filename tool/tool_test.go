@@ -2,6 +2,7 @@ package tool
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -92,5 +93,25 @@ func TestNixlProbeHasItsOwnWaterfallLayer(t *testing.T) {
 	probe, lvl2, ok2 := WaterfallLayer(LayerOf{Program: "rdmabench-nixl", Family: FamilyNixlbench, Backend: "UCX"})
 	if !ok1 || !ok2 || lvl1 != LevelNIXL || lvl2 != LevelNIXL || nb != "nixlbench UCX" || probe != "NIXL probe UCX" {
 		t.Errorf("nixlbench %q (%d %v), probe %q (%d %v)", nb, lvl1, ok1, probe, lvl2, ok2)
+	}
+}
+
+// TestGPUCopyIsTheOneHostBottomLayer: a gpu_copy result is the "GPU copy"
+// layer, below UCX; a NCCL probe's sendrecv is the NCCL layer by its
+// command line (its program is the tool, nccl_probe), and its other
+// collectives are no layer.
+func TestGPUCopyIsTheOneHostBottomLayer(t *testing.T) {
+	cp := "decode-0: CUDA_VISIBLE_DEVICES=1,0 rdmabench-nccl --collective copy --device 0 --peer-device 1 -b 1048576"
+	name, lvl, ok := WaterfallLayer(LayerOf{Program: GPUCopy, Family: FamilyNCCL, Commands: []string{cp}})
+	if !ok || name != "GPU copy" || lvl != LevelGPUCopy || lvl >= LevelUCX {
+		t.Errorf("gpu_copy: %q %d %v", name, lvl, ok)
+	}
+	sr := "decode-0: rdmabench-nccl --rank 0 --ranks 2 --device 0 --etcd ${etcd} --key k --collective sendrecv -b 1048576"
+	if name, lvl, ok := WaterfallLayer(LayerOf{Program: NCCLProbe, Family: FamilyNCCL, Commands: []string{sr}}); !ok || name != "nccl sendrecv" || lvl != LevelNCCL {
+		t.Errorf("nccl_probe sendrecv: %q %d %v", name, lvl, ok)
+	}
+	ar := strings.Replace(sr, "sendrecv", "all_reduce", 1)
+	if name, _, ok := WaterfallLayer(LayerOf{Program: NCCLProbe, Family: FamilyNCCL, Commands: []string{ar}}); ok {
+		t.Errorf("nccl_probe all_reduce is layer %q", name)
 	}
 }

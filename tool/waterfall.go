@@ -18,6 +18,12 @@ const (
 	LevelNCCL
 )
 
+// LevelGPUCopy is the GPU peer copy's level: GPU memory moved by hardware
+// alone, as GPU RDMA is between hosts (the NIC), here on one host (the
+// copy engines over NVLink or PCIe), so the two share a level below UCX.
+// Report.json keeps the numbers, so no level above moves for it.
+const LevelGPUCopy = LevelGPURDMA
+
 // LayerOf is what the waterfall reads of a result.
 type LayerOf struct {
 	// Program is the binary that measured (ib_write_bw, sendrecv_perf).
@@ -74,6 +80,22 @@ func nixlLayer(r LayerOf) (string, int, bool) {
 }
 
 // ncclLayer: of the collectives, sendrecv alone moves one pair's bytes.
+// A result's program is its test's tool (nccl, nccl_probe), so its
+// command lines say the collective: sendrecv_perf, or the probe's
+// --collective sendrecv.
 func ncclLayer(r LayerOf) (string, int, bool) {
-	return "nccl sendrecv", LevelNCCL, r.Family == FamilyNCCL && (r.Program == NCCLProgram("sendrecv") || r.Op == "sendrecv")
+	return "nccl sendrecv", LevelNCCL, r.Family == FamilyNCCL &&
+		(r.Program == NCCLProgram("sendrecv") || r.Op == "sendrecv" || commandsSay(r, NCCLProgram("sendrecv")+" ", "--collective sendrecv"))
+}
+
+// gpuCopyLayer: the GPU peer copy (gpu_copy, the probe's --collective copy).
+func gpuCopyLayer(r LayerOf) (string, int, bool) {
+	return "GPU copy", LevelGPUCopy, r.Family == FamilyNCCL && (r.Program == GPUCopy || commandsSay(r, "--collective copy"))
+}
+
+// commandsSay: some command line of the result holds one of the words.
+func commandsSay(r LayerOf, words ...string) bool {
+	return slices.ContainsFunc(r.Commands, func(c string) bool {
+		return slices.ContainsFunc(words, func(w string) bool { return strings.Contains(c+" ", w) })
+	})
 }

@@ -5,6 +5,11 @@
 //
 //	rdmabench-nccl --rank 0 --ranks 2 --device 0 --etcd http://10.0.0.5:2379 --key /rdmabench/RUN/nccl/JOB \
 //	    --collective all_reduce -b 32M -e 4G -f 2 -n 20 -w 5
+//
+// The copy, the bottom of a one-host pair's waterfall, is one process and
+// loads no NCCL: GPU 0 READs GPU 1 with the copy engines.
+//
+//	rdmabench-nccl --collective copy --device 0 --peer-device 1 -b 1M -e 1G -f 2
 package main
 
 import (
@@ -107,7 +112,8 @@ func parseFlags(args []string, stderr io.Writer) (o nccl.Options, limit time.Dur
 	fs.IntVar(&o.Rank, "rank", envInt("RANK", 0), "this rank (default $RANK)")
 	fs.IntVar(&o.Ranks, "ranks", envInt("WORLD_SIZE", 1), "number of ranks (default $WORLD_SIZE)")
 	fs.IntVar(&o.Device, "device", envInt("LOCAL_RANK", 0), "GPU ordinal (default $LOCAL_RANK)")
-	fs.StringVar(&o.Collective, "collective", "all_reduce", "all_reduce, all_gather, reduce_scatter, alltoall, sendrecv or broadcast")
+	fs.StringVar(&o.Collective, "collective", "all_reduce", "all_reduce, all_gather, reduce_scatter, alltoall, sendrecv or broadcast; or copy: --device READs --peer-device with the copy engines (one process, no NCCL)")
+	fs.IntVar(&o.PeerDevice, "peer-device", -1, "the GPU ordinal --collective copy reads from (after CUDA_VISIBLE_DEVICES)")
 	fs.StringVar(&o.DataType, "d", "float", "data type, as nccl-tests -d")
 	fs.StringVar(&minB, "b", "32M", "smallest size (nccl-tests -b)")
 	fs.StringVar(&maxB, "e", "32M", "largest size (nccl-tests -e)")

@@ -128,5 +128,5 @@ func lookupCollective(name string) (*collective, error) {
 			return &collectives[i], nil
 		}
 	}
-	return nil, fmt.Errorf("unknown collective %q (known: %v)", name, Collectives())
+	return nil, fmt.Errorf("unknown collective %q (known: %v, and %s with --peer-device)", name, Collectives(), CopyCollective)
 }

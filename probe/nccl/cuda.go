@@ -28,7 +28,14 @@ type cuda struct {
 	cuStreamDestroy           func(s uintptr) int32
 	cuGetErrorString          func(res int32, str **byte) int32
 
+	// The peer calls, bound by loadPeer for the copy alone.
+	cuDeviceCanAccessPeer func(can *int32, dev, peer int32) int32
+	cuCtxEnablePeerAccess func(peerCtx uintptr, flags uint32) int32
+	cuMemcpyPeerAsync     func(dst uint64, dstCtx uintptr, src uint64, srcCtx uintptr, size uintptr, stream uintptr) int32
+
+	lib uintptr
 	dev int32
+	ctx uintptr // dev's primary context
 }
 
 func loadCUDA(path string) (*cuda, error) {
@@ -36,7 +43,7 @@ func loadCUDA(path string) (*cuda, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &cuda{}
+	c := &cuda{lib: lib}
 	err = bind(lib, path, map[string]any{
 		"cuInit": &c.cuInit, "cuDriverGetVersion": &c.cuDriverGetVersion,
 		"cuDeviceGetCount": &c.cuDeviceGetCount, "cuDeviceGet": &c.cuDeviceGet,
@@ -52,6 +59,15 @@ func loadCUDA(path string) (*cuda, error) {
 		return nil, err
 	}
 	return c, nil
+}
+
+// loadPeer binds the calls of a copy between two GPUs (the copy
+// collective); the collectives never need them.
+func (c *cuda) loadPeer(path string) error {
+	return bind(c.lib, path, map[string]any{
+		"cuDeviceCanAccessPeer": &c.cuDeviceCanAccessPeer, "cuCtxEnablePeerAccess": &c.cuCtxEnablePeerAccess,
+		"cuMemcpyPeerAsync": &c.cuMemcpyPeerAsync,
+	})
 }
 
 // check turns a CUresult into an error naming the call.
@@ -83,11 +99,10 @@ func (c *cuda) open(ordinal int) error {
 	if err := c.check("cuDeviceGet", c.cuDeviceGet(&c.dev, int32(ordinal))); err != nil {
 		return err
 	}
-	var ctx uintptr
-	if err := c.check("cuDevicePrimaryCtxRetain", c.cuDevicePrimaryCtxRetain(&ctx, c.dev)); err != nil {
+	if err := c.check("cuDevicePrimaryCtxRetain", c.cuDevicePrimaryCtxRetain(&c.ctx, c.dev)); err != nil {
 		return err
 	}
-	return c.check("cuCtxSetCurrent", c.cuCtxSetCurrent(ctx))
+	return c.check("cuCtxSetCurrent", c.cuCtxSetCurrent(c.ctx))
 }
 
 func (c *cuda) close() { c.cuDevicePrimaryCtxRelease(c.dev) }

@@ -38,18 +38,23 @@ func (p *prober) header() error {
 		"# Using devices",
 	}
 	lines = append(lines, devices...)
-	lines = append(lines, "#",
-		fmt.Sprintf("# %10s  %12s  %8s  %6s  %6s           out-of-place                       in-place          ", "", "", "", "", ""),
-		fmt.Sprintf("# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s ", "size", "count", "type", "redop", "root",
-			"time", "algbw", "busbw", "#wrong", "time", "algbw", "busbw", "#wrong"),
-		fmt.Sprintf("# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s ", "(B)", "(elements)", "", "", "",
-			"(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", ""))
+	lines = append(lines, columnHeader()...)
 	for _, l := range lines {
 		if err := p.println(l); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// columnHeader is nccl-tests' column header, after the device list.
+func columnHeader() []string {
+	return []string{"#",
+		fmt.Sprintf("# %10s  %12s  %8s  %6s  %6s           out-of-place                       in-place          ", "", "", "", "", ""),
+		fmt.Sprintf("# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s ", "size", "count", "type", "redop", "root",
+			"time", "algbw", "busbw", "#wrong", "time", "algbw", "busbw", "#wrong"),
+		fmt.Sprintf("# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s ", "(B)", "(elements)", "", "", "",
+			"(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "")}
 }
 
 // devices gathers every rank's device line ("#  Rank  0 Group  0 Pid …").
@@ -105,21 +110,7 @@ func pciShort(busID string) string {
 // footer is nccl-tests' summary: wrong elements, the average bus
 // bandwidth over every size, in and out of place.
 func (p *prober) footer() error {
-	status := "OK"
-	if p.wrong > 0 {
-		status = "FAILED"
-	}
-	avg := 0.0
-	if p.nBusBW > 0 {
-		avg = p.sumBusBW / float64(p.nBusBW)
-	}
-	for _, l := range []string{
-		fmt.Sprintf("# %-20s : %d %s", "Out of bounds values", p.wrongRuns, status),
-		fmt.Sprintf("# %-20s : %.6g ", "Avg bus bandwidth", avg),
-		"#",
-		"# Collective test concluded: " + p.coll.name + " (" + Program + ")",
-		"#",
-	} {
+	for _, l := range footerLines(p.coll.name, p.wrongRuns, p.sumBusBW, p.nBusBW) {
 		if err := p.println(l); err != nil {
 			return err
 		}
@@ -128,6 +119,27 @@ func (p *prober) footer() error {
 		return fmt.Errorf("%d wrong elements: %s returned wrong data", p.wrong, p.coll.name)
 	}
 	return nil
+}
+
+// footerLines are nccl-tests' summary lines: the runs with wrong
+// elements, the average bus bandwidth over every size, in and out of
+// place, and the closing banner.
+func footerLines(name string, wrongRuns int, sumBusBW float64, nBusBW int) []string {
+	status := "OK"
+	if wrongRuns > 0 {
+		status = "FAILED"
+	}
+	avg := 0.0
+	if nBusBW > 0 {
+		avg = sumBusBW / float64(nBusBW)
+	}
+	return []string{
+		fmt.Sprintf("# %-20s : %d %s", "Out of bounds values", wrongRuns, status),
+		fmt.Sprintf("# %-20s : %.6g ", "Avg bus bandwidth", avg),
+		"#",
+		"# Collective test concluded: " + name + " (" + Program + ")",
+		"#",
+	}
 }
 
 func b2i(b bool) int {

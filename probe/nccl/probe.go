@@ -19,7 +19,10 @@ const Version = "1"
 type Options struct {
 	Rank, Ranks int
 	// Device is the GPU ordinal this rank drives (after CUDA_VISIBLE_DEVICES).
-	Device     int
+	Device int
+	// PeerDevice is the GPU the copy collective reads from (CopyCollective);
+	// -1 for none.
+	PeerDevice int
 	Collective string
 	DataType   string
 	// MinBytes, MaxBytes and StepFactor are nccl-tests -b, -e, -f.
@@ -47,6 +50,9 @@ type Options struct {
 func Run(ctx context.Context, o Options, out io.Writer) error {
 	if err := o.validate(); err != nil {
 		return err
+	}
+	if o.Collective == CopyCollective {
+		return runCopy(o, out) // no NCCL: the copy engines alone
 	}
 	coll, _ := lookupCollective(o.Collective)
 	typ, _ := lookupType(o.DataType)
@@ -80,10 +86,12 @@ func (o *Options) validate() error {
 	if o.Ranks < 1 || o.Rank < 0 || o.Rank >= o.Ranks {
 		errs = append(errs, fmt.Errorf("rank %d of %d: want 0 <= rank < ranks", o.Rank, o.Ranks))
 	}
-	if o.Ranks > 1 && (o.Rendezvous == nil || o.Rendezvous.Endpoint == "" || o.Rendezvous.Key == "") {
+	if o.Ranks > 1 && o.Collective != CopyCollective && (o.Rendezvous == nil || o.Rendezvous.Endpoint == "" || o.Rendezvous.Key == "") {
 		errs = append(errs, errors.New("several ranks need --etcd and --key for the unique id"))
 	}
-	if _, err := lookupCollective(o.Collective); err != nil {
+	if o.Collective == CopyCollective {
+		errs = append(errs, o.validateCopy()...)
+	} else if _, err := lookupCollective(o.Collective); err != nil {
 		errs = append(errs, err)
 	}
 	if _, err := lookupType(o.DataType); err != nil {

@@ -20,10 +20,11 @@ type Waterfall struct {
 
 // WaterfallLayer is the best bandwidth one layer reached on the pair.
 type WaterfallLayer struct {
-	// Layer names it: "ib_write_bw host", "ib_write_bw GPU", "ucx_perftest",
-	// "nixlbench UCX", "nccl sendrecv".
+	// Layer names it: "ib_write_bw host", "ib_write_bw GPU", "GPU copy",
+	// "ucx_perftest", "nixlbench UCX", "nccl sendrecv".
 	Layer string `json:"layer"`
-	// Level orders the layers (1 host RDMA … 5 NCCL: tool.Level*); NIXL backends share one.
+	// Level orders the layers (1 host RDMA, 2 GPU RDMA or, on one host, GPU copy … 5 NCCL:
+	// tool.Level*); NIXL backends share one.
 	Level     int     `json:"level"`
 	Test      string  `json:"test"`
 	BestBps   float64 `json:"bestBps"`

@@ -139,6 +139,9 @@ const OneRankReason = "one rank: nothing crossed between GPUs (a collective of o
 	"give the pool gpus: all, or 2 or more, or test two pools"
 
 func oneRankCollective(res *schema.Result) bool {
+	if spec, ok := tool.Lookup(res.Tool); ok && !spec.Collective {
+		return false // one process by design (gpu_copy: one GPU reads another)
+	}
 	return res.NRanks == 1 && tool.IsCollective(tool.Family(res.Family))
 }
 

@@ -97,7 +97,7 @@ func SRDReason(t *scenarios.Test, name string) string {
 var runners = map[string]Spec{
 	scenarios.ToolIBWriteBW: perftestSpec, scenarios.ToolIBReadBW: perftestSpec, scenarios.ToolIBSendBW: perftestSpec,
 	scenarios.ToolIBWriteLat: perftestSpec, scenarios.ToolIBReadLat: perftestSpec, scenarios.ToolIBSendLat: perftestSpec,
-	scenarios.ToolRping: rpingSpec, scenarios.ToolNixlbench: nixlbenchSpec, scenarios.ToolNCCL: ncclSpec, tool.NCCLProbe: ncclProbeSpec, tool.NixlProbe: nixlProbeSpec,
+	scenarios.ToolRping: rpingSpec, scenarios.ToolNixlbench: nixlbenchSpec, scenarios.ToolNCCL: ncclSpec, tool.NCCLProbe: ncclProbeSpec, tool.GPUCopy: gpuCopySpec, tool.NixlProbe: nixlProbeSpec,
 	tool.DeepEPProbe:          deepEPProbeSpec,
 	scenarios.ToolUCXPerftest: ucxPerftestSpec, scenarios.ToolIperf3: iperf3Spec,
 }

@@ -48,3 +48,16 @@ CUresult cuGetErrorString(CUresult r, const char **s) {
 	*s = r == 101 ? "invalid device ordinal (stand-in)" : r == 2 ? "out of memory (stand-in)" : "stand-in error";
 	return 0;
 }
+/* Peer access between any two stand-in GPUs, unless RDMABENCH_STANDIN_NO_P2P
+ * is set (cuMemcpyPeer then stages through host memory, as a real driver
+ * does); the copy is a memcpy. */
+CUresult cuDeviceCanAccessPeer(int *can, int dev, int peer) {
+	*can = getenv("RDMABENCH_STANDIN_NO_P2P") ? 0 : dev != peer;
+	return 0;
+}
+CUresult cuCtxEnablePeerAccess(void *peer, unsigned flags) { (void)peer; (void)flags; return 0; }
+CUresult cuMemcpyPeerAsync(CUdeviceptr dst, void *dstCtx, CUdeviceptr src, void *srcCtx, size_t n, void *s) {
+	(void)dstCtx; (void)srcCtx; (void)s;
+	memcpy((void *)(uintptr_t)dst, (void *)(uintptr_t)src, n);
+	return 0;
+}
