@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/rdmabench/rdmabench/report/schema"
+	"github.com/rdmabench/rdmabench/runner/backend"
+	"github.com/rdmabench/rdmabench/runner/endpoint"
 	"github.com/rdmabench/rdmabench/runner/tools"
 	"github.com/rdmabench/rdmabench/scenarios"
 )
@@ -53,3 +55,61 @@ func TestGPUInitiatedVerdictDoomsTheTest(t *testing.T) {
 		}
 	}
 }
+
+// TestGPUInitiatedNotNeededOnOneHost: where every rank of the tests that
+// asked for IBGDA shares one host (the local backend; pods on one node),
+// the verdict none is a warning naming why (NVSHMEM goes over NVLink
+// there, as it did on 4×H100 without a NIC: testdata/gpu/h100-deepep/pair);
+// where ranks span nodes, or a node is unknown, it stays a failure.
+func TestGPUInitiatedNotNeededOnOneHost(t *testing.T) {
+	failed := func() []schema.PreflightEndpoint {
+		var out []schema.PreflightEndpoint
+		for _, n := range []string{"ep-0", "ep-1"} {
+			out = append(out, schema.PreflightEndpoint{Endpoint: n, Checks: []schema.PreflightCheck{
+				{ID: tools.GPUInitiatedID, Status: schema.PreflightFail, Dooms: schema.DoomsTool, Evidence: "GPU-initiated RDMA: none; …", Fix: "load …"}}})
+		}
+		return out
+	}
+	at := map[string]int{"ep-0": 0, "ep-1": 1}
+	units := []*preflightUnit{{ep: endpoint.Endpoint{Name: "ep-0"}, probeTests: map[string][]string{tools.GPUInitiatedID: {"deepep"}}},
+		{ep: endpoint.Endpoint{Name: "ep-1"}, probeTests: map[string][]string{tools.GPUInitiatedID: {"deepep"}}}}
+	uses := map[string]*testUse{"deepep": {at: map[string]bool{"ep-0": true, "ep-1": true}}}
+	for _, tc := range []struct {
+		name  string
+		be    backend.Backend
+		nodes [2]string
+		want  string
+	}{
+		{"local backend", &localShells{}, [2]string{"", ""}, schema.PreflightWarn},
+		{"pods on one node", &podShells{}, [2]string{"gpu-a", "gpu-a"}, schema.PreflightWarn},
+		{"pods on two nodes", &podShells{}, [2]string{"gpu-a", "gpu-b"}, schema.PreflightFail},
+		{"nodes unknown", &podShells{}, [2]string{"", ""}, schema.PreflightFail},
+	} {
+		out := failed()
+		eps := []endpoint.Endpoint{{Name: "ep-0", Node: tc.nodes[0]}, {Name: "ep-1", Node: tc.nodes[1]}}
+		markOneHost(out, at, units, uses, tc.be, eps)
+		for _, e := range out {
+			c := e.Checks[0]
+			if c.Status != tc.want {
+				t.Errorf("%s: %s is %s, want %s: %s", tc.name, e.Endpoint, c.Status, tc.want, c.Evidence)
+			}
+			if tc.want == schema.PreflightWarn && (!strings.Contains(c.Evidence, "not needed here: every rank of deepep shares one host") || c.Fix == "") {
+				t.Errorf("%s: evidence %q, fix %q: want why and the fix kept", tc.name, c.Evidence, c.Fix)
+			}
+			if _, doomed := Doomed(e, Needs{Probes: []string{tools.GPUInitiatedID}}); doomed == (tc.want == schema.PreflightWarn) {
+				t.Errorf("%s: doomed %v", tc.name, doomed)
+			}
+		}
+	}
+}
+
+// podShells is a pod backend (its endpoints are pods), never run here.
+type podShells struct{ hostShells }
+
+func (*podShells) RunsInPods() bool { return true }
+func (*podShells) Name() string     { return scenarios.BackendKube }
+
+// localShells is the local backend's kind: its endpoints share this host.
+type localShells struct{ hostShells }
+
+func (*localShells) SharesHost() bool { return true }

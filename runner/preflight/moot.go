@@ -9,6 +9,7 @@ import (
 	"github.com/rdmabench/rdmabench/runner/backend"
 	"github.com/rdmabench/rdmabench/runner/endpoint"
 	"github.com/rdmabench/rdmabench/runner/plan"
+	"github.com/rdmabench/rdmabench/runner/tools"
 	"github.com/rdmabench/rdmabench/scenarios"
 )
 
@@ -123,4 +124,54 @@ func Blocking(out []schema.PreflightEndpoint, p *plan.Plan, sc *scenarios.Scenar
 		}
 	}
 	return false
+}
+
+// markOneHost turns a failed GPU-initiated RDMA readiness check into a
+// warning where every test that asked for it keeps all its ranks on one
+// host: there NVSHMEM moves DeepEP's tokens over NVLink peer-to-peer and
+// IBGDA is never used (measured on 4×H100 without a NIC: NVSHMEM logs
+// "init failed for transport: IBGDA" and the kernels run). The verdict and
+// its fix stay in the evidence, for when the ranks span hosts.
+func markOneHost(out []schema.PreflightEndpoint, at map[string]int, units []*preflightUnit, uses map[string]*testUse,
+	be backend.Backend, eps []endpoint.Endpoint) {
+	hostOf := map[string]string{}
+	for _, ep := range eps {
+		hostOf[ep.Name] = ep.Node + "\x00" + ep.Host
+	}
+	shares := false
+	if h, ok := be.(backend.HostSharer); ok {
+		shares = h.SharesHost()
+	}
+	oneHost := func(test string) bool {
+		u, ok := uses[test]
+		if !ok {
+			return false
+		}
+		if shares || len(u.at) == 1 {
+			return true
+		}
+		hosts := map[string]bool{}
+		for ep := range u.at {
+			h := hostOf[ep]
+			if h == "\x00" { // placement unknown: it may span hosts
+				return false
+			}
+			hosts[h] = true
+		}
+		return len(hosts) == 1
+	}
+	for _, u := range units {
+		e := &out[at[u.ep.Name]]
+		for i := range e.Checks {
+			c := &e.Checks[i]
+			tests := u.probeTests[c.ID]
+			spans := func(t string) bool { return !oneHost(t) }
+			if c.ID != tools.GPUInitiatedID || c.Status != schema.PreflightFail || len(tests) == 0 || slices.ContainsFunc(tests, spans) {
+				continue
+			}
+			c.Status, c.Dooms = schema.PreflightWarn, ""
+			c.Evidence += " (not needed here: every rank of " + strings.Join(tests, ", ") +
+				" shares one host, where NVSHMEM moves the tokens over NVLink peer-to-peer; needed once the ranks span hosts)"
+		}
+	}
 }

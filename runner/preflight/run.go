@@ -89,6 +89,7 @@ func RunWith(ctx context.Context, be backend.Backend, p *plan.Plan, sc *scenario
 		}
 		e.Checks = append(e.Checks, got.Checks...)
 	}
+	markOneHost(out, at, units, uses, be, eps)
 	markMoot(out, at, units, uses)
 	return out, mtus
 }
