@@ -28,6 +28,9 @@ const (
 	LabelRun       = "rdmabench.io/run"
 	LabelPool      = "rdmabench.io/pool"
 	LabelEndpoint  = "rdmabench.io/endpoint"
+	// LabelNodeGroup names the pods of a pool that share a node
+	// (pools[].perNode): "<pool>-n<group>".
+	LabelNodeGroup = "rdmabench.io/node-group"
 	LabelCreatedBy = "rdmabench.io/created-by" // on a namespace the run created
 	LabelManagedBy = "app.kubernetes.io/managed-by"
 	managedBy      = "rdmabench"
