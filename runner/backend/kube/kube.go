@@ -25,9 +25,9 @@ import (
 
 // Labels and annotations the backend puts on what it creates.
 const (
-	LabelRun       = "rdmabench.io/run"
-	LabelPool      = "rdmabench.io/pool"
-	LabelEndpoint  = "rdmabench.io/endpoint"
+	LabelRun      = "rdmabench.io/run"
+	LabelPool     = "rdmabench.io/pool"
+	LabelEndpoint = "rdmabench.io/endpoint"
 	// LabelNodeGroup names the pods of a pool that share a node
 	// (pools[].perNode): "<pool>-n<group>".
 	LabelNodeGroup = "rdmabench.io/node-group"
