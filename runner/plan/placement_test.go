@@ -127,8 +127,37 @@ tests:
 	if err := WriteSummary(&out, p); err != nil {
 		t.Fatal(err)
 	}
-	line := "  pods per node    ep 2 (2 nodes), one 3 (1 node), others 1 (anti-affinity on kubernetes.io/hostname; a node's pods held together by pod affinity)\n"
+	line := "  pods per node    ep 2 on each of 2 nodes, one 3 on each of 1 node, others 1 (anti-affinity on kubernetes.io/hostname; a node's pods held together by pod affinity)\n"
 	if !strings.Contains(out.String(), line) {
+		t.Errorf("summary lacks %q:\n%s", line, out.String())
+	}
+}
+
+// Where every pool shares nodes, the summary names no others.
+func TestSummaryPerNodeEveryPool(t *testing.T) {
+	doc := `apiVersion: rdmabench.io/v1alpha1
+kind: Scenario
+metadata: {name: per-node}
+backend: kube
+cluster: {image: tools:1}
+pools:
+  - {name: ep, replicas: 8, perNode: 2}
+tests:
+  - {name: a2a, tool: rping, from: ep, pattern: all-to-all}
+`
+	sc, err := scenarios.LoadBytes("per-node.yaml", []byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Compile(sc, CompileOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := WriteSummary(&out, p); err != nil {
+		t.Fatal(err)
+	}
+	if line := "  pods per node    ep 2 on each of 4 nodes (anti-affinity on kubernetes.io/hostname; a node's pods held together by pod affinity)\n"; !strings.Contains(out.String(), line) {
 		t.Errorf("summary lacks %q:\n%s", line, out.String())
 	}
 }

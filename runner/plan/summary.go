@@ -208,8 +208,11 @@ func perNode(p *Plan) string {
 			}
 		}
 		if len(free) == 0 && len(keys) > 0 {
-			if shared := sharedNodes(p); shared != "" {
-				return shared + ", others 1 (anti-affinity on " + strings.Join(keys, ", ") + "; a node's pods held together by pod affinity)"
+			if shared, others := sharedNodes(p); shared != "" {
+				if others {
+					shared += ", others 1"
+				}
+				return shared + " (anti-affinity on " + strings.Join(keys, ", ") + "; a node's pods held together by pod affinity)"
 			}
 			return "1 (anti-affinity on " + strings.Join(keys, ", ") + ")"
 		}
@@ -230,14 +233,16 @@ func perNode(p *Plan) string {
 }
 
 // sharedNodes names the pools that put several pods on one node
-// (perNode) and on how many nodes: "ep 2 (2 nodes), one 3 (1 node)"; ""
-// for none.
-func sharedNodes(p *Plan) string {
+// (perNode) and on how many nodes: "ep 2 on each of 2 nodes, one 3 on
+// each of 1 node"; ""
+// for none; others says whether other endpoints are one per node.
+func sharedNodes(p *Plan) (names string, others bool) {
 	var order []string
 	per, groups := map[string]int{}, map[string]map[string]bool{}
 	for _, ep := range p.Endpoints {
 		pl := ep.Placement
 		if pl == nil || pl.NodeGroup == "" {
+			others = true
 			continue
 		}
 		if groups[ep.Pool] == nil {
@@ -249,9 +254,9 @@ func sharedNodes(p *Plan) string {
 	}
 	parts := make([]string, len(order))
 	for i, pool := range order {
-		parts[i] = fmt.Sprintf("%s %d (%s)", pool, per[pool], plural(len(groups[pool]), "node"))
+		parts[i] = fmt.Sprintf("%s %d on each of %s", pool, per[pool], plural(len(groups[pool]), "node"))
 	}
-	return strings.Join(parts, ", ")
+	return strings.Join(parts, ", "), others
 }
 
 // Human is a duration as a person reads an estimate: "3d 4h", "2h 5m",
