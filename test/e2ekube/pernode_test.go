@@ -1,11 +1,17 @@
 package e2ekube
 
 import (
+	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/rdmabench/rdmabench/report/schema"
+	"github.com/rdmabench/rdmabench/runner/backend/kube"
+	"github.com/rdmabench/rdmabench/test/kubecluster/cluster"
 )
 
 // perNodeScenario is one pool of four pods testing each other in pairs
@@ -42,7 +48,8 @@ pools:
 // group, anti-affinity against the pool's other group), each pod of a
 // node attaching its own one of the pool's two networks; without perNode
 // the same pool's endpoints land on four nodes, each pod attaching both
-// networks (two rails).
+// networks (two rails). Each pod requests a VF (rdma/roce_gdr) of the
+// networks it attaches whose definition names that resource, its own.
 func TestPerNodeSharesANode(t *testing.T) {
 	c := needCluster(t)
 	for _, tc := range []struct {
@@ -53,8 +60,9 @@ func TestPerNodeSharesANode(t *testing.T) {
 		{"e2e-spread", "", false},
 	} {
 		createNamespace(t, c, tc.ns)
-		createNAD(t, c, tc.ns, "rail1")
-		r := run(t, c, writeScenario(t, perNodeScenario(tc.ns, tc.perNode)), 3*time.Minute, nil)
+		createResourceNAD(t, c, tc.ns, "rail1", "rdma/roce_gdr")
+		runID := tc.ns + "-1"
+		r := run(t, c, writeScenario(t, perNodeScenario(tc.ns, tc.perNode)), 3*time.Minute, nil, "--keep", "--run-id", runID)
 		if r.code != 0 || r.rep == nil || len(r.rep.Endpoints) != 4 || len(r.rep.Results) != 2 {
 			t.Fatalf("%s: exit %d", tc.ns, r.code)
 		}
@@ -80,6 +88,51 @@ func TestPerNodeSharesANode(t *testing.T) {
 				t.Errorf("%s rails %+v: want both networks", ep.Name, ep.Rails)
 			}
 		}
+		checkVFRequests(t, c, tc.ns, runID, tc.oneNode)
+		if out, err := runCmd(t, "clean", "--kubeconfig", c.Kubeconfig, "--all", "-n", tc.ns); err != nil {
+			t.Fatalf("clean: %v\n%s", err, out)
+		}
 		assertNothingLeft(t, c)
+	}
+}
+
+// createResourceNAD makes a NetworkAttachmentDefinition whose attachments
+// draw a device from resource, as the SR-IOV operator writes one.
+func createResourceNAD(t *testing.T, c *cluster.Cluster, ns, name, res string) {
+	t.Helper()
+	body := fmt.Sprintf(`{"apiVersion":"k8s.cni.cncf.io/v1","kind":"NetworkAttachmentDefinition","metadata":{"name":%q,"namespace":%q,"annotations":{%q:%q}},
+  "spec":{"config":"{\"cniVersion\":\"0.3.1\",\"type\":\"bridge\",\"ipam\":{\"type\":\"host-local\"}}"}}`, name, ns, kube.NADResourceAnnotation, res)
+	err := c.Client().Discovery().RESTClient().Post().AbsPath("/apis/k8s.cni.cncf.io/v1/namespaces", ns, "network-attachment-definitions").
+		SetHeader("Content-Type", "application/json").Body([]byte(body)).Do(context.Background()).Error()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// checkVFRequests: each pod requests (and is limited to) one rdma/roce_gdr
+// for its attachment of rail1, whose definition names that resource, and
+// none for default/data-net, which names none: with perNode the pods on
+// rail1 (ep-1, ep-3) one each and the others none; without, every pod one.
+func checkVFRequests(t *testing.T, c *cluster.Cluster, ns, runID string, oneNode bool) {
+	t.Helper()
+	pods, err := c.Client().CoreV1().Pods(ns).List(context.Background(), metav1.ListOptions{LabelSelector: "rdmabench.io/run=" + runID})
+	if err != nil || len(pods.Items) != 4 {
+		t.Fatalf("%v: %d pods", err, len(pods.Items))
+	}
+	for _, p := range pods.Items {
+		ep := p.Labels["rdmabench.io/endpoint"]
+		want := "1"
+		if oneNode && (ep == "ep-0" || ep == "ep-2") {
+			want = "0"
+		}
+		for _, ctr := range p.Spec.Containers {
+			if ctr.Name != "tools" {
+				continue
+			}
+			lim, req := ctr.Resources.Limits["rdma/roce_gdr"], ctr.Resources.Requests["rdma/roce_gdr"]
+			if lim.String() != want || req.String() != want {
+				t.Errorf("%s: rdma/roce_gdr limit %s request %s; want %s", ep, lim.String(), req.String(), want)
+			}
+		}
 	}
 }

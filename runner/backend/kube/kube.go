@@ -118,6 +118,9 @@ type Backend struct {
 	plat         string                  // the platform, once known (platform)
 	lost         map[string]error        // pod name → why it is gone (lost.go)
 	sessions     map[string]*sessionSlot // "pod\x00container" → its exec session
+	// nadResources: each network as the scenario names it → the device
+	// plugin resource its NetworkAttachmentDefinition draws from ("" none).
+	nadResources map[string]string
 	// sessionsClosed: Cleanup closed the sessions; later commands take an exec each.
 	sessionsClosed bool
 }
