@@ -12,12 +12,14 @@ import (
 //	# rdmabench-deepep version 1 deep_ep=1.2.1+567632d deep_ep-api=V1 torch=2.11.0+cu130 nccl-version=2.28.9 nvshmem=3.4.5 …
 //	[rank 0] rdmabench-deepep normal dispatch (FP8): 0.00 GB/s (RDMA), 152.31 GB/s (NVL), 0 bytes (RDMA), 45678 bytes (NVL), avg_t=…
 //	[rank 0] rdmabench-deepep low_latency combine (BF16): 61.20 GB/s, 14680064 bytes, avg_t=… us, min_t=… us, max_t=… us, path=nvshmem, …
+//	[rank 0] rdmabench-deepep low_latency dispatch+combine (FP8): 148.90 GB/s, 22134784 bytes, avg_t=… us, …
 //
+// (the low-latency pair timed back to back, as DeepEP's "Dispatch + combine")
 // and its failures as "rdmabench-deepep: …" lines.
 const deepEPProbe = "rdmabench-deepep"
 
 var (
-	reProbeLine  = regexp.MustCompile(`^\[rank (\d+)\] rdmabench-deepep (normal|low_latency) (dispatch|combine) \((FP8|BF16)\): (.*)$`)
+	reProbeLine  = regexp.MustCompile(`^\[rank (\d+)\] rdmabench-deepep (normal|low_latency) (dispatch|combine|dispatch\+combine) \((FP8|BF16)\): (.*)$`)
 	reProbeTotal = regexp.MustCompile(`^([\d.]+) GB/s, (\d+) bytes,`)
 	reProbeBytes = regexp.MustCompile(`(\d+) bytes \((RDMA|NVL)\)`)
 	reProbeTimes = regexp.MustCompile(`avg_t=([\d.]+) us, min_t=([\d.]+) us, max_t=([\d.]+) us`)

@@ -43,10 +43,10 @@ tests:
 		b, _ := os.ReadFile(filepath.Join(out, f))
 		raw = append(raw, b...)
 	}
-	// Eight measurements (2 ranks × normal and low-latency dispatch and
-	// combine), each its own sample: ranks that moved the same bytes stay
-	// apart, named by phase and rank.
-	if r.Verdict != schema.VerdictPass || len(r.Samples) != 8 || r.BestBps <= 0 {
+	// Ten measurements (2 ranks × normal dispatch and combine, low-latency
+	// dispatch, combine and the two back to back), each its own sample:
+	// ranks that moved the same bytes stay apart, named by phase and rank.
+	if r.Verdict != schema.VerdictPass || len(r.Samples) != 10 || r.BestBps <= 0 {
 		t.Fatalf("%s %q, %d samples\n%s\n%s", r.Verdict, r.Reason, len(r.Samples), strings.Join(r.Commands, "\n"), raw)
 	}
 	for _, s := range r.Samples {
@@ -56,7 +56,8 @@ tests:
 	}
 	// The EP budget: both kernel sets, the test's 3 MoE layers.
 	if b := rep.EPBudget; b == nil || len(b.Rows) != 2 || b.Rows[0].Stage != schema.EPStageDecode || b.Rows[0].MoELayers != 3 ||
-		b.Rows[0].Tokens != 16 || b.Rows[1].Tokens != 64 || b.Rows[1].Ms <= 0 || b.Rows[0].Dispatch.RanksSeen != 2 {
+		b.Rows[0].Tokens != 16 || b.Rows[1].Tokens != 64 || b.Rows[1].Ms <= 0 || b.Rows[0].Dispatch.RanksSeen != 2 ||
+		b.Rows[0].Pair == nil || b.Rows[0].LayerUS != b.Rows[0].Pair.AvgUS || b.Rows[1].Pair != nil {
 		t.Errorf("EP budget %+v", b)
 	}
 	if r.Program != "rdmabench-deepep" || r.Libraries["deep_ep"] != "1.2.1+standin" || r.Libraries["torch"] != "2.11.0+standin" {

@@ -286,7 +286,8 @@ def run_target(args, nixl_api, banner):
                 agent.remove_remote_agent(init["name"])
                 agent.deregister_memory(reg, backends=[args.backend])
                 return
-        time.sleep(0.001)
+        if not args.busy_poll:
+            time.sleep(0.001)  # vLLM reads notifications once per engine step
     fail(f"the initiator did not finish within {args.time_limit:g} s")
 
 
@@ -332,10 +333,14 @@ def measure(args, agent, remote, regions, tgt, block):
     ids = list(range(args.regions * args.blocks))
     iters = iterations(args, block)
     problem = check_data(args, agent, local, far, ids, remote, regions, block)
-    for _ in range(args.warmup):
-        request(args, agent, local, far, ids, remote, None)
+    # --reuse-xfer: one prepared transfer, made before the warm-up and posted
+    # again with its notification (nixlbench: createXferReq once, its
+    # "0xBEEF" notification sent with every post).
+    reuse = agent.make_prepped_xfer(args.op, local, ids, far, ids, notif_msg=NOTIF if args.notify else b"",
+                                    backends=[args.backend]) if args.reuse_xfer else None
+    for _ in range(warmups(args, block)):
+        request(args, agent, local, far, ids, remote, None, reuse)
     prep, post, tx = [], [], []
-    reuse = agent.make_prepped_xfer(args.op, local, ids, far, ids, backends=[args.backend]) if args.reuse_xfer else None
     start = time.perf_counter_ns()
     for _ in range(iters):
         request(args, agent, local, far, ids, remote, (prep, post, tx), reuse)
@@ -400,6 +405,14 @@ def iterations(args, block):
     return args.iters
 
 
+def warmups(args, block):
+    """--as-nixlbench: the warm-up too is divided by the large-block factor
+    over 1 MiB (nixlbench's rule: 16 warm-up transfers become 1)."""
+    if args.as_nixlbench and block > 1 << 20:
+        return max(1, args.warmup // args.large_block_factor) if args.warmup else 0
+    return args.warmup
+
+
 def avg(xs):
     return sum(xs) / len(xs) if xs else 0.0
 
@@ -427,7 +440,9 @@ def print_config(args, tgt):
             ("Initiator device (--device=N)", args.device), ("Target device", tgt["device"]),
 
             ("Check consistency (--check_consistency=[0,1])", 1),
-            ("Progress thread (--progress-thread)", int(args.progress_thread))]
+            ("Progress thread (--no-progress-thread: 0)", int(args.progress_thread)),
+            ("Target polls notifications (--busy-poll)", "without a pause" if args.busy_poll else "every 1 ms"),
+            ("Loop (--as-nixlbench)", "nixlbench's" if args.as_nixlbench else "rdmabench's")]
     if "VRAM" in (args.initiator_seg, args.target_seg):
         rows += [("VRAM allocation (--vram-alloc)", args.vram_alloc),
                  ("PYTORCH_CUDA_ALLOC_CONF", os.environ.get("PYTORCH_CUDA_ALLOC_CONF") or "(unset)")]
@@ -483,10 +498,19 @@ def parse_args(argv):
     p.add_argument("--large-block-factor", type=int, default=16)
     p.add_argument("--reuse-xfer", action="store_true", help="post one prepared transfer again (nixlbench's way)")
     p.add_argument("--no-notify", dest="notify", action="store_false",
-                   help="no notification per request (nixlbench sends none; vLLM does)")
+                   help="no notification per request (vLLM and nixlbench send one with each)")
+    p.add_argument("--busy-poll", action="store_true",
+                   help="the target reads notifications without a pause (nixlbench's target spins; vLLM's reads once a step)")
+    p.add_argument("--as-nixlbench", action="store_true",
+                   help="nixlbench's loop, like for like: --reuse-xfer --no-progress-thread --busy-poll, a notification "
+                        "with every post, the warm-up divided by the large-block factor over 1 MiB")
     p.add_argument("--rendezvous-timeout", type=float, default=120)
     p.add_argument("--time-limit", type=float, default=600)
     a = p.parse_args(argv)
+    if a.as_nixlbench:
+        if not a.notify:
+            fail("--as-nixlbench sends a notification with every post, as nixlbench does: drop --no-notify", 2)
+        a.reuse_xfer, a.progress_thread, a.busy_poll = True, False, True
     for name in ("min_block", "max_block", "regions", "blocks", "iters", "large_block_factor"):
         if getattr(a, name) <= 0:
             fail(f"--{name.replace('_', '-')} must be positive", 2)

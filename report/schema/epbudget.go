@@ -35,12 +35,18 @@ type EPCost struct {
 	Kernels string `json:"kernels"`
 	Stage   string `json:"stage"`
 	// Tokens is the tokens per rank of one call (the decode or prefill batch).
-	Tokens    int64   `json:"tokens"`
-	Dispatch  EPPhase `json:"dispatch"`
-	Combine   EPPhase `json:"combine"`
-	MoELayers int     `json:"moeLayers"`
-	// LayerUS is one MoE layer's dispatch + combine, each at its slowest
-	// rank: a step waits for its slowest rank in each phase.
+	Tokens   int64   `json:"tokens"`
+	Dispatch EPPhase `json:"dispatch"`
+	Combine  EPPhase `json:"combine"`
+	// Pair is the two timed back to back in one window (the low-latency
+	// kernels: a decode step launches combine right after dispatch), at its
+	// slowest rank; nil where the probe did not time it so.
+	Pair      *EPPhase `json:"pair,omitempty"`
+	MoELayers int      `json:"moeLayers"`
+	// LayerUS is one MoE layer's all-to-all: the pair's time where it was
+	// timed back to back (the gap between the kernels counts), else
+	// dispatch + combine, each at its slowest rank (a step waits for its
+	// slowest rank in each phase).
 	LayerUS float64 `json:"layerUs"`
 	// Ms is LayerUS × MoELayers: what the all-to-all adds to every output
 	// token (decode: TPOT) or to a prefill forward pass of Tokens per rank
@@ -103,8 +109,13 @@ func resultEPCosts(r *Result) []EPCost {
 			layers = tool.DefaultDeepEPMoELayers
 		}
 		layer := d.AvgUS + c.AvgUS
+		var pair *EPPhase
+		if p, ok := phases[k.kernels+" dispatch+combine"]; ok {
+			pair, layer = &p, p.AvgUS
+		}
 		out = append(out, EPCost{Test: r.Test, Ranks: max(r.NRanks, d.RanksSeen), Kernels: k.kernels, Stage: k.stage,
-			Tokens: tokens[k.kernels], Dispatch: d, Combine: c, MoELayers: layers, LayerUS: layer, Ms: layer * float64(layers) / 1000})
+			Tokens: tokens[k.kernels], Dispatch: d, Combine: c, Pair: pair, MoELayers: layers, LayerUS: layer,
+			Ms: layer * float64(layers) / 1000})
 	}
 	return out
 }

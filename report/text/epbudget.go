@@ -10,8 +10,9 @@ import (
 )
 
 // EPIntro says in a sentence how the EP budget is reckoned.
-const EPIntro = "DeepEP's dispatch + combine for one MoE layer, each phase at its slowest rank (a step waits for it), × the model's MoE layers: " +
-	"the low-latency kernels (vLLM's deepep_low_latency) for every decode step, the normal kernels (deepep_high_throughput) for a prefill pass."
+const EPIntro = "DeepEP's dispatch + combine for one MoE layer at the slowest rank (a step waits for it), × the model's MoE layers: " +
+	"the low-latency kernels (vLLM's deepep_low_latency) for every decode step, timed back to back as a step runs them where the probe did, " +
+	"the normal kernels (deepep_high_throughput) for a prefill pass, each phase apart."
 
 // EPHead is the EP budget table's header.
 var EPHead = []string{"TEST", "STAGE", "TOKENS/RANK", "DISPATCH", "COMBINE", "PER LAYER", "MOE LAYERS", "ADDS"}
@@ -23,10 +24,19 @@ func EPRows(b *schema.EPBudget) [][]string {
 	for _, c := range b.Rows {
 		rows = append(rows, []string{c.Test, c.Stage + " (" + strings.ReplaceAll(c.Kernels, "_", "-") + " kernels)",
 			fmt.Sprint(c.Tokens), epPhase(c.Dispatch, c.Ranks), epPhase(c.Combine, c.Ranks),
-			fmt.Sprintf("%.2f µs", c.LayerUS), fmt.Sprint(c.MoELayers),
+			perLayer(c), fmt.Sprint(c.MoELayers),
 			fmt.Sprintf("%.2f ms %s", c.Ms, schema.EPStageWord(c.Stage))})
 	}
 	return rows
+}
+
+// perLayer: "99.10 µs (back to back, rank 2)" where the pair was timed in
+// one window, else the two phases' sum.
+func perLayer(c schema.EPCost) string {
+	if c.Pair != nil {
+		return fmt.Sprintf("%.2f µs (back to back, rank %d)", c.LayerUS, c.Pair.Rank)
+	}
+	return fmt.Sprintf("%.2f µs", c.LayerUS)
 }
 
 // epPhase: "38.06 µs (rank 2 of 4, FP8)", the data type from the phase's name.

@@ -60,9 +60,13 @@ func buildUCX(dst []Command, spec *Spec, leg *Leg) ([]Command, error) {
 	}
 	cli = append(cli, "-n", leg.itoa(ucxIterations(a.Iterations)))
 	cli = append(cli, a.Extra...)
+	// Each side its own GPU where endpoints share a host's (-m cuda: UCX's
+	// cuda_ipc between two GPUs, a layer of the one-host waterfall).
 	return append(dst,
-		Command{Endpoint: leg.Server.Name, Role: RoleServer, Argv: srv, Env: ucxEnv(leg, a, leg.Server), Port: port, Ready: ReadyListen},
-		Command{Endpoint: leg.Client.Name, Role: RoleClient, Argv: cli, Env: ucxChoiceLogged(leg, a, ucxEnv(leg, a, leg.Client)), Parse: true},
+		Command{Endpoint: leg.Server.Name, Role: RoleServer, Argv: srv, Env: withVisibleGPUs(leg, leg.Server, ucxEnv(leg, a, leg.Server)),
+			Port: port, Ready: ReadyListen},
+		Command{Endpoint: leg.Client.Name, Role: RoleClient, Argv: cli, Parse: true,
+			Env: withVisibleGPUs(leg, leg.Client, ucxChoiceLogged(leg, a, ucxEnv(leg, a, leg.Client)))},
 	), nil
 }
 
