@@ -58,6 +58,9 @@ func endpointInfo(ep endpoint.Endpoint) schema.EndpointInfo {
 	for _, r := range ep.Rails {
 		info.Rails = append(info.Rails, schema.Rail(r))
 	}
+	for _, a := range ep.Affinity {
+		info.Affinity = append(info.Affinity, schema.Affinity{Endpoint: ep.Name, GPU: a.GPU, Device: a.Device, Relation: a.Relation})
+	}
 	return info
 }
 

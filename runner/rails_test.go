@@ -1,9 +1,12 @@
 package runner
 
 import (
+	"os"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/rdmabench/rdmabench/nic"
 	"github.com/rdmabench/rdmabench/runner/endpoint"
 	"github.com/rdmabench/rdmabench/runner/plan"
 )
@@ -112,5 +115,65 @@ func TestEndpointInfoHasRails(t *testing.T) {
 		{Network: "bench/rail-b", Interface: "eth2", Address: "10.9.1.1", Device: "rxe1", Port: 1, GIDIndex: &g, RateBps: 2.5e9}}})
 	if len(info.Rails) != 2 || info.Rails[1].Device != "rxe1" || *info.Rails[1].GIDIndex != 2 || info.Rails[1].RateBps != 2.5e9 || info.Device != "rxe0" {
 		t.Errorf("%+v", info)
+	}
+}
+
+// topo4x4 is a 4-GPU, 4-NIC host where GPU i is PIX to NIC i, the
+// others on its socket NODE, across it SYS.
+const topo4x4 = "\tGPU0\tGPU1\tGPU2\tGPU3\tNIC0\tNIC1\tNIC2\tNIC3\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID\n" +
+	"GPU0\t X \tNV18\tNV18\tNV18\tPIX\tNODE\tSYS\tSYS\t0-47\t0\t\tN/A\n" +
+	"GPU1\tNV18\t X \tNV18\tNV18\tNODE\tPIX\tSYS\tSYS\t0-47\t0\t\tN/A\n" +
+	"GPU2\tNV18\tNV18\t X \tNV18\tSYS\tSYS\tPIX\tNODE\t48-95\t1\t\tN/A\n" +
+	"GPU3\tNV18\tNV18\tNV18\t X \tSYS\tSYS\tNODE\tPIX\t48-95\t1\t\tN/A\n" +
+	"\nNIC Legend:\n\n  NIC0: mlx5_0\n  NIC1: mlx5_1\n  NIC2: mlx5_2\n  NIC3: mlx5_3\n"
+
+// railedPod is a pod whose rails are devices, in network order, with the
+// affinity its machine's matrix gives (as the backends fill it).
+func railedPod(t *testing.T, name, topo string, devices ...string) endpoint.Endpoint {
+	t.Helper()
+	gpus, err := nic.ParseTopo(topo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ep := endpoint.Endpoint{Name: name, Device: devices[0], Port: 1, GPUs: len(gpus)}
+	for i, d := range devices {
+		ep.Rails = append(ep.Rails, endpoint.Rail{Network: "rail" + strconv.Itoa(i), Device: d, Port: 1 + i%2})
+	}
+	for _, p := range (&nic.Inventory{GPUs: gpus}).Affinity(len(gpus), devices) {
+		ep.Affinity = append(ep.Affinity, endpoint.GPUNIC(p))
+	}
+	return ep
+}
+
+// ${nic:EP@G} is GPU G's nearest rail with its port: GPU i's own NIC on a
+// host whose GPUs and NICs are in step; on a real eight-H100 host
+// (NVIDIA/nccl#1453) whose NICs are numbered the other way round (GPU0 is
+// PIX to NIC8), the PIX one, not rail G; and every rail where the matrix
+// does not list the GPU.
+func TestSubstituteNearestNICOfEachGPU(t *testing.T) {
+	h100, err := os.ReadFile("../nic/testdata/topo-h100x8-nccl1453.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	unlisted := railedPod(t, "c-0", topo4x4, "mlx5_0", "mlx5_1")
+	unlisted.Affinity = unlisted.Affinity[:1] // GPU1 not in the matrix
+	eps := map[string]endpoint.Endpoint{
+		"a-0": railedPod(t, "a-0", topo4x4, "mlx5_0", "mlx5_1", "mlx5_2", "mlx5_3"),
+		"b-0": railedPod(t, "b-0", string(h100), "NIC1", "NIC2", "NIC3", "NIC4", "NIC5", "NIC6", "NIC7", "NIC8"),
+		"c-0": unlisted,
+	}
+	s := newSubstituter(eps, "", "r", "/o")
+	for placeholder, want := range map[string]string{
+		"${nic:a-0@0}": "mlx5_0:1", "${nic:a-0@1}": "mlx5_1:2", "${nic:a-0@2}": "mlx5_2:1", "${nic:a-0@3}": "mlx5_3:2",
+		"${nic:b-0@0}": "NIC8:2", "${nic:b-0@1}": "NIC7:1", "${nic:b-0@3}": "NIC5:1", "${nic:b-0@7}": "NIC1:1",
+		"${nic:c-0@0}": "mlx5_0:1", "${nic:c-0@1}": "mlx5_0:1,mlx5_1:2",
+	} {
+		_, env, err := s.command(plan.PlannedCommand{Env: map[string]string{"UCX_NET_DEVICES": placeholder}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := env["UCX_NET_DEVICES"]; got != want {
+			t.Errorf("%s = %q, want %q", placeholder, got, want)
+		}
 	}
 }

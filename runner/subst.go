@@ -46,6 +46,9 @@ func newSubstituter(eps map[string]endpoint.Endpoint, etcdURL, runID, out string
 		add(tools.PortPlaceholder(name), port)
 		add(tools.GIDPlaceholder(name), gidOf(ep))
 		pairs = append(pairs, tools.RailsPlaceholder(name), otherRails(ep))
+		for g := range max(ep.GPUs, 1) {
+			add(tools.NICPlaceholder(name, g), nearestNIC(ep, g))
+		}
 		for i := 1; i < len(ep.Rails); i++ {
 			rail, r := endpoint.RailName(name, i), ep.Rails[i]
 			add(tools.AddrPlaceholder(rail), r.Address)
@@ -70,6 +73,30 @@ func otherRails(ep endpoint.Endpoint) string {
 		fmt.Fprintf(&b, ",%s:%d", r.Device, max(r.Port, 1))
 	}
 	return b.String()
+}
+
+// nearestNIC is GPU gpu's nearest rail as "dev:port", from the affinity
+// its machine's topology gave (endpoint.Affinity, GPUs named GPU0…);
+// every rail, as otherRails follows the data device, where the matrix
+// does not list that GPU; "" when the endpoint has no device.
+func nearestNIC(ep endpoint.Endpoint, gpu int) string {
+	for _, a := range ep.Affinity {
+		if a.GPU != "GPU"+strconv.Itoa(gpu) || a.Device == "" {
+			continue
+		}
+		for _, r := range ep.Rails {
+			if r.Device == a.Device {
+				return a.Device + ":" + strconv.Itoa(max(r.Port, 1))
+			}
+		}
+		if a.Device == ep.Device {
+			return a.Device + ":" + strconv.Itoa(max(ep.Port, 1))
+		}
+	}
+	if ep.Device == "" {
+		return ""
+	}
+	return ep.Device + ":" + strconv.Itoa(max(ep.Port, 1)) + otherRails(ep)
 }
 
 func railPort(r endpoint.Rail) string {
@@ -195,5 +222,5 @@ func leftover(s string) error {
 	if name == tools.PlaceholderEtcd {
 		return fmt.Errorf("%s used but no etcd runs (plan.needsEtcd is false)", name)
 	}
-	return fmt.Errorf("unknown placeholder %s (known: ${addr:ENDPOINT}, ${dev:ENDPOINT}, ${port:ENDPOINT}, ${gid:ENDPOINT}, ${gids:ENDPOINT,…}, ${rails:ENDPOINT}, ${etcd}, ${run}, ${out})", name)
+	return fmt.Errorf("unknown placeholder %s (known: ${addr:ENDPOINT}, ${dev:ENDPOINT}, ${port:ENDPOINT}, ${gid:ENDPOINT}, ${gids:ENDPOINT,…}, ${rails:ENDPOINT}, ${nic:ENDPOINT@GPU}, ${etcd}, ${run}, ${out})", name)
 }

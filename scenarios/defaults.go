@@ -36,6 +36,15 @@ func (p *Pool) ReplicaCount() int {
 	return *p.Replicas
 }
 
+// NodeShare is how many of the pool's endpoints share a node: perNode,
+// else 1 (one per node).
+func (p *Pool) NodeShare() int {
+	if p.PerNode == nil {
+		return 1
+	}
+	return *p.PerNode
+}
+
 // RepetitionCount is how often a test runs: its own repetitions, else the
 // scenario's defaults, else the default.
 func (t *Test) RepetitionCount(d *Defaults) int {

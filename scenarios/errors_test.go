@@ -76,6 +76,11 @@ var brokenCases = []struct {
 	// address; crossRails is rping's, a boolean.
 	{"cross-rails", []string{"10:23 hosts[0].rails[1]", "10:31 hosts[0].rails[2]", "10:41 hosts[0].rails[3]",
 		"20:19 tests[0].args.crossRails", "26:7 tests[1].args.crossRails"}},
+	// perNode: at least 1, no more than the replicas, kube only; a pool's
+	// networks are shared by a node's endpoints (one network) or split
+	// among them (a multiple of perNode), nothing in between.
+	{"kube-per-node", []string{"11:14 pools[0].perNode", "14:14 pools[1].perNode", "17:14 pools[2].perNode"}},
+	{"local-per-node", []string{"8:5 pools[0].perNode"}},
 	{"ssh-hosts", []string{"11:13 pools[0].hosts[0]", "12:5 pools[1]"}},
 	{"syntax-indentation", []string{"13:4"}},
 	{"syntax-mapping-values", []string{"13:17"}},

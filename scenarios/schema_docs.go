@@ -51,6 +51,7 @@ var fieldDocs = map[string]string{
 	"ResourceClaim.resourceClaimName":         "an existing ResourceClaim, shared by the pods",
 	"ResourceClaim.resourceClaimTemplateName": "a ResourceClaimTemplate: one claim made per pod",
 	"Pool.shareNodesWith":                     "kube: pools this pool's pods may share a node with; by default pools that test each other never do",
+	"Pool.perNode":                            "kube: how many of the pool's endpoints share a node (one per GPU or rail), in groups held together by pod affinity; one network is attached by each, a multiple of perNode split among them; default 1",
 	"Pool.images":                             "refused, as cluster.images is: one container per pod, from cluster.image",
 	"Pool.cpu":                                "kube: CPU of this pool's pods, instead of the cluster's",
 	"Pool.memory":                             "kube: memory of this pool's pods, instead of the cluster's",

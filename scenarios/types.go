@@ -262,6 +262,16 @@ type Pool struct {
 	AvoidPools []string `yaml:"avoidPools,omitempty" json:"avoidPools,omitempty"`
 	// Tolerations are added to the cluster's for this pool's pods.
 	Tolerations []Toleration `yaml:"tolerations,omitempty" json:"tolerations,omitempty"`
+	// PerNode is how many of the pool's endpoints share one node (kube):
+	// a serving node's one pod per GPU or rail. Replicas go to nodes in
+	// groups of PerNode (ep-0 and ep-1 on one node, ep-2 and ep-3 on
+	// another): a group's pods are held together by required pod affinity
+	// and kept from the pool's other groups by anti-affinity, on
+	// cluster.antiAffinity's topology key. With one network each pod of a
+	// node attaches it (a VF of its own from the network's pool); with
+	// PerNode×k networks each gets k of them, the node's i-th endpoint
+	// networks[i·k … i·k+k-1] (its own rails). Unset: 1.
+	PerNode *int `yaml:"perNode,omitempty" json:"perNode,omitempty"`
 	// ShareNodesWith lists pools this pool's pods may share a node with.
 	// By default pools that test each other never do: their traffic would
 	// not cross the fabric.

@@ -74,7 +74,7 @@ func (v *validator) onePool(path string, p *Pool) {
 func (v *validator) poolBackendFields(path string, p *Pool) {
 	b := v.s.Backend
 	if b != BackendKube {
-		for _, f := range []string{"nodeSelector", "networks", "resources", "avoidPools", "tolerations", "shareNodesWith",
+		for _, f := range []string{"nodeSelector", "networks", "resources", "avoidPools", "tolerations", "shareNodesWith", "perNode",
 			"cpu", "memory", "shmSize", "hugepages", "resourceClaims", "images"} {
 			if v.written(path+"."+f, p, f) {
 				v.keyErrf(path+"."+f, "it applies to backend: kube only; remove it", "%s means nothing for the %s backend", f, b)
@@ -85,6 +85,7 @@ func (v *validator) poolBackendFields(path string, p *Pool) {
 		v.checkResources(path+".resources", p.Resources)
 		v.noImages(path+".images", p)
 		v.checkTolerations(path+".tolerations", p.Tolerations)
+		v.perNode(path, p)
 		if c := v.s.Cluster; c != nil {
 			v.podResources(path, p.CPU, p.Memory, p.ShmSize, p.Hugepages, c.Memory, c.ShmSize)
 			taken := map[string]bool{}
@@ -115,4 +116,28 @@ func firstOr(list []string, def string) string {
 		return list[0]
 	}
 	return def
+}
+
+// perNode checks a pool's endpoints per node: at least 1, no more than its
+// replicas, and networks a node's endpoints can share (one) or split
+// evenly (a multiple of perNode).
+func (v *validator) perNode(path string, p *Pool) {
+	if p.PerNode == nil {
+		return
+	}
+	n, replicas := *p.PerNode, p.ReplicaCount()
+	nets := len(p.Networks)
+	if c := v.s.Cluster; nets == 0 && c != nil && !c.HostNetwork {
+		nets = len(c.Networks)
+	}
+	switch {
+	case n < 1:
+		v.errf(path+".perNode", "write how many of the pool's endpoints share a node (1: one per node, the default)", "must be at least 1, not %d", n)
+	case n > replicas:
+		v.errf(path+".perNode", fmt.Sprintf("lower perNode to %d at most, or raise replicas", replicas),
+			"%d endpoints per node is more than the pool's %d replica(s)", n, replicas)
+	case nets > 1 && nets%n != 0:
+		v.errf(path+".perNode", fmt.Sprintf("list one network (each pod attaches it) or a multiple of %d (each pod of a node gets its share, its own rails)", n),
+			"the pool's %d networks do not split evenly among %d endpoints of a node", nets, n)
+	}
 }

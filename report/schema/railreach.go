@@ -305,11 +305,48 @@ func (a *RailReach) hcaSettings(info map[string]EndpointInfo) []HCASetting {
 		why = "only the rails that reach each other any-to-any (" + strings.Join(full, ", ") +
 			"), until the blocked pairs route: fewer NICs, less bandwidth, but no hang"
 	}
-	mapping := make([]string, len(full))
-	for g, h := range full {
-		mapping[g] = strconv.Itoa(g) + ":" + h
-	}
+	mapping, how := a.deepEPMapping(info, full)
 	return append(out, HCASetting{Name: "NVSHMEM_HCA_LIST", Value: strings.Join(full, ","), Why: why},
-		HCASetting{Name: "DEEP_EP_DEVICE_TO_HCA_MAPPING", Value: strings.Join(mapping, ","),
-			Why: why + "; GPU i to the i-th (one NIC per GPU): where a GPU's nearest NIC differs (nvidia-smi topo -m), map it to that one"})
+		HCASetting{Name: "DEEP_EP_DEVICE_TO_HCA_MAPPING", Value: strings.Join(mapping, ","), Why: why + "; " + how})
+}
+
+// deepEPMapping maps each GPU to an HCA of full (the rails that reach
+// every remote rail, as "dev:port"): its nearest NIC where the first
+// endpoint of the pairs with a GPU↔NIC affinity says which and that NIC
+// is in full, else the g-th of full in index order; and says how.
+func (a *RailReach) deepEPMapping(info map[string]EndpointInfo, full []string) ([]string, string) {
+	byDevice := map[string]string{}
+	for _, h := range full {
+		byDevice[h[:strings.LastIndexByte(h, ':')]] = h
+	}
+	var aff []Affinity
+	from := ""
+	for _, p := range a.Pairs {
+		for _, name := range []string{p.From, p.To} {
+			if aff == nil && len(info[name].Affinity) > 0 {
+				aff, from = info[name].Affinity, name
+			}
+		}
+	}
+	if aff == nil {
+		mapping := make([]string, len(full))
+		for g, h := range full {
+			mapping[g] = strconv.Itoa(g) + ":" + h
+		}
+		return mapping, "GPU i to the i-th, in index order: no endpoint's GPU↔NIC affinity was read (nvidia-smi topo -m in the pods); where a GPU's nearest NIC differs, map it to that one"
+	}
+	var mapping, fallback []string
+	for g, p := range aff {
+		h, near := byDevice[p.Device]
+		if !near {
+			h = full[g%len(full)]
+			fallback = append(fallback, fmt.Sprintf("%s's nearest NIC, %s, does not reach every remote rail: index order for it", p.GPU, p.Device))
+		}
+		mapping = append(mapping, strings.TrimPrefix(p.GPU, "GPU")+":"+h)
+	}
+	how := "each GPU to its nearest NIC (" + from + "'s nvidia-smi topo -m)"
+	if len(fallback) > 0 {
+		how += "; " + strings.Join(fallback, "; ")
+	}
+	return mapping, how
 }

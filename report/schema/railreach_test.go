@@ -171,3 +171,48 @@ func mapsEqual(a, b map[string]string) bool {
 	}
 	return true
 }
+
+// why is the Why of the named setting.
+func why(a RailReach, name string) string {
+	for _, h := range a.HCA {
+		if h.Name == name {
+			return h.Why
+		}
+	}
+	return ""
+}
+
+// DEEP_EP_DEVICE_TO_HCA_MAPPING maps each GPU to its nearest NIC where the
+// endpoints' nvidia-smi topo -m was read (here GPU0 is nearest rxe1, GPU1
+// rxe0: not in index order), and says so; a GPU whose nearest NIC does not
+// reach every remote rail falls back to index order among those that do,
+// named in the Why; without any affinity, index order, said so.
+func TestDeepEPMappingByAffinity(t *testing.T) {
+	eps := twoRails()
+	for i := range eps {
+		eps[i].Affinity = []Affinity{{Endpoint: eps[i].Name, GPU: "GPU0", Device: "rxe1", Relation: "PIX"},
+			{Endpoint: eps[i].Name, GPU: "GPU1", Device: "rxe0", Relation: "PIX"}}
+	}
+	a := BuildRailReach(crossResults(), eps)[0]
+	if s := settings(a); s["DEEP_EP_DEVICE_TO_HCA_MAPPING"] != "0:rxe1:1,1:rxe0:1" || s["NVSHMEM_HCA_LIST"] != "rxe0:1,rxe1:1" {
+		t.Errorf("settings %v: want GPU0 on rxe1, GPU1 on rxe0", s)
+	}
+	if w := why(a, "DEEP_EP_DEVICE_TO_HCA_MAPPING"); !strings.Contains(w, "each GPU to its nearest NIC (vm2's nvidia-smi topo -m)") {
+		t.Errorf("why %q", w)
+	}
+
+	// rail 1 blocked (0→1 and 1→1 … as in TestRailReachOnePairBlocked):
+	// only rxe0 reaches every remote rail; GPU0's nearest (rxe1) does not.
+	a = BuildRailReach(crossResults("01"), eps)[0]
+	if s := settings(a); s["DEEP_EP_DEVICE_TO_HCA_MAPPING"] != "0:rxe0:1,1:rxe0:1" {
+		t.Errorf("settings %v: want both GPUs on rxe0, the one rail that reaches every remote rail", s)
+	}
+	if w := why(a, "DEEP_EP_DEVICE_TO_HCA_MAPPING"); !strings.Contains(w, "GPU0's nearest NIC, rxe1, does not reach every remote rail: index order for it") {
+		t.Errorf("why %q", w)
+	}
+
+	a = BuildRailReach(crossResults(), twoRails())[0]
+	if w := why(a, "DEEP_EP_DEVICE_TO_HCA_MAPPING"); !strings.Contains(w, "GPU i to the i-th, in index order: no endpoint's GPU↔NIC affinity was read") {
+		t.Errorf("without affinity, why %q", w)
+	}
+}

@@ -116,6 +116,11 @@ type EndpointInfo struct {
 	// Rails are every secondary network of a multi-rail pod, rail 0 the
 	// data network above (perftest measures them rail i to rail i).
 	Rails []Rail `json:"rails,omitempty"`
+	// Affinity is each GPU the endpoint uses and the NIC nearest to it
+	// among its own (its device, or on a multi-rail pod the nearest
+	// rail), from its machine's nvidia-smi topo -m; what a GPU process's
+	// UCX_NET_DEVICES and DeepEP's GPU-to-HCA mapping follow.
+	Affinity []Affinity `json:"affinity,omitempty"`
 }
 
 // Rail is one secondary network of a multi-rail pod and the RDMA device

@@ -95,6 +95,13 @@ type Placement struct {
 	// pool first) must not share; "" places freely.
 	AntiAffinity string   `json:"antiAffinity,omitempty"`
 	AvoidPools   []string `json:"avoidPools,omitempty"`
+	// NodeGroup is set where the pool puts several endpoints on one node
+	// (pools[].perNode): the endpoints of one group ("ep-n0") share a
+	// topology domain (required pod affinity) and avoid the pool's other
+	// groups, instead of every other endpoint of the pool; AvoidPools'
+	// other pools are still avoided. PerNode is the group's size.
+	NodeGroup string `json:"nodeGroup,omitempty"`
+	PerNode   int    `json:"perNode,omitempty"`
 	// Capabilities are added to the pod's container (every other one is
 	// dropped): the cluster's (IPC_LOCK by default), plus what the MPI
 	// launcher's per-run sshd needs on a pool that hosts remote ranks

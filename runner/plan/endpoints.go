@@ -50,7 +50,7 @@ func planEndpoints(s *scenarios.Scenario, opts CompileOptions) ([]endpoint.Endpo
 			if err != nil {
 				return nil, nil, posErr(s.File, pool.Pos, "pools[%d] (%s): %v", pi, pool.Name, err)
 			}
-			ep.Placement = place
+			ep.Placement = nodeShare(place, pool, i)
 			ep.GPUs, ep.GPUsFrom = gpus.N, gpus.from
 			if opts.ResolveDevice != nil && ep.Device == "" {
 				ep.Device = opts.ResolveDevice(ep)
@@ -304,6 +304,27 @@ func placement(s *scenarios.Scenario, pool *scenarios.Pool, partners map[string]
 		p.AvoidPools = avoidPools(s, pool, partners)
 	}
 	return p
+}
+
+// nodeShare is the placement of a pool's i-th endpoint where the pool
+// puts several on a node (perNode): its own copy naming its node group
+// (replicas in groups of perNode, in order) and, where the pool has a
+// multiple of perNode networks, the node's i-th endpoint's share of them,
+// so that each pod of a node attaches rails of its own. The shared
+// placement otherwise.
+func nodeShare(place *endpoint.Placement, pool *scenarios.Pool, i int) *endpoint.Placement {
+	n := pool.NodeShare()
+	if place == nil || n < 2 {
+		return place
+	}
+	own := *place
+	own.PerNode = n
+	own.NodeGroup = pool.Name + "-n" + strconv.Itoa(i/n)
+	if k := len(place.Networks) / n; k > 0 && len(place.Networks)%n == 0 {
+		slot := i % n
+		own.Networks = slices.Clone(place.Networks[slot*k : slot*k+k])
+	}
+	return &own
 }
 
 // avoidPools are the pools whose pods this pool's must not share a

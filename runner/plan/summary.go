@@ -208,6 +208,12 @@ func perNode(p *Plan) string {
 			}
 		}
 		if len(free) == 0 && len(keys) > 0 {
+			if shared, others := sharedNodes(p); shared != "" {
+				if others {
+					shared += ", others 1"
+				}
+				return shared + " (anti-affinity on " + strings.Join(keys, ", ") + "; a node's pods held together by pod affinity)"
+			}
 			return "1 (anti-affinity on " + strings.Join(keys, ", ") + ")"
 		}
 		if len(free) > 0 {
@@ -224,6 +230,33 @@ func perNode(p *Plan) string {
 		return fmt.Sprintf("up to %d endpoints on one of %d hosts", most, len(per))
 	}
 	return "every endpoint on this host"
+}
+
+// sharedNodes names the pools that put several pods on one node
+// (perNode) and on how many nodes: "ep 2 on each of 2 nodes, one 3 on
+// each of 1 node"; ""
+// for none; others says whether other endpoints are one per node.
+func sharedNodes(p *Plan) (names string, others bool) {
+	var order []string
+	per, groups := map[string]int{}, map[string]map[string]bool{}
+	for _, ep := range p.Endpoints {
+		pl := ep.Placement
+		if pl == nil || pl.NodeGroup == "" {
+			others = true
+			continue
+		}
+		if groups[ep.Pool] == nil {
+			order = append(order, ep.Pool)
+			groups[ep.Pool] = map[string]bool{}
+		}
+		per[ep.Pool] = pl.PerNode
+		groups[ep.Pool][pl.NodeGroup] = true
+	}
+	parts := make([]string, len(order))
+	for i, pool := range order {
+		parts[i] = fmt.Sprintf("%s %d on each of %s", pool, per[pool], plural(len(groups[pool]), "node"))
+	}
+	return strings.Join(parts, ", "), others
 }
 
 // Human is a duration as a person reads an estimate: "3d 4h", "2h 5m",
@@ -258,4 +291,12 @@ func thousands(n int) string {
 		b.WriteString(s[i : i+3])
 	}
 	return b.String()
+}
+
+// plural is "1 node", "2 nodes".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
 }

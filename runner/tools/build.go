@@ -247,11 +247,17 @@ func portOr(p, def int) int {
 // the transports are TCP-only, where an RDMA device name would hide the
 // TCP devices).
 func ucxEnv(l *Leg, a *scenarios.Args, ep endpoint.Endpoint) map[string]string {
+	return ucxEnvOf(l, a, ep, -1)
+}
+
+// ucxEnvOf is ucxEnv for a process that drives GPU gpu (-1: none): on a
+// multi-rail pod UCX_NET_DEVICES is then that GPU's nearest NIC.
+func ucxEnvOf(l *Leg, a *scenarios.Args, ep endpoint.Endpoint, gpu int) map[string]string {
 	env := map[string]string{}
 	if a.Transports != "" {
 		env["UCX_TLS"] = a.Transports
 	}
-	if h := l.hca(ep); h != "" && !tool.TransportsAreTCP(a.Transports) {
+	if h := l.ucxDevices(ep, gpu); h != "" && !tool.TransportsAreTCP(a.Transports) {
 		env["UCX_NET_DEVICES"] = h
 	}
 	if len(env) == 0 {

@@ -72,7 +72,7 @@ func buildNCCLProbe(dst []Command, spec *Spec, leg *Leg) ([]Command, error) {
 	rank := 0
 	for _, ep := range ranks {
 		for gpu := range gpusOf(ep) {
-			c := Command{Endpoint: ep.Name, Role: RoleRank, Argv: ncclProbeArgv(spec, leg, rank, total, gpu, key), Env: withVisibleGPUs(leg, ep, maps.Clone(env))}
+			c := Command{Endpoint: ep.Name, Role: RoleRank, Argv: ncclProbeArgv(spec, leg, rank, total, gpu, key), Env: withVisibleGPUs(leg, ep, rankUCX(leg, ep, gpu, env))}
 			if rank == 0 {
 				c.Ready, c.Parse = ReadyEtcd+key, true
 			}
@@ -116,4 +116,17 @@ func collectiveOr(c string) string {
 		return DefaultNCCLCollective
 	}
 	return c
+}
+
+// rankUCX is a rank's copy of the leg's environment with, on a multi-rail
+// pod, UCX_NET_DEVICES naming its GPU's nearest NIC (for NCCL over UCX,
+// NCCL_NET=UCX; NCCL's own IB transport picks each GPU's nearest of
+// NCCL_IB_HCA itself). Nothing where NCCL_IB_HCA is not set (TCP, gIB) or
+// the scenario sets the variable.
+func rankUCX(leg *Leg, ep endpoint.Endpoint, gpu int, env map[string]string) map[string]string {
+	out := maps.Clone(env)
+	if _, ib := env["NCCL_IB_HCA"]; ib && multiRail(ep) && !leg.scenarioSets(ep, "UCX_NET_DEVICES") {
+		out["UCX_NET_DEVICES"] = leg.ucxDevices(ep, gpu)
+	}
+	return out
 }

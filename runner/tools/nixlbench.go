@@ -240,12 +240,25 @@ func nixlEnv(leg *Leg, ep endpoint.Endpoint, backendName string) map[string]stri
 		env[k] = v
 	}
 	if strings.EqualFold(backendName, "UCX") {
-		env = ucxEnv(leg, &leg.Test.Args, ep)
+		env = ucxEnvOf(leg, &leg.Test.Args, ep, nixlGPU(leg, ep))
 		set("UCX_PROTO_INFO", "y")
 	} else {
 		set("NIXL_LOG_LEVEL", "INFO")
 	}
 	return withVisibleGPUs(leg, ep, env)
+}
+
+// nixlGPU is the GPU a NIXL side drives: GPU 0 where its segment is VRAM
+// (nixlbench and the probe put it there), none (-1) for DRAM.
+func nixlGPU(leg *Leg, ep endpoint.Endpoint) int {
+	seg := leg.Test.Args.TargetSeg
+	if ep.Name == leg.Client.Name {
+		seg = leg.Test.Args.InitiatorSeg
+	}
+	if strings.EqualFold(seg, "VRAM") {
+		return 0
+	}
+	return -1
 }
 
 // withVisibleGPUs gives a command the endpoint's CUDA_VISIBLE_DEVICES

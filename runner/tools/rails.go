@@ -1,6 +1,8 @@
 package tools
 
 import (
+	"strconv"
+
 	"github.com/rdmabench/rdmabench/runner/endpoint"
 	"github.com/rdmabench/rdmabench/scenarios"
 )
@@ -10,6 +12,26 @@ import (
 // RDMA device): it follows the endpoint's own "${dev:…}:${port:…}" in
 // NCCL_IB_HCA and UCX_NET_DEVICES, so that the tools get every rail.
 func RailsPlaceholder(endpoint string) string { return "${rails:" + endpoint + "}" }
+
+// NICPlaceholder stands for the RDMA device and port ("mlx5_3:1") nearest
+// to GPU gpu of a multi-rail endpoint, as its machine's nvidia-smi topo -m
+// says (endpoint.Affinity), known once the endpoint runs; where the matrix
+// does not list that GPU, every rail, as for a process without a GPU.
+// UCX_NET_DEVICES of a process that drives one GPU, so that its bytes
+// leave through its own NIC, not the pod's first rail.
+func NICPlaceholder(endpoint string, gpu int) string {
+	return "${nic:" + endpoint + "@" + strconv.Itoa(gpu) + "}"
+}
+
+// ucxDevices is UCX_NET_DEVICES of a process on ep that drives GPU gpu
+// (-1: none, or host memory): on a multi-rail pod's data rail its GPU's
+// nearest NIC, else the endpoint's device and rails (hca).
+func (l *Leg) ucxDevices(ep endpoint.Endpoint, gpu int) string {
+	if gpu >= 0 && multiRail(ep) && l.railOf(ep.Name) == 0 && device(ep) != "" {
+		return NICPlaceholder(ep.Name, gpu)
+	}
+	return l.hca(ep)
+}
 
 // multiRail: the endpoint is a pod with several secondary networks (or an
 // ssh host with rails) whose devices are found where it runs, so that its

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/rdmabench/rdmabench/runner/endpoint"
@@ -71,5 +72,39 @@ func TestNCCLLeavesGIBAlone(t *testing.T) {
 	}
 	if !UsesGIB(map[string]string{"NCCL_NET": "gib"}) || UsesGIB(map[string]string{"NCCL_NET": "IB"}) || UsesGIB(nil) {
 		t.Error("UsesGIB")
+	}
+}
+
+// A GPU process of a multi-rail pod is given its GPU's nearest NIC as
+// UCX_NET_DEVICES (the ${nic:…} placeholder, filled from the pod's
+// nvidia-smi topo -m once it runs), not the pod's first rail or every
+// rail: the NIXL probe's and nixlbench's VRAM sides use GPU 0, each NCCL
+// probe rank its own GPU. A DRAM side, and a pod of one network, keep
+// what they had.
+func TestUCXNearestNICOfEachGPU(t *testing.T) {
+	a, b := railed("a-0", "r0", "r1"), railed("b-0", "r0", "r1")
+	nixl := scenarios.Test{Tool: "nixl_probe", Args: scenarios.Args{InitiatorSeg: "VRAM", TargetSeg: "DRAM"}}
+	cmds := build(t, nixl, Leg{Client: a, Server: b})
+	for _, c := range cmds {
+		want := map[string]string{"a-0": "${nic:a-0@0}", "b-0": "${dev:b-0}:${port:b-0}${rails:b-0}"}[c.Endpoint]
+		if got := c.Env["UCX_NET_DEVICES"]; got != want {
+			t.Errorf("nixl_probe %s (%s): UCX_NET_DEVICES %q, want %q", c.Endpoint, c.Role, got, want)
+		}
+	}
+	bench := scenarios.Test{Tool: "nixlbench", Args: scenarios.Args{InitiatorSeg: "VRAM", TargetSeg: "VRAM"}}
+	for _, c := range build(t, bench, Leg{Client: a, Server: b}) {
+		if got, want := c.Env["UCX_NET_DEVICES"], "${nic:"+c.Endpoint+"@0}"; got != want {
+			t.Errorf("nixlbench %s: UCX_NET_DEVICES %q, want %q", c.Endpoint, got, want)
+		}
+	}
+	two := railed("c-0", "r0", "r1", "r2", "r3")
+	two.GPUs = 2
+	ranks := []endpoint.Endpoint{two, railed("d-0", "r0")}
+	var got []string
+	for _, c := range build(t, scenarios.Test{Tool: "nccl_probe"}, Leg{Client: ranks[0], Server: ranks[0], Ranks: ranks}) {
+		got = append(got, c.Endpoint+"="+c.Env["UCX_NET_DEVICES"])
+	}
+	if want := []string{"c-0=${nic:c-0@0}", "c-0=${nic:c-0@1}", "d-0="}; !slices.Equal(got, want) {
+		t.Errorf("nccl_probe ranks' UCX_NET_DEVICES %q, want %q", got, want)
 	}
 }

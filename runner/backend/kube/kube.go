@@ -25,9 +25,12 @@ import (
 
 // Labels and annotations the backend puts on what it creates.
 const (
-	LabelRun       = "rdmabench.io/run"
-	LabelPool      = "rdmabench.io/pool"
-	LabelEndpoint  = "rdmabench.io/endpoint"
+	LabelRun      = "rdmabench.io/run"
+	LabelPool     = "rdmabench.io/pool"
+	LabelEndpoint = "rdmabench.io/endpoint"
+	// LabelNodeGroup names the pods of a pool that share a node
+	// (pools[].perNode): "<pool>-n<group>".
+	LabelNodeGroup = "rdmabench.io/node-group"
 	LabelCreatedBy = "rdmabench.io/created-by" // on a namespace the run created
 	LabelManagedBy = "app.kubernetes.io/managed-by"
 	managedBy      = "rdmabench"
@@ -115,6 +118,9 @@ type Backend struct {
 	plat         string                  // the platform, once known (platform)
 	lost         map[string]error        // pod name → why it is gone (lost.go)
 	sessions     map[string]*sessionSlot // "pod\x00container" → its exec session
+	// nadResources: each network as the scenario names it → the device
+	// plugin resource its NetworkAttachmentDefinition draws from ("" none).
+	nadResources map[string]string
 	// sessionsClosed: Cleanup closed the sessions; later commands take an exec each.
 	sessionsClosed bool
 }

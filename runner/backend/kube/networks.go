@@ -43,11 +43,12 @@ func (b *Backend) checkNetworks(ctx context.Context, eps []endpoint.Endpoint) er
 		if i := strings.IndexByte(n, '/'); i >= 0 {
 			ns, name = n[:i], n[i+1:]
 		}
-		err := b.client.Discovery().RESTClient().Get().
+		raw, err := b.client.Discovery().RESTClient().Get().
 			AbsPath("/apis", nadGroupVersion, "namespaces", ns, "network-attachment-definitions", name).
-			Do(ctx).Error()
+			DoRaw(ctx)
 		switch {
 		case err == nil:
+			b.noteNADResource(n, raw)
 		case apierrors.IsNotFound(err):
 			return fmt.Errorf("kube: NetworkAttachmentDefinition %s/%s does not exist%s", ns, name, b.existingNADs(ctx, ns))
 		case apierrors.IsForbidden(err):

@@ -102,6 +102,9 @@ func (b *Backend) podFor(ep endpoint.Endpoint, owner *metav1.OwnerReference) (*c
 	maps.Copy(labels, b.runLabels())
 	labels[LabelPool] = ep.Pool
 	labels[LabelEndpoint] = ep.Name
+	if p.NodeGroup != "" {
+		labels[LabelNodeGroup] = p.NodeGroup
+	}
 	annotations := map[string]string{}
 	maps.Copy(annotations, c.Annotations)
 	b.networkAnnotations(annotations, p.Networks)
@@ -125,7 +128,7 @@ func (b *Backend) podFor(ep endpoint.Endpoint, owner *metav1.OwnerReference) (*c
 			TerminationGracePeriodSeconds: &grace,
 			NodeSelector:                  p.NodeSelector,
 			Tolerations:                   tolerations(p.Tolerations),
-			Affinity:                      b.antiAffinity(p),
+			Affinity:                      b.affinity(ep.Pool, p),
 			ServiceAccountName:            c.ServiceAccount,
 			PriorityClassName:             c.PriorityClassName,
 			HostNetwork:                   c.HostNetwork,
@@ -205,25 +208,55 @@ func bundleResources(pod corev1.ResourceRequirements) corev1.ResourceRequirement
 	return out
 }
 
-// antiAffinity keeps the pods of a pool, and of the pools it avoids, on
+// affinity keeps the pods of a pool, and of the pools it avoids, on
 // different topology domains (nodes by default), so traffic between them
 // crosses the fabric. Required: a placement that cannot be met fails the
-// run instead of measuring loopback.
-func (b *Backend) antiAffinity(p *endpoint.Placement) *corev1.Affinity {
+// run instead of measuring loopback. A pool that puts several pods on a
+// node (perNode) holds each node group together (pod affinity) and keeps
+// it from the pool's other groups, the other pools still avoided.
+func (b *Backend) affinity(pool string, p *endpoint.Placement) *corev1.Affinity {
 	if p.AntiAffinity == "" || len(p.AvoidPools) == 0 {
 		return nil
 	}
-	return &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{
-		RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{{
-			LabelSelector: &metav1.LabelSelector{
-				MatchLabels: map[string]string{LabelRun: b.opts.RunID},
-				MatchExpressions: []metav1.LabelSelectorRequirement{{
-					Key: LabelPool, Operator: metav1.LabelSelectorOpIn, Values: p.AvoidPools,
-				}},
-			},
-			TopologyKey: p.AntiAffinity,
-		}},
-	}}
+	if p.NodeGroup == "" {
+		return &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{
+			RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{b.poolsTerm(p.AvoidPools, p.AntiAffinity)},
+		}}
+	}
+	var apart []corev1.PodAffinityTerm
+	if others := slices.DeleteFunc(slices.Clone(p.AvoidPools), func(n string) bool { return n == pool }); len(others) > 0 {
+		apart = append(apart, b.poolsTerm(others, p.AntiAffinity))
+	}
+	apart = append(apart, corev1.PodAffinityTerm{
+		LabelSelector: &metav1.LabelSelector{
+			MatchLabels: map[string]string{LabelRun: b.opts.RunID, LabelPool: pool},
+			MatchExpressions: []metav1.LabelSelectorRequirement{{
+				Key: LabelNodeGroup, Operator: metav1.LabelSelectorOpNotIn, Values: []string{p.NodeGroup},
+			}},
+		},
+		TopologyKey: p.AntiAffinity,
+	})
+	together := corev1.PodAffinityTerm{
+		LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{LabelRun: b.opts.RunID, LabelNodeGroup: p.NodeGroup}},
+		TopologyKey:   p.AntiAffinity,
+	}
+	return &corev1.Affinity{
+		PodAffinity:     &corev1.PodAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{together}},
+		PodAntiAffinity: &corev1.PodAntiAffinity{RequiredDuringSchedulingIgnoredDuringExecution: apart},
+	}
+}
+
+// poolsTerm matches the run's pods of the named pools.
+func (b *Backend) poolsTerm(pools []string, key string) corev1.PodAffinityTerm {
+	return corev1.PodAffinityTerm{
+		LabelSelector: &metav1.LabelSelector{
+			MatchLabels: map[string]string{LabelRun: b.opts.RunID},
+			MatchExpressions: []metav1.LabelSelectorRequirement{{
+				Key: LabelPool, Operator: metav1.LabelSelectorOpIn, Values: pools,
+			}},
+		},
+		TopologyKey: key,
+	}
 }
 
 // resources are what the pod's container requests, and is limited to

@@ -308,3 +308,47 @@ func TestDeviceInfoFromNetworkStatus(t *testing.T) {
 		t.Fatalf("%+v %v", att, err)
 	}
 }
+
+// A pool with perNode: 2 (decode) puts its pods on nodes two by two: each pod is
+// labelled with its node group, held to the group's node by required pod
+// affinity, kept from the pool's other groups and from the pools it
+// avoids by anti-affinity, and attaches its own share of the rails.
+func TestPodSpecPerNodeGroups(t *testing.T) {
+	sc := testScenario()
+	sc.Pools[1].PerNode = intp(2)
+	sc.Pools[1].Networks = []string{"rail0", "rail1"}
+	b, _ := newTestBackend(t, sc)
+	pod, err := b.podFor(planned(t, sc, "decode-1")[0], nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pod.Labels[LabelNodeGroup] != "decode-n0" || pod.Annotations[NetworksAnnotation] != "rail1" {
+		t.Errorf("labels %v networks %q: want group decode-n0 and the node's second rail", pod.Labels, pod.Annotations[NetworksAnnotation])
+	}
+	aff := pod.Spec.Affinity
+	if aff == nil || aff.PodAffinity == nil || aff.PodAntiAffinity == nil {
+		t.Fatalf("affinity %+v: want both pod affinity and anti-affinity", aff)
+	}
+	with := aff.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution
+	if len(with) != 1 || with[0].TopologyKey != "kubernetes.io/hostname" || with[0].LabelSelector.MatchLabels[LabelNodeGroup] != "decode-n0" ||
+		with[0].LabelSelector.MatchLabels[LabelRun] != "20261124-061500-ab12" {
+		t.Errorf("pod affinity %+v: want the group's pods on one node", with)
+	}
+	apart := aff.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution
+	if len(apart) != 2 {
+		t.Fatalf("anti-affinity %+v: want the other pools and the pool's other groups", apart)
+	}
+	if e := apart[0].LabelSelector.MatchExpressions[0]; e.Key != LabelPool || strings.Join(e.Values, ",") != "prefill" {
+		t.Errorf("anti-affinity against other pools %+v", e)
+	}
+	own := apart[1].LabelSelector
+	if own.MatchLabels[LabelPool] != "decode" || own.MatchExpressions[0].Key != LabelNodeGroup ||
+		own.MatchExpressions[0].Operator != metav1.LabelSelectorOpNotIn || own.MatchExpressions[0].Values[0] != "decode-n0" {
+		t.Errorf("anti-affinity against the pool's other groups %+v", own)
+	}
+	// prefill, perNode unset, stays one per node.
+	pre, _ := b.podFor(planned(t, sc, "prefill-0")[0], nil)
+	if pre.Spec.Affinity.PodAffinity != nil || pre.Labels[LabelNodeGroup] != "" {
+		t.Errorf("prefill: %+v %v: one per node, no group", pre.Spec.Affinity, pre.Labels)
+	}
+}

@@ -67,6 +67,7 @@ func (b *Backend) Provision(ctx context.Context, eps []endpoint.Endpoint) ([]end
 	if err := b.checkNetworks(ctx, eps); err != nil {
 		return nil, err
 	}
+	b.requestNetworkResources(pods, eps)
 	if err := b.checkAdmission(ctx, pods, level); err != nil {
 		return nil, err
 	}

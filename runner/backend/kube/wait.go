@@ -475,7 +475,9 @@ func (b *Backend) lingered(firstSeen map[string]time.Time, key string) bool {
 func hintFor(msg string) string {
 	switch {
 	case strings.Contains(msg, "anti-affinity"):
-		return " (more pods than nodes to spread them over: lower replicas, or change cluster.antiAffinity)"
+		return " (more pods than nodes to spread them over: lower replicas, put several of a pool's on a node with pools[].perNode, or change cluster.antiAffinity)"
+	case strings.Contains(msg, "pod affinity"):
+		return " (the pods of a pool's node group (pools[].perNode) must share one node, and no node takes them all: lower perNode, or check what each pod requests)"
 	case strings.Contains(msg, "Insufficient"):
 		return " (the nodes lack the resources asked for: check cluster.resources, pool gpus and the device plugins)"
 	case strings.Contains(msg, "untolerated taint"):
