@@ -119,4 +119,9 @@ tests:
 		math.Abs(*top.PctOfBelow-100*sr.BestBps/cp.BestBps) > 1e-9 {
 		t.Errorf("top layer %+v, want nccl sendrecv at %v bps against the copy", top, sr.BestBps)
 	}
+	// No lineRate in the scenario: the waterfall carries the NVLink rate
+	// its results were judged against, so "% LINE" is not "-".
+	if wfs[0].LineRateBps != cp.LineRate.Bps || low.PctLineRate == nil || math.Abs(*low.PctLineRate-*cp.Efficiency) > 1e-9 {
+		t.Errorf("waterfall line rate %v, copy %v%% of it; want the copy's %v (%v%%)", wfs[0].LineRateBps, low.PctLineRate, cp.LineRate.Bps, cp.Efficiency)
+	}
 }

@@ -42,6 +42,31 @@ func TestWaterfallGolden(t *testing.T) {
 	fixture.Golden(t, "waterfall.golden", append(data, '\n'))
 }
 
+// A run without a line rate: each pair's waterfall takes the lowest rate
+// its layers' results were judged against (a one-host GPU pair's NVLink);
+// a rate the run sets wins.
+func TestWaterfallLineRateFromResults(t *testing.T) {
+	nvlink := &schema.LineRate{Bps: 3.824928e12, Source: schema.LineRateNVLink}
+	rs := []schema.Result{
+		{Test: "gpu-copy", Tool: "gpu_copy", Family: "nccl-tests", From: "decode-0", To: "prefill-0", Verdict: schema.VerdictPass, BestBps: 3.18488e12, LineRate: nvlink},
+		{Test: "nixlbench-read", Tool: "nixlbench", Family: "nixlbench", Backend: "UCX", Op: "READ", From: "decode-0", To: "prefill-0", Verdict: schema.VerdictPass, BestBps: 2.357e12, LineRate: nvlink},
+		{Test: "ucx", Tool: "ucx_perftest", Family: "ucx_perftest", From: "decode-0", To: "prefill-0", Verdict: schema.VerdictPass, BestBps: 9.5e12},
+	}
+	none := &schema.LineRate{Source: schema.LineRateNone}
+	for _, c := range []struct {
+		run  *schema.LineRate
+		want float64
+	}{{nil, nvlink.Bps}, {none, nvlink.Bps}, {&schema.LineRate{Bps: 4e12, Source: schema.LineRateDeclared}, 4e12}} {
+		wfs := schema.BuildWaterfalls(rs, c.run)
+		if len(wfs) != 1 || wfs[0].LineRateBps != c.want || wfs[0].Layers[0].PctLineRate == nil {
+			t.Fatalf("run rate %+v: %+v, want the waterfall at %v", c.run, wfs, c.want)
+		}
+		if p := *wfs[0].Layers[0].PctLineRate; math.Abs(p-100*3.18488e12/c.want) > 1e-9 {
+			t.Errorf("run rate %+v: GPU copy at %v %% of the line", c.run, p)
+		}
+	}
+}
+
 // Planted matrix: ep-3 is in every low pair; ep-0 → ep-1 recovered.
 func TestLowPairsNameTheSuspect(t *testing.T) {
 	a := fixture.Trust().LowPairs[0]

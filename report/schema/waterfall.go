@@ -12,8 +12,10 @@ import (
 // collective library.
 type Waterfall struct {
 	// Pair is "a ↔ b": the two endpoints, in name order.
-	Pair        string           `json:"pair"`
-	Endpoints   []string         `json:"endpoints"`
+	Pair      string   `json:"pair"`
+	Endpoints []string `json:"endpoints"`
+	// LineRateBps is the run's line rate, else (none set) the one the
+	// pair's results were judged against: a one-host GPU pair's NVLink.
 	LineRateBps float64          `json:"lineRateBps,omitempty"`
 	Layers      []WaterfallLayer `json:"layers"`
 }
@@ -71,12 +73,15 @@ func resultPair(r *Result) ([2]string, bool) {
 
 // BuildWaterfalls builds one waterfall per pair from whatever layers the
 // results measured on it (the best bandwidth of each layer over directions
-// and sizes); a pair with fewer than two layers has none. Pure.
+// and sizes); a pair with fewer than two layers has none. Percents of the
+// line rate are of lineRate, else (none set) of the rate the pair's results
+// were judged against. Pure.
 func BuildWaterfalls(results []Result, lineRate *LineRate) []Waterfall {
 	// Layers by pair, then the best result per layer: one pass, so a
 	// 65,280-pair matrix costs what it holds (a pair-by-pair scan of every
 	// layer was quadratic: 35 s at 256 endpoints).
 	byPair := map[[2]string]map[string]WaterfallLayer{}
+	judged := map[[2]string]float64{} // the lowest rate the pair's layers were judged against
 	for i := range results {
 		r := &results[i]
 		name, level, ok := waterfallLayer(r)
@@ -95,16 +100,14 @@ func BuildWaterfalls(results []Result, lineRate *LineRate) []Waterfall {
 		if cur, seen := best[name]; !seen || r.BestBps > cur.BestBps {
 			best[name] = WaterfallLayer{Layer: name, Level: level, Test: r.Test, BestBps: r.BestBps, BestBytes: r.BestBytes}
 		}
-	}
-	var lr float64
-	if lineRate != nil {
-		lr = lineRate.Bps
+		judged[p] = lowerRate(judged[p], r.LineRate)
 	}
 	var out []Waterfall
 	for p, best := range byPair {
 		if len(best) < 2 {
 			continue
 		}
+		lr := pairLineRate(lineRate, judged[p])
 		layers := make([]WaterfallLayer, 0, len(best))
 		for _, l := range best {
 			layers = append(layers, l)
@@ -120,6 +123,26 @@ func BuildWaterfalls(results []Result, lineRate *LineRate) []Waterfall {
 	}
 	sort.Slice(out, func(i, j int) bool { return NaturalLess(out[i].Pair, out[j].Pair) })
 	return out
+}
+
+// lowerRate is the lower of a rate so far (0: none yet) and a result's
+// line rate, where it has one.
+func lowerRate(sofar float64, lr *LineRate) float64 {
+	if lr == nil || lr.Bps <= 0 || (sofar > 0 && sofar <= lr.Bps) {
+		return sofar
+	}
+	return lr.Bps
+}
+
+// pairLineRate is the rate a pair's waterfall is drawn against: the run's,
+// or where the scenario set none, the one its results were judged against
+// (a GPU pair on one host: its NVLink, which the runner read for them), so
+// that the layers' "% LINE" matches their results'.
+func pairLineRate(run *LineRate, judged float64) float64 {
+	if run != nil && run.Bps > 0 {
+		return run.Bps
+	}
+	return judged
 }
 
 // compareLayers fills the percents: of the line rate, and of the best
