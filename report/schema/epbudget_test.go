@@ -3,6 +3,8 @@ package schema_test
 import (
 	"encoding/json"
 	"math"
+	"os"
+	"reflect"
 	"testing"
 
 	"github.com/rdmabench/rdmabench/parsers"
@@ -97,5 +99,36 @@ func TestEPBudgetOf(t *testing.T) {
 	r.EPBudget = nil
 	if b := schema.EPBudgetOf(r); b == nil || b.Rows[0].Ms != saved.Rows[0].Ms {
 		t.Errorf("rebuilt %+v", b)
+	}
+}
+
+// The EP budget of the 4×H100 run through rdmabench with the back-to-back
+// pair (testdata/gpu/h100-deepep/pair/rdmabench): built again from the
+// report's results it is the one saved, and a decode layer is the pair's
+// slowest rank (97.70 µs, rank 3), not the two timed apart (41.07 + 72.58
+// µs there): 5.6666 ms a token; prefill stays dispatch + combine.
+func TestEPBudgetOfTheH100PairRun(t *testing.T) {
+	data, err := os.ReadFile("../../testdata/gpu/h100-deepep/pair/rdmabench/report.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r schema.Report
+	if err := json.Unmarshal(data, &r); err != nil {
+		t.Fatal(err)
+	}
+	b := schema.BuildEPBudget(r.Results)
+	if b == nil || r.EPBudget == nil || !reflect.DeepEqual(b, r.EPBudget) {
+		t.Fatalf("rebuilt %+v\nsaved %+v", b, r.EPBudget)
+	}
+	dec, pre := b.Rows[0], b.Rows[1]
+	if dec.Pair == nil || dec.Pair.Phase != "low_latency dispatch+combine (FP8)" || dec.Pair.Rank != 3 || dec.Pair.RanksSeen != 4 ||
+		math.Abs(dec.LayerUS-97.70) > 1e-9 || math.Abs(dec.Ms-97.70*58/1000) > 1e-9 {
+		t.Errorf("decode row %+v (pair %+v): want the pair's 97.70 µs at rank 3, 5.6666 ms a token", dec, dec.Pair)
+	}
+	if apart := dec.Dispatch.AvgUS + dec.Combine.AvgUS; apart <= dec.LayerUS {
+		t.Errorf("timed apart %.2f µs is not above the pair's %.2f", apart, dec.LayerUS)
+	}
+	if pre.Pair != nil || math.Abs(pre.LayerUS-(432.12+606.49)) > 1e-9 {
+		t.Errorf("prefill row %+v: want dispatch + combine, no pair", pre)
 	}
 }
