@@ -105,7 +105,7 @@ func socketLink(procNetTCP string, port int) string {
 }
 
 // repairScript puts back the data NIC as the VM's init made it (up, MTU
-// 4200, its address) and forgets its neighbours; with FLAP=1 it also
+// 4200, its address) and forgets its neighbours (permanent ones too); with FLAP=1 it also
 // takes the NIC down and up (the virtio driver refills its receive ring)
 // and waits for rxe0's port to be ACTIVE again (bounded: 20 s).
 const repairScript = `IP=/sbin/ip
@@ -114,7 +114,7 @@ D=; for n in /sys/class/net/*; do case $(cat "$n/address") in 52:54:00:09:*) D=$
 if [ "$FLAP" = 1 ]; then $IP link set "$D" down; fi
 $IP link set "$D" mtu 4200; $IP link set "$D" up
 $IP addr replace "$ME/24" dev "$D"
-$IP neigh flush dev "$D"
+$IP neigh flush dev "$D" nud all
 i=0; until rdma link show rxe0/1 2>/dev/null | grep -q "state ACTIVE"; do
   i=$((i + 1)); [ $i -le 40 ] || { echo "rxe0 not ACTIVE after 20 s: $(rdma link show rxe0/1 2>&1)"; exit 1; }
   sleep 0.5
