@@ -6,8 +6,9 @@
 #             one layer (also the pods' sandbox image: its command is
 #             `sleep infinity`, and registry.k8s.io/pause cannot be
 #             pulled here)
-#   no-rping  the same with a layer that deletes /usr/bin/rping: the lane's
-#             "image that lacks a tool"
+#   no-rping  the same with a layer that deletes rping (/usr/bin/rping and
+#             the bundle's, which the pod's init container copies from this
+#             image too): the lane's "image that lacks a tool"
 # containerd unpacks and digests every byte under CPU emulation in the VMs
 # (about 1 s per MB on a 2-core host, the bulk of join.sh), so the lane's
 # image keeps only what its tests run: perftest, rping, ucx_perftest, the
@@ -60,10 +61,12 @@ umoci config --image "$slim:lane" --os linux --architecture amd64 \
   --config.cmd sleep --config.cmd infinity \
   --config.label "org.opencontainers.image.title=rdmabench-tools (soft-RoCE node lane)"
 rm -rf "$root" "$tmp/root.tar" "$tmp/layout"
-# An OCI whiteout: a layer holding usr/bin/.wh.rping removes usr/bin/rping.
-mkdir -p "$tmp/wh/usr/bin"
-: > "$tmp/wh/usr/bin/.wh.rping"
-tar -C "$tmp/wh" --owner=0 --group=0 --numeric-owner -cf "$tmp/wh.tar" usr
+# OCI whiteouts: a layer holding usr/bin/.wh.rping removes usr/bin/rping.
+for d in usr/bin opt/rdmabench/bin opt/rdmabench/libexec; do
+  mkdir -p "$tmp/wh/$d"
+  : > "$tmp/wh/$d/.wh.rping"
+done
+tar -C "$tmp/wh" --owner=0 --group=0 --numeric-owner -cf "$tmp/wh.tar" usr opt
 umoci raw add-layer --image "$slim:lane" --tag no-rping \
   --history.created_by "rdmabench images/softroce/node-images.sh: remove rping" "$tmp/wh.tar"
 umoci gc --layout "$slim"
