@@ -30,7 +30,7 @@ $IP -o -4 addr show dev "$D" | grep -q " $ME/24 " || say "$D lacks $ME/24 (has: 
 via=$($IP route get "$PEER" 2>&1 | head -1)
 case "$via" in *" dev $D "*) ;; *) say "the route to $PEER is not $D's: $via" ;; esac
 if ! ping -c 2 -W 3 "$PEER" >/dev/null 2>&1; then
-  say "no answer from $PEER over $D (neighbour: $($IP neigh show "$PEER" dev "$D" | head -1))"
+  say "no answer from $PEER over $D (neighbour: $($IP neigh show "$PEER" dev "$D" | head -1 | sed 's/ *$//'))"
 fi
 [ $bad = 1 ] || { echo ok; exit 0; }
 echo "--- $D"; $IP -s link show dev "$D"; $IP -4 addr show dev "$D"; $IP route; $IP neigh show dev "$D"
