@@ -90,12 +90,16 @@ e2e-rdma: build kube-bins
 	RDMABENCH_SOFTROCE=$(CURDIR)/.work/softroce RDMABENCH_KUBE_BIN=$(CURDIR)/$(KUBE_BIN) $(GO) test -count=1 -timeout 20m -v ./test/e2erdma/
 
 # The soft-RoCE VMs as real Kubernetes nodes (kubelet, containerd, runc, the
-# CNI bridge, the lane's RDMA device plugin; the tools image imported into
+# CNI bridge, the lane's RDMA device plugin; the lane's image imported into
 # containerd): by hand, not in `make test` (the join alone takes minutes
-# under emulation). Root.
+# under emulation). Root. The lane measures the host's pace (the VMs' boot,
+# the image import) and scales its bounds by it, each fitted into
+# NODES_TIMEOUT (go test -timeout): a host too slow for it fails early,
+# saying what it would need, rather than being killed with nothing said.
+NODES_TIMEOUT ?= 60m
 e2e-nodes: build kube-bins kubelet image
 	$(MAKE) -C images softroce softroce-node GO="$(GO)" KUBELET=$(CURDIR)/$(KUBE_BIN)/kubelet
-	RDMABENCH_VM_NODES=1 RDMABENCH_SOFTROCE=$(CURDIR)/.work/softroce RDMABENCH_KUBE_BIN=$(CURDIR)/$(KUBE_BIN) $(GO) test -count=1 -timeout 90m -v -run TestKubeOnVMNodes ./test/e2erdma/
+	RDMABENCH_VM_NODES=1 RDMABENCH_SOFTROCE=$(CURDIR)/.work/softroce RDMABENCH_KUBE_BIN=$(CURDIR)/$(KUBE_BIN) $(GO) test -count=1 -timeout $(NODES_TIMEOUT) -v -run TestKubeOnVMNodes ./test/e2erdma/
 
 # The real-nixlbench lane (not in `make test`: CI's machines cannot fetch NIXL's
 # sources; CI replays this lane's captures in testdata/nixl). NIXL_PREFIX names

@@ -63,7 +63,7 @@ func (r *run) newLegProof(job *plan.Job, legIdx int) *pathproof.Leg {
 	if r.cfg.NoPathProof || r.requires(job.Test, job.Tool) != "rdma" {
 		return nil
 	}
-	proofs := pathproof.Run{Backend: r.cfg.Backend, Endpoints: r.endpoints, MTUs: r.mtus}
+	proofs := pathproof.Run{Backend: r.cfg.Backend, Endpoints: r.endpoints, MTUs: r.mtus, ReadTimeout: r.cfg.PreflightTimeout}
 	return proofs.Leg(r.tests[job.Test], &job.Legs[legIdx])
 }
 

@@ -72,7 +72,7 @@ device, no GPU) is shown as skip: the reason is said once, by that check.`,
 // addPreflightTimeout is --preflight-timeout, of run and preflight.
 func addPreflightTimeout(fl *pflag.FlagSet, d *time.Duration) {
 	fl.DurationVar(d, "preflight-timeout", preflight.DefaultTimeout,
-		"bound on reading each endpoint's facts (one command per endpoint and container); raise it where starting a command in a pod is slow (emulated nodes, a distant API server)")
+		"bound on reading each endpoint's facts (one command per endpoint and container), and, when longer than 15s, on each reading of its counters for the path proof; raise it where starting a command in a pod is slow (emulated nodes, a distant API server)")
 }
 
 // preflightFailed is a failing check: exit 1, the table already says which.

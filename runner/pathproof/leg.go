@@ -26,7 +26,20 @@ type Run struct {
 	Backend   backend.Backend
 	Endpoints map[string]endpoint.Endpoint
 	MTUs      map[string]int
+	// ReadTimeout bounds each reading of an endpoint's counters (one
+	// exec); below DefaultReadTimeout (0 included) it is that. The
+	// runner passes --preflight-timeout: where starting a command in a
+	// pod is slow (emulated nodes), this reading is as slow as
+	// preflight's.
+	ReadTimeout time.Duration
 }
+
+// DefaultReadTimeout is the least bound on one reading of an endpoint's
+// counters.
+const DefaultReadTimeout = 15 * time.Second
+
+// readTimeout is ReadTimeout, at least DefaultReadTimeout.
+func (r Run) readTimeout() time.Duration { return max(r.ReadTimeout, DefaultReadTimeout) }
 
 // Leg reads the port counters of a leg's endpoints' devices before
 // the leg's first repetition and after its last (nothing of the leg runs
@@ -97,7 +110,7 @@ func (p *Leg) read(ctx context.Context) map[string]Counters {
 	for _, name := range p.eps {
 		ep := p.r.Endpoints[name]
 		dev := proofDevice(ep)
-		cctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+		cctx, cancel := context.WithTimeout(ctx, p.r.readTimeout())
 		raw, err := p.r.Backend.Exec(cctx, ep, []string{"sh", "-c", Script(dev)})
 		cancel()
 		var c Counters

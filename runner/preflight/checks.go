@@ -63,6 +63,10 @@ type Want struct {
 	RDMA, GPU, GPUDirect bool
 	// Pod: the endpoint is a Kubernetes pod (IPC_LOCK is its to ask for).
 	Pod bool
+	// SpecNoIPCLock, in a pod, says why its spec grants no IPC_LOCK ("":
+	// it may hold it): the ipc-lock check's evidence when the pod's own
+	// facts cannot be read (specNoIPCLock).
+	SpecNoIPCLock string
 	// MinMemlockKiB is the least memlock limit the tools need (0: default).
 	MinMemlockKiB int64
 	// Probes are the checks of the tools' builds the endpoint's tests need
@@ -87,6 +91,9 @@ func EvaluateAll(in []Input) []schema.PreflightEndpoint {
 		out[i] = schema.PreflightEndpoint{Endpoint: in[i].Want.Endpoint, Device: in[i].Want.Device}
 		if in[i].Err != nil {
 			out[i].Error = in[i].Err.Error()
+			if c, ok := unreadIPCLock(in[i].Want, in[i].Err); ok {
+				out[i].Checks = append(out[i].Checks, c)
+			}
 			continue
 		}
 		out[i].Checks = Evaluate(in[i].Facts, in[i].Want)
@@ -384,8 +391,7 @@ func ipcLock(f Facts, w Want) (schema.PreflightCheck, bool) {
 	case unlimited:
 		return pass(IPCLock, ev+"; memlock is unlimited, so it is not needed"), true
 	case w.Pod:
-		return fail(IPCLock, schema.DoomsRDMA, ev+" and memlock is limited",
-			"add IPC_LOCK to the pod: securityContext.capabilities.add: [IPC_LOCK] (scenario: capabilities: [IPC_LOCK])"), true
+		return fail(IPCLock, schema.DoomsRDMA, ev+" and memlock is limited", fixIPCLock), true
 	}
 	return warn(IPCLock, ev, "grant IPC_LOCK or raise ulimit -l if registration fails"), true
 }

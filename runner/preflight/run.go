@@ -35,7 +35,8 @@ type Options struct {
 
 // Run reads every endpoint's facts through the backend's Exec (the
 // facts script and NIC discovery) and evaluates the checks its tests need.
-// An endpoint whose facts cannot be read gets an Error and dooms nothing.
+// An endpoint whose facts cannot be read gets an Error and dooms nothing,
+// but for what its spec says: a pod made without IPC_LOCK (unreadIPCLock).
 // It also returns each endpoint's active RDMA MTU (0: unknown).
 func Run(ctx context.Context, be backend.Backend, p *plan.Plan, sc *scenarios.Scenario, eps []endpoint.Endpoint) ([]schema.PreflightEndpoint, map[string]int) {
 	return RunWith(ctx, be, p, sc, eps, Options{})
@@ -189,6 +190,9 @@ func preflightUnits(p *plan.Plan, sc *scenarios.Scenario, eps []endpoint.Endpoin
 			return u
 		}
 		w := Want{Endpoint: ep.Name, Device: ep.Device, GIDIndex: ep.GIDIndex, NoDevice: ep.NoDevice, DataDevice: ep.DataDevice, Address: ep.Address, GPUs: ep.GPUs, Pod: pod}
+		if pod {
+			w.SpecNoIPCLock = specNoIPCLock(sc, ep)
+		}
 		if ep.GPUs > 0 {
 			w.HostGPUs = shared
 		}

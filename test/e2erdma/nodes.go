@@ -196,13 +196,17 @@ func (p *Pair) Leave(ctx context.Context) error {
 }
 
 // RuntimeObjects lists what containerd on vm holds for Kubernetes (its
-// k8s.io namespace), through its own client: every container (pod
-// sandboxes are containers too, labelled io.cri-containerd.kind=sandbox)
-// and every task (a running process). Empty once the pods are gone.
-func (p *Pair) RuntimeObjects(ctx context.Context, vm *VM) ([]string, error) {
+// k8s.io namespace), through its own client, of one kind: "container"
+// (pod sandboxes are containers too, labelled
+// io.cri-containerd.kind=sandbox) or "task" (a running process); each
+// "VM: KIND ID". Empty once the pods are gone. One ssh and one ctr (a Go
+// program starting under emulation) per call: the lane polls it.
+func (p *Pair) RuntimeObjects(ctx context.Context, vm *VM, kind string) ([]string, error) {
+	if kind != "container" && kind != "task" {
+		return nil, fmt.Errorf("runtime objects: kind %q, want container or task", kind)
+	}
 	out, err := p.Shell(ctx, vm, nil, `export PATH=/node/bin:$PATH
-ctr -n k8s.io containers ls -q | sed 's/^/container /'
-ctr -n k8s.io tasks ls -q | sed 's/^/task /'`)
+ctr -n k8s.io `+kind+`s ls -q | sed 's/^/`+kind+` /'`)
 	if err != nil {
 		return nil, err
 	}

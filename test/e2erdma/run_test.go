@@ -19,7 +19,7 @@ import (
 // report.json: real soft-RoCE results from the tools, verdicts against the
 // line rate read from rxe0 over ssh, and RDMA transport evidence.
 func TestRunSoftRoCEScenario(t *testing.T) {
-	needVMs(t)
+	needDataLink(t)
 	bin := filepath.Join(repoRoot, "bin", "rdmabench")
 	if _, err := os.Stat(bin); err != nil {
 		t.Fatalf("%v (run `make build` first; `make e2e-rdma` does)", err)
@@ -118,7 +118,7 @@ func TestRunSoftRoCEScenario(t *testing.T) {
 // with exit 130 and leaves no tool running on either VM (the ssh backend
 // kills each remote process group).
 func TestRunInterrupted(t *testing.T) {
-	needVMs(t)
+	needDataLink(t)
 	r := startRun(t, "run", "scenarios/softroce.yaml", "--out", t.TempDir())
 	time.Sleep(3 * time.Second) // ib_write_bw is running on both VMs
 	if code := r.interrupt(t); code != 130 {
@@ -140,6 +140,12 @@ type startedRun struct {
 // began (bounded: 2 minutes).
 func startRun(t *testing.T, args ...string) *startedRun {
 	t.Helper()
+	return startRunWithin(t, 2*time.Minute, args...)
+}
+
+// startRunWithin is startRun with the first round's bound.
+func startRunWithin(t *testing.T, bound time.Duration, args ...string) *startedRun {
+	t.Helper()
 	r := &startedRun{cmd: exec.Command(filepath.Join(repoRoot, "bin", "rdmabench"), args...), stderr: &syncBuffer{}, done: make(chan struct{})}
 	r.cmd.Dir = repoRoot
 	r.cmd.Stderr = r.stderr
@@ -147,7 +153,7 @@ func startRun(t *testing.T, args ...string) *startedRun {
 		t.Fatal(err)
 	}
 	go func() { _ = r.cmd.Wait(); close(r.done) }()
-	deadline := time.After(2 * time.Minute)
+	deadline := time.After(bound)
 	for !strings.Contains(r.stderr.String(), "round 1/") {
 		select {
 		case <-r.done:
@@ -155,7 +161,7 @@ func startRun(t *testing.T, args ...string) *startedRun {
 		case <-deadline:
 			_ = r.cmd.Process.Kill()
 			<-r.done
-			t.Fatalf("the run never started its first round:\n%s", r.stderr.String())
+			t.Fatalf("the run never started its first round within %s:\n%s", bound, r.stderr.String())
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
@@ -166,13 +172,19 @@ func startRun(t *testing.T, args ...string) *startedRun {
 // ended (bounded: 90 s).
 func (r *startedRun) interrupt(t *testing.T) int {
 	t.Helper()
+	return r.interruptWithin(t, 90*time.Second)
+}
+
+// interruptWithin is interrupt with the bound.
+func (r *startedRun) interruptWithin(t *testing.T, bound time.Duration) int {
+	t.Helper()
 	_ = r.cmd.Process.Signal(os.Interrupt)
 	select {
 	case <-r.done:
-	case <-time.After(90 * time.Second):
+	case <-time.After(bound):
 		_ = r.cmd.Process.Kill()
 		<-r.done
-		t.Fatalf("rdmabench run did not end within 90 s of Ctrl-C:\n%s", r.stderr.String())
+		t.Fatalf("rdmabench run did not end within %s of Ctrl-C:\n%s", bound, r.stderr.String())
 	}
 	return r.cmd.ProcessState.ExitCode()
 }

@@ -135,7 +135,7 @@ func runReport(t *testing.T, scenario string) (int, *schema.Report) {
 // break is named by its check, and the RDMA test is skipped with the
 // check's name instead of running.
 func TestPreflightOnVMs(t *testing.T) {
-	needVMs(t)
+	needDataLink(t)
 	sc := trustScenario(t, "root", twoPools, writeBW)
 	code, checks := preflightJSON(t, sc)
 	if code != 0 {
@@ -221,7 +221,7 @@ func assertSkipped(t *testing.T, sc, prefix string) {
 // rxe1, the second rail, is the image's) while the scenario names rxe0,
 // and UCX's UCT test moved onto TCP where rc_verbs on rxe0 is configured.
 func TestPathInvalidOnVMs(t *testing.T) {
-	needVMs(t)
+	needDataLink(t)
 	vmSh(t, 0, "rdma link show rxemgmt >/dev/null 2>&1 || rdma link add rxemgmt type rxe netdev eth1")
 	defer vmSh(t, 0, "rdma link delete rxemgmt")
 	oneHost := "  - name: server\n    hosts: [vm1]\n  - name: client\n    hosts: [vm1]"

@@ -80,6 +80,8 @@ type Pair struct {
 	KnownHosts string
 	KeyFile    string
 	BootTime   time.Duration
+	// SocketPort is the data link's QEMU socket network (DataLink).
+	SocketPort int
 }
 
 // Boot starts both VMs and returns once both printed their ready line
@@ -90,7 +92,7 @@ func Boot(ctx context.Context, cfg Config) (*Pair, error) {
 			return nil, fmt.Errorf("soft-RoCE image incomplete: %w (build it with `make -C images softroce`)", err)
 		}
 	}
-	p := &Pair{KeyFile: filepath.Join(cfg.Work, "id_ed25519"), KnownHosts: filepath.Join(cfg.Work, knownHostsFile(cfg))}
+	p := &Pair{KeyFile: filepath.Join(cfg.Work, "id_ed25519"), KnownHosts: filepath.Join(cfg.Work, knownHostsFile(cfg)), SocketPort: cfg.SocketPort}
 	if err := writeKnownHosts(cfg, p.KnownHosts); err != nil {
 		return nil, err
 	}
