@@ -128,7 +128,8 @@ func TestEPBudgetOfTheH100PairRun(t *testing.T) {
 	if apart := dec.Dispatch.AvgUS + dec.Combine.AvgUS; apart <= dec.LayerUS {
 		t.Errorf("timed apart %.2f µs is not above the pair's %.2f", apart, dec.LayerUS)
 	}
-	if pre.Pair != nil || math.Abs(pre.LayerUS-(432.12+606.49)) > 1e-9 {
-		t.Errorf("prefill row %+v: want dispatch + combine, no pair", pre)
+	if pre.Pair != nil || math.Abs(pre.LayerUS-(432.12+606.49)) > 1e-9 || math.Abs(pre.Ms-60.24) > 0.005 {
+		t.Errorf("prefill row %+v: want dispatch + combine, no pair, 60.24 ms a pass", pre)
 	}
+	t.Logf("decode %.2f µs a layer (pair, rank %d) = %.2f ms a token; prefill %.2f µs = %.2f ms a pass", dec.LayerUS, dec.Pair.Rank, dec.Ms, pre.LayerUS, pre.Ms)
 }
