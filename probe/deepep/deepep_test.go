@@ -101,7 +101,8 @@ func TestProbeTwoRanks(t *testing.T) {
 		tests = append(tests, m.Side+" "+m.Test)
 	}
 	want := "rank 0 normal dispatch (FP8),rank 0 normal combine (BF16),rank 1 normal dispatch (FP8),rank 1 normal combine (BF16)," +
-		"rank 0 low_latency dispatch (FP8),rank 0 low_latency combine (BF16),rank 1 low_latency dispatch (FP8),rank 1 low_latency combine (BF16)"
+		"rank 0 low_latency dispatch (FP8),rank 0 low_latency combine (BF16),rank 0 low_latency dispatch+combine (FP8)," +
+		"rank 1 low_latency dispatch (FP8),rank 1 low_latency combine (BF16),rank 1 low_latency dispatch+combine (FP8)"
 	if got := strings.Join(tests, ","); got != want {
 		t.Errorf("measurements:\n%s\nwant\n%s", got, want)
 	}
