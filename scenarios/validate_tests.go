@@ -27,6 +27,7 @@ func (v *validator) tests() {
 		v.testSettings(path, t)
 		v.args(path, t)
 		v.nixlMemory(path, t)
+		v.gpuCopy(path, t)
 		v.expect(path, t)
 	}
 }

@@ -57,10 +57,10 @@ func TestGPUInitiatedVerdictDoomsTheTest(t *testing.T) {
 }
 
 // TestGPUInitiatedNotNeededOnOneHost: where every rank of the tests that
-// asked for IBGDA shares one host (the local backend; pods on one node),
+// asked for IBGDA shares one host (the local backend; one pod),
 // the verdict none is a warning naming why (NVSHMEM goes over NVLink
 // there, as it did on 4×H100 without a NIC: testdata/gpu/h100-deepep/pair);
-// where ranks span nodes, or a node is unknown, it stays a failure.
+// where ranks span pods or nodes, or a node is unknown, it stays a failure.
 func TestGPUInitiatedNotNeededOnOneHost(t *testing.T) {
 	failed := func() []schema.PreflightEndpoint {
 		var out []schema.PreflightEndpoint
@@ -81,7 +81,10 @@ func TestGPUInitiatedNotNeededOnOneHost(t *testing.T) {
 		want  string
 	}{
 		{"local backend", &localShells{}, [2]string{"", ""}, schema.PreflightWarn},
-		{"pods on one node", &podShells{}, [2]string{"gpu-a", "gpu-a"}, schema.PreflightWarn},
+		// Two pods of one node each see their own GPUs alone (the device
+		// plugin's): NVSHMEM has no peer GPU to reach over NVLink and
+		// needs the NIC there too.
+		{"pods on one node", &podShells{}, [2]string{"gpu-a", "gpu-a"}, schema.PreflightFail},
 		{"pods on two nodes", &podShells{}, [2]string{"gpu-a", "gpu-b"}, schema.PreflightFail},
 		{"nodes unknown", &podShells{}, [2]string{"", ""}, schema.PreflightFail},
 	} {

@@ -150,6 +150,9 @@ func markOneHost(out []schema.PreflightEndpoint, at map[string]int, units []*pre
 		if shares || len(u.at) == 1 {
 			return true
 		}
+		if runsInPods(be) {
+			return false // pods of one node see their own GPUs alone: no NVLink path between them
+		}
 		hosts := map[string]bool{}
 		for ep := range u.at {
 			h := hostOf[ep]

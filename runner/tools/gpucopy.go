@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
@@ -19,6 +20,12 @@ var gpuCopySpec = Spec{build: buildGPUCopy, work: ncclWork}
 //
 // P being the to endpoint's GPU in the from endpoint's order (peerGPU).
 func buildGPUCopy(dst []Command, spec *Spec, leg *Leg) ([]Command, error) {
+	if from, to := leg.Client.Host, leg.Server.Host; from != "" && to != "" && from != to {
+		// No GPU of to is visible on from's host: the first past from's
+		// own would be from's host's, timed as if it were the pair's.
+		return dst, fmt.Errorf("gpu_copy %s -> %s: the endpoints are on two hosts (%s, %s); the copy reads a GPU of the same host: "+
+			"give both pools the same host", leg.Client.Name, leg.Server.Name, from, to)
+	}
 	argv := []string{spec.Programs[0], "--collective", "copy", "--device", "0", "--peer-device", leg.itoa(peerGPU(leg.Client, leg.Server))}
 	nt := ncclArgv(leg, 1) // the sizes, step and iterations as nccl-tests takes them
 	for i := 1; i+1 < len(nt); i += 2 {

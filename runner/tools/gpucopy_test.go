@@ -48,3 +48,20 @@ func TestPeerGPU(t *testing.T) {
 		}
 	}
 }
+
+// TestGPUCopyRefusesTwoHosts: endpoints on two hosts (ssh) share no GPU;
+// the first GPU past from's own is one of from's host, so the copy would
+// time two GPUs of one host and report it as the pair across hosts.
+func TestGPUCopyRefusesTwoHosts(t *testing.T) {
+	spec, _ := Lookup(tool.GPUCopy)
+	test := &scenarios.Test{Name: "copy", Tool: tool.GPUCopy}
+	a := endpoint.Endpoint{Name: "decode-0", Host: "gpu-a", GPUs: 1}
+	b := endpoint.Endpoint{Name: "prefill-0", Host: "gpu-b", GPUs: 1}
+	if _, err := Build(spec, Leg{Test: test, Client: a, Server: b}); err == nil || !strings.Contains(err.Error(), "gpu-a") {
+		t.Errorf("two hosts: %v", err)
+	}
+	b.Host = "gpu-a"
+	if _, err := Build(spec, Leg{Test: test, Client: a, Server: b}); err != nil {
+		t.Errorf("one host: %v", err)
+	}
+}

@@ -62,7 +62,7 @@ func NixlProbeHasPlugin(backendName string) Probe {
 
 // nixlProbeMessages is what the probe put on the wire for a row: its timed
 // requests (iters, ÷ the large-block factor past 1 MiB, as nixlbench), its
-// warm-up requests (not divided) and, for READ, the one request whose data
+// warm-up requests (divided too under --as-nixlbench) and, for READ, the one request whose data
 // it checked, each of batch descriptors.
 func nixlProbeMessages(m *parsers.Measurement, s *parsers.Sample) int64 {
 	iters, err1 := strconv.ParseInt(m.Info["num_iter"], 10, 64)
@@ -72,6 +72,9 @@ func nixlProbeMessages(m *parsers.Measurement, s *parsers.Sample) int64 {
 	}
 	if f, err := strconv.ParseInt(m.Info["large_blk_iter_ftr"], 10, 64); err == nil && f > 0 && s.Bytes > nixlLargeBlock {
 		iters = max(1, iters/f)
+		if m.Info["as_nixlbench"] == "nixlbench's" && warm > 0 {
+			warm = max(1, warm/f) // --as-nixlbench: nixlbench's warm-up rule too
+		}
 	}
 	if m.Info["check_consistency"] == "1" {
 		warm++

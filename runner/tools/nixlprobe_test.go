@@ -1,0 +1,35 @@
+package tools
+
+import (
+	"testing"
+
+	"github.com/rdmabench/rdmabench/parsers"
+	"github.com/rdmabench/rdmabench/tool"
+)
+
+// TestNixlProbeMessagesAsNixlbench: with --as-nixlbench the probe divides
+// its warm-up too by the large-block factor over 1 MiB (16 become 1), so
+// a 4 MiB row put 256/16 timed + 1 warm-up + 1 checked requests on the
+// wire, not 16 warm-ups; below 1 MiB, and without the flag, all 16.
+func TestNixlProbeMessagesAsNixlbench(t *testing.T) {
+	info := func(loop string) map[string]string {
+		return map[string]string{"num_iter": "256", "warmup_iter": "16", "large_blk_iter_ftr": "16",
+			"check_consistency": "1", "as_nixlbench": loop}
+	}
+	for _, c := range []struct {
+		loop  string
+		bytes int64
+		want  int64
+	}{
+		{"nixlbench's", 4 << 20, 16 + 1 + 1},
+		{"nixlbench's", 1 << 20, 256 + 16 + 1},
+		{"rdmabench's", 4 << 20, 16 + 16 + 1},
+		{"", 4 << 20, 16 + 16 + 1}, // a capture from before the row
+	} {
+		m := parsers.Measurement{Info: info(c.loop)}
+		s := parsers.Sample{Bytes: c.bytes, Batch: 1}
+		if got := WireMessages(tool.NixlProbe, &m, &s, 0); got != c.want {
+			t.Errorf("%q %d B: %d messages, want %d", c.loop, c.bytes, got, c.want)
+		}
+	}
+}
