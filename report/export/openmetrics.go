@@ -42,7 +42,7 @@ var OpenMetricsFamilies = []struct{ Name, Help string }{
 	{"rdmabench_line_rate_bits_per_second", "The line rate a result was judged against, in bits per second."},
 	{"rdmabench_line_rate_ratio", "A result's headline bandwidth as a fraction of the line rate (0.9 = 90%)."},
 	{"rdmabench_kv_transfer_ttft_seconds", "What moving one request's KV cache adds to time-to-first-token, per bandwidth source and context length (the KV budget)."},
-	{"rdmabench_ep_budget_seconds", "What DeepEP's dispatch + combine adds per output token (stage decode: TPOT) or per prefill pass (stage prefill: TTFT), over the model's MoE layers at the slowest rank (the EP budget)."},
+	{"rdmabench_ep_budget_seconds", "What DeepEP's dispatch + combine adds per output token (stage decode: TPOT) or per prefill pass (stage prefill: TTFT), over the model's MoE layers at the slowest rank (the EP budget); timed back_to_back (one window, the launch gap counted) or apart (the two phases added)."},
 }
 
 // WriteOpenMetrics writes a run's figures in the OpenMetrics text format
@@ -223,7 +223,14 @@ func addEPBudget(r *schema.Report, scen [2]string, add func(string, float64, ...
 		return
 	}
 	for _, c := range b.Rows {
+		// timed says how the layer was timed: a series that moves from apart
+		// to back_to_back changed method, not fabric.
+		timed := "apart"
+		if c.Pair != nil {
+			timed = "back_to_back"
+		}
 		add("rdmabench_ep_budget_seconds", c.Ms/1000, scen, [2]string{"test", c.Test}, [2]string{"stage", c.Stage},
-			[2]string{"kernels", c.Kernels}, [2]string{"tokens", strconv.FormatInt(c.Tokens, 10)}, [2]string{"moe_layers", strconv.Itoa(c.MoELayers)})
+			[2]string{"kernels", c.Kernels}, [2]string{"tokens", strconv.FormatInt(c.Tokens, 10)}, [2]string{"moe_layers", strconv.Itoa(c.MoELayers)},
+			[2]string{"timed", timed})
 	}
 }
