@@ -255,7 +255,8 @@ func parseFile(t *testing.T, path, program string) parsers.Measurement {
 // the waterfall carries the NVLink rate the results were judged against
 // (18 × 26.562 GB/s = 478.1 GB/s a direction) and its layers: the GPU copy
 // at 398.11 GB/s (83.3 %), ucx_perftest above NVLink (the figure that made
-// the shipped scenario drop it), nixlbench UCX, NCCL sendrecv.
+// the shipped scenario drop it), the NIXL probe (its best way, as nixlbench
+// drives NIXL) beside nixlbench UCX, NCCL sendrecv.
 func TestH100OneHostWaterfall(t *testing.T) {
 	const run = "run5-like-x4/rb-single"
 	rep, err := schema.Load(filepath.Join(h100KV, run, "report.json"))
@@ -275,6 +276,7 @@ func TestH100OneHostWaterfall(t *testing.T) {
 		gbps, pct   float64
 	}{
 		{"GPU copy", "gpu-copy", 398.11, 83.27}, {"ucx_perftest", "ucx-cuda-ipc", 1191.02, 249.1},
+		{"NIXL probe UCX", "probe-as-nixlbench", 275.30, 57.58},
 		{"nixlbench UCX", "nixlbench-read", 294.67, 61.63}, {"nccl sendrecv", "nccl-sendrecv", 361.08, 75.52},
 	}
 	if len(wfs[0].Layers) != len(want) {

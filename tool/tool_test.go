@@ -94,6 +94,10 @@ func TestNixlProbeHasItsOwnWaterfallLayer(t *testing.T) {
 	if !ok1 || !ok2 || lvl1 != LevelNIXL || lvl2 != LevelNIXL || nb != "nixlbench UCX" || probe != "NIXL probe UCX" {
 		t.Errorf("nixlbench %q (%d %v), probe %q (%d %v)", nb, lvl1, ok1, probe, lvl2, ok2)
 	}
+	// A result names its tool (nixl_probe), not its binary: the same layer.
+	if byTool, _, ok := WaterfallLayer(LayerOf{Program: NixlProbe, Family: FamilyNixlbench, Backend: "UCX"}); !ok || byTool != "NIXL probe UCX" {
+		t.Errorf("a nixl_probe result is layer %q (%v), want NIXL probe UCX", byTool, ok)
+	}
 }
 
 // TestGPUCopyIsTheOneHostBottomLayer: a gpu_copy result is the "GPU copy"

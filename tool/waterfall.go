@@ -73,7 +73,9 @@ func nixlLayer(r LayerOf) (string, int, bool) {
 		b = DefaultNixlBackend
 	}
 	name := "nixlbench " + b
-	if r.Program == "rdmabench-nixl" { // the NIXL probe: vLLM's way of driving NIXL
+	// The NIXL probe (vLLM's way of driving NIXL), named by its tool (what a
+	// result carries) or its program.
+	if r.Program == NixlProbe || r.Program == "rdmabench-nixl" {
 		name = "NIXL probe " + b
 	}
 	return name, LevelNIXL, r.Family == FamilyNixlbench
