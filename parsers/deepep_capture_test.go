@@ -14,18 +14,7 @@ import (
 // and within 3.5 % (README: 2.7–3.3 %) for the low-latency pair.
 func TestDeepEPH100Capture(t *testing.T) {
 	dir := filepath.Join("..", "testdata", "gpu", "h100-deepep")
-	parse := func(name string) []Measurement {
-		f, err := os.Open(filepath.Join(dir, name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer f.Close()
-		ms, err := ParseDeepEP(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return ms
-	}
+	parse := func(name string) []Measurement { return parseDeepEPFile(t, filepath.Join(dir, name)) }
 	timeOf := func(ms []Measurement, test, side string) float64 {
 		for _, m := range ms {
 			if m.Test != test || m.Side != side || !m.OK || len(m.Samples) != 1 {
@@ -85,17 +74,8 @@ func TestDeepEPH100Capture(t *testing.T) {
 func TestDeepEPH100PairCapture(t *testing.T) {
 	dir := filepath.Join("..", "testdata", "gpu", "h100-deepep", "pair")
 	pairOf := func(name, test string) map[string]float64 {
-		f, err := os.Open(filepath.Join(dir, name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer f.Close()
-		ms, err := ParseDeepEP(f)
-		if err != nil {
-			t.Fatal(err)
-		}
 		out := map[string]float64{}
-		for _, m := range ms {
+		for _, m := range parseDeepEPFile(t, filepath.Join(dir, name)) {
 			if m.Test == test && m.OK && len(m.Samples) == 1 && m.Samples[0].LatAvgUS != nil {
 				out[m.Side] = *m.Samples[0].LatAvgUS
 			}
@@ -123,4 +103,19 @@ func TestDeepEPH100PairCapture(t *testing.T) {
 	} else {
 		t.Logf("mean over runs and ranks: probe %.2f µs, DeepEP %.2f µs (%+.2f %%)", sumProbe/12, sumRef/12, d*100)
 	}
+}
+
+// parseDeepEPFile reads one captured output with ParseDeepEP.
+func parseDeepEPFile(t *testing.T, path string) []Measurement {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	ms, err := ParseDeepEP(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ms
 }
