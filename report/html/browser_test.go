@@ -53,21 +53,40 @@ type browserSession struct {
 func newBrowser(t testing.TB, width, height int) *browserSession {
 	t.Helper()
 	exe := chromiumPath(t)
-	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
-		chromedp.ExecPath(exe), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
-		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-dev-shm-usage", true), chromedp.Flag("hide-scrollbars", true),
-		chromedp.ProxyServer("127.0.0.1:9"), chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(width, height),
-	)
-	ctx, cancel := chromedp.NewContext(alloc)
-	t.Cleanup(func() { cancel(); cancelAlloc() })
-	b := &browserSession{ctx: ctx}
-	// Start the browser (no timeout on the first Run: it would bound the browser's life).
-	if err := chromedp.Do(ctx); err != nil {
-		t.Fatalf("start chromium: %v", err)
+	// Chromium now and then exits before it prints its DevTools address
+	// when the machine is loaded (CI runs every package at once); that is
+	// not what these tests test, so a start is tried three times, each
+	// with a fresh profile, and all three errors are reported if none works.
+	var ctx context.Context
+	var starts []string
+	for attempt := 1; attempt <= 3 && ctx == nil; attempt++ {
+		alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
+			chromedp.ExecPath(exe), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
+			chromedp.Flag("disable-quic", true), chromedp.Flag("disable-background-networking", true),
+			chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true),
+			chromedp.Flag("disable-dev-shm-usage", true), chromedp.Flag("hide-scrollbars", true),
+			chromedp.ProxyServer("127.0.0.1:9"), chromedp.UserDataDir(t.TempDir()),
+			chromedp.WindowSize(width, height),
+		)
+		c, cancel := chromedp.NewContext(alloc)
+		// Start the browser (no timeout on the first Run: it would bound the browser's life).
+		if err := chromedp.Do(c); err != nil {
+			cancel()
+			cancelAlloc()
+			starts = append(starts, fmt.Sprintf("start %d: %v", attempt, err))
+			time.Sleep(time.Duration(attempt) * time.Second)
+			continue
+		}
+		t.Cleanup(func() { cancel(); cancelAlloc() })
+		ctx = c
 	}
+	if ctx == nil {
+		t.Fatalf("chromium did not start in 3 tries:\n%s", strings.Join(starts, "\n"))
+	}
+	if len(starts) > 0 {
+		t.Logf("chromium started after %d failed start(s): %s", len(starts), strings.Join(starts, "; "))
+	}
+	b := &browserSession{ctx: ctx}
 	err := chromedp.Listen(ctx, func(ev any) {
 		b.mu.Lock()
 		defer b.mu.Unlock()
