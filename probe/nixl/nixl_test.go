@@ -94,6 +94,28 @@ func TestProbeReadsKVBlocks(t *testing.T) {
 	}
 }
 
+// TestProbeAsNixlbenchPostsThroughTheBindings: --as-nixlbench times
+// NIXL's binding calls on one prepared transfer, each post carrying its
+// notification: the target counts 2 sizes × (8 timed + 1 warm-up + 1
+// checked) + the final one = 21, the config says which calls were timed.
+func TestProbeAsNixlbenchPostsThroughTheBindings(t *testing.T) {
+	standin(t)
+	tgt, ini := pair(t, time.Minute, "--as-nixlbench", "--min-block", "4096", "--max-block", "8192", "--iters", "8", "--warmup", "1")
+	if tgt.code != 0 || ini.code != 0 {
+		t.Fatalf("exit %d/%d\n%s\n%s", tgt.code, ini.code, tgt.out.String(), ini.out.String())
+	}
+	ms, err := parsers.Parse(Program, strings.NewReader(ini.out.String()))
+	if err != nil || len(ms) != 1 || !ms[0].OK || len(ms[0].Samples) != 2 {
+		t.Fatalf("%v %+v\n%s", err, ms, ini.out.String())
+	}
+	if got := ms[0].Info["timed_calls"]; got != "NIXL's bindings (postXferReq, getXferStatus)" {
+		t.Errorf("timed calls %q", got)
+	}
+	if !strings.Contains(tgt.out.String(), "# target: done after 21 notifications") {
+		t.Errorf("target:\n%s", tgt.out.String())
+	}
+}
+
 // TestProbeCatchesWrongData: a transfer that says DONE but brought wrong
 // bytes fails the run as a data error, not a result.
 func TestProbeCatchesWrongData(t *testing.T) {
@@ -220,9 +242,9 @@ func TestStandinAgainstRealCapture(t *testing.T) {
 	sk, sh, ss := shape(ini.out.String())
 	rk = slices.DeleteFunc(rk, func(k string) bool { return k == "torch" || k == "torch_cuda" }) // VRAM only
 	// Printed since that capture (the agent's progress thread, vLLM's
-	// default; the target's polling, the loop, the backend's parameters).
+	// default; the target's polling, the loop and its calls, the backend's parameters).
 	sk = slices.DeleteFunc(sk, func(k string) bool {
-		return slices.Contains([]string{"progress_thread", "busy_poll", "as_nixlbench", "backend_param"}, k)
+		return slices.Contains([]string{"progress_thread", "busy_poll", "as_nixlbench", "timed_calls", "backend_param"}, k)
 	})
 	if !slices.Equal(rk, sk) || rh != sh || !slices.Equal(rs, ss) {
 		t.Errorf("stand-in vs real:\nkeys %v\n     %v\nheader %q\n       %q\nsizes %v\n      %v", sk, rk, sh, rh, ss, rs)

@@ -37,6 +37,7 @@ PROGRAM = "rdmabench-nixl"
 FORMAT_VERSION = "1"
 DONE = b"rdmabench-nixl:done"
 NOTIF = b"rdmabench-nixl:request"
+NIXLBENCH_NOTIF = b"0xBEEF"  # nixlbench's, with every post (nixl_worker.cpp execTransfer)
 
 
 def fail(msg, code=1):
@@ -342,15 +343,14 @@ def measure(args, agent, remote, regions, tgt, block):
     # --reuse-xfer: one prepared transfer, made before the warm-up and posted
     # again with its notification (nixlbench: createXferReq once, its
     # "0xBEEF" notification sent with every post).
-    reuse = agent.make_prepped_xfer(args.op, local, ids, far, ids, notif_msg=NOTIF if args.notify else b"",
+    reuse = agent.make_prepped_xfer(args.op, local, ids, far, ids, notif_msg=notif_of(args),
                                     backends=[args.backend]) if args.reuse_xfer else None
     for _ in range(warmups(args, block)):
-        request(args, agent, local, far, ids, remote, None, reuse)
-    prep, post, tx = [], [], []
+        request(args, agent, local, far, ids, remote, reuse)
     start = time.perf_counter_ns()
-    for _ in range(iters):
-        request(args, agent, local, far, ids, remote, (prep, post, tx), reuse)
+    stamps = timed_requests(args, agent, local, far, ids, remote, reuse, iters)
     total_us = (time.perf_counter_ns() - start) / 1e3
+    prep, post, tx = spans(stamps)
     if reuse is not None:
         agent.release_xfer_handle(reuse)
     agent.release_dlist_handle(local)
@@ -370,11 +370,11 @@ def check_data(args, agent, local, far, ids, remote, regions, block):
     pattern written, read back into zeros."""
     if args.op == "WRITE":
         regions.zero()
-        request(args, agent, local, far, ids, remote, None)
+        request(args, agent, local, far, ids, remote)
         regions.fill()
-        request(args, agent, local, far, ids, remote, None)
+        request(args, agent, local, far, ids, remote)
     regions.zero()
-    request(args, agent, local, far, ids, remote, None, op="READ")
+    request(args, agent, local, far, ids, remote, op="READ")
     regions.sync()
     bad = regions.check(block, args.blocks)
     if args.op == "WRITE":
@@ -382,26 +382,94 @@ def check_data(args, agent, local, far, ids, remote, regions, block):
     return f"{args.op} of {block} B blocks: the data did not arrive ({bad})" if bad else None
 
 
-def request(args, agent, local, far, ids, remote, times, reuse=None, op=None):
+def request(args, agent, local, far, ids, remote, reuse=None, op=None):
     """One request's transfer, as vLLM's NixlConnector posts it: with a
-    notification that tells prefill the blocks may be freed."""
-    t0 = time.perf_counter_ns()
-    h = reuse or agent.make_prepped_xfer(op or args.op, local, ids, far, ids, notif_msg=NOTIF if args.notify else b"",
+    notification that tells prefill the blocks may be freed. The warm-up
+    and the data check; timed_requests is the timed loop."""
+    h = reuse or agent.make_prepped_xfer(op or args.op, local, ids, far, ids, notif_msg=notif_of(args),
                                          backends=[args.backend])
-    t1 = time.perf_counter_ns()
     state = agent.transfer(h)
-    t2 = time.perf_counter_ns()
     while state not in ("DONE", "ERR"):
         state = agent.check_xfer_state(h)
-    t3 = time.perf_counter_ns()
     if reuse is None:
         agent.release_xfer_handle(h)
     if state == "ERR":
         fail(f"{op or args.op} to {remote} failed (NIXL state ERR)")
-    if times is not None:
-        times[0].append((t1 - t0) / 1e3)
-        times[1].append((t2 - t1) / 1e3)
-        times[2].append((t3 - t2) / 1e3)
+
+
+def timed_requests(args, agent, local, far, ids, remote, reuse, iters):
+    """The timed loop: iters requests, each as request() posts it. Returns
+    four clock readings (ns) a request: before its transfer is made, before
+    it is posted, after the post, at DONE. The loop does no arithmetic and
+    calls nothing it need not: Python's per-request bookkeeping (µs from ns,
+    three appends) cost 0.5 µs a transfer on a 2-core VM, against a 1 MiB
+    GPU-to-GPU READ of ~22 µs.
+
+    --as-nixlbench calls NIXL's bindings (nixlAgent.postXferReq and
+    getXferStatus, the C++ calls nixlbench makes) on the prepared transfer,
+    without nixl_agent's wrappers: each check_xfer_state compares NIXL's
+    status enum twice more, 1.37 µs a call against 0.46 µs for the binding
+    (measured on a 2-core VM), and the poll's period is how late DONE is
+    seen. Otherwise nixl_agent's transfer and check_xfer_state, as vLLM's
+    NixlConnector calls them."""
+    clock = time.perf_counter_ns
+    stamps = [0] * (4 * iters)
+    if args.as_nixlbench:
+        try:
+            import nixl._bindings as nixl_bind
+            post, status = agent.agent.postXferReq, agent.agent.getXferStatus
+        except (ImportError, AttributeError) as e:
+            fail(f"--as-nixlbench times NIXL's bindings (nixl._bindings, nixl_agent.agent), which this NIXL "
+                 f"does not have as 1.x has them ({e}): run the test without --as-nixlbench")
+        handle = getattr(reuse, "_handle", reuse)  # NIXL < 1.0: make_prepped_xfer returns the int itself
+        in_prog, success = nixl_bind.NIXL_IN_PROG, nixl_bind.NIXL_SUCCESS
+        for i in range(0, 4 * iters, 4):
+            t = clock()
+            stamps[i] = stamps[i + 1] = t
+            state = post(handle)  # NIXL raises its errors
+            stamps[i + 2] = clock()
+            while state == in_prog:
+                state = status(handle)
+            stamps[i + 3] = clock()
+            if state != success:
+                fail(f"{args.op} to {remote} failed (NIXL status {state})")
+        return stamps
+    make, transfer, check, release = agent.make_prepped_xfer, agent.transfer, agent.check_xfer_state, agent.release_xfer_handle
+    op, notif, backends = args.op, notif_of(args), [args.backend]
+    for i in range(0, 4 * iters, 4):
+        stamps[i] = clock()
+        h = reuse or make(op, local, ids, far, ids, notif_msg=notif, backends=backends)
+        stamps[i + 1] = clock()
+        state = transfer(h)
+        stamps[i + 2] = clock()
+        while state != "DONE" and state != "ERR":
+            state = check(h)
+        stamps[i + 3] = clock()
+        if reuse is None:
+            release(h)
+        if state == "ERR":
+            fail(f"{op} to {remote} failed (NIXL state ERR)")
+    return stamps
+
+
+def spans(stamps):
+    """µs spent making, posting and completing each request, from
+    timed_requests' clock readings."""
+    prep, post, tx = [], [], []
+    for i in range(0, len(stamps), 4):
+        t0, t1, t2, t3 = stamps[i:i + 4]
+        prep.append((t1 - t0) / 1e3)
+        post.append((t2 - t1) / 1e3)
+        tx.append((t3 - t2) / 1e3)
+    return prep, post, tx
+
+
+def notif_of(args):
+    """The notification each request carries: none (--no-notify), nixlbench's
+    (--as-nixlbench) or the probe's."""
+    if not args.notify:
+        return b""
+    return NIXLBENCH_NOTIF if args.as_nixlbench else NOTIF
 
 
 def iterations(args, block):
@@ -449,6 +517,8 @@ def print_config(args, tgt):
             ("Progress thread", int(args.progress_thread)),  # off: --no-progress-thread
             ("Target polls notifications (--busy-poll)", "without a pause" if args.busy_poll else "every 1 ms"),
             ("Loop (--as-nixlbench)", "nixlbench's" if args.as_nixlbench else "rdmabench's"),
+            ("Timed calls", "NIXL's bindings (postXferReq, getXferStatus)" if args.as_nixlbench
+             else "nixl_agent (transfer, check_xfer_state)"),
             ("Backend parameters (--backend-param)", ",".join(f"{k}={v}" for k, v in args.backend_param) or "NIXL's defaults")]
     if "VRAM" in (args.initiator_seg, args.target_seg):
         rows += [("VRAM allocation (--vram-alloc)", args.vram_alloc),
@@ -501,8 +571,9 @@ def parse_args(argv):
     p.add_argument("--device", type=int, default=0, help="this side's GPU (VRAM)")
     p.add_argument("--no-progress-thread", dest="progress_thread", action="store_false",
                    help="no NIXL progress thread (nixlbench's default); vLLM's NIXL runs one")
-    p.add_argument("--vram-alloc", choices=["torch", "driver"], default="torch",
-                   help="VRAM from torch's caching allocator (vLLM's KV cache) or the CUDA driver (nixlbench's cudaMalloc)")
+    p.add_argument("--vram-alloc", choices=["torch", "driver"], default=None,
+                   help="VRAM from torch's caching allocator (vLLM's KV cache; the default) or the CUDA driver "
+                        "(nixlbench's cudaMalloc; the default under --as-nixlbench)")
     p.add_argument("--min-block", type=int, default=65536)
     p.add_argument("--max-block", type=int, default=16 << 20)
     p.add_argument("--regions", type=int, default=1, help="KV regions: layers x K/V")
@@ -516,8 +587,9 @@ def parse_args(argv):
     p.add_argument("--busy-poll", action="store_true",
                    help="the target reads notifications without a pause (nixlbench's target spins; vLLM's reads once a step)")
     p.add_argument("--as-nixlbench", action="store_true",
-                   help="nixlbench's loop, like for like: --reuse-xfer --no-progress-thread --busy-poll, a notification "
-                        "with every post, the warm-up divided by the large-block factor over 1 MiB")
+                   help="nixlbench's loop, like for like: --reuse-xfer --no-progress-thread --busy-poll, nixlbench's "
+                        "notification with every post, VRAM from the CUDA driver, NIXL's bindings timed, the warm-up "
+                        "divided by the large-block factor over 1 MiB")
     p.add_argument("--backend-param", action="append", default=[], metavar="KEY=VALUE", type=backend_param,
                    help="a parameter of the backend's creation (repeatable), e.g. in_python=0 for UCCL as nixlbench")
     p.add_argument("--rendezvous-timeout", type=float, default=120)
@@ -527,6 +599,8 @@ def parse_args(argv):
         if not a.notify:
             fail("--as-nixlbench sends a notification with every post, as nixlbench does: drop --no-notify", 2)
         a.reuse_xfer, a.progress_thread, a.busy_poll = True, False, True
+    if a.vram_alloc is None:
+        a.vram_alloc = "driver" if a.as_nixlbench else "torch"
     for name in ("min_block", "max_block", "regions", "blocks", "iters", "large_block_factor"):
         if getattr(a, name) <= 0:
             fail(f"--{name.replace('_', '-')} must be positive", 2)

@@ -9,6 +9,8 @@ import socket
 import struct
 import threading
 
+from . import _bindings
+
 
 class nixl_agent_config:
     def __init__(self, enable_prog_thread=True, enable_listen_thread=False, listen_port=0,
@@ -45,6 +47,23 @@ class _Xfer:
     def __init__(self, op, local, remote, rids, notif):
         self.op, self.local, self.remote, self.rids, self.notif = op, local, remote, rids, notif
         self.state = "INIT"
+        self._handle = id(self)  # NIXL's nixl_xfer_handle keeps the C++ handle here
+
+
+class _BindingAgent:
+    """nixl_agent.agent: NIXL's pybind nixlAgent, the calls rdmabench-nixl
+    --as-nixlbench makes on a transfer's handle (an int)."""
+
+    def __init__(self, owner):
+        self._owner, self._xfers = owner, {}
+
+    def postXferReq(self, reqh, notif_msg=b""):
+        self._owner.transfer(self._xfers[reqh], notif_msg)
+        return _bindings.NIXL_IN_PROG
+
+    def getXferStatus(self, reqh):
+        self._xfers[reqh].state = "DONE"
+        return _bindings.NIXL_SUCCESS
 
 
 class nixl_agent:
@@ -52,6 +71,7 @@ class nixl_agent:
         self.name = agent_name
         self.backends = {b: b for b in (nixl_conf.backends if nixl_conf else ["UCX"])}
         self._notifs, self._lock = {}, threading.Lock()
+        self.agent = _BindingAgent(self)
         self._peers = {}  # name -> (host, port)
         self._conns = {}
         self._srv = socket.socket()
@@ -140,8 +160,10 @@ class nixl_agent:
                           notif_msg=b"", backends=[], skip_desc_merge=False):
         if len(local_indices) != len(remote_indices):
             raise RuntimeError("stand-in: index lists differ in length")
-        return _Xfer(operation, [local_xfer_side.descs[i] for i in local_indices], remote_xfer_side.agent,
-                     [remote_xfer_side.descs[i] for i in remote_indices], notif_msg)
+        x = _Xfer(operation, [local_xfer_side.descs[i] for i in local_indices], remote_xfer_side.agent,
+                  [remote_xfer_side.descs[i] for i in remote_indices], notif_msg)
+        self.agent._xfers[x._handle] = x
+        return x
 
     def transfer(self, handle, notif_msg=b""):
         c = self._conn(handle.remote)
@@ -164,7 +186,7 @@ class nixl_agent:
         return "DONE"
 
     def release_xfer_handle(self, handle):
-        pass
+        self.agent._xfers.pop(handle._handle, None)
 
     def send_notif(self, remote_agent_name, notif_msg):
         c = self._conn(remote_agent_name)
