@@ -195,6 +195,34 @@ func (t *Transport) ForOp(op string) {
 	t.Copy = len(t.CopyRanges) > 0
 }
 
+// ForOpMemories narrows the verdict, as ForPath, to the one RMA table of
+// UCX's output whose op is op ("READ", "WRITE") and whose two sides are
+// each one of mems ("cuda", "host"): a ucx_perftest -t ucp_get -m cuda
+// read between GPUs is cuda_ipc, not the tcp that emulates the test's own
+// host-to-GPU control writes beside it. It returns the path's key, or ""
+// (the verdict left as it was) where no table, or more than one, fits.
+func (t *Transport) ForOpMemories(op string, mems []string) string {
+	if t == nil {
+		return ""
+	}
+	var fit []string
+	for key := range t.paths {
+		o, rest, _ := strings.Cut(key, " ")
+		a, b, ok := strings.Cut(rest, "<-")
+		if !ok {
+			a, b, _ = strings.Cut(rest, "->")
+		}
+		if o == op && slices.Contains(mems, a) && slices.Contains(mems, b) {
+			fit = append(fit, key)
+		}
+	}
+	if len(fit) != 1 {
+		return ""
+	}
+	t.ForPath(fit[0])
+	return fit[0]
+}
+
 // ForPath narrows the verdict to the tool's own data path (UCXPathKey:
 // op and memory of each side) where UCX's tables show it: a VRAM WRITE
 // over cuda_ipc is not judged by the tcp row of a host-memory read. A

@@ -77,3 +77,30 @@ func TestUCXPathKeys(t *testing.T) {
 		t.Errorf("UCXPathKey: %q", got)
 	}
 }
+
+// ForOpMemories picks the one table of an op whose memories are the
+// test's; none, or two that fit, leave the verdict as it was.
+func TestUCXForOpMemories(t *testing.T) {
+	cudaRead := strings.ReplaceAll(strings.ReplaceAll(ucxReadTable, "into host memory from host", "into cuda/GPU1 from cuda/dev[0]"), "copy-out    | rc_verbs/rxe0:1", "zero-copy   | cuda_ipc/cuda  ")
+	for _, c := range []struct {
+		op   string
+		mems []string
+		key  string
+		kind string
+	}{
+		{"READ", []string{"cuda"}, "READ cuda<-cuda", TransportP2P},
+		{"READ", []string{"host"}, "READ host<-host", TransportRDMA},
+		{"WRITE", []string{"host"}, "WRITE host->host", TransportRDMA},
+		{"READ", []string{"host", "cuda"}, "", TransportRDMA}, // two tables fit
+		{"WRITE", []string{"cuda"}, "", TransportRDMA},        // none fits
+	} {
+		tr := DetectTransport(ucxWriteTable + ucxReadTable + cudaRead)
+		if key := tr.ForOpMemories(c.op, c.mems); key != c.key || tr.Kind != c.kind {
+			t.Errorf("%s %v: key %q kind %s (%q), want %q %s", c.op, c.mems, key, tr.Kind, tr.Detail, c.key, c.kind)
+		}
+	}
+	var none *Transport
+	if none.ForOpMemories("READ", []string{"host"}) != "" {
+		t.Error("a nil transport has no path")
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/rdmabench/rdmabench/parsers"
+	"github.com/rdmabench/rdmabench/runner/tools"
 	"github.com/rdmabench/rdmabench/report/schema"
 )
 
@@ -381,6 +382,23 @@ func TestH100UCXPerftestCUDA(t *testing.T) {
 			t.Errorf("%s: %v, %.1f GB/s, want 16 MiB above NVLink's %.1f GB/s", f, err, *s.BWAvgBps/8e9, nvlink/1e9)
 		}
 		t.Logf("%s: %.0f GB/s at 16 MiB (%.1f× NVLink)", f, *s.BWAvgBps/8e9, *s.BWAvgBps/8/nvlink)
+	}
+	// The transport is the test's own RMA table's, read from its command
+	// line as the runner reads it: not the tcp that emulates
+	// ucx_perftest's host-to-GPU control writes beside it (before: "tcp"
+	// for ucx-get-tls-cudaipc.txt).
+	for f, argv := range map[string]string{
+		"ucx-get-m-cuda.txt":      "-t ucp_get -m cuda",
+		"ucx-get-m-cuda-cuda.txt": "-t ucp_get -m cuda,cuda",
+		"ucx-get-tls-cudaipc.txt": "-t ucp_get -m cuda",
+		"ucx-put-m-cuda.txt":      "-t ucp_put_bw -m cuda",
+	} {
+		m := parseFile(t, "run6-triage/"+f, "ucx_perftest")
+		key := m.Transport.ForOpMemories(tools.UCXPerftestPath(strings.Fields("ucx_perftest 127.0.0.1 " + argv)))
+		t.Logf("%s: %s: %s %q", f, key, m.Transport.Kind, m.Transport.Detail)
+		if m.Transport.Kind != parsers.TransportP2P || !strings.HasPrefix(m.Transport.Detail, "cuda_ipc (") {
+			t.Errorf("%s (%s): %s %q, want UCX's cuda_ipc", f, key, m.Transport.Kind, m.Transport.Detail)
+		}
 	}
 	b, err := os.ReadFile(filepath.Join(h100KV, "run6-triage/ucx-get-m-cuda.txt"))
 	if err != nil {

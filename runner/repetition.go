@@ -17,6 +17,7 @@ import (
 	"github.com/rdmabench/rdmabench/runner/judge"
 	"github.com/rdmabench/rdmabench/runner/plan"
 	"github.com/rdmabench/rdmabench/runner/tools"
+	"github.com/rdmabench/rdmabench/tool"
 )
 
 // DefaultLegTimeout bounds a leg whose job gives no TimeoutSec.
@@ -274,6 +275,11 @@ func (l *legRun) parse() judge.Outcome {
 			o.M, o.OK = withLegSize(m, l.leg.Variant), true
 			if o.M.Transport == nil {
 				o.M.Transport = configuredTransport(l.job.Tool, s.env)
+			}
+			if l.job.Tool == tool.UCXPerftest {
+				// The test's own RMA table, not the control writes'
+				// beside it (a -m cuda get is cuda_ipc, not tcp).
+				o.M.Transport.ForOpMemories(tools.UCXPerftestPath(s.pc.Argv))
 			}
 			return o
 		}

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"slices"
 	"strings"
 	"time"
 
@@ -104,4 +105,32 @@ func ucxIterations(n int) int {
 func ucxWork(_ *Spec, t *scenarios.Test, size int64) time.Duration {
 	n := ucxIterations(t.Args.Iterations)
 	return transfer(float64(n)*float64(max(size, 8))) + time.Duration(n)*perIteration/10
+}
+
+// UCXPerftestPath is the remote-memory path a ucx_perftest client command
+// times: "READ" for ucp_get, "WRITE" for the ucp_put tests, "" for the
+// others (tag, stream, active messages: no RMA table is theirs); and the
+// memory types of its buffers from -m SEND[,RECV] ("host" without -m).
+// UCX's protocol tables name memory so ("cuda/GPU1", "host memory").
+func UCXPerftestPath(argv []string) (op string, mems []string) {
+	mems = []string{"host"}
+	for i := 0; i+1 < len(argv); i++ {
+		switch argv[i] {
+		case "-t":
+			switch t := argv[i+1]; {
+			case t == "ucp_get":
+				op = "READ"
+			case strings.HasPrefix(t, "ucp_put"):
+				op = "WRITE"
+			}
+		case "-m":
+			mems = nil
+			for _, m := range strings.Split(argv[i+1], ",") {
+				if m = strings.TrimSpace(m); m != "" && !slices.Contains(mems, m) {
+					mems = append(mems, m)
+				}
+			}
+		}
+	}
+	return op, mems
 }
