@@ -34,8 +34,22 @@ func FartherThan(rel, limit string) bool {
 // nearest of its rails, as NCCL picks given them all. Nil when no GPU is
 // used or the matrix lists none of devices.
 func (inv *Inventory) Affinity(gpus int, devices []string) []Pair {
+	own := make([]int, gpus)
+	for i := range own {
+		own[i] = i
+	}
+	return inv.AffinityOf(own, devices)
+}
+
+// AffinityOf is Affinity for the GPUs of the matrix at the indexes given
+// (GPU0 is 0): a process of a host's whose own GPUs are not the first
+// (the local backend's decode on GPU 1, by CUDA_VISIBLE_DEVICES).
+func (inv *Inventory) AffinityOf(gpus []int, devices []string) []Pair {
 	var out []Pair
-	for i := 0; i < gpus && i < len(inv.GPUs); i++ {
+	for _, i := range gpus {
+		if i < 0 || i >= len(inv.GPUs) {
+			continue
+		}
 		g := inv.GPUs[i]
 		dev := inv.NearestNIC(g.Name, devices)
 		if dev == "" {

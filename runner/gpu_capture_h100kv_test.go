@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/rdmabench/rdmabench/parsers"
-	"github.com/rdmabench/rdmabench/runner/tools"
 	"github.com/rdmabench/rdmabench/report/schema"
+	"github.com/rdmabench/rdmabench/runner/tools"
 )
 
 // The later calls of testdata/gpu/h100-kv-gpu2gpu (README there: run4-notify,

@@ -106,7 +106,7 @@ var fieldDocs = map[string]string{
 	"Expect.maxLatency":                       "greatest average latency, e.g. 5us",
 	"Expect.maxP99Latency":                    "greatest 99th percentile latency",
 	"Expect.transport":                        "rdma: a fallback to TCP fails the test",
-	"Expect.affinity":                         "farthest GPU↔NIC relation accepted (PIX, PXB, PHB, NODE, SYS, as nvidia-smi topo -m names them): a pair farther apart fails the test",
+	"Expect.affinity":                         "farthest GPU↔NIC relation accepted (PIX, PXB, PHB, NODE, SYS, as nvidia-smi topo -m names them): a pair farther apart fails the test; the pairs are each endpoint's own GPUs and its NIC (kube: the pod's; ssh: the host's first GPUs and its device; local: its GPUs by CUDA_VISIBLE_DEVICES and the device it names)",
 	"Expect.minPings":                         "rping: pings that must complete",
 	"Defaults.gidIndex":                       "RoCE GID index; default: the RoCE v2 IPv4 GID",
 	"Defaults.env":                            "environment of every tool process (NCCL_*, UCX_* …)",

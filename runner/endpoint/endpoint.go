@@ -6,7 +6,10 @@
 // interface.
 package endpoint
 
-import "strconv"
+import (
+	"strconv"
+	"strings"
+)
 
 // Endpoint is one place a tool process runs: a local process slot, an ssh
 // host, or a pod. The planner fills the static fields; Provision fills Address
@@ -172,4 +175,28 @@ type GPUNIC struct {
 	Relation        string `json:"relation"`
 	Nearest         string `json:"nearest,omitempty"`
 	NearestRelation string `json:"nearestRelation,omitempty"`
+}
+
+// OwnGPUs are the host's GPUs (by index, GPU0 = 0) the endpoint's tools
+// use: the first GPUs of VisibleGPUs where the endpoint shares its host's
+// GPUs, else the first GPUs of its host or pod.
+func (ep Endpoint) OwnGPUs() []int {
+	var own []int
+	if ep.VisibleGPUs != "" {
+		for _, f := range strings.Split(ep.VisibleGPUs, ",") {
+			if len(own) == ep.GPUs {
+				break
+			}
+			g, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil {
+				return nil // a UUID or MIG name: not an index of the matrix
+			}
+			own = append(own, g)
+		}
+		return own
+	}
+	for g := range ep.GPUs {
+		own = append(own, g)
+	}
+	return own
 }

@@ -14,11 +14,11 @@ func TestUCXPerftestPath(t *testing.T) {
 		mems []string
 	}{
 		"ucx_perftest 10.0.0.1 -p 13337 -t ucp_get -s 16777216 -n 200 -m cuda": {"READ", []string{"cuda"}},
-		"ucx_perftest 10.0.0.1 -t ucp_put_bw -m cuda,host":                      {"WRITE", []string{"cuda", "host"}},
-		"ucx_perftest 10.0.0.1 -t ucp_put_lat -m cuda,cuda":                     {"WRITE", []string{"cuda"}},
-		"ucx_perftest 10.0.0.1 -t ucp_get":                                      {"READ", []string{"host"}},
-		"ucx_perftest 10.0.0.1 -t tag_bw -m cuda":                               {"", []string{"cuda"}},
-		"ucx_perftest 10.0.0.1 -t":                                              {"", []string{"host"}},
+		"ucx_perftest 10.0.0.1 -t ucp_put_bw -m cuda,host":                     {"WRITE", []string{"cuda", "host"}},
+		"ucx_perftest 10.0.0.1 -t ucp_put_lat -m cuda,cuda":                    {"WRITE", []string{"cuda"}},
+		"ucx_perftest 10.0.0.1 -t ucp_get":                                     {"READ", []string{"host"}},
+		"ucx_perftest 10.0.0.1 -t tag_bw -m cuda":                              {"", []string{"cuda"}},
+		"ucx_perftest 10.0.0.1 -t":                                             {"", []string{"host"}},
 	} {
 		op, mems := UCXPerftestPath(strings.Fields(argv))
 		if op != want.op || !slices.Equal(mems, want.mems) {

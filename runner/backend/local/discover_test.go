@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -69,6 +70,35 @@ func TestFingerprint(t *testing.T) {
 			if got[k] != v {
 				t.Errorf("%s: %s = %q, want %q", c.root, k, got[k], v)
 			}
+		}
+	}
+}
+
+// TestProvisionReadsAffinity: on a recorded 4-GPU host with two NICs
+// (mlx5_0 beside GPU0/1, mlx5_1 beside GPU2/3), each local endpoint's own
+// GPUs (its CUDA_VISIBLE_DEVICES' first) are paired with its named NIC,
+// the nearer NIC named where one is; no pairs without a named NIC.
+func TestProvisionReadsAffinity(t *testing.T) {
+	old := SysRoot
+	SysRoot = filepath.Join("..", "..", "..", "nic", "testdata", "sysfs", "cx7-roce-gpu")
+	defer func() { SysRoot = old }()
+	eps, err := New().Provision(context.Background(), []endpoint.Endpoint{
+		{Name: "prefill-0", GPUs: 1, VisibleGPUs: "0,1,2,3", Device: "mlx5_0"},
+		{Name: "decode-0", GPUs: 2, VisibleGPUs: "2,3,0,1", Device: "mlx5_0"},
+		{Name: "cpu-0", Device: "mlx5_0"},
+		{Name: "gpu-no-nic", GPUs: 1},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][]endpoint.GPUNIC{
+		"prefill-0": {{GPU: "GPU0", Device: "mlx5_0", Relation: "PIX"}},
+		"decode-0": {{GPU: "GPU2", Device: "mlx5_0", Relation: "SYS", Nearest: "mlx5_1", NearestRelation: "PIX"},
+			{GPU: "GPU3", Device: "mlx5_0", Relation: "SYS", Nearest: "mlx5_1", NearestRelation: "PXB"}},
+	}
+	for _, ep := range eps {
+		if !reflect.DeepEqual(ep.Affinity, want[ep.Name]) {
+			t.Errorf("%s: %+v, want %+v", ep.Name, ep.Affinity, want[ep.Name])
 		}
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/rdmabench/rdmabench/nic"
 	"github.com/rdmabench/rdmabench/runner/backend"
 	"github.com/rdmabench/rdmabench/runner/backend/remote"
 	"github.com/rdmabench/rdmabench/runner/endpoint"
@@ -59,6 +60,7 @@ func (b *Backend) SharesHost() bool { return true }
 // set one (a local NIC's address for RDMA loopback between two ports).
 func (b *Backend) Provision(ctx context.Context, eps []endpoint.Endpoint) ([]endpoint.Endpoint, error) {
 	out := make([]endpoint.Endpoint, len(eps))
+	var inv *nic.Inventory // read once, for the first endpoint with GPUs and a NIC
 	for i, ep := range eps {
 		if ep.Address == "" {
 			ep.Address = "127.0.0.1"
@@ -66,9 +68,30 @@ func (b *Backend) Provision(ctx context.Context, eps []endpoint.Endpoint) ([]end
 		if ep.Host == "" {
 			ep.Host, _ = os.Hostname()
 		}
+		if ep.GPUs > 0 && ep.Device != "" {
+			if inv == nil {
+				// Without a readable matrix (no nvidia-smi, or it failed)
+				// the pairs stay unknown and expect.affinity says "not judged".
+				if inv, _ = nic.Discover(nic.Options{Root: SysRoot}); inv == nil {
+					inv = &nic.Inventory{}
+				}
+			}
+			ep.Affinity = affinityOf(inv, ep)
+		}
 		out[i] = ep
 	}
 	return out, ctx.Err()
+}
+
+// affinityOf is the PCIe relation of each GPU the endpoint uses (its own,
+// by CUDA_VISIBLE_DEVICES) to its named RDMA device, from this host's
+// `nvidia-smi topo -m`.
+func affinityOf(inv *nic.Inventory, ep endpoint.Endpoint) []endpoint.GPUNIC {
+	var out []endpoint.GPUNIC
+	for _, p := range inv.AffinityOf(ep.OwnGPUs(), []string{ep.Device}) {
+		out = append(out, endpoint.GPUNIC(p))
+	}
+	return out
 }
 
 // Start starts cmd in a new process group with the endpoint's and the

@@ -25,7 +25,7 @@ func (d *Discovery) Affinity(ctx context.Context, ep endpoint.Endpoint) []endpoi
 		}
 	}
 	var out []endpoint.GPUNIC
-	for _, p := range inv.Affinity(ep.GPUs, devices) {
+	for _, p := range inv.AffinityOf(ep.OwnGPUs(), devices) {
 		out = append(out, endpoint.GPUNIC(p))
 	}
 	return out

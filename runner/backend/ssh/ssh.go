@@ -120,6 +120,8 @@ func (b *Backend) Provision(ctx context.Context, eps []endpoint.Endpoint) ([]end
 		if err := b.resolveRails(ctx, &ep); err != nil {
 			return nil, err
 		}
+		// The GPU↔NIC pairs from the host's nvidia-smi topo -m, as on kube.
+		ep.Affinity = b.disc.Affinity(ctx, ep)
 		out[i] = ep
 	}
 	b.mu.Lock()
