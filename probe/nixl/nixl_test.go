@@ -111,6 +111,10 @@ func TestProbeAsNixlbenchPostsThroughTheBindings(t *testing.T) {
 	if got := ms[0].Info["timed_calls"]; got != "NIXL's bindings (postXferReq, getXferStatus)" {
 		t.Errorf("timed calls %q", got)
 	}
+	// The 16 timed requests, no others, went through the bindings.
+	if !strings.Contains(ini.out.String(), "# stand-in: 16 postXferReq calls") {
+		t.Errorf("the timed loop did not post through NIXL's bindings:\n%s", ini.out.String())
+	}
 	if !strings.Contains(tgt.out.String(), "# target: done after 21 notifications") {
 		t.Errorf("target:\n%s", tgt.out.String())
 	}

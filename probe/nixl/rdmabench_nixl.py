@@ -311,12 +311,13 @@ def run_initiator(args, nixl_api, banner):
     if len(tgt["regions"]) != args.regions or tgt["capacity"] < capacity(args):
         fail(f"the target registered {len(tgt['regions'])} regions of {tgt['capacity']} B, "
              f"this initiator needs {args.regions} of {capacity(args)} B: run both with the same sizes")
+    calls = binding_calls(agent) if args.as_nixlbench else None  # before any data moves
     print(banner("initiator", agent, plugins), flush=True)
     print_config(args, tgt)
     print_header()
     block, failed = args.min_block, None
     while block <= args.max_block:
-        failed = measure(args, agent, remote, regions, tgt, block) or failed
+        failed = measure(args, agent, remote, regions, tgt, block, calls) or failed
         block *= 2
     print("-" * 160, flush=True)
     agent.send_notif(remote, DONE)
@@ -330,7 +331,7 @@ def capacity(args):
     return args.max_block * args.blocks
 
 
-def measure(args, agent, remote, regions, tgt, block):
+def measure(args, agent, remote, regions, tgt, block, calls=None):
     """One row: block-sized descriptors, regions x blocks of them per
     request. Returns an error text when the data did not arrive."""
     local = agent.prep_xfer_dlist("NIXL_INIT_AGENT", block_descs(regions.addrs, block, args.blocks, regions.device),
@@ -347,9 +348,7 @@ def measure(args, agent, remote, regions, tgt, block):
                                     backends=[args.backend]) if args.reuse_xfer else None
     for _ in range(warmups(args, block)):
         request(args, agent, local, far, ids, remote, reuse)
-    start = time.perf_counter_ns()
-    stamps = timed_requests(args, agent, local, far, ids, remote, reuse, iters)
-    total_us = (time.perf_counter_ns() - start) / 1e3
+    stamps, total_us = timed_requests(args, agent, local, far, ids, remote, reuse, iters, calls)
     prep, post, tx = spans(stamps)
     if reuse is not None:
         agent.release_xfer_handle(reuse)
@@ -397,10 +396,11 @@ def request(args, agent, local, far, ids, remote, reuse=None, op=None):
         fail(f"{op or args.op} to {remote} failed (NIXL state ERR)")
 
 
-def timed_requests(args, agent, local, far, ids, remote, reuse, iters):
+def timed_requests(args, agent, local, far, ids, remote, reuse, iters, calls=None):
     """The timed loop: iters requests, each as request() posts it. Returns
     four clock readings (ns) a request: before its transfer is made, before
-    it is posted, after the post, at DONE. The loop does no arithmetic and
+    it is posted, after the post, at DONE; and the loop's total µs. The loop
+    does no arithmetic and
     calls nothing it need not: Python's per-request bookkeeping (µs from ns,
     three appends) cost 0.5 µs a transfer on a 2-core VM, against a 1 MiB
     GPU-to-GPU READ of ~22 µs.
@@ -414,15 +414,10 @@ def timed_requests(args, agent, local, far, ids, remote, reuse, iters):
     NixlConnector calls them."""
     clock = time.perf_counter_ns
     stamps = [0] * (4 * iters)
-    if args.as_nixlbench:
-        try:
-            import nixl._bindings as nixl_bind
-            post, status = agent.agent.postXferReq, agent.agent.getXferStatus
-        except (ImportError, AttributeError) as e:
-            fail(f"--as-nixlbench times NIXL's bindings (nixl._bindings, nixl_agent.agent), which this NIXL "
-                 f"does not have as 1.x has them ({e}): run the test without --as-nixlbench")
+    if calls is not None:
+        post, status, in_prog, success = calls
         handle = getattr(reuse, "_handle", reuse)  # NIXL < 1.0: make_prepped_xfer returns the int itself
-        in_prog, success = nixl_bind.NIXL_IN_PROG, nixl_bind.NIXL_SUCCESS
+        start = clock()
         for i in range(0, 4 * iters, 4):
             t = clock()
             stamps[i] = stamps[i + 1] = t
@@ -433,9 +428,10 @@ def timed_requests(args, agent, local, far, ids, remote, reuse, iters):
             stamps[i + 3] = clock()
             if state != success:
                 fail(f"{args.op} to {remote} failed (NIXL status {state})")
-        return stamps
+        return stamps, (clock() - start) / 1e3
     make, transfer, check, release = agent.make_prepped_xfer, agent.transfer, agent.check_xfer_state, agent.release_xfer_handle
     op, notif, backends = args.op, notif_of(args), [args.backend]
+    start = clock()
     for i in range(0, 4 * iters, 4):
         stamps[i] = clock()
         h = reuse or make(op, local, ids, far, ids, notif_msg=notif, backends=backends)
@@ -449,7 +445,18 @@ def timed_requests(args, agent, local, far, ids, remote, reuse, iters):
             release(h)
         if state == "ERR":
             fail(f"{op} to {remote} failed (NIXL state ERR)")
-    return stamps
+    return stamps, (clock() - start) / 1e3
+
+
+def binding_calls(agent):
+    """--as-nixlbench's calls: NIXL's bindings for posting and polling a
+    transfer, and the two statuses, or a failure naming what is missing."""
+    try:
+        import nixl._bindings as nixl_bind
+        return agent.agent.postXferReq, agent.agent.getXferStatus, nixl_bind.NIXL_IN_PROG, nixl_bind.NIXL_SUCCESS
+    except (ImportError, AttributeError) as e:
+        fail(f"--as-nixlbench times NIXL's bindings (nixl._bindings, nixl_agent.agent), which this NIXL "
+             f"does not have as 1.x has them ({e}): run the test without --as-nixlbench")
 
 
 def spans(stamps):

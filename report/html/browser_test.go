@@ -53,10 +53,11 @@ type browserSession struct {
 func newBrowser(t testing.TB, width, height int) *browserSession {
 	t.Helper()
 	exe := chromiumPath(t)
-	// Chromium now and then exits before it prints its DevTools address
-	// when the machine is loaded (CI runs every package at once); that is
-	// not what these tests test, so a start is tried three times, each
-	// with a fresh profile, and all three errors are reported if none works.
+	// Chromium now and then exits before chromedp's pipe connects when the
+	// machine is loaded (CI runs every package at once); that is not what
+	// these tests test, so a start is tried three times, and all three
+	// errors are reported if none works. chromedp makes each try's profile
+	// itself: then it also kills a failed try's helpers and removes it.
 	var ctx context.Context
 	var starts []string
 	for attempt := 1; attempt <= 3 && ctx == nil; attempt++ {
@@ -65,7 +66,7 @@ func newBrowser(t testing.TB, width, height int) *browserSession {
 			chromedp.Flag("disable-quic", true), chromedp.Flag("disable-background-networking", true),
 			chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true),
 			chromedp.Flag("disable-dev-shm-usage", true), chromedp.Flag("hide-scrollbars", true),
-			chromedp.ProxyServer("127.0.0.1:9"), chromedp.UserDataDir(t.TempDir()),
+			chromedp.ProxyServer("127.0.0.1:9"),
 			chromedp.WindowSize(width, height),
 		)
 		c, cancel := chromedp.NewContext(alloc)
@@ -74,7 +75,9 @@ func newBrowser(t testing.TB, width, height int) *browserSession {
 			cancel()
 			cancelAlloc()
 			starts = append(starts, fmt.Sprintf("start %d: %v", attempt, err))
-			time.Sleep(time.Duration(attempt) * time.Second)
+			if attempt < 3 {
+				time.Sleep(time.Duration(attempt) * time.Second)
+			}
 			continue
 		}
 		t.Cleanup(func() { cancel(); cancelAlloc() })

@@ -114,18 +114,28 @@ func ucxWork(_ *Spec, t *scenarios.Test, size int64) time.Duration {
 // UCX's protocol tables name memory so ("cuda/GPU1", "host memory").
 func UCXPerftestPath(argv []string) (op string, mems []string) {
 	mems = []string{"host"}
-	for i := 0; i+1 < len(argv); i++ {
-		switch argv[i] {
+	for i := 0; i < len(argv); i++ {
+		// getopt's forms: "-t ucp_get" and "-tucp_get"; the last wins.
+		flag, val := argv[i], ""
+		if len(flag) > 2 && (strings.HasPrefix(flag, "-t") || strings.HasPrefix(flag, "-m")) {
+			flag, val = flag[:2], flag[2:]
+		} else if (flag == "-t" || flag == "-m") && i+1 < len(argv) {
+			i++
+			val = argv[i]
+		}
+		switch flag {
 		case "-t":
-			switch t := argv[i+1]; {
-			case t == "ucp_get":
+			switch {
+			case val == "ucp_get":
 				op = "READ"
-			case strings.HasPrefix(t, "ucp_put"):
+			case strings.HasPrefix(val, "ucp_put"):
 				op = "WRITE"
+			default:
+				op = ""
 			}
 		case "-m":
 			mems = nil
-			for _, m := range strings.Split(argv[i+1], ",") {
+			for _, m := range strings.Split(val, ",") {
 				if m = strings.TrimSpace(m); m != "" && !slices.Contains(mems, m) {
 					mems = append(mems, m)
 				}
