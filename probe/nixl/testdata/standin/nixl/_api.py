@@ -60,11 +60,11 @@ class _BindingAgent:
     def postXferReq(self, reqh, notif_msg=b""):
         self._owner.transfer(self._xfers[reqh], notif_msg)
         _bindings.posts += 1  # said at exit, for tests that the bindings were timed
-        return _bindings.NIXL_IN_PROG
+        return _bindings.nixl_status_t(1, "NIXL_IN_PROG")  # pybind11 returns a new object
 
     def getXferStatus(self, reqh):
         self._xfers[reqh].state = "DONE"
-        return _bindings.NIXL_SUCCESS
+        return _bindings.nixl_status_t(0, "NIXL_SUCCESS")
 
 
 class nixl_agent:

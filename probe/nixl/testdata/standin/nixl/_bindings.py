@@ -1,7 +1,26 @@
 # The stand-in's nixl._bindings: the statuses rdmabench-nixl compares with
 # (NIXL's nixl_status_t: NIXL_IN_PROG = 1, NIXL_SUCCESS = 0).
-NIXL_IN_PROG = 1
-NIXL_SUCCESS = 0
+
+
+class nixl_status_t:
+    """As pybind11's enum_: an object with .value and .name, equal only to
+    the same enum's members (never to an int), a new object per return."""
+
+    def __init__(self, value, name):
+        self.value, self.name = value, name
+
+    def __eq__(self, other):
+        return type(other) is nixl_status_t and other.value == self.value
+
+    def __hash__(self):
+        return self.value
+
+    def __repr__(self):
+        return f"<nixl_status_t.{self.name}: {self.value}>"
+
+
+NIXL_IN_PROG = nixl_status_t(1, "NIXL_IN_PROG")
+NIXL_SUCCESS = nixl_status_t(0, "NIXL_SUCCESS")
 
 # postXferReq calls, printed at exit where there were any (tests read it).
 posts = 0
