@@ -231,7 +231,7 @@ func TestH200KVValueLikeForLike(t *testing.T) {
 		t.Fatalf("%d results passed, want 16", len(gbps))
 	}
 	m := parseRaw(t, run, byTest["probe-as-nixlbench-1"])
-	for key, want := range map[string]string{"timed_calls": "NIXL's bindings (postXferReq, getXferStatus)", "vram_alloc": "driver", "as_nixlbench": "nixlbench's", "no_notify": "1"} {
+	for key, want := range map[string]string{"timed_calls": "NIXL's bindings (postXferReq, getXferStatus)", "vram_alloc": "driver", "as_nixlbench": "nixlbench's", "no_notify": "1" /* the row's name then: 1 = a notification every post */} {
 		if m.Info[key] != want {
 			t.Errorf("probe config %s = %q, want %q", key, m.Info[key], want)
 		}

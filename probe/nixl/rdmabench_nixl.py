@@ -517,7 +517,8 @@ def print_config(args, tgt):
             ("Target seg type (--target_seg_type=[DRAM,VRAM])", args.target_seg),
             ("Regions (--regions=N)", args.regions), ("Blocks per request (--blocks=N)", args.blocks),
             ("Transfer (--reuse-xfer)", "reused" if args.reuse_xfer else "per request (vLLM)"),
-            ("Notification per request (--no-notify)", 1 if args.notify else 0),
+            # Named by what is sent (a flag-named row would key the report as no_notify = 1).
+            ("Notification per request", notif_of(args).decode() or "none (--no-notify)"),
             ("Start block size (--start_block_size=N)", args.min_block),
             ("Max block size (--max_block_size=N)", args.max_block),
             ("Start batch size (--start_batch_size=N)", batch), ("Max batch size (--max_batch_size=N)", batch),
