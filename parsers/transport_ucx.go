@@ -1,6 +1,7 @@
 package parsers
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -166,26 +167,45 @@ func (ts *transportScan) ucxPathRow(raw, desc string) {
 	if len(cells) < 3 {
 		return
 	}
-	tl, dev, _ := strings.Cut(strings.TrimSpace(cells[2]), "/")
-	if _, known := ucxTLKind[tl]; !known {
-		return
-	}
 	line := strings.TrimSpace(strings.TrimRight(raw, "\r"))
-	if !p.tls[tl] && len(p.evidence) < 4 {
-		p.evidence = append(p.evidence, line)
+	for _, lane := range ucxConfigLanes(cells[2]) {
+		tl, dev := lane[0], lane[1]
+		if !p.tls[tl] && len(p.evidence) < 4 {
+			p.evidence = append(p.evidence, line)
+		}
+		p.tls[tl] = true
+		if dev != "" && dev != "memory" && dev != "cuda" && !contains(p.devs, dev) {
+			p.devs = append(p.devs, dev)
+		}
+		if desc == "software emulation" {
+			p.emulated = tl
+		}
 	}
-	p.tls[tl] = true
-	if dev != "" && dev != "memory" && dev != "cuda" && !contains(p.devs, dev) {
-		p.devs = append(p.devs, dev)
+}
+
+// ucxConfigLanes reads a protocol row's Config cell into its lanes'
+// transport and device: "rc_mlx5/mlx5_0:1"; several lanes as UCX's
+// ucp_proto_multi_query writes them, "30% on A, 40% on B and 30% on C";
+// one device over several paths, "A 50% on path0 and 50% on path1" or
+// "50% on A/path0 and …". Percentages and paths are not devices.
+func ucxConfigLanes(cell string) [][2]string {
+	var lanes [][2]string
+	for _, word := range strings.FieldsFunc(cell, func(r rune) bool { return r == ' ' || r == ',' }) {
+		tl, rest, ok := strings.Cut(word, "/")
+		if _, known := ucxTLKind[tl]; !ok || !known {
+			continue
+		}
+		dev, _, _ := strings.Cut(rest, "/") // "mlx5_0:1/path1"
+		if !slices.Contains(lanes, [2]string{tl, dev}) {
+			lanes = append(lanes, [2]string{tl, dev})
+		}
 	}
-	if desc == "software emulation" {
-		p.emulated = tl
-	}
+	return lanes
 }
 
 // ucxDev is the device after "tl/" in rest.
 func ucxDev(rest string) string {
-	end := strings.IndexAny(rest, " |),;")
+	end := strings.IndexAny(rest, " |),;/") // "mlx5_0:1/path1": the path is not the device
 	if end < 0 {
 		end = len(rest)
 	}
@@ -203,7 +223,7 @@ func contains(list []string, s string) bool {
 
 // ucxDevice remembers the device after "tl/" once per kind and name.
 func (ts *transportScan) ucxDevice(kind, tl, rest string) {
-	end := strings.IndexAny(rest, " |),;")
+	end := strings.IndexAny(rest, " |),;/")
 	if end < 0 {
 		end = len(rest)
 	}

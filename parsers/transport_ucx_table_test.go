@@ -104,3 +104,31 @@ func TestUCXForOpMemories(t *testing.T) {
 		t.Error("a nil transport has no path")
 	}
 }
+
+// A multi-lane row's cell names each lane (UCX's ucp_proto_multi_query:
+// "30% on A, 40% on B and 30% on C"; one device over several paths:
+// "A 50% on path0 and 50% on path1"): the path is every lane's transport
+// and device, never the percentages or the paths.
+func TestUCXMultiLaneRows(t *testing.T) {
+	for _, c := range []struct {
+		cell string
+		devs []string
+	}{
+		{"50% on rc_mlx5/mlx5_0:1 and 50% on rc_mlx5/mlx5_1:1", []string{"mlx5_0:1", "mlx5_1:1"}},
+		{"30% on rc_mlx5/mlx5_0:1, 40% on rc_mlx5/mlx5_1:1 and 30% on rc_mlx5/mlx5_2:1", []string{"mlx5_0:1", "mlx5_1:1", "mlx5_2:1"}},
+		{"rc_mlx5/mlx5_0:1 50% on path0 and 50% on path1", []string{"mlx5_0:1"}},
+		{"50% on rc_mlx5/mlx5_0:1/path0 and 50% on rc_mlx5/mlx5_0:1/path1", []string{"mlx5_0:1"}},
+		{"rc_verbs/rxe0:1", []string{"rxe0:1"}},
+	} {
+		table := strings.ReplaceAll(ucxReadTable, "rc_verbs/rxe0:1                          ", c.cell)
+		table = strings.ReplaceAll(table, "copy-out    ", "zero-copy   ")
+		tr := DetectTransport(table)
+		if tr == nil {
+			t.Fatalf("%q: no transport", c.cell)
+		}
+		tr.ForPath("READ host<-host")
+		if tr.Kind != TransportRDMA || !reflect.DeepEqual(tr.Devices, c.devs) || !strings.HasSuffix(tr.Detail, " (READ host<-host)") || strings.Contains(tr.Detail, "%") {
+			t.Errorf("%q: %s %v %q, want rdma %v", c.cell, tr.Kind, tr.Devices, tr.Detail, c.devs)
+		}
+	}
+}
