@@ -32,7 +32,7 @@ func TestEveryCommandHasAnExampleThatParses(t *testing.T) {
 					line = seg
 				}
 			}
-			args := strings.Fields(line)
+			args := shellFields(line)
 			if len(args) == 0 {
 				continue
 			}
@@ -65,4 +65,18 @@ func TestEveryCommandHasAnExampleThatParses(t *testing.T) {
 		}
 	}
 	check(root)
+}
+
+// shellFields splits a line into words as a shell does for the examples:
+// a "double-quoted" run of words is one word.
+func shellFields(line string) []string {
+	var words []string
+	for i, part := range strings.Split(line, `"`) {
+		if i%2 == 1 {
+			words = append(words, part)
+			continue
+		}
+		words = append(words, strings.Fields(part)...)
+	}
+	return words
 }

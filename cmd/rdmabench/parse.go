@@ -10,15 +10,18 @@ import (
 	"strings"
 
 	"github.com/rdmabench/rdmabench/parsers"
+	"github.com/rdmabench/rdmabench/runner/tools"
 	"github.com/rdmabench/rdmabench/scenarios"
+	"github.com/rdmabench/rdmabench/tool"
 	"github.com/spf13/cobra"
 )
 
 // parseOptions are the flags and arguments of `rdmabench parse`.
 type parseOptions struct {
-	tool   string
-	output string
-	files  []string
+	tool    string
+	command string // the command line that wrote the files, when given
+	output  string
+	files   []string
 }
 
 // parsedFile is one file's measurements.
@@ -41,6 +44,7 @@ recognised from the text. A run that failed is reported with ok=false and an
 error class; parse itself exits 0 unless a file cannot be read or recognised.`,
 		Example: `  rdmabench parse ib_write_bw.client.log
   rdmabench parse --tool ucx_perftest -o table client.txt
+  rdmabench parse --command "ucx_perftest 10.0.0.2 -t ucp_get -m cuda -s 1048576" client.txt
   ib_send_lat -a 10.0.0.2 | rdmabench parse --tool ib_send_lat -`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) == 0 {
@@ -53,7 +57,9 @@ error class; parse itself exits 0 unless a file cannot be read or recognised.`,
 			return runParse(o, stdin, stdout)
 		},
 	}
-	cmd.Flags().StringVar(&o.tool, "tool", "", "tool that wrote the files (default: recognise from the text)")
+	cmd.Flags().StringVar(&o.tool, "tool", "", "tool that wrote the files (default: the --command's program, else recognised from the text)")
+	cmd.Flags().StringVar(&o.command, "command", "", "the command line that wrote the files; ucx_perftest prints neither its test nor its size, "+
+		"so its -t/-m pick the test's own RMA table among UCX's protocol tables and its -s the size, as rdmabench run does")
 	cmd.Flags().StringVarP(&o.output, "output", "o", "json", "output format: json or table")
 	return cmd
 }
@@ -67,11 +73,27 @@ func runParse(o *parseOptions, stdin io.Reader, stdout io.Writer) error {
 			return usageError{unknownToolError(o.tool)}
 		}
 	}
+	argv := strings.Fields(o.command)
+	if o.command != "" && len(argv) == 0 {
+		return usageError{fmt.Errorf("--command is empty: give the command line that wrote the files, or leave --command out")}
+	}
+	if len(argv) > 0 {
+		program := filepath.Base(argv[0])
+		if _, known := parsers.FamilyOf(program); known {
+			if o.tool != "" && o.tool != program {
+				return usageError{fmt.Errorf("--command runs %s, --tool says %s: give one tool, or leave --tool out", program, o.tool)}
+			}
+			o.tool = program
+		}
+	}
 	var all []parsedFile
 	for _, f := range o.files {
 		ms, err := parseFile(f, o.tool, stdin)
 		if err != nil {
 			return err
+		}
+		if len(argv) > 0 {
+			ms = withCommand(ms, argv[1:])
 		}
 		all = append(all, parsedFile{name: f, ms: ms})
 	}
@@ -79,6 +101,27 @@ func runParse(o *parseOptions, stdin io.Reader, stdout io.Writer) error {
 		return renderParseTable(stdout, all)
 	}
 	return writeParseJSON(stdout, all)
+}
+
+// withCommand reads from a ucx_perftest command line what its output
+// lacks, as rdmabench run does from its plan: the size of samples without
+// one, and the test's own RMA table as the transport (a -m cuda get over
+// cuda_ipc, not the tcp of its control writes).
+func withCommand(ms []parsers.Measurement, args []string) []parsers.Measurement {
+	for i := range ms {
+		if ms[i].Tool != tool.UCXPerftest {
+			continue
+		}
+		if size := tools.UCXPerftestSize(args); size > 0 {
+			for j := range ms[i].Samples {
+				if ms[i].Samples[j].Bytes == 0 {
+					ms[i].Samples[j].Bytes = size
+				}
+			}
+		}
+		ms[i].Transport.ForOpMemories(tools.UCXPerftestPath(args))
+	}
+	return ms
 }
 
 // parseFile reads one file (or stdin for "-") and parses it with tool, or

@@ -117,3 +117,34 @@ func TestParseCmdErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestParseCommandNarrowsUCXPerftest: ucx_perftest's output names neither
+// its test nor its sizes; --command, the line that ran it, gives both, as
+// the runner knows them from the plan: run6's "-t ucp_get -m cuda" reads
+// over cuda_ipc (its own RMA table), not the tcp of its control writes.
+func TestParseCommandNarrowsUCXPerftest(t *testing.T) {
+	file := filepath.Join("..", "..", "testdata", "gpu", "h100-kv-gpu2gpu", "run6-triage", "ucx-get-tls-cudaipc.txt")
+	code, out, errs := runCLI(t, "", "parse", "--tool", "ucx_perftest", file)
+	if code != 0 || !strings.Contains(out, `"kind": "tcp"`) {
+		t.Fatalf("without --command: exit %d %s\n%s", code, errs, out)
+	}
+	for _, args := range [][]string{
+		{"parse", "--tool", "ucx_perftest", "--command", "ucx_perftest 10.0.0.2 -t ucp_get -m cuda -s 1048576", file},
+		{"parse", "--command", "/opt/ucx/bin/ucx_perftest -tucp_get -mcuda -s1048576 10.0.0.2", file}, // the tool from the command
+	} {
+		code, out, errs := runCLI(t, "", args...)
+		var m parsers.Measurement
+		if code != 0 || json.Unmarshal([]byte(out), &m) != nil {
+			t.Fatalf("%v: exit %d %s\n%s", args, code, errs, out)
+		}
+		if m.Transport == nil || m.Transport.Kind != parsers.TransportP2P || !strings.HasPrefix(m.Transport.Detail, "cuda_ipc (READ cuda<-cuda)") {
+			t.Errorf("%v: transport %+v, want cuda_ipc", args, m.Transport)
+		}
+		if len(m.Samples) != 1 || m.Samples[0].Bytes != 1048576 {
+			t.Errorf("%v: samples %+v, want one of 1048576 B", args, m.Samples)
+		}
+	}
+	if code, _, errs := runCLI(t, "", "parse", "--tool", "ib_write_bw", "--command", "ucx_perftest -t ucp_get", file); code != 2 || !strings.Contains(errs, "--command runs ucx_perftest, --tool says ib_write_bw") {
+		t.Errorf("a command of another tool: exit %d %s", code, errs)
+	}
+}

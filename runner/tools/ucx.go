@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"strconv"
 	"slices"
 	"strings"
 	"time"
@@ -105,6 +106,27 @@ func ucxIterations(n int) int {
 func ucxWork(_ *Spec, t *scenarios.Test, size int64) time.Duration {
 	n := ucxIterations(t.Args.Iterations)
 	return transfer(float64(n)*float64(max(size, 8))) + time.Duration(n)*perIteration/10
+}
+
+// UCXPerftestSize is the message size a ucx_perftest command sends (-s N
+// or -sN, the last wins), 0 when it names none or a scatter list ("-s
+// 1024,2048"): its client prints no size.
+func UCXPerftestSize(argv []string) int64 {
+	var size int64
+	for i := 0; i < len(argv); i++ {
+		val := ""
+		switch {
+		case argv[i] == "-s" && i+1 < len(argv):
+			i++
+			val = argv[i]
+		case len(argv[i]) > 2 && strings.HasPrefix(argv[i], "-s"):
+			val = argv[i][2:]
+		default:
+			continue
+		}
+		size, _ = strconv.ParseInt(val, 10, 64) // a list is not one size: 0
+	}
+	return max(size, 0)
 }
 
 // UCXPerftestPath is the remote-memory path a ucx_perftest client command

@@ -26,3 +26,20 @@ func TestUCXPerftestPath(t *testing.T) {
 		}
 	}
 }
+
+// TestUCXPerftestSize: -s N and -sN, the last wins; a scatter list or no
+// -s is no one size.
+func TestUCXPerftestSize(t *testing.T) {
+	for argv, want := range map[string]int64{
+		"10.0.0.2 -t ucp_get -s 1048576": 1048576,
+		"-s65536 -t tag_bw":              65536,
+		"-s 8 -s 4096":                   4096,
+		"-t ucp_put_bw -s 1024,2048":     0,
+		"-t ucp_get":                     0,
+		"-t ucp_get -s":                  0,
+	} {
+		if got := UCXPerftestSize(strings.Fields(argv)); got != want {
+			t.Errorf("%q: %d, want %d", argv, got, want)
+		}
+	}
+}
