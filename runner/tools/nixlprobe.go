@@ -62,8 +62,10 @@ func NixlProbeHasPlugin(backendName string) Probe {
 
 // nixlProbeMessages is what the probe put on the wire for a row: its timed
 // requests (iters, ÷ the large-block factor past 1 MiB, as nixlbench), its
-// warm-up requests (divided too under --as-nixlbench) and, for READ, the one request whose data
-// it checked, each of batch descriptors.
+// warm-up requests (divided too under --as-nixlbench) and the requests that
+// checked its data (READ: one, the target's pattern read; WRITE: three,
+// zeros written, the pattern written, then read back), each of batch
+// descriptors.
 func nixlProbeMessages(m *parsers.Measurement, s *parsers.Sample) int64 {
 	iters, err1 := strconv.ParseInt(m.Info["num_iter"], 10, 64)
 	warm, err2 := strconv.ParseInt(m.Info["warmup_iter"], 10, 64)
@@ -78,6 +80,9 @@ func nixlProbeMessages(m *parsers.Measurement, s *parsers.Sample) int64 {
 	}
 	if m.Info["check_consistency"] == "1" {
 		warm++
+		if strings.EqualFold(m.Op, "WRITE") {
+			warm += 2
+		}
 	}
 	return (iters + warm) * max(s.Batch, 1)
 }

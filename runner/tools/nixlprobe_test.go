@@ -33,3 +33,15 @@ func TestNixlProbeMessagesAsNixlbench(t *testing.T) {
 		}
 	}
 }
+
+// TestNixlProbeMessagesCheckedWrite: a WRITE row's data check posts three
+// requests (zeros written, the pattern written, read back), a READ's one.
+func TestNixlProbeMessagesCheckedWrite(t *testing.T) {
+	for op, want := range map[string]int64{"READ": 8 + 2 + 1, "WRITE": 8 + 2 + 3} {
+		m := parsers.Measurement{Op: op, Info: map[string]string{"num_iter": "8", "warmup_iter": "2", "check_consistency": "1"}}
+		s := parsers.Sample{Bytes: 4096, Batch: 2}
+		if got := WireMessages(tool.NixlProbe, &m, &s, 0); got != 2*want {
+			t.Errorf("%s: %d messages, want %d", op, got, 2*want)
+		}
+	}
+}

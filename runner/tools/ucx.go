@@ -1,8 +1,8 @@
 package tools
 
 import (
-	"strconv"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
