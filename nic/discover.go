@@ -101,6 +101,7 @@ func readPCI(fs sysfs, dir string, d *Device) {
 		return
 	}
 	d.PCIAddress = ueventValue(fs.str(path.Join(pci, "uevent")), "PCI_SLOT_NAME")
+	d.PhysFn = ueventValue(fs.str(path.Join(pci, "physfn", "uevent")), "PCI_SLOT_NAME")
 	if n, err := strconv.Atoi(fs.str(path.Join(pci, "numa_node"))); err == nil {
 		d.NUMANode = n
 	}

@@ -25,6 +25,10 @@ type Device struct {
 	FWVer    string `json:"fwVer,omitempty"`
 	// PCIAddress is empty for software devices (rxe, siw).
 	PCIAddress string `json:"pciAddress,omitempty"`
+	// PhysFn is the physical function's PCI address where the device is an
+	// SR-IOV virtual function (its physfn link): the VFs of one PF send on
+	// its port and share its line rate. Empty for a PF or a software device.
+	PhysFn string `json:"physFn,omitempty"`
 	// NUMANode is -1 when unknown.
 	NUMANode int `json:"numaNode"`
 	// PCIeSpeed and PCIeWidth are the current link ("32.0 GT/s PCIe", 16).

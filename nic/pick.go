@@ -69,3 +69,30 @@ func (inv *Inventory) LineRate(device string) (float64, error) {
 	}
 	return p.RateBps, nil
 }
+
+// PortID names the physical port a device's port sends on, so that two
+// endpoints of one machine on one port are told apart from two on ports
+// of their own: an SR-IOV VF's physical function ("PCI 0000:3b:00.0 port
+// 1", as the PF itself: the PF and its VFs share its line rate), else the
+// device's own PCI function, else (a software device) its name. "" for a nil inventory or
+// a device it does not have.
+func (inv *Inventory) PortID(device string, port int) string {
+	if inv == nil {
+		return ""
+	}
+	port = max(port, 1)
+	for i := range inv.Devices {
+		d := &inv.Devices[i]
+		if d.Name != device {
+			continue
+		}
+		switch {
+		case d.PhysFn != "":
+			return fmt.Sprintf("PCI %s port %d", d.PhysFn, port)
+		case d.PCIAddress != "":
+			return fmt.Sprintf("PCI %s port %d", d.PCIAddress, port)
+		}
+		return fmt.Sprintf("%s port %d", d.Name, port)
+	}
+	return ""
+}

@@ -23,7 +23,7 @@ type ExecFunc func(ctx context.Context, argv []string) ([]byte, error)
 // costs about 0.1 s: reading every entry's three files took ten minutes
 // per soft-RoCE VM. It runs with busybox as well as GNU grep.
 const DumpScript = `cd / && d=sys/class/infiniband/*; p=$d/ports/*; n=$d/device/net/*
-grep -s -H '' $d/node_type $d/fw_ver $d/parent $d/device/uevent $d/device/numa_node \
+grep -s -H '' $d/node_type $d/fw_ver $d/parent $d/device/uevent $d/device/physfn/uevent $d/device/numa_node \
  $d/device/current_link_speed $d/device/current_link_width $n/dev_port $n/dev_id \
  $p/state $p/phys_state $p/link_layer $p/rate sys/class/net/*/mtu
 grep -s -H -v -x '` + zeroGID + `' $p/gids/* | while IFS= read -r l; do

@@ -37,6 +37,12 @@ func (r *run) provision(ctx context.Context, rep *schema.Report) error {
 		rep.Run.LineRate, rep.Run.Fingerprint = r.cfg.LineRate, r.cfg.Fingerprint
 	}
 	r.endpointRates(ctx, eps)
+	r.sharedPorts = sharedPorts(eps)
+	rep.Run.SharedPorts = r.sharedPorts
+	for _, g := range r.sharedPorts {
+		r.progress.printf("note: %s send on one NIC port on %s (%s): tests of theirs in one round split its line rate, and say so",
+			strings.Join(g.Endpoints, ", "), g.Machine, g.Port)
+	}
 	r.provisioned = eps
 	r.endpoints = map[string]endpoint.Endpoint{}
 	for _, ep := range eps {

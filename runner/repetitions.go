@@ -50,6 +50,7 @@ func (r *run) runLeg(ctx context.Context, job *plan.Job, legIdx int) (schema.Res
 	proof.Finish(ctx, &res, outs, discarded) // nothing after an interrupt: Unproved says so
 	pathproof.Unproved(&res, r.tests[res.Test], r.cfg.NoPathProof)
 	r.noteSharedMachine(&res)
+	r.noteSharedPort(&res)
 	r.noteVersion(job.Tool, outs)
 	if interrupted {
 		res.Reason = judge.JoinReason(fmt.Sprintf("interrupted after %d of %d repetitions: judged on those", len(outs), reps), res.Reason)

@@ -32,7 +32,7 @@ var executorLayers = [][]string{
 	{"ready.go"},
 	{"side.go"},
 	{"launcher.go", "nccljson.go"},
-	{"record.go", "subst.go", "output.go", "parse.go", "transport.go"},
+	{"record.go", "sharedport.go", "subst.go", "output.go", "parse.go", "transport.go"},
 	{"results.go", "progress.go", "capabilities.go", "hints.go", "errors.go"},
 	{"state.go", "doc.go"}, // Config and the run's data
 }

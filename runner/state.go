@@ -108,11 +108,15 @@ type run struct {
 	// first runs on it alone (nvlinkRate); nil entries: none there.
 	nvlink map[string]*schema.LineRate
 
-	mu       sync.Mutex
-	results  []schema.Result
-	order    map[string]int    // job ID → its place in the plan, as rounds start
-	versions map[string]string // tool → version it reported
-	mpi      map[*mpi.Session]bool
+	mu      sync.Mutex
+	results []schema.Result
+	order   map[string]int // job ID → its place in the plan, as rounds start
+	// sharedPorts are the endpoints of one machine on one NIC port;
+	// portNotes what each job of the running round shares (sharedPortNotes).
+	sharedPorts []schema.SharedPort
+	portNotes   map[string]string
+	versions    map[string]string // tool → version it reported
+	mpi         map[*mpi.Session]bool
 }
 
 // errStopRounds ends a walk over the plan's rounds early; never returned.

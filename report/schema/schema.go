@@ -78,6 +78,9 @@ type RunMeta struct {
 	// Fingerprint of the environment where known, by the Fingerprint*
 	// keys: nic.firmware, nic.mtu, kernel, nccl.version, ucx.version.
 	Fingerprint map[string]string `json:"fingerprint,omitempty"`
+	// SharedPorts are the endpoints that share a NIC port on one machine
+	// (a perNode pool with one network: VFs of one PF, or a shared device).
+	SharedPorts []SharedPort `json:"sharedPorts,omitempty"`
 	// LineRate is the scenario's line rate as resolved for the run.
 	LineRate *LineRate `json:"lineRate,omitempty"`
 	// Profile says what a profile changed in the scenario for this run
@@ -252,6 +255,18 @@ type Result struct {
 	// the traffic did not cross the fabric, so the figure is not a
 	// fabric figure. Empty when the sides ran apart (or it is unknown).
 	SameMachine string `json:"sameMachine,omitempty"`
+	// SharedPort says which of the leg's endpoints sent on a NIC port that
+	// another test of the same round used through another endpoint of its
+	// machine (run.sharedPorts): the figure is a share of the port.
+	SharedPort string `json:"sharedPort,omitempty"`
+}
+
+// SharedPort is endpoints of one machine (a node, an ssh host) that send
+// on one NIC port: VFs of one PF, or one device shared by several pods.
+type SharedPort struct {
+	Machine   string   `json:"machine"`
+	Port      string   `json:"port"` // "PCI 0000:3b:00.0 port 1", "rxe0 port 1"
+	Endpoints []string `json:"endpoints"`
 }
 
 // ResultEndpoint is one side of a result: its role and where it ran.

@@ -38,6 +38,10 @@ type Endpoint struct {
 	// DeviceFrom says how Device was chosen ("network-status device-info:
 	// rdma-device mlx5_3", "netdev net1", "GID of 10.9.1.1", "scenario").
 	DeviceFrom string `json:"deviceFrom,omitempty"`
+	// NICPort names the physical port Device sends on ("PCI 0000:3b:00.0
+	// port 1", an SR-IOV VF's being its PF's; nic.Inventory.PortID): two
+	// endpoints of one node with one NICPort share its line rate.
+	NICPort string `json:"nicPort,omitempty"`
 	// DataDevice is the data interface's device when the scenario named
 	// another one: the path proof reads its counters, so that traffic that
 	// took the named device's network is not called the data network's.

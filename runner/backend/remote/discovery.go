@@ -74,7 +74,21 @@ type DeviceHints struct {
 // found leaves Device empty and NoDevice saying why (RDMA tests are then
 // skipped with that reason). An unset GID index becomes the data
 // interface's RoCE v2 GID.
+//
+// The device chosen, its physical port is named too (NICPort), so that
+// endpoints of one machine that send on one port are known.
 func (d *Discovery) ResolveDevice(ctx context.Context, ep *endpoint.Endpoint, hints DeviceHints) error {
+	if err := d.resolveDevice(ctx, ep, hints); err != nil || ep.Device == "" {
+		return err
+	}
+	d.mu.Lock()
+	inv := d.invs[d.Key(*ep)]
+	d.mu.Unlock()
+	ep.NICPort = inv.PortID(ep.Device, ep.Port)
+	return nil
+}
+
+func (d *Discovery) resolveDevice(ctx context.Context, ep *endpoint.Endpoint, hints DeviceHints) error {
 	named := ep.Device != "" && ep.Device != "auto"
 	if !named && !ep.ResolveDevice && ep.Device != "auto" {
 		return nil
