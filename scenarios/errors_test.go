@@ -35,6 +35,11 @@ var brokenCases = []struct {
 	// Per-family containers are gone: cluster.images and pools[].images
 	// are refused at their keys, saying what to write instead.
 	{"kube-images", []string{"8:3 cluster.images", "13:5 pools[0].images"}},
+	// Whatever they hold (a list, an empty string), refused the same way.
+	{"kube-images-not-mapping", []string{"9:3 cluster.images", "12:5 pools[0].images"}},
+	// A GPU resource named (amd.com/gpu, a MIG slice) is the pod's GPUs:
+	// a pool's gpus of another count is refused at gpus.
+	{"kube-gpus-disagree", []string{"12:11 pools[0].gpus", "16:11 pools[2].gpus"}},
 	{"kube-labels-annotations", []string{"10:5 cluster.labels.rdmabench.io/run", "11:5 cluster.labels.bad key", "12:29 cluster.labels.app.kubernetes.io/name",
 		"14:5 cluster.labels.Example.COM/x", "15:11 cluster.labels.long", "17:5 cluster.annotations.k8s.v1.cni.cncf.io/networks",
 		"18:5 cluster.annotations.rdmabench.io/note", "19:5 cluster.annotations./nope"}},

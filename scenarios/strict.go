@@ -165,6 +165,9 @@ func example(t reflect.Type) string {
 	return "text"
 }
 
+// imagesKey is the per-family containers' key, refused by noImages.
+var imagesKey = regexp.MustCompile(`^(cluster|pools\[\d+\])\.images$`)
+
 func (d *decoder) decodeInt(n *yaml.Node, v reflect.Value, path string) {
 	if !d.want(n, yaml.ScalarNode, path, "a whole number") {
 		return
@@ -210,6 +213,9 @@ func (d *decoder) decodeSlice(n *yaml.Node, v reflect.Value, path string) {
 }
 
 func (d *decoder) decodeMap(n *yaml.Node, v reflect.Value, path string) {
+	if n.Kind != yaml.MappingNode && imagesKey.MatchString(path) {
+		return // gone whatever it holds: validate says what to write instead (noImages)
+	}
 	if !d.want(n, yaml.MappingNode, path, "a mapping of names to values") {
 		return
 	}

@@ -1,6 +1,12 @@
 package scenarios
 
-import "fmt"
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+)
 
 // poolNames lists the pools in file order, for hints.
 func (v *validator) poolNames() []string {
@@ -49,6 +55,8 @@ func (v *validator) onePool(path string, p *Pool) {
 	} else if p.GPUs.All && v.s.Backend != BackendLocal {
 		v.errf(path+".gpus", "write the count of GPUs per endpoint (a pod requests a number of them)",
 			"all counts the GPUs of the host rdmabench runs on: backend local only, not %s", v.s.Backend)
+	} else {
+		v.gpusAgree(path, p)
 	}
 	for j, a := range p.AvoidPools {
 		ap := fmt.Sprintf("%s.avoidPools[%d]", path, j)
@@ -139,5 +147,34 @@ func (v *validator) perNode(path string, p *Pool) {
 	case nets > 1 && nets%n != 0:
 		v.errf(path+".perNode", fmt.Sprintf("list one network (each pod attaches it) or a multiple of %d (each pod of a node gets its share, its own rails)", n),
 			"the pool's %d networks do not split evenly among %d endpoints of a node", nets, n)
+	}
+}
+
+// gpusAgree checks a pool's gpus against a GPU resource its pods request
+// by name (cluster.resources, the pool's on top): the resource is what a
+// pod gets, so a gpus of another count would run the wrong number of
+// ranks on it.
+func (v *validator) gpusAgree(path string, p *Pool) {
+	if p.GPUs.N <= 0 {
+		return
+	}
+	resources := map[string]string{}
+	from := map[string]string{}
+	if c := v.s.Cluster; c != nil {
+		for k, q := range c.Resources {
+			resources[k], from[k] = q, "cluster.resources"
+		}
+	}
+	for k, q := range p.Resources {
+		resources[k], from[k] = q, path+".resources"
+	}
+	for _, k := range slices.Sorted(maps.Keys(resources)) {
+		n, err := strconv.Atoi(strings.TrimSpace(resources[k]))
+		if !IsGPUResource(k) || err != nil || n == p.GPUs.N {
+			continue
+		}
+		v.errf(path+".gpus", fmt.Sprintf("write the same count in both (gpus: %d, or %s: %q), or leave gpus out: the resource is what each pod gets", n, k, strconv.Itoa(p.GPUs.N)),
+			"gpus is %d but each pod requests %s: %q (%s)", p.GPUs.N, k, resources[k], from[k])
+		return
 	}
 }

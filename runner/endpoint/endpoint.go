@@ -92,7 +92,7 @@ type Placement struct {
 	Tolerations []Toleration `json:"tolerations,omitempty"`
 	// Resources are extended resources requested and limited (the
 	// cluster's, the pool's on top, pool.gpus as nvidia.com/gpu unless a
-	// GPU resource is named), as quantities ("1", "8").
+	// GPU resource is named: scenarios.IsGPUResource), as quantities ("1", "8").
 	Resources map[string]string `json:"resources,omitempty"`
 	// Networks are the Multus networks attached ("name" or "ns/name"):
 	// the pool's, else the cluster's; none on the host network. The

@@ -281,7 +281,9 @@ func placement(s *scenarios.Scenario, pool *scenarios.Pool, partners map[string]
 		if p.Resources == nil {
 			p.Resources = map[string]string{}
 		}
-		if _, named := p.Resources[scenarios.DefaultGPUResource]; !named {
+		// A GPU resource named (amd.com/gpu, a MIG slice) is the pod's
+		// GPUs: nvidia.com/gpu beside it would ask for two kinds.
+		if !slices.ContainsFunc(slices.Collect(maps.Keys(p.Resources)), scenarios.IsGPUResource) {
 			p.Resources[scenarios.DefaultGPUResource] = strconv.Itoa(pool.GPUs.N)
 		}
 	}

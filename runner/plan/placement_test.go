@@ -2,6 +2,7 @@ package plan
 
 import (
 	"bytes"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -159,5 +160,45 @@ tests:
 	}
 	if line := "  pods per node    ep 2 on each of 4 nodes (anti-affinity on kubernetes.io/hostname; a node's pods held together by pod affinity)\n"; !strings.Contains(out.String(), line) {
 		t.Errorf("summary lacks %q:\n%s", line, out.String())
+	}
+}
+
+// TestGPUsAsTheNamedResource: a pool's gpus become nvidia.com/gpu only
+// where no GPU resource is named: amd.com/gpu or a MIG slice is the pod's
+// GPUs (nvidia.com/gpu beside it would ask for two kinds), and an RDMA
+// resource under nvidia.com/ is not a GPU.
+func TestGPUsAsTheNamedResource(t *testing.T) {
+	doc := `apiVersion: rdmabench.io/v1alpha1
+kind: Scenario
+metadata: {name: gpus}
+backend: kube
+cluster:
+  image: serving:1
+  resources: {nvidia.com/sriov_rdma: "1"}
+pools:
+  - {name: amd, gpus: 1, resources: {amd.com/gpu: "1"}}
+  - {name: mig, gpus: 1, resources: {nvidia.com/mig-1g.10gb: "1"}}
+  - {name: nv, gpus: 2}
+tests:
+  - {name: t, tool: iperf3, from: amd, to: nv}
+  - {name: u, tool: iperf3, from: mig, to: nv}
+`
+	sc, err := scenarios.LoadBytes("gpus.yaml", []byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	eps, err := Endpoints(sc, CompileOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]map[string]string{
+		"amd": {"nvidia.com/sriov_rdma": "1", "amd.com/gpu": "1"},
+		"mig": {"nvidia.com/sriov_rdma": "1", "nvidia.com/mig-1g.10gb": "1"},
+		"nv":  {"nvidia.com/sriov_rdma": "1", "nvidia.com/gpu": "2"},
+	}
+	for _, ep := range eps {
+		if got := ep.Placement.Resources; !maps.Equal(got, want[ep.Pool]) {
+			t.Errorf("%s: resources %v, want %v", ep.Pool, got, want[ep.Pool])
+		}
 	}
 }
