@@ -101,7 +101,7 @@ func (p *nixlParser) probeBanner(body string) {
 	if r.config {
 		r = p.nextRun()
 	}
-	r.m.Tool = nixlProbe
+	r.m.Tool, r.m.Test = nixlProbe, nixlProbe
 	f := strings.Fields(body)
 	if len(f) >= 3 {
 		r.m.Version = f[2]

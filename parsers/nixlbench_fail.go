@@ -50,6 +50,7 @@ var nixlSignatures = []nixlSignature{
 	{"rdmabench-nixl: waited for ", ClassTimeout},
 	{"did not finish within", ClassTimeout},
 	{"the data did not arrive", ClassDataError},
+	{"rdmabench-nixl: error: ", ClassUsageError}, // argparse's, and the probe's exit 2
 	{"rdmabench-nixl: ", ClassToolError},
 }
 

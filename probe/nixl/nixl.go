@@ -40,7 +40,7 @@ print("nixl=" + os.path.dirname(nixl.__file__))
 v = getattr(nixl, "__version__", "")
 try:
     from importlib import metadata
-    for d in ("nixl", "nixl-cu13", "nixl-cu12"):
+    for d in ("nixl", "nixl-cu13", "nixl-cu12", "nixl_cu13", "nixl_cu12"):
         try:
             v = metadata.version(d); break
         except Exception:

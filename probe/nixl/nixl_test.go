@@ -266,3 +266,25 @@ func TestProbeEtcdRefusesPut(t *testing.T) {
 		t.Fatalf("exit %d:\n%s", code, out.String())
 	}
 }
+
+// TestProbeBadArgumentsAreUsageErrors: a bad command line, whether
+// argparse or the probe's own checks refuse it, exits 2 and parses as a
+// usage error, not a tool error.
+func TestProbeBadArgumentsAreUsageErrors(t *testing.T) {
+	standin(t)
+	for _, args := range [][]string{
+		{"--op", "COPY"},
+		{"--iters", "0"},
+		{"--as-nixlbench", "--no-notify"},
+		{"--time-limit", "inf"},
+		{"--rendezvous-timeout", "0"},
+	} {
+		var out bytes.Buffer
+		code := Run(context.Background(), Options{Args: append([]string{"--role", "initiator", "--etcd", "http://127.0.0.1:1", "--key", "/k"}, args...),
+			Limit: time.Minute, Stdout: &out, Stderr: &out})
+		ms, err := parsers.Parse(Program, strings.NewReader(out.String()))
+		if code != 2 || err != nil || len(ms) != 1 || ms[0].OK || ms[0].ErrorClass != parsers.ClassUsageError {
+			t.Errorf("%v: exit %d, %v %+v\n%s", args, code, err, ms, out.String())
+		}
+	}
+}

@@ -41,7 +41,9 @@ NIXLBENCH_NOTIF = b"0xBEEF"  # nixlbench's, with every post (nixl_worker.cpp exe
 
 
 def fail(msg, code=1):
-    print(f"{PROGRAM}: {msg}", file=sys.stderr, flush=True)
+    # Exit 2 is a bad command line, said as argparse says its own
+    # ("rdmabench-nixl: error: …"): the parser classes both usage errors.
+    print(f"{PROGRAM}: {'error: ' if code == 2 else ''}{msg}", file=sys.stderr, flush=True)
     sys.exit(code)
 
 
@@ -617,6 +619,9 @@ def parse_args(argv):
     for name in ("min_block", "max_block", "regions", "blocks", "iters", "large_block_factor"):
         if getattr(a, name) <= 0:
             fail(f"--{name.replace('_', '-')} must be positive", 2)
+    for name in ("time_limit", "rendezvous_timeout"):
+        if not 0 < getattr(a, name) < float("inf"):
+            fail(f"--{name.replace('_', '-')} must be a positive number of seconds, not {getattr(a, name)}", 2)
     if a.warmup < 0 or a.min_block > a.max_block:
         fail("--warmup must be >= 0 and --min-block <= --max-block", 2)
     return a

@@ -157,11 +157,15 @@ func LimitOf(args []string) time.Duration {
 			v = strings.TrimPrefix(a, "--time-limit=")
 		}
 		if f, err := strconv.ParseFloat(v, 64); err == nil && f > 0 {
-			limit = f
+			limit = min(f, maxLimit) // inf, 1e12: a Duration would overflow
 		}
 	}
 	return time.Duration(limit*float64(time.Second)) + 30*time.Second
 }
+
+// maxLimit is the longest watchdog, in seconds (30 days): anything longer
+// is no bound, and would overflow time.Duration (292 years) soon after.
+const maxLimit = 30 * 24 * 3600.0
 
 // FindLines is what --find prints before the interpreter's own report:
 // which python3, found how, or where it was looked for.

@@ -76,3 +76,25 @@ func alive(pid int) bool {
 	i := strings.LastIndexByte(s, ')')
 	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z'
 }
+
+// TestLimitOf: the watchdog is the script's --time-limit and half a
+// minute; none, or a value that is no positive number, leaves ten
+// minutes; one past 30 days (inf, 1e12) is 30 days, not an overflowed
+// negative duration that would kill the script at once.
+func TestLimitOf(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want time.Duration
+	}{
+		{nil, 630 * time.Second},
+		{[]string{"--time-limit", "80"}, 110 * time.Second},
+		{[]string{"--time-limit=1.5"}, 31500 * time.Millisecond},
+		{[]string{"--time-limit", "-3"}, 630 * time.Second},
+		{[]string{"--time-limit", "inf"}, 30*24*time.Hour + 30*time.Second},
+		{[]string{"--time-limit", "1e12"}, 30*24*time.Hour + 30*time.Second},
+	} {
+		if got := LimitOf(c.args); got != c.want {
+			t.Errorf("%q: %v, want %v", c.args, got, c.want)
+		}
+	}
+}

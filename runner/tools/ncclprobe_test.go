@@ -49,3 +49,24 @@ func TestNixlProbePluginPerBackend(t *testing.T) {
 		t.Errorf("UCCL: %v %q %q", st, ev, fix)
 	}
 }
+
+// TestNixlProbeTorchForVRAM: a nixl_probe test with a VRAM segment checks
+// that the image's python3 imports torch (its VRAM regions are torch
+// tensors), a DRAM test does not; no torch fails with the fix.
+func TestNixlProbeTorchForVRAM(t *testing.T) {
+	dram := ProbesOf(&scenarios.Test{Tool: "nixl_probe"}, "nixl_probe")
+	vram := ProbesOf(&scenarios.Test{Tool: "nixl_probe", Args: scenarios.Args{InitiatorSeg: "VRAM", TargetSeg: "VRAM"}}, "nixl_probe")
+	if len(vram) != len(dram)+1 || vram[2].ID != "nixl-probe-torch" {
+		t.Fatalf("DRAM %d probes, VRAM %d (%s)", len(dram), len(vram), vram[2].ID)
+	}
+	judge := vram[2].Judge
+	if st, ev, _ := judge("python=/usr/bin/python3\nnixl=/x/nixl\ntorch=2.11.0 cuda=13.0\n"); st != ProbePass || ev != "torch 2.11.0 cuda=13.0 with /usr/bin/python3" {
+		t.Errorf("torch: %v %q", st, ev)
+	}
+	if st, ev, fix := judge("python=/usr/bin/python3\nnixl=/x/nixl\ntorch=none\n"); st != ProbeFail || !strings.Contains(ev, "cannot import torch") || !strings.Contains(fix, "DRAM segments") {
+		t.Errorf("no torch: %v %q %q", st, ev, fix)
+	}
+	if st, _, _ := judge("python=noprobe\n"); st != ProbeUnknown {
+		t.Errorf("no probe: %v", st)
+	}
+}

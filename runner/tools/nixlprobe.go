@@ -23,9 +23,14 @@ var nixlProbeSpec = Spec{build: buildNixlProbe, work: nixlProbeWork, messages: n
 	probes: nixlProbeProbes}
 
 // nixlProbeProbes: the image's python3 imports nixl; per backend under
-// test, NIXL has its plugin (a missing UCCL plugin skips the UCCL legs).
+// test, NIXL has its plugin (a missing UCCL plugin skips the UCCL legs);
+// with a VRAM segment, it imports torch (a missing torch skips the VRAM
+// tests only).
 func nixlProbeProbes(t *scenarios.Test) []Probe {
 	probes := []Probe{NixlProbeFindsNixl()}
+	if strings.EqualFold(t.Args.InitiatorSeg, "VRAM") || strings.EqualFold(t.Args.TargetSeg, "VRAM") {
+		probes = append(probes, NixlProbeHasTorch())
+	}
 	backends := t.Args.Backends
 	if len(backends) == 0 {
 		backends = []string{cmp.Or(t.Args.Backend, scenarios.DefaultNixlBackend)}
@@ -36,6 +41,27 @@ func nixlProbeProbes(t *scenarios.Test) []Probe {
 		probes = append(probes, p)
 	}
 	return probes
+}
+
+// NixlProbeHasTorch is preflight's check that the image's python3 imports
+// torch, which the probe's VRAM regions are made with (as vLLM's KV cache
+// is; --vram-alloc driver too views the driver's memory through torch).
+func NixlProbeHasTorch() Probe {
+	return Probe{
+		ID:     "nixl-probe-torch",
+		Script: `command -v rdmabench-nixl >/dev/null 2>&1 || { echo "python=noprobe"; exit 0; }; rdmabench-nixl --find`,
+		Judge: func(out string) (ProbeStatus, string, string) {
+			switch py, torch := probeField(out, "python"), probeField(out, "torch"); {
+			case py == "noprobe" || py == "notfound" || torch == "":
+				return ProbeUnknown, "torch could not be looked for (see nixl-probe-finds-nixl)", ""
+			case torch == "none":
+				return ProbeFail, py + " cannot import torch: the probe's VRAM regions are torch tensors, as vLLM's KV cache",
+					"use the serving image (vLLM's python3 has torch), set RDMABENCH_PYTHON to a python3 with torch, or test DRAM segments"
+			default:
+				return ProbePass, "torch " + torch + " with " + py, ""
+			}
+		},
+	}
 }
 
 // NixlProbeHasPlugin is preflight's check that the image's NIXL, as its
@@ -130,8 +156,19 @@ func nixlProbeArgv(spec *Spec, leg *Leg, role, key, backendName string) []string
 	if a.Iterations > 0 {
 		argv = append(argv, "--iters", leg.itoa(a.Iterations))
 	}
-	argv = append(argv, "--time-limit", strconv.Itoa(int(nixlProbeWork(spec, leg.Test, leg.Size).Seconds())))
+	argv = append(argv, "--time-limit", strconv.Itoa(int(nixlProbeLimit(spec, leg).Seconds())))
 	return append(argv, a.Extra...)
+}
+
+// nixlProbeLimit is how long the probe's sides may run: the work the table
+// allows a sweep, or the test's own timeout where it gives more (a long
+// sweep's), as the NCCL probe's.
+func nixlProbeLimit(spec *Spec, leg *Leg) time.Duration {
+	limit := nixlProbeWork(spec, leg.Test, leg.Size)
+	if to := leg.Test.Timeout; to.IsSet() && to.Value > limit {
+		limit = to.Value
+	}
+	return limit
 }
 
 func nixlProbeBlocks(leg *Leg) (int64, int64) {

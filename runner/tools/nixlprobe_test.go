@@ -1,7 +1,12 @@
 package tools
 
 import (
+	"github.com/rdmabench/rdmabench/runner/endpoint"
+	"github.com/rdmabench/rdmabench/scenarios"
+	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/rdmabench/rdmabench/parsers"
 	"github.com/rdmabench/rdmabench/tool"
@@ -42,6 +47,29 @@ func TestNixlProbeMessagesCheckedWrite(t *testing.T) {
 		s := parsers.Sample{Bytes: 4096, Batch: 2}
 		if got := WireMessages(tool.NixlProbe, &m, &s, 0); got != 2*want {
 			t.Errorf("%s: %d messages, want %d", op, got, 2*want)
+		}
+	}
+}
+
+// TestNixlProbeTimeLimitFollowsTheTest: a test's timeout longer than the
+// table's allowance for its sweep is the probe's own limit too; a shorter
+// one leaves the allowance.
+func TestNixlProbeTimeLimitFollowsTheTest(t *testing.T) {
+	for timeout, want := range map[string]string{"30m": "1800", "": "80", "10s": "80"} {
+		test := scenarios.Test{Tool: tool.NixlProbe, Args: scenarios.Args{MinSize: sz("16MiB"), MaxSize: sz("16MiB"), Iterations: 1000000}}
+		if timeout != "" {
+			d, err := time.ParseDuration(timeout)
+			if err != nil {
+				t.Fatal(err)
+			}
+			test.Timeout = scenarios.Duration{Raw: timeout, Value: d}
+		}
+		a, b := endpoint.Endpoint{Name: "decode-0"}, endpoint.Endpoint{Name: "prefill-0"}
+		for _, c := range build(t, test, Leg{Client: a, Server: b, Group: "g"}) {
+			i := slices.Index(c.Argv, "--time-limit")
+			if i < 0 || c.Argv[i+1] != want {
+				t.Errorf("timeout %q, %s: %s, want --time-limit %s", timeout, c.Role, strings.Join(c.Argv, " "), want)
+			}
 		}
 	}
 }
