@@ -16,6 +16,7 @@ import (
 
 	"github.com/rdmabench/rdmabench/parsers"
 	"github.com/rdmabench/rdmabench/runner/etcd"
+	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
 // standin puts the stand-in nixl package (testdata/standin) on PYTHONPATH
@@ -262,7 +263,7 @@ func TestProbeEtcdRefusesPut(t *testing.T) {
 	var out bytes.Buffer
 	code := Run(context.Background(), Options{Args: []string{"--role", "target", "--etcd", srv.URL, "--key", "/x", "--rendezvous-timeout", "5"},
 		Limit: time.Minute, Stdout: &out, Stderr: &out})
-	if code != 1 || !strings.Contains(out.String(), "etcd at "+srv.URL+": put /x/target: HTTP Error 404") {
+	if code != 1 || !strings.Contains(out.String(), "etcd at "+srv.URL+": lease grant: HTTP Error 404") {
 		t.Fatalf("exit %d:\n%s", code, out.String())
 	}
 }
@@ -286,5 +287,42 @@ func TestProbeBadArgumentsAreUsageErrors(t *testing.T) {
 		if code != 2 || err != nil || len(ms) != 1 || ms[0].OK || ms[0].ErrorClass != parsers.ClassUsageError {
 			t.Errorf("%v: exit %d, %v %+v\n%s", args, code, err, ms, out.String())
 		}
+	}
+}
+
+// TestProbeLeavesNoKeys: both sides' keys live under etcd leases, revoked
+// as each side ends (the initiator's once the target's is gone, so the
+// target has read it): after a pair, nothing is left under --key for a
+// later pair on the same key to mistake for a live peer.
+func TestProbeLeavesNoKeys(t *testing.T) {
+	standin(t)
+	srv, err := etcd.Start(context.Background(), etcd.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	key := "/rdmabench/test/leases"
+	var wg sync.WaitGroup
+	for _, role := range []string{"target", "initiator"} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var out bytes.Buffer
+			code := Run(context.Background(), Options{Args: []string{"--role", role, "--etcd", srv.URL, "--key", key, "--rendezvous-timeout", "20",
+				"--min-block", "4096", "--max-block", "4096", "--iters", "2", "--warmup", "0"}, Limit: time.Minute, Stdout: &out, Stderr: &out})
+			if code != 0 {
+				t.Errorf("%s: exit %d\n%s", role, code, out.String())
+			}
+		}()
+	}
+	wg.Wait()
+	c, err := srv.Client()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	resp, err := c.Get(context.Background(), key, clientv3.WithPrefix())
+	if err != nil || len(resp.Kvs) != 0 {
+		t.Errorf("left under %s: %v %v", key, resp, err)
 	}
 }

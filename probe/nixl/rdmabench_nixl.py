@@ -61,11 +61,60 @@ def etcd_call(url, path, body, timeout):
         return json.loads(resp.read() or b"{}")
 
 
-def etcd_put(url, key, value):
+def etcd_put(url, key, value, lease=None):
+    body = {"key": _b64(key), "value": _b64(value)}
+    if lease is not None:
+        body["lease"] = lease.id
     try:
-        etcd_call(url, "/v3/kv/put", {"key": _b64(key), "value": _b64(value)}, 10)
+        etcd_call(url, "/v3/kv/put", body, 10)
     except (urllib.error.URLError, OSError, ValueError) as e:
         fail(f"etcd at {url}: put {key}: {e} (rdmabench's etcd, its JSON gateway /v3/kv/put)")
+
+
+def etcd_gone(url, key, deadline):
+    """Whether key is gone by deadline (polled; etcd errors count as not
+    yet)."""
+    while time.monotonic() < deadline:
+        try:
+            if not etcd_call(url, "/v3/kv/range", {"key": _b64(key)}, 5).get("kvs"):
+                return True
+        except (urllib.error.URLError, OSError, ValueError):
+            pass
+        time.sleep(0.05)
+    return False
+
+
+class Lease:
+    """An etcd lease that this process's keys live under: kept alive while
+    it runs, revoked (its keys deleted) when it ends, and expired TTL
+    seconds after a kill. A peer started later under the same --key never
+    reads a dead process's agent metadata for long."""
+
+    TTL = 10
+
+    def __init__(self, url):
+        import threading
+        self.url = url
+        try:
+            self.id = etcd_call(url, "/v3/lease/grant", {"TTL": self.TTL}, 10)["ID"]
+        except (urllib.error.URLError, OSError, ValueError, KeyError) as e:
+            fail(f"etcd at {url}: lease grant: {e} (rdmabench's etcd, its JSON gateway /v3/lease/grant)")
+        self.stop = threading.Event()
+        threading.Thread(target=self._keep, daemon=True).start()
+
+    def _keep(self):
+        while not self.stop.wait(self.TTL / 3):
+            try:
+                etcd_call(self.url, "/v3/lease/keepalive", {"ID": self.id}, 5)
+            except (urllib.error.URLError, OSError, ValueError):
+                pass  # etcd gone: the run is ending; the next beat tries again
+
+    def revoke(self):
+        self.stop.set()
+        try:
+            etcd_call(self.url, "/v3/lease/revoke", {"ID": self.id}, 5)
+        except (urllib.error.URLError, OSError, ValueError):
+            pass  # expires by itself within TTL
 
 
 def etcd_wait(url, key, deadline, what):
@@ -264,7 +313,12 @@ def publish(args, agent, regions, role):
     md = {"name": agent.name, "metadata": base64.b64encode(agent.get_agent_metadata()).decode(),
           "regions": regions.addrs, "device": regions.device, "seg": regions.seg,
           "capacity": regions.capacity}
-    etcd_put(args.etcd, f"{args.key}/{role}", json.dumps(md))
+    global lease
+    lease = Lease(args.etcd)
+    etcd_put(args.etcd, f"{args.key}/{role}", json.dumps(md), lease)
+
+
+lease = None  # this process's etcd lease, once it has published
 
 
 def peer(args, role, deadline):
@@ -323,6 +377,10 @@ def run_initiator(args, nixl_api, banner):
         block *= 2
     print("-" * 160, flush=True)
     agent.send_notif(remote, DONE)
+    # The target has read this side's key (it added this agent to take the
+    # notifications): once its own key is gone (revoked as it ends), this
+    # side's may go too, without a target still to read it.
+    etcd_gone(args.etcd, f"{args.key}/target", time.monotonic() + 5)
     agent.remove_remote_agent(remote)
     agent.deregister_memory(reg, backends=[args.backend])
     if failed:
@@ -651,6 +709,9 @@ def main(argv):
             run_initiator(args, nixl_api, banner)
     except Exception as e:  # NIXL raises its errors (nixlBackendError, ...) as exceptions
         fail(f"{args.role}: {type(e).__name__}: {e}")
+    finally:
+        if lease is not None:
+            lease.revoke()  # this side's key goes with it, on success or failure
 
 
 if __name__ == "__main__":
