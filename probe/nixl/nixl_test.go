@@ -326,3 +326,25 @@ func TestProbeLeavesNoKeys(t *testing.T) {
 		t.Errorf("left under %s: %v %v", key, resp, err)
 	}
 }
+
+// TestProbeTargetSeesTheInitiatorFail: a binding that raises NIXL's error
+// fails the initiator (a tool error naming it) and, the initiator's key
+// then saying why, the target within seconds, not at its time limit.
+func TestProbeTargetSeesTheInitiatorFail(t *testing.T) {
+	standin(t)
+	t.Setenv("NIXL_STANDIN_STATUS_ERR", "1")
+	start := time.Now()
+	tgt, ini := pair(t, time.Minute, "--as-nixlbench", "--min-block", "4096", "--max-block", "4096", "--iters", "4", "--warmup", "0", "--time-limit", "50")
+	ms, _ := parsers.Parse(Program, strings.NewReader(ini.out.String()))
+	if ini.code != 1 || len(ms) != 1 || ms[0].ErrorClass != parsers.ClassToolError || !strings.Contains(ini.out.String(), "initiator: nixlBackendError: NIXL_ERR_BACKEND") {
+		t.Errorf("initiator: exit %d %+v\n%s", ini.code, ms, ini.out.String())
+	}
+	// Before or after the target took the initiator's metadata: it names
+	// the initiator's own error, read from the initiator's key.
+	if tgt.code != 1 || !strings.Contains(tgt.out.String(), "initiator: nixlBackendError: NIXL_ERR_BACKEND") {
+		t.Errorf("target: exit %d\n%s", tgt.code, tgt.out.String())
+	}
+	if took := time.Since(start); took > 30*time.Second {
+		t.Errorf("took %v: the target waited for its time limit", took)
+	}
+}

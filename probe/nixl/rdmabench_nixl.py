@@ -40,9 +40,14 @@ NOTIF = b"rdmabench-nixl:request"
 NIXLBENCH_NOTIF = b"0xBEEF"  # nixlbench's, with every post (nixl_worker.cpp execTransfer)
 
 
+failure = ""  # what fail() said last: the peer reads it from this side's key
+
+
 def fail(msg, code=1):
     # Exit 2 is a bad command line, said as argparse says its own
     # ("rdmabench-nixl: error: …"): the parser classes both usage errors.
+    global failure
+    failure = msg
     print(f"{PROGRAM}: {'error: ' if code == 2 else ''}{msg}", file=sys.stderr, flush=True)
     sys.exit(code)
 
@@ -72,16 +77,17 @@ def etcd_put(url, key, value, lease=None):
 
 
 def etcd_gone(url, key, deadline):
-    """Whether key is gone by deadline (polled; etcd errors count as not
-    yet)."""
-    while time.monotonic() < deadline:
+    """Whether key is gone by deadline (polled at least once; etcd errors
+    count as not yet)."""
+    while True:
         try:
             if not etcd_call(url, "/v3/kv/range", {"key": _b64(key)}, 5).get("kvs"):
                 return True
         except (urllib.error.URLError, OSError, ValueError):
             pass
+        if time.monotonic() >= deadline:
+            return False
         time.sleep(0.05)
-    return False
 
 
 class Lease:
@@ -322,7 +328,37 @@ lease = None  # this process's etcd lease, once it has published
 
 
 def peer(args, role, deadline):
-    return json.loads(etcd_wait(args.etcd, f"{args.key}/{role}", deadline, f"the {role}'s agent metadata"))
+    md = json.loads(etcd_wait(args.etcd, f"{args.key}/{role}", deadline, f"the {role}'s agent metadata"))
+    if "failed" in md:
+        fail(f"the {role} failed: {md['failed']}")
+    return md
+
+
+def peer_ended(args, role):
+    """Why the peer will send no more, or "": its key gone (its lease
+    revoked or expired: killed) or saying it failed."""
+    try:
+        kvs = etcd_call(args.etcd, "/v3/kv/range", {"key": _b64(f"{args.key}/{role}")}, 5).get("kvs") or []
+    except (urllib.error.URLError, OSError, ValueError):
+        return ""  # etcd slow or gone: not the peer's word
+    if not kvs:
+        return f"its key {args.key}/{role} is gone"
+    try:
+        return json.loads(base64.b64decode(kvs[0].get("value", ""))).get("failed", "")
+    except ValueError:
+        return ""
+
+
+def say_failed(args, role):
+    """Replaces this side's key with why it failed, under its lease (which
+    then expires TTL seconds after this process ends): a peer waiting for
+    it, or for its notifications, learns at once."""
+    try:
+        etcd_call(args.etcd, "/v3/kv/put", {"key": _b64(f"{args.key}/{role}"),
+                                           "value": _b64(json.dumps({"failed": failure or "it exited"})),
+                                           "lease": lease.id}, 5)
+    except (urllib.error.URLError, OSError, ValueError):
+        pass
 
 
 def run_target(args, nixl_api, banner):
@@ -339,8 +375,15 @@ def run_target(args, nixl_api, banner):
     print(f"# target: {args.regions} regions of {regions.capacity} B in {args.target_seg} "
           f"(device {args.device}) serve {init['name']}", flush=True)
     end = time.monotonic() + args.time_limit
-    notes = 0
+    notes, look = 0, time.monotonic() + 1
     while time.monotonic() < end:
+        if time.monotonic() > look:
+            # The initiator says in its key that it failed, or its key
+            # expires (killed): it will send no more.
+            why = peer_ended(args, "initiator")
+            if why:
+                fail(f"the initiator ended before it was done after {notes} notifications: {why}")
+            look = time.monotonic() + 1
         got = agent.get_new_notifs()
         for msgs in got.values():
             notes += len(msgs)
@@ -702,16 +745,20 @@ def main(argv):
         except ImportError as e:
             fail(f"VRAM needs torch in {sys.executable} ({e})")
     banner = banner_maker(args, nixl)
+    done = False
     try:
         if args.role == "target":
             run_target(args, nixl_api, banner)
         else:
             run_initiator(args, nixl_api, banner)
+        done = True
     except Exception as e:  # NIXL raises its errors (nixlBackendError, ...) as exceptions
         fail(f"{args.role}: {type(e).__name__}: {e}")
     finally:
-        if lease is not None:
-            lease.revoke()  # this side's key goes with it, on success or failure
+        if lease is not None and done:
+            lease.revoke()  # this side's key goes with it
+        elif lease is not None:
+            say_failed(args, args.role)  # the peer reads why; the key expires with the lease
 
 
 if __name__ == "__main__":

@@ -63,7 +63,16 @@ class _BindingAgent:
         return _bindings.nixl_status_t(1, "NIXL_IN_PROG")  # pybind11 returns a new object
 
     def getXferStatus(self, reqh):
-        self._xfers[reqh].state = "DONE"
+        # In progress at the first poll after a post, as a real transfer
+        # mostly is: the timed loop's poll runs, not only its post.
+        x = self._xfers[reqh]
+        x.polls = getattr(x, "polls", 0) + 1
+        if x.polls % 2 == 1:
+            return _bindings.nixl_status_t(1, "NIXL_IN_PROG")
+        if os.environ.get("NIXL_STANDIN_STATUS_ERR"):
+            # NIXL's bindings raise a failed status (throw_nixl_exception).
+            raise _bindings.nixlBackendError("NIXL_ERR_BACKEND")
+        x.state = "DONE"
         return _bindings.nixl_status_t(0, "NIXL_SUCCESS")
 
 

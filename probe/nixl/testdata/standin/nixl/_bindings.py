@@ -19,6 +19,10 @@ class nixl_status_t:
         return f"<nixl_status_t.{self.name}: {self.value}>"
 
 
+class nixlBackendError(Exception):
+    """As NIXL's: what a binding raises for NIXL_ERR_BACKEND."""
+
+
 NIXL_IN_PROG = nixl_status_t(1, "NIXL_IN_PROG")
 NIXL_SUCCESS = nixl_status_t(0, "NIXL_SUCCESS")
 
