@@ -654,11 +654,23 @@ def print_header():
     print("-" * 160, flush=True)
 
 
+def script_digest():
+    """This script's sha256 (12 hex digits): which probe made a capture,
+    whatever version it says."""
+    import hashlib
+    try:
+        with open(os.path.abspath(__file__), "rb") as f:
+            return "sha256:" + hashlib.sha256(f.read()).hexdigest()[:12]
+    except OSError:
+        return "unknown"
+
+
 def banner_maker(args, nixl):
     def banner(role, agent, plugins):
         fields = {"role": role, "nixl": nixl_version(nixl), "ucx": ucx_version(),
                   "backend": args.backend, "plugins": ",".join(plugins) or "none",
-                  "python": platform.python_version(), "nixl-path": os.path.dirname(nixl.__file__)}
+                  "python": platform.python_version(), "nixl-path": os.path.dirname(nixl.__file__),
+                  "script": script_digest()}
         torch = sys.modules.get("torch")
         if torch is not None:
             fields["torch"] = torch.__version__
