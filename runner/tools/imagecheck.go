@@ -90,7 +90,11 @@ const ucxTransportsScript = `u=""
 if b=$(command -v nixlbench); then [ -x "$(dirname "$b")/ucx_info" ] && u="$(dirname "$b")/ucx_info"; fi
 [ -n "$u" ] || u=$(command -v ucx_info) || { echo "ucx_info=missing"; exit 0; }
 echo "ucx_info=$u"
-"$u" -d 2>/dev/null | sed -n 's/^#[[:space:]]*Transport:[[:space:]]*/tl=/p' | sort -u
+if d=$("$u" -d 2>&1); then
+  printf '%s\n' "$d" | sed -n 's/^#[[:space:]]*Transport:[[:space:]]*/tl=/p' | sort -u
+else
+  echo "ucx_info_error=$(printf '%s' "$d" | grep -v '^[[:space:]]*$' | head -n 1)"
+fi
 "$u" -b 2>/dev/null | sed -n 's/^#define uct_MODULES[[:space:]]*"\(.*\)"/\1/p' | tr ':' '\n' | sed -n 's/^\(..*\)/module=\1/p'
 # Where UCX loads its modules from: ucx/ beside libucs, and UCX_MODULE_DIR
 # as well (it adds a folder; it does not replace the first).
@@ -131,6 +135,11 @@ func UCXTransportProbe(need string) Probe {
 		Judge: func(out string) (ProbeStatus, string, string) {
 			if probeField(out, "ucx_info") == "missing" {
 				return ProbeUnknown, "ucx_info is not on PATH: UCX's transports cannot be listed", ""
+			}
+			if e := probeField(out, "ucx_info_error"); e != "" {
+				// ucx_info itself did not run: no word on any module.
+				return ProbeFail, probeField(out, "ucx_info") + " -d failed: " + e,
+					"make UCX's libraries loadable where the tools run (LD_LIBRARY_PATH to the image's UCX, as its nixlbench needs too)"
 			}
 			tls := probeFields(out, "tl")
 			for _, tl := range tls {

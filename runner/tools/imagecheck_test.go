@@ -1,7 +1,9 @@
 package tools
 
 import (
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -32,6 +34,9 @@ func TestImageCheckVerdicts(t *testing.T) {
 		{UCXTransportProbe(UCXNeedsCUDA), "ucx_info=/u\ntl=tcp\nmodule=cuda\nmoddir=/p/lib/ucx\nmodfile=libuct_cuda.so\ngpu=/dev/nvidia0\n", ProbeFail, "although /dev/nvidia0 is present"},
 		{UCXTransportProbe(UCXNeedsRDMA), "ucx_info=/u\ntl=tcp\nmodule=ib\nrdmadev=mlx5_0\n", ProbeFail, "none of rc_verbs/rc_mlx5/dc_mlx5/ud_verbs/ud_mlx5 although mlx5_0 is present"},
 		{UCXTransportProbe(UCXNeedsRDMA), "ucx_info=missing\n", ProbeUnknown, "ucx_info is not on PATH"},
+		// ucx_info that does not run says nothing of UCX's modules.
+		{UCXTransportProbe(UCXNeedsRDMA), "ucx_info=/u\nucx_info_error=/u: error while loading shared libraries: libucs.so.0\nmodule=ib\nrdmadev=rxe0\n", ProbeFail,
+			"/u -d failed: /u: error while loading shared libraries: libucs.so.0"},
 		{PerftestCUDAProbe("ib_write_bw"), "cuda=no\n", ProbeFail, "built without CUDA"},
 		{PerftestCUDAProbe("ib_write_bw"), "cuda=yes\n", ProbePass, "offers --use_cuda"},
 		{NCCLLoadsProbe("all_reduce_perf"), "nccl=notfound\n", ProbeFail, "cannot load libnccl"},
@@ -51,10 +56,21 @@ func TestImageCheckScripts(t *testing.T) {
 		PerftestCUDAProbe("ib_write_bw"), NCCLLoadsProbe("all_reduce_perf")} {
 		shelltest.Check(t, p.ID, p.Script)
 	}
+	// A ucx_info that cannot start: the script says so, the check names it.
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "ucx_info"), []byte("#!/bin/sh\necho \"ucx_info: error while loading shared libraries: libucs.so.0\" >&2\nexit 127\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("sh", "-c", UCXTransportProbe(UCXNeedsRDMA).Script)
+	cmd.Env = append(os.Environ(), "PATH="+dir+":/usr/bin:/bin")
+	out, _ := cmd.Output()
+	if s, ev, _ := UCXTransportProbe(UCXNeedsRDMA).Judge(string(out)); s != ProbeFail || !strings.Contains(ev, "-d failed: ucx_info: error while loading shared libraries") {
+		t.Errorf("a ucx_info that cannot start: %v %q (script said %q)", s, ev, out)
+	}
 	if _, err := exec.LookPath("ib_write_bw"); err != nil {
 		t.Skip("no perftest here")
 	}
-	out, _ := exec.Command("sh", "-c", PerftestCUDAProbe("ib_write_bw").Script).Output()
+	out, _ = exec.Command("sh", "-c", PerftestCUDAProbe("ib_write_bw").Script).Output()
 	if s, ev, _ := PerftestCUDAProbe("ib_write_bw").Judge(string(out)); s == ProbeUnknown {
 		t.Errorf("Debian's ib_write_bw: %s", ev)
 	}
