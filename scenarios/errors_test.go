@@ -39,6 +39,9 @@ var brokenCases = []struct {
 	{"kube-images-not-mapping", []string{"9:3 cluster.images", "12:5 pools[0].images"}},
 	// A GPU resource named (amd.com/gpu, a MIG slice) is the pod's GPUs:
 	// a pool's gpus of another count is refused at gpus.
+	// CPU lists as Linux writes them, on the local backend only.
+	{"cpusets-bad", []string{"8:22 pools[0].cpusets[1]", "8:29 pools[0].cpusets[2]", "8:34 pools[0].cpusets[3]", "10:15 pools[1].cpusets[0]"}},
+	{"cpusets-kube", []string{"11:5 pools[0].cpusets"}},
 	{"kube-gpus-disagree", []string{"12:11 pools[0].gpus", "16:11 pools[2].gpus"}},
 	{"kube-labels-annotations", []string{"10:5 cluster.labels.rdmabench.io/run", "11:5 cluster.labels.bad key", "12:29 cluster.labels.app.kubernetes.io/name",
 		"14:5 cluster.labels.Example.COM/x", "15:11 cluster.labels.long", "17:5 cluster.annotations.k8s.v1.cni.cncf.io/networks",

@@ -68,6 +68,7 @@ var fieldDocs = map[string]string{
 	"Pool.replicas":                           "number of endpoints; default 1",
 	"Pool.hosts":                              "ssh backend: the host of each replica, cycling",
 	"Pool.devices":                            "the RDMA device of each replica, cycling (mlx5_0)",
+	"Pool.cpusets":                            "local: the CPUs of each replica's processes, cycling (\"8-9\", \"0,2\"): endpoints of one host on cores of their own, as pods with exclusive CPUs",
 	"Pool.gpus":                               "GPUs per endpoint; kube: requested as nvidia.com/gpu unless the pod names a GPU resource (amd.com/gpu, nvidia.com/mig-…), whose count it must equal",
 	"Pool.avoidPools":                         "pools whose pods must not share a node with this pool's",
 	"Pool.networks":                           "kube: Multus networks of this pool's pods, instead of the cluster's",

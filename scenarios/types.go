@@ -248,6 +248,11 @@ type Pool struct {
 	// Devices lists the RDMA device of each replica, cycling (local
 	// backend on one host with several NICs).
 	Devices []string `yaml:"devices,omitempty" json:"devices,omitempty"`
+	// CPUSets (local backend) lists the CPUs of each replica's processes,
+	// cycling ("8-9", "0,2"): endpoints of one host kept on cores of their
+	// own, as pods with exclusive CPUs are, so that two busy-polling
+	// sides never share a core's hyperthreads.
+	CPUSets []string `yaml:"cpusets,omitempty" json:"cpusets,omitempty"`
 	// GPUs per endpoint (nccl-tests -g on one host, GPU resource on kube).
 	GPUs         GPUCount          `yaml:"gpus,omitempty" json:"gpus,omitempty"`
 	NodeSelector map[string]string `yaml:"nodeSelector,omitempty" json:"nodeSelector,omitempty"`

@@ -74,6 +74,7 @@ func (v *validator) onePool(path string, p *Pool) {
 		}
 	}
 	v.checkStrings(path+".devices", p.Devices, "an RDMA device name such as mlx5_0")
+	v.cpuSets(path, p)
 	v.checkEnv(path+".env", p.Env)
 	v.poolBackendFields(path, p)
 }
@@ -177,4 +178,49 @@ func (v *validator) gpusAgree(path string, p *Pool) {
 			"gpus is %d but each pod requests %s: %q (%s)", p.GPUs.N, k, resources[k], from[k])
 		return
 	}
+}
+
+// cpuSets checks a pool's cpusets: CPU lists as Linux writes them ("0-3,8"),
+// on the local backend only (a pod's CPUs are the kubelet's; an ssh host's
+// processes are not pinned).
+func (v *validator) cpuSets(path string, p *Pool) {
+	if len(p.CPUSets) == 0 {
+		return
+	}
+	if v.s.Backend != BackendLocal {
+		v.keyErrf(path+".cpusets", "remove it: on kube give the pod whole CPUs (cpu: \"4\" with the kubelet's static CPU manager)",
+			"cpusets applies to backend: local only, not %s", v.s.Backend)
+		return
+	}
+	for i, c := range p.CPUSets {
+		if _, err := ParseCPUList(c); err != nil {
+			v.errf(fmt.Sprintf("%s.cpusets[%d]", path, i), "write CPUs as Linux lists them, e.g. 8-9 or 0,2,4-7", "%v", err)
+		}
+	}
+}
+
+// ParseCPUList reads a Linux CPU list ("0-3,8,10-11") into CPU numbers.
+func ParseCPUList(s string) ([]int, error) {
+	var cpus []int
+	if strings.TrimSpace(s) == "" {
+		return nil, fmt.Errorf("%q names no CPU", s)
+	}
+	for _, part := range strings.Split(s, ",") {
+		lo, hi, isRange := strings.Cut(strings.TrimSpace(part), "-")
+		a, err := strconv.Atoi(lo)
+		b := a
+		if err == nil && isRange {
+			b, err = strconv.Atoi(hi)
+		}
+		if err != nil || a < 0 || b < a || b > 4095 {
+			if part == s {
+				return nil, fmt.Errorf("%q is not a CPU or a range of CPUs (0-4095, low-high)", s)
+			}
+			return nil, fmt.Errorf("%q: %q is not a CPU or a range of CPUs (0-4095, low-high)", s, part)
+		}
+		for c := a; c <= b; c++ {
+			cpus = append(cpus, c)
+		}
+	}
+	return cpus, nil
 }

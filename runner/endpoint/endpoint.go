@@ -50,6 +50,9 @@ type Endpoint struct {
 	// the skip reason of RDMA tests ("" when one does, or none was asked).
 	NoDevice string `json:"noDevice,omitempty"`
 	GPUs     int    `json:"gpus,omitempty"`
+	// CPUSet is the CPUs its processes run on (pools[].cpusets, local
+	// backend: "8-9"); "" for any.
+	CPUSet string `json:"cpuSet,omitempty"`
 	// GPUsFrom says how GPUs was counted for a pool's gpus: all.
 	GPUsFrom string `json:"gpusFrom,omitempty"`
 	// VisibleGPUs is the CUDA_VISIBLE_DEVICES its GPU tools get where

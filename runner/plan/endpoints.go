@@ -174,6 +174,9 @@ func newEndpoint(s *scenarios.Scenario, pool *scenarios.Pool, i int, env map[str
 	if len(pool.Devices) > 0 {
 		ep.Device = pool.Devices[i%len(pool.Devices)]
 	}
+	if len(pool.CPUSets) > 0 {
+		ep.CPUSet = pool.CPUSets[i%len(pool.CPUSets)]
+	}
 	if ep.Device == "auto" {
 		ep.Device = "" // discovered by the runner (CompileOptions.ResolveDevice)
 	}

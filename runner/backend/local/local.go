@@ -115,7 +115,11 @@ func (b *Backend) Start(ctx context.Context, ep endpoint.Endpoint, cmd backend.C
 	// A grandchild that keeps the output pipe open must not hang Wait.
 	c.WaitDelay = 2 * time.Second
 	p := &process{b: b, cmd: c, done: make(chan struct{})}
-	if err := c.Start(); err != nil {
+	start := c.Start
+	if ep.CPUSet != "" {
+		start = func() error { return startPinned(c, ep.CPUSet) }
+	}
+	if err := start(); err != nil {
 		return nil, fmt.Errorf("%s: start %s: %w", ep.Name, cmd.Argv[0], err)
 	}
 	p.start = time.Now()
