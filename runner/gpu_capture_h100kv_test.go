@@ -266,6 +266,50 @@ func TestH200KVValueLikeForLike(t *testing.T) {
 	}
 }
 
+// TestH200KVLikeForLikeRepeats replays the three runs after run9, each
+// nixlbench and the probe --as-nixlbench alternated eight times: run10
+// (another machine, unpinned), run11 and run12 (one machine, three
+// minutes apart, each side pinned to CPUs of its own: pools[].cpusets).
+// The probe's median is within 5 % of nixlbench's at every size from
+// 1 MiB in run9 and run11 only: run10 misses at 1–8 MiB, run12 at 1–8 MiB;
+// 16 MiB holds in all four. The README gives the figures; the 5 % bar is
+// not reliably met.
+func TestH200KVLikeForLikeRepeats(t *testing.T) {
+	want := map[string][5]float64{ // median against median, %, at 1, 2, 4, 8, 16 MiB
+		"run10-repeat-h200/rb-like5":        {-28.3, -18.3, -10.1, -7.6, -4.4},
+		"run11-pinned-h200/rb-like6":        {3.3, 0.9, -1.7, -2.3, -2.9},
+		"run12-pinned-repeat-h200/rb-like6": {-11.8, -8.9, -8.7, -6.7, -4.6},
+	}
+	for run, pcts := range want {
+		byTest, gbps := reparsed(t, run)
+		if len(gbps) != 16 {
+			t.Fatalf("%s: %d results passed, want 16", run, len(gbps))
+		}
+		m := parseRaw(t, run, byTest["probe-as-nixlbench-1"])
+		if m.Info["script"] != "sha256:9303d85e9a8a" || m.Info["notification_per_request"] != "0xBEEF" || m.Info["vram_alloc"] != "driver" {
+			t.Errorf("%s: probe %v", run, m.Info)
+		}
+		for i, size := range []int64{mib, mib2, mib4, mib8, mb16} {
+			var nbs, probes []float64
+			for n := 1; n <= 8; n++ {
+				nbs = append(nbs, gbps[fmt.Sprintf("nixlbench-%d", n)][size])
+				probes = append(probes, gbps[fmt.Sprintf("probe-as-nixlbench-%d", n)][size])
+			}
+			d := 100 * (median(probes)/median(nbs) - 1)
+			if !within(d, pcts[i], 0.05) {
+				t.Errorf("%s %d MiB: probe %+.2f %% of nixlbench, README says %+.1f %%", run, size>>20, d, pcts[i])
+			}
+		}
+	}
+	// Pinned: the plan gave each side the CPUs its pool named.
+	for _, run := range []string{"run11-pinned-h200", "run12-pinned-repeat-h200"} {
+		pl, err := os.ReadFile(filepath.Join(h100KV, run, "rb-like6", "plan.json"))
+		if err != nil || !strings.Contains(string(pl), `"cpuSet": "8-9"`) || !strings.Contains(string(pl), `"cpuSet": "12-13"`) {
+			t.Errorf("%s's plan: %v", run, err)
+		}
+	}
+}
+
 // spread is the largest over the smallest of a few figures.
 func spread(v []float64) float64 {
 	s := append([]float64(nil), v...)
