@@ -40,7 +40,7 @@ func (r *run) provision(ctx context.Context, rep *schema.Report) error {
 	r.sharedPorts = sharedPorts(eps)
 	rep.Run.SharedPorts = r.sharedPorts
 	for _, g := range r.sharedPorts {
-		r.progress.printf("note: %s send on one NIC port on %s (%s): tests of theirs in one round split its line rate, and say so",
+		r.progress.printf("note: %s send on one NIC port on %s (%s): tests of theirs that run at the same time split its line rate, and say so",
 			strings.Join(g.Endpoints, ", "), g.Machine, g.Port)
 	}
 	r.provisioned = eps

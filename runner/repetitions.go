@@ -27,6 +27,11 @@ const clockReruns = 2
 func (r *run) runLeg(ctx context.Context, job *plan.Job, legIdx int) (schema.Result, bool) {
 	res := r.newResult(job, legIdx)
 	res.Started = time.Now().UTC()
+	var users []string
+	if legIdx < len(job.Legs) {
+		users = portUsers(r.sharedPorts, &job.Legs[legIdx])
+	}
+	done := r.portBusy(job.ID, users, res.Started)
 	reps := max(1, job.Repetitions)
 	outs := make([]judge.Outcome, 0, reps)
 	proof := r.newLegProof(job, legIdx)
@@ -43,6 +48,8 @@ func (r *run) runLeg(ctx context.Context, job *plan.Job, legIdx int) (schema.Res
 		}
 		outs = append(outs, o)
 	}
+	end := time.Now().UTC()
+	done(end)
 	if interrupted && len(outs) == 0 {
 		return res, false
 	}
@@ -50,7 +57,7 @@ func (r *run) runLeg(ctx context.Context, job *plan.Job, legIdx int) (schema.Res
 	proof.Finish(ctx, &res, outs, discarded) // nothing after an interrupt: Unproved says so
 	pathproof.Unproved(&res, r.tests[res.Test], r.cfg.NoPathProof)
 	r.noteSharedMachine(&res)
-	r.noteSharedPort(&res)
+	r.noteSharedPort(&res, users, res.Started, end)
 	r.noteVersion(job.Tool, outs)
 	if interrupted {
 		res.Reason = judge.JoinReason(fmt.Sprintf("interrupted after %d of %d repetitions: judged on those", len(outs), reps), res.Reason)

@@ -23,12 +23,10 @@ func (r *run) rounds(ctx context.Context) error {
 		}
 		r.progress.round(i, round)
 		i++
-		notes := sharedPortNotes(r.sharedPorts, round.Jobs, func(j *plan.Job) bool { skip, _ := r.skipReason(j); return skip })
 		r.mu.Lock()
 		for j := range round.Jobs {
 			r.order[round.Jobs[j].ID] = len(r.cfg.Plan.Skipped) + len(r.order)
 		}
-		r.portNotes = notes
 		r.mu.Unlock()
 		var wg sync.WaitGroup
 		for j := range round.Jobs {

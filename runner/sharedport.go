@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/rdmabench/rdmabench/report/schema"
 	"github.com/rdmabench/rdmabench/runner/endpoint"
@@ -14,8 +15,8 @@ import (
 
 // sharedPorts are the groups of endpoints of one machine that send on one
 // NIC port (endpoint.NICPort): pods of a perNode pool given VFs of one PF,
-// or one shared device. Tests of theirs that run in one round split the
-// port's line rate, which no figure of theirs says by itself.
+// or one shared device. Legs of theirs that run at the same time split
+// the port's line rate, which no figure of theirs says by itself.
 func sharedPorts(eps []endpoint.Endpoint) []schema.SharedPort {
 	groups := map[[2]string][]string{}
 	for _, ep := range eps {
@@ -39,65 +40,90 @@ func sharedPorts(eps []endpoint.Endpoint) []schema.SharedPort {
 	return out
 }
 
-// sharedPortNotes says, for each job of a round, which of its endpoints
-// send on a port that another job of the same round uses through another
-// endpoint: its figure is one share of that port's line rate. Skipped
-// jobs and rail legs (other devices) put nothing on the port.
-func sharedPortNotes(groups []schema.SharedPort, jobs []plan.Job, skipped func(*plan.Job) bool) map[string]string {
-	if len(groups) == 0 || len(jobs) < 2 {
-		return nil
-	}
-	portOf := map[string]int{}
-	for i, g := range groups {
-		for _, name := range g.Endpoints {
-			portOf[name] = i
-		}
-	}
-	uses := make([][]string, len(jobs)) // each job's endpoints on a shared port
-	for j := range jobs {
-		if skipped(&jobs[j]) {
-			continue
-		}
-		for _, leg := range jobs[j].Legs {
-			if leg.OnRails() {
-				continue
-			}
-			for _, name := range append([]string{leg.From, leg.To}, leg.Ranks...) {
-				if _, shared := portOf[name]; shared && !slices.Contains(uses[j], name) {
-					uses[j] = append(uses[j], name)
-				}
-			}
-		}
-	}
-	notes := map[string]string{}
-	for j := range jobs {
-		var parts []string
-		for _, mine := range uses[j] {
-			var others []string
-			for k := range jobs {
-				for _, theirs := range uses[k] {
-					if k != j && theirs != mine && portOf[theirs] == portOf[mine] && !slices.Contains(uses[j], theirs) && !slices.Contains(others, theirs) {
-						others = append(others, theirs)
-					}
-				}
-			}
-			if len(others) > 0 {
-				g := groups[portOf[mine]]
-				parts = append(parts, fmt.Sprintf("%s sent on the NIC port %s of %s that %s used in the same round",
-					mine, g.Port, g.Machine, strings.Join(others, ", ")))
-			}
-		}
-		if len(parts) > 0 {
-			notes[jobs[j].ID] = strings.Join(parts, "; ") + ": the figure is a share of that port's line rate"
-		}
-	}
-	return notes
+// portUse is one leg's time on the shared ports: which of its endpoints
+// are on one, from when to when (until zero: still running).
+type portUse struct {
+	job        string
+	endpoints  []string
+	start, end time.Time
 }
 
-// noteSharedPort adds to a result what sharedPortNotes said of its job.
-func (r *run) noteSharedPort(res *schema.Result) {
+// portUsers are the endpoints of a leg that send on a shared port: its
+// sides, not its rail legs' (other devices).
+func portUsers(groups []schema.SharedPort, leg *plan.Leg) []string {
+	if len(groups) == 0 || leg == nil || leg.OnRails() {
+		return nil
+	}
+	var users []string
+	for _, name := range append([]string{leg.From, leg.To}, leg.Ranks...) {
+		for _, g := range groups {
+			if slices.Contains(g.Endpoints, name) && !slices.Contains(users, name) {
+				users = append(users, name)
+			}
+		}
+	}
+	return users
+}
+
+// portBusy records that a leg of job started using the shared ports
+// through users; the returned function records its end.
+func (r *run) portBusy(job string, users []string, start time.Time) func(time.Time) {
+	if len(users) == 0 {
+		return func(time.Time) {}
+	}
 	r.mu.Lock()
-	note := r.portNotes[res.JobID]
+	u := &portUse{job: job, endpoints: users, start: start}
+	r.portUses = append(r.portUses, u)
+	r.mu.Unlock()
+	return func(end time.Time) {
+		r.mu.Lock()
+		u.end = end
+		r.mu.Unlock()
+	}
+}
+
+// sharedPortNote says which of a leg's endpoints (users, busy from start
+// to end) sent on a port that another job's leg used through another
+// endpoint at the same time; "" when none did.
+func sharedPortNote(groups []schema.SharedPort, uses []*portUse, job string, users []string, start, end time.Time) string {
+	var parts []string
+	for _, mine := range users {
+		var others []string
+		var g schema.SharedPort
+		for _, grp := range groups {
+			if slices.Contains(grp.Endpoints, mine) {
+				g = grp
+			}
+		}
+		for _, u := range uses {
+			overlaps := u.start.Before(end) && (u.end.IsZero() || u.end.After(start))
+			if u.job == job || !overlaps {
+				continue
+			}
+			for _, theirs := range u.endpoints {
+				if theirs != mine && slices.Contains(g.Endpoints, theirs) && !slices.Contains(users, theirs) && !slices.Contains(others, theirs) {
+					others = append(others, theirs)
+				}
+			}
+		}
+		if len(others) > 0 {
+			parts = append(parts, fmt.Sprintf("%s sent on the NIC port %s of %s that %s used at the same time",
+				mine, g.Port, g.Machine, strings.Join(others, ", ")))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return strings.Join(parts, "; ") + ": the figure is a share of that port's line rate"
+}
+
+// noteSharedPort adds to a leg's result what sharedPortNote says of it.
+func (r *run) noteSharedPort(res *schema.Result, users []string, start, end time.Time) {
+	if len(users) == 0 {
+		return
+	}
+	r.mu.Lock()
+	note := sharedPortNote(r.sharedPorts, r.portUses, res.JobID, users, start, end)
 	r.mu.Unlock()
 	if note != "" {
 		res.SharedPort = note

@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rdmabench/rdmabench/report/schema"
 	"github.com/rdmabench/rdmabench/runner/endpoint"
@@ -26,35 +27,50 @@ func TestSharedPorts(t *testing.T) {
 	}
 }
 
-// TestSharedPortNotes: in a round where decode-0 → prefill-0 and decode-1
-// → prefill-1 run at once, both jobs say decode-0 and decode-1 shared
-// node a's port; a round with one of them, a skipped other, or the pair
-// in one job (the same machine: noted as such) says nothing.
-func TestSharedPortNotes(t *testing.T) {
+// TestSharedPortNote: a leg is noted only for another job's leg that used
+// a sibling endpoint of its port while it ran: not for one that ended
+// before it started, not for one of its own job, not through a rail leg.
+func TestSharedPortNote(t *testing.T) {
 	groups := []schema.SharedPort{{Machine: "a", Port: "PCI 0000:3b:00.0 port 1", Endpoints: []string{"decode-0", "decode-1"}}}
-	job := func(id, from, to string) plan.Job {
-		return plan.Job{ID: id, Legs: []plan.Leg{{From: from, To: to}}}
+	t0 := time.Date(2026, 11, 28, 10, 0, 0, 0, time.UTC)
+	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
+	leg := func(from, to string) *plan.Leg { return &plan.Leg{From: from, To: to} }
+	if got := portUsers(groups, leg("decode-0", "prefill-0")); !reflect.DeepEqual(got, []string{"decode-0"}) {
+		t.Errorf("users %v", got)
 	}
-	never := func(*plan.Job) bool { return false }
-	round := []plan.Job{job("j0", "decode-0", "prefill-0"), job("j1", "decode-1", "prefill-1"), job("j2", "decode-2", "prefill-2")}
-	notes := sharedPortNotes(groups, round, never)
-	if len(notes) != 2 || notes["j2"] != "" {
-		t.Fatalf("notes %v", notes)
+	rail := 1
+	if got := portUsers(groups, &plan.Leg{From: "decode-0", To: "prefill-0", Rail: rail}); got != nil {
+		t.Errorf("a rail leg uses %v", got)
 	}
-	if n := notes["j0"]; !strings.HasPrefix(n, "decode-0 sent on the NIC port PCI 0000:3b:00.0 port 1 of a that decode-1 used in the same round") ||
-		!strings.HasSuffix(n, "a share of that port's line rate") {
-		t.Errorf("j0: %q", n)
+	uses := []*portUse{
+		{job: "j1", endpoints: []string{"decode-1"}, start: at(0), end: at(5)},  // overlaps 2..8
+		{job: "j2", endpoints: []string{"decode-1"}, start: at(9), end: at(12)}, // after
+		{job: "j0", endpoints: []string{"decode-1"}, start: at(0), end: at(10)}, // its own job
+		{job: "j3", endpoints: []string{"decode-1"}, start: at(7)},              // still running
 	}
-	if notes := sharedPortNotes(groups, round, func(j *plan.Job) bool { return j.ID == "j1" }); len(notes) != 0 {
-		t.Errorf("the other job skipped: %v", notes)
+	note := sharedPortNote(groups, uses, "j0", []string{"decode-0"}, at(2), at(8))
+	if !strings.HasPrefix(note, "decode-0 sent on the NIC port PCI 0000:3b:00.0 port 1 of a that decode-1 used at the same time") ||
+		!strings.HasSuffix(note, "a share of that port's line rate") {
+		t.Errorf("note %q", note)
 	}
-	if notes := sharedPortNotes(groups, round[:1], never); len(notes) != 0 {
-		t.Errorf("one job: %v", notes)
+	if note := sharedPortNote(groups, uses[1:3], "j0", []string{"decode-0"}, at(2), at(8)); note != "" {
+		t.Errorf("no overlap with another job: %q", note)
 	}
-	if notes := sharedPortNotes(groups, []plan.Job{job("j0", "decode-0", "decode-1"), job("j2", "decode-2", "prefill-2")}, never); len(notes) != 0 {
-		t.Errorf("the pair in one job: %v", notes)
+	if note := sharedPortNote(groups, uses, "j0", []string{"decode-0", "decode-1"}, at(2), at(8)); note != "" {
+		t.Errorf("the pair in one leg (the same machine, noted as such): %q", note)
 	}
-	if notes := sharedPortNotes(nil, round, never); notes != nil {
-		t.Errorf("no groups: %v", notes)
+}
+
+// TestPortBusyRecordsTheEnd: portBusy's function closes the leg's time.
+func TestPortBusyRecordsTheEnd(t *testing.T) {
+	r := &run{}
+	end := time.Now()
+	r.portBusy("j", []string{"decode-0"}, end.Add(-time.Second))(end)
+	if len(r.portUses) != 1 || !r.portUses[0].end.Equal(end) {
+		t.Errorf("%+v", r.portUses)
+	}
+	r.portBusy("j", nil, end)(end)
+	if len(r.portUses) != 1 {
+		t.Error("a leg on no shared port is not recorded")
 	}
 }

@@ -112,9 +112,9 @@ type run struct {
 	results []schema.Result
 	order   map[string]int // job ID → its place in the plan, as rounds start
 	// sharedPorts are the endpoints of one machine on one NIC port;
-	// portNotes what each job of the running round shares (sharedPortNotes).
+	// portUses each leg's time on them (sharedport.go).
 	sharedPorts []schema.SharedPort
-	portNotes   map[string]string
+	portUses    []*portUse
 	versions    map[string]string // tool → version it reported
 	mpi         map[*mpi.Session]bool
 }

@@ -256,7 +256,7 @@ type Result struct {
 	// fabric figure. Empty when the sides ran apart (or it is unknown).
 	SameMachine string `json:"sameMachine,omitempty"`
 	// SharedPort says which of the leg's endpoints sent on a NIC port that
-	// another test of the same round used through another endpoint of its
+	// another test used at the same time through another endpoint of its
 	// machine (run.sharedPorts): the figure is a share of the port.
 	SharedPort string `json:"sharedPort,omitempty"`
 }
