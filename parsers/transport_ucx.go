@@ -183,6 +183,11 @@ func (ts *transportScan) ucxPathRow(raw, desc string) {
 	}
 }
 
+// ucxConfigMax is the longest Config cell UCX writes (its 128-byte
+// UCP_PROTO_CONFIG_STR_MAX buffer, less the NUL): a longer one is cut
+// there, mid-word.
+const ucxConfigMax = 127
+
 // ucxConfigLanes reads a protocol row's Config cell into its lanes'
 // transport and device: "rc_mlx5/mlx5_0:1"; several lanes as UCX's
 // ucp_proto_multi_query writes them, "30% on A, 40% on B and 30% on C";
@@ -190,12 +195,21 @@ func (ts *transportScan) ucxPathRow(raw, desc string) {
 // "50% on A/path0 and …". Percentages and paths are not devices.
 func ucxConfigLanes(cell string) [][2]string {
 	var lanes [][2]string
-	for _, word := range strings.FieldsFunc(cell, func(r rune) bool { return r == ' ' || r == ',' }) {
+	text := strings.TrimSpace(cell)
+	words := strings.FieldsFunc(text, func(r rune) bool { return r == ' ' || r == ',' })
+	// UCX cuts a cell at ucxConfigMax, mid-word: the last word's device
+	// is whole only where its "/pathN" had begun ("rc_mlx5/mlx5_13:1/pat"),
+	// not in "rc_mlx5/mlx5_1" (mlx5_13, or mlx5_1?).
+	cut := len(text) >= ucxConfigMax && !strings.HasSuffix(text, ",")
+	for i, word := range words {
 		tl, rest, ok := strings.Cut(word, "/")
 		if _, known := ucxTLKind[tl]; !ok || !known {
 			continue
 		}
-		dev, _, _ := strings.Cut(rest, "/") // "mlx5_0:1/path1"
+		dev, _, hasPath := strings.Cut(rest, "/") // "mlx5_0:1/path1"
+		if cut && i == len(words)-1 && !hasPath {
+			dev = ""
+		}
 		if !slices.Contains(lanes, [2]string{tl, dev}) {
 			lanes = append(lanes, [2]string{tl, dev})
 		}

@@ -119,6 +119,14 @@ func TestUCXMultiLaneRows(t *testing.T) {
 		{"rc_mlx5/mlx5_0:1 50% on path0 and 50% on path1", []string{"mlx5_0:1"}},
 		{"50% on rc_mlx5/mlx5_0:1/path0 and 50% on rc_mlx5/mlx5_0:1/path1", []string{"mlx5_0:1"}},
 		{"rc_verbs/rxe0:1", []string{"rxe0:1"}},
+		// Cut by UCX at 127 characters: after a lane (its fifth lost), in a
+		// lane's path (its device whole), in a device (no device taken).
+		{"20% on rc_mlx5/mlx5_10:1/path0, 20% on rc_mlx5/mlx5_11:1/path0, 20% on rc_mlx5/mlx5_12:1/path0, 20% on rc_mlx5/mlx5_13:1/path0,",
+			[]string{"mlx5_10:1", "mlx5_11:1", "mlx5_12:1", "mlx5_13:1"}},
+		{"25% on rc_mlx5/mlx5_10:1/path0, 25% on rc_mlx5/mlx5_11:1/path0, 25% on rc_mlx5/mlx5_12:1/path0 and 25% on rc_mlx5/mlx5_13:1/pat",
+			[]string{"mlx5_10:1", "mlx5_11:1", "mlx5_12:1", "mlx5_13:1"}},
+		{"25% on rc_mlx5/mlx5_100:1/path0, 25% on rc_mlx5/mlx5_110:1/path0, 25% on rc_mlx5/mlx5_120:1/path0 and 25% on rc_mlx5/mlx5_130:1",
+			[]string{"mlx5_100:1", "mlx5_110:1", "mlx5_120:1"}},
 	} {
 		table := strings.ReplaceAll(ucxReadTable, "rc_verbs/rxe0:1                          ", c.cell)
 		table = strings.ReplaceAll(table, "copy-out    ", "zero-copy   ")

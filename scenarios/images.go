@@ -26,12 +26,14 @@ func (c *Cluster) ToolsImageOf() string {
 func NeedsGPU(t *Test) bool { return tool.NeedsGPU(t.Tool, t.Settings()) }
 
 // IsGPUResource says whether an extended resource is a GPU (a device
-// plugin's): nvidia.com/gpu and NVIDIA's MIG slices
-// (nvidia.com/mig-1g.10gb), amd.com/gpu, any VENDOR/gpu. Not every
-// nvidia.com name: the Network Operator's RDMA resources are nvidia.com/
-// too (nvidia.com/sriov_rdma, nvidia.com/rdma_shared_device_a).
+// plugin's): nvidia.com/gpu, its time-sliced renames (nvidia.com/gpu.shared)
+// and NVIDIA's MIG slices (nvidia.com/mig-1g.10gb), amd.com/gpu, Intel's
+// gpu.intel.com/i915 and /xe, any VENDOR/gpu. Not every nvidia.com name:
+// the Network Operator's RDMA resources are nvidia.com/ too
+// (nvidia.com/sriov_rdma, nvidia.com/rdma_shared_device_a).
 func IsGPUResource(name string) bool {
-	return strings.HasSuffix(name, "/gpu") || strings.HasPrefix(name, "nvidia.com/mig-")
+	return strings.HasSuffix(name, "/gpu") || strings.HasPrefix(name, "nvidia.com/gpu.") ||
+		strings.HasPrefix(name, "nvidia.com/mig-") || strings.HasPrefix(name, "gpu.intel.com/")
 }
 
 // imagesGone is the hint for a scenario that still names per-family

@@ -18,10 +18,11 @@ import (
 
 // parseOptions are the flags and arguments of `rdmabench parse`.
 type parseOptions struct {
-	tool    string
-	command string // the command line that wrote the files, when given
-	output  string
-	files   []string
+	tool       string
+	command    string // the command line that wrote the files, when given
+	commandSet bool   // --command was given, even empty
+	output     string
+	files      []string
 }
 
 // parsedFile is one file's measurements.
@@ -52,8 +53,9 @@ error class; parse itself exits 0 unless a file cannot be read or recognised.`,
 			}
 			return nil
 		},
-		RunE: func(_ *cobra.Command, args []string) error {
+		RunE: func(cmd *cobra.Command, args []string) error {
 			o.files = args
+			o.commandSet = cmd.Flags().Changed("command")
 			return runParse(o, stdin, stdout)
 		},
 	}
@@ -73,8 +75,11 @@ func runParse(o *parseOptions, stdin io.Reader, stdout io.Writer) error {
 			return usageError{unknownToolError(o.tool)}
 		}
 	}
-	argv := strings.Fields(o.command)
-	if o.command != "" && len(argv) == 0 {
+	argv, err := shellWords(o.command)
+	if err != nil {
+		return usageError{fmt.Errorf("--command: %w", err)}
+	}
+	if o.commandSet && len(argv) == 0 {
 		return usageError{fmt.Errorf("--command is empty: give the command line that wrote the files, or leave --command out")}
 	}
 	if len(argv) > 0 {
@@ -101,6 +106,57 @@ func runParse(o *parseOptions, stdin io.Reader, stdout io.Writer) error {
 		return renderParseTable(stdout, all)
 	}
 	return writeParseJSON(stdout, all)
+}
+
+// shellWords splits a command line as a POSIX shell does its words:
+// 'single' and "double" quotes group, a backslash escapes outside single
+// quotes; no expansion. An unclosed quote is an error.
+func shellWords(line string) ([]string, error) {
+	var words []string
+	var cur strings.Builder
+	inWord := false
+	for i := 0; i < len(line); i++ {
+		c := line[i]
+		switch {
+		case c == '\'':
+			j := strings.IndexByte(line[i+1:], '\'')
+			if j < 0 {
+				return nil, fmt.Errorf("unclosed ' in %q", line)
+			}
+			cur.WriteString(line[i+1 : i+1+j])
+			i += j + 1
+			inWord = true
+		case c == '"':
+			i++
+			for ; i < len(line) && line[i] != '"'; i++ {
+				if line[i] == '\\' && i+1 < len(line) {
+					i++
+				}
+				cur.WriteByte(line[i])
+			}
+			if i >= len(line) {
+				return nil, fmt.Errorf("unclosed \" in %q", line)
+			}
+			inWord = true
+		case c == '\\' && i+1 < len(line):
+			i++
+			cur.WriteByte(line[i])
+			inWord = true
+		case c == ' ' || c == '\t' || c == '\n':
+			if inWord {
+				words = append(words, cur.String())
+				cur.Reset()
+				inWord = false
+			}
+		default:
+			cur.WriteByte(c)
+			inWord = true
+		}
+	}
+	if inWord {
+		words = append(words, cur.String())
+	}
+	return words, nil
 }
 
 // withCommand reads from a ucx_perftest command line what its output

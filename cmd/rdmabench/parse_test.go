@@ -148,3 +148,29 @@ func TestParseCommandNarrowsUCXPerftest(t *testing.T) {
 		t.Errorf("a command of another tool: exit %d %s", code, errs)
 	}
 }
+
+// TestParseCommandQuotes: --command splits as a shell would ('…', "…",
+// \ ), an unclosed quote or an empty --command is refused.
+func TestParseCommandQuotes(t *testing.T) {
+	for line, want := range map[string][]string{
+		`ucx_perftest 10.0.0.2 -t 'ucp_get' -m cuda -s "1048576"`: {"ucx_perftest", "10.0.0.2", "-t", "ucp_get", "-m", "cuda", "-s", "1048576"},
+		`a "b c" d\ e 'f"g'`: {"a", "b c", "d e", `f"g`},
+		``:                   nil,
+	} {
+		got, err := shellWords(line)
+		if err != nil || !reflect.DeepEqual(got, want) {
+			t.Errorf("%q: %q %v, want %q", line, got, err, want)
+		}
+	}
+	file := filepath.Join("..", "..", "testdata", "gpu", "h100-kv-gpu2gpu", "run6-triage", "ucx-get-tls-cudaipc.txt")
+	code, out, errs := runCLI(t, "", "parse", "--command", `ucx_perftest 10.0.0.2 -t 'ucp_get' -m cuda -s '1048576'`, file)
+	var m parsers.Measurement
+	if code != 0 || json.Unmarshal([]byte(out), &m) != nil || m.Transport == nil || m.Transport.Kind != parsers.TransportP2P || m.Samples[0].Bytes != 1048576 {
+		t.Errorf("quoted: exit %d %s\n%s", code, errs, out)
+	}
+	for _, bad := range []string{`ucx_perftest -t 'ucp_get`, ``} {
+		if code, _, errs := runCLI(t, "", "parse", "--command", bad, file); code != 2 || !strings.Contains(errs, "--command") {
+			t.Errorf("--command %q: exit %d %s", bad, code, errs)
+		}
+	}
+}

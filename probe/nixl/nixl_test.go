@@ -348,3 +348,39 @@ func TestProbeTargetSeesTheInitiatorFail(t *testing.T) {
 		t.Errorf("took %v: the target waited for its time limit", took)
 	}
 }
+
+// TestProbeFailsBeforePublishing: an initiator that fails before it has
+// published (here: the stand-in's plugin list lacks the backend) still
+// tells the target, which stops at once naming the initiator's error,
+// not at its rendezvous timeout.
+func TestProbeFailsBeforePublishing(t *testing.T) {
+	standin(t)
+	srv, err := etcd.Start(context.Background(), etcd.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	key := "/rdmabench/test/early"
+	var tgt, ini bytes.Buffer
+	var tcode, icode int
+	var wg sync.WaitGroup
+	wg.Add(2)
+	start := time.Now()
+	go func() {
+		defer wg.Done()
+		tcode = Run(context.Background(), Options{Args: []string{"--role", "target", "--etcd", srv.URL, "--key", key, "--rendezvous-timeout", "60"},
+			Limit: 2 * time.Minute, Stdout: &tgt, Stderr: &tgt})
+	}()
+	go func() {
+		defer wg.Done()
+		icode = Run(context.Background(), Options{Args: []string{"--role", "initiator", "--etcd", srv.URL, "--key", key, "--rendezvous-timeout", "60",
+			"--backend", "NOSUCH"}, Limit: 2 * time.Minute, Stdout: &ini, Stderr: &ini})
+	}()
+	wg.Wait()
+	if icode != 1 || tcode != 1 || !strings.Contains(tgt.String(), "the initiator failed: ") {
+		t.Errorf("exit %d/%d\ntarget:\n%s\ninitiator:\n%s", tcode, icode, tgt.String(), ini.String())
+	}
+	if took := time.Since(start); took > 30*time.Second {
+		t.Errorf("took %v: the target waited out its rendezvous", took)
+	}
+}

@@ -23,6 +23,7 @@
 
 import argparse
 import base64
+import http.client
 import ctypes
 import faulthandler
 import json
@@ -55,6 +56,11 @@ def fail(msg, code=1):
 # ---- etcd, through its JSON gateway -------------------------------------
 
 
+# What an etcd call through the gateway may raise: a refused or broken
+# connection, an HTTP error, a truncated or garbled reply.
+ETCD_ERRORS = (urllib.error.URLError, OSError, ValueError, http.client.HTTPException)
+
+
 def _b64(s):
     return base64.b64encode(s if isinstance(s, bytes) else s.encode()).decode()
 
@@ -72,7 +78,7 @@ def etcd_put(url, key, value, lease=None):
         body["lease"] = lease.id
     try:
         etcd_call(url, "/v3/kv/put", body, 10)
-    except (urllib.error.URLError, OSError, ValueError) as e:
+    except ETCD_ERRORS as e:
         fail(f"etcd at {url}: put {key}: {e} (rdmabench's etcd, its JSON gateway /v3/kv/put)")
 
 
@@ -83,7 +89,7 @@ def etcd_gone(url, key, deadline):
         try:
             if not etcd_call(url, "/v3/kv/range", {"key": _b64(key)}, 5).get("kvs"):
                 return True
-        except (urllib.error.URLError, OSError, ValueError):
+        except ETCD_ERRORS:
             pass
         if time.monotonic() >= deadline:
             return False
@@ -103,7 +109,7 @@ class Lease:
         self.url = url
         try:
             self.id = etcd_call(url, "/v3/lease/grant", {"TTL": self.TTL}, 10)["ID"]
-        except (urllib.error.URLError, OSError, ValueError, KeyError) as e:
+        except ETCD_ERRORS + (KeyError,) as e:
             fail(f"etcd at {url}: lease grant: {e} (rdmabench's etcd, its JSON gateway /v3/lease/grant)")
         self.stop = threading.Event()
         threading.Thread(target=self._keep, daemon=True).start()
@@ -112,14 +118,14 @@ class Lease:
         while not self.stop.wait(self.TTL / 3):
             try:
                 etcd_call(self.url, "/v3/lease/keepalive", {"ID": self.id}, 5)
-            except (urllib.error.URLError, OSError, ValueError):
-                pass  # etcd gone: the run is ending; the next beat tries again
+            except Exception:  # noqa: BLE001  any one bad beat: the next tries again (the thread must live)
+                pass
 
     def revoke(self):
         self.stop.set()
         try:
             etcd_call(self.url, "/v3/lease/revoke", {"ID": self.id}, 5)
-        except (urllib.error.URLError, OSError, ValueError):
+        except ETCD_ERRORS:
             pass  # expires by itself within TTL
 
 
@@ -132,7 +138,7 @@ def etcd_wait(url, key, deadline, what):
             kvs = etcd_call(url, "/v3/kv/range", {"key": _b64(key)}, 5).get("kvs") or []
             if kvs:
                 return base64.b64decode(kvs[0].get("value", ""))
-        except (urllib.error.URLError, OSError, ValueError) as e:
+        except ETCD_ERRORS as e:
             last = f"etcd at {url}: {e}"
         if time.monotonic() > deadline:
             fail(f"waited for {what} at {key}: {last}")
@@ -339,7 +345,7 @@ def peer_ended(args, role):
     revoked or expired: killed) or saying it failed."""
     try:
         kvs = etcd_call(args.etcd, "/v3/kv/range", {"key": _b64(f"{args.key}/{role}")}, 5).get("kvs") or []
-    except (urllib.error.URLError, OSError, ValueError):
+    except ETCD_ERRORS:
         return ""  # etcd slow or gone: not the peer's word
     if not kvs:
         return f"its key {args.key}/{role} is gone"
@@ -350,14 +356,16 @@ def peer_ended(args, role):
 
 
 def say_failed(args, role):
-    """Replaces this side's key with why it failed, under its lease (which
-    then expires TTL seconds after this process ends): a peer waiting for
-    it, or for its notifications, learns at once."""
+    """Puts why this side failed at its key, under its lease (or, where it
+    failed before it published, a lease of its own), which expires TTL
+    seconds after this process ends: a peer waiting for it, or for its
+    notifications, learns at once. Best effort: etcd may be what failed."""
     try:
+        lease_id = lease.id if lease is not None else etcd_call(args.etcd, "/v3/lease/grant", {"TTL": Lease.TTL}, 5)["ID"]
         etcd_call(args.etcd, "/v3/kv/put", {"key": _b64(f"{args.key}/{role}"),
                                            "value": _b64(json.dumps({"failed": failure or "it exited"})),
-                                           "lease": lease.id}, 5)
-    except (urllib.error.URLError, OSError, ValueError):
+                                           "lease": lease_id}, 5)
+    except ETCD_ERRORS + (KeyError,):
         pass
 
 
@@ -744,7 +752,22 @@ def main(argv):
     # A crash inside NIXL or a plugin (a segfault) names the Python line
     # that called it, on stderr, which rdmabench keeps.
     faulthandler.enable()
-    args = parse_args(argv)
+    args = parse_args(argv)  # a bad command line exits 2 here, with no word to the peer
+    done = False
+    try:
+        run(args)
+        done = True
+    except Exception as e:  # NIXL raises its errors (nixlBackendError, ...) as exceptions
+        fail(f"{args.role}: {type(e).__name__}: {e}")
+    finally:
+        if done:
+            if lease is not None:
+                lease.revoke()  # this side's key goes with it
+        else:
+            say_failed(args, args.role)  # the peer reads why; the key expires with its lease
+
+
+def run(args):
     try:
         import nixl
         import nixl._api as nixl_api
@@ -757,20 +780,10 @@ def main(argv):
         except ImportError as e:
             fail(f"VRAM needs torch in {sys.executable} ({e})")
     banner = banner_maker(args, nixl)
-    done = False
-    try:
-        if args.role == "target":
-            run_target(args, nixl_api, banner)
-        else:
-            run_initiator(args, nixl_api, banner)
-        done = True
-    except Exception as e:  # NIXL raises its errors (nixlBackendError, ...) as exceptions
-        fail(f"{args.role}: {type(e).__name__}: {e}")
-    finally:
-        if lease is not None and done:
-            lease.revoke()  # this side's key goes with it
-        elif lease is not None:
-            say_failed(args, args.role)  # the peer reads why; the key expires with the lease
+    if args.role == "target":
+        run_target(args, nixl_api, banner)
+    else:
+        run_initiator(args, nixl_api, banner)
 
 
 if __name__ == "__main__":
