@@ -118,7 +118,9 @@ func TestOpenShiftSecurityStandIn(t *testing.T) {
 	}
 	restricted := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "r", Namespace: "rdmabench"},
 		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "t"}}}}
-	if err := dryRun(as("rdmabench"), restricted); err != nil {
+	// Bounded: the Role just applied reaches the RBAC authorizer through
+	// its informers (CI saw "cannot create resource pods" once, right after).
+	if err := waitFor(ctx, func() error { return dryRun(as("rdmabench"), restricted) }); err != nil {
 		t.Errorf("a pod within restricted-v2: %v", err)
 	}
 	err = dryRun(as("rdmabench"), pod("rdmabench", false, "IPC_LOCK"))
