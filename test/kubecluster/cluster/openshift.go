@@ -88,7 +88,10 @@ func (c *Cluster) waitSCC(ctx context.Context, enforced bool) (err error) {
 		_, err := cs.CoreV1().Pods("default").Create(ctx, pod, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
 		refused := apierrors.IsForbidden(err) && strings.Contains(err.Error(), "security context constraint")
 		switch {
-		case refused == enforced:
+		// Lifted only once the pod is admitted: a Forbidden for another
+		// reason (the probe's Role not yet seen by the RBAC authorizer)
+		// says nothing of the policy.
+		case enforced && refused, !enforced && err == nil:
 			return nil
 		case time.Now().After(deadline) && enforced:
 			return fmt.Errorf("a pod adding IPC_LOCK is still not refused after 60s (last: %v)", err)
