@@ -43,13 +43,18 @@ func nixlProbeProbes(t *scenarios.Test) []Probe {
 	return probes
 }
 
+// nixlFindScript is what the NIXL probe's preflight checks read: the
+// probe's --find (its python3, NIXL's version and plugins, torch), or
+// python=noprobe where the probe is not on PATH.
+const nixlFindScript = `command -v rdmabench-nixl >/dev/null 2>&1 || { echo "python=noprobe"; exit 0; }; rdmabench-nixl --find`
+
 // NixlProbeHasTorch is preflight's check that the image's python3 imports
 // torch, which the probe's VRAM regions are made with (as vLLM's KV cache
 // is; --vram-alloc driver too views the driver's memory through torch).
 func NixlProbeHasTorch() Probe {
 	return Probe{
 		ID:     "nixl-probe-torch",
-		Script: `command -v rdmabench-nixl >/dev/null 2>&1 || { echo "python=noprobe"; exit 0; }; rdmabench-nixl --find`,
+		Script: nixlFindScript,
 		Judge: func(out string) (ProbeStatus, string, string) {
 			switch py, torch := probeField(out, "python"), probeField(out, "torch"); {
 			case py == "noprobe" || py == "notfound" || torch == "":
@@ -71,7 +76,7 @@ func NixlProbeHasPlugin(backendName string) Probe {
 	b := strings.ToUpper(backendName)
 	return Probe{
 		ID:     "nixl-probe-plugin-" + b,
-		Script: `command -v rdmabench-nixl >/dev/null 2>&1 || { echo "python=noprobe"; exit 0; }; rdmabench-nixl --find`,
+		Script: nixlFindScript,
 		Judge: func(out string) (ProbeStatus, string, string) {
 			plugins := probeField(out, "plugins")
 			switch {
@@ -210,7 +215,7 @@ func nixlProbeWork(_ *Spec, t *scenarios.Test, size int64) time.Duration {
 func NixlProbeFindsNixl() Probe {
 	return Probe{
 		ID:     "nixl-probe-finds-nixl",
-		Script: `command -v rdmabench-nixl >/dev/null 2>&1 || { echo "python=noprobe"; exit 0; }; rdmabench-nixl --find`,
+		Script: nixlFindScript,
 		Judge: func(out string) (ProbeStatus, string, string) {
 			switch py, nx := probeField(out, "python"), probeField(out, "nixl"); {
 			case py == "noprobe":
