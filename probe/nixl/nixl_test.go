@@ -47,17 +47,24 @@ func pair(t *testing.T, limit time.Duration, args ...string) (target, initiator 
 		t.Fatal(err)
 	}
 	defer srv.Close()
-	common := append([]string{"--etcd", srv.URL, "--key", "/rdmabench/test/" + t.Name(), "--rendezvous-timeout", "20"}, args...)
+	return pairOn(srv.URL, "/rdmabench/test/"+t.Name(), limit, args, args)
+}
+
+// pairOn runs a target and an initiator at once through the etcd at url,
+// under key, each with its own arguments.
+func pairOn(url, key string, limit time.Duration, targetArgs, initiatorArgs []string) (target, initiator *side) {
 	target, initiator = &side{}, &side{}
 	var wg sync.WaitGroup
 	for _, s := range []struct {
 		role string
+		args []string
 		into *side
-	}{{"target", target}, {"initiator", initiator}} {
+	}{{"target", targetArgs, target}, {"initiator", initiatorArgs, initiator}} {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			o := Options{Args: append([]string{"--role", s.role}, common...), Limit: limit, Stdout: &s.into.out, Stderr: &s.into.out}
+			args := append([]string{"--role", s.role, "--etcd", url, "--key", key, "--rendezvous-timeout", "20"}, s.args...)
+			o := Options{Args: args, Limit: limit, Stdout: &s.into.out, Stderr: &s.into.out}
 			s.into.code = Run(context.Background(), o)
 		}()
 	}
@@ -302,20 +309,11 @@ func TestProbeLeavesNoKeys(t *testing.T) {
 	}
 	defer srv.Close()
 	key := "/rdmabench/test/leases"
-	var wg sync.WaitGroup
-	for _, role := range []string{"target", "initiator"} {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var out bytes.Buffer
-			code := Run(context.Background(), Options{Args: []string{"--role", role, "--etcd", srv.URL, "--key", key, "--rendezvous-timeout", "20",
-				"--min-block", "4096", "--max-block", "4096", "--iters", "2", "--warmup", "0"}, Limit: time.Minute, Stdout: &out, Stderr: &out})
-			if code != 0 {
-				t.Errorf("%s: exit %d\n%s", role, code, out.String())
-			}
-		}()
+	args := []string{"--min-block", "4096", "--max-block", "4096", "--iters", "2", "--warmup", "0"}
+	tgt, ini := pairOn(srv.URL, key, time.Minute, args, args)
+	if tgt.code != 0 || ini.code != 0 {
+		t.Errorf("exit %d/%d\n%s\n%s", tgt.code, ini.code, tgt.out.String(), ini.out.String())
 	}
-	wg.Wait()
 	c, err := srv.Client()
 	if err != nil {
 		t.Fatal(err)
@@ -360,25 +358,11 @@ func TestProbeFailsBeforePublishing(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer srv.Close()
-	key := "/rdmabench/test/early"
-	var tgt, ini bytes.Buffer
-	var tcode, icode int
-	var wg sync.WaitGroup
-	wg.Add(2)
 	start := time.Now()
-	go func() {
-		defer wg.Done()
-		tcode = Run(context.Background(), Options{Args: []string{"--role", "target", "--etcd", srv.URL, "--key", key, "--rendezvous-timeout", "60"},
-			Limit: 2 * time.Minute, Stdout: &tgt, Stderr: &tgt})
-	}()
-	go func() {
-		defer wg.Done()
-		icode = Run(context.Background(), Options{Args: []string{"--role", "initiator", "--etcd", srv.URL, "--key", key, "--rendezvous-timeout", "60",
-			"--backend", "NOSUCH"}, Limit: 2 * time.Minute, Stdout: &ini, Stderr: &ini})
-	}()
-	wg.Wait()
-	if icode != 1 || tcode != 1 || !strings.Contains(tgt.String(), "the initiator failed: ") {
-		t.Errorf("exit %d/%d\ntarget:\n%s\ninitiator:\n%s", tcode, icode, tgt.String(), ini.String())
+	tgt, ini := pairOn(srv.URL, "/rdmabench/test/early", 2*time.Minute, []string{"--rendezvous-timeout", "60"},
+		[]string{"--rendezvous-timeout", "60", "--backend", "NOSUCH"})
+	if ini.code != 1 || tgt.code != 1 || !strings.Contains(tgt.out.String(), "the initiator failed: ") {
+		t.Errorf("exit %d/%d\ntarget:\n%s\ninitiator:\n%s", tgt.code, ini.code, tgt.out.String(), ini.out.String())
 	}
 	if took := time.Since(start); took > 30*time.Second {
 		t.Errorf("took %v: the target waited out its rendezvous", took)
