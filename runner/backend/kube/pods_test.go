@@ -189,23 +189,16 @@ func startupFailure(t *testing.T, mutate func(*corev1.Pod)) error {
 	sc := testScenario()
 	sc.Cluster.Networks, sc.Pools[1].Networks = nil, nil
 	b, cs := newTestBackend(t, sc)
-	done := make(chan struct{})
-	go func() { // the "kubelet": sets the status the test wants
-		defer close(done)
-		for i := 0; i < 200; i++ {
-			pods, _ := cs.CoreV1().Pods("bench").List(context.Background(), metav1.ListOptions{})
-			if len(pods.Items) > 0 {
-				p := pods.Items[0]
-				mutate(&p)
-				_, _ = cs.CoreV1().Pods("bench").UpdateStatus(context.Background(), &p, metav1.UpdateOptions{})
-				return
-			}
-			time.Sleep(5 * time.Millisecond)
-		}
-	}()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
+	// The kubelet sets the status again and again until Provision returns:
+	// the fake API's watch misses a change made between the informer's
+	// LIST and its WATCH (it keeps no resource versions), and one update
+	// lost there left the wait to its deadline (seen once in CI).
+	kctx, stop := context.WithCancel(ctx)
+	done := kubelet(kctx, cs, func(p *corev1.Pod, _ int) { mutate(p) })
 	_, err := b.Provision(ctx, planned(t, b.sc, "prefill-0", "decode-0"))
+	stop()
 	<-done
 	return err
 }
