@@ -129,6 +129,29 @@ func TestProbeAsNixlbenchPostsThroughTheBindings(t *testing.T) {
 	if !strings.Contains(tgt.out.String(), "# target: done after 21 notifications") {
 		t.Errorf("target:\n%s", tgt.out.String())
 	}
+	// UCX made as nixlbench makes it, on both sides: two workers, no
+	// progress threads (NIXL's Python agent alone would make one worker).
+	if got := ms[0].Info["backend_param"]; got != "num_workers=2,num_threads=0" {
+		t.Errorf("backend parameters %q", got)
+	}
+	for _, s := range []*side{tgt, ini} {
+		if !strings.Contains(s.out.String(), "# stand-in: UCX created with num_threads=0,num_workers=2") {
+			t.Errorf("UCX not made with nixlbench's parameters:\n%s", s.out.String())
+		}
+	}
+}
+
+// TestProbeAsNixlbenchKeepsGivenBackendParams: --backend-param replaces
+// nixlbench's UCX parameters rather than adding to them.
+func TestProbeAsNixlbenchKeepsGivenBackendParams(t *testing.T) {
+	standin(t)
+	tgt, ini := pair(t, time.Minute, "--as-nixlbench", "--backend-param", "num_workers=4", "--min-block", "4096", "--max-block", "4096", "--iters", "2", "--warmup", "0")
+	if tgt.code != 0 || ini.code != 0 {
+		t.Fatalf("exit %d/%d\n%s\n%s", tgt.code, ini.code, tgt.out.String(), ini.out.String())
+	}
+	if !strings.Contains(ini.out.String(), "# stand-in: UCX created with num_workers=4\n") || !strings.Contains(ini.out.String(), "num_workers=4\n") {
+		t.Errorf("initiator:\n%s", ini.out.String())
+	}
 }
 
 // TestProbeCatchesWrongData: a transfer that says DONE but brought wrong

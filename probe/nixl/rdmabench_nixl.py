@@ -687,6 +687,12 @@ def banner_maker(args, nixl):
     return banner
 
 
+# The UCX backend's parameters as nixlbench makes it (nixl_worker.cpp):
+# num_workers = --num_threads (1) + 1, num_threads = --progress_threads (0).
+# NIXL's Python agent passes neither, and gets one UCX worker.
+NIXLBENCH_UCX_PARAMS = (("num_workers", "2"), ("num_threads", "0"))
+
+
 def backend_param(text):
     key, sep, value = text.partition("=")
     if not sep or not key:
@@ -725,7 +731,8 @@ def parse_args(argv):
     p.add_argument("--as-nixlbench", action="store_true",
                    help="nixlbench's loop, like for like: --reuse-xfer --no-progress-thread --busy-poll, nixlbench's "
                         "notification with every post, VRAM from the CUDA driver, NIXL's bindings timed, the warm-up "
-                        "divided by the large-block factor over 1 MiB")
+                        "divided by the large-block factor over 1 MiB, and UCX made as nixlbench makes it "
+                        "(num_workers=2, num_threads=0) unless --backend-param is given")
     p.add_argument("--backend-param", action="append", default=[], metavar="KEY=VALUE", type=backend_param,
                    help="a parameter of the backend's creation (repeatable), e.g. in_python=0 for UCCL as nixlbench")
     p.add_argument("--rendezvous-timeout", type=float, default=120)
@@ -735,6 +742,8 @@ def parse_args(argv):
         if not a.notify:
             fail("--as-nixlbench sends a notification with every post, as nixlbench does: drop --no-notify", 2)
         a.reuse_xfer, a.progress_thread, a.busy_poll = True, False, True
+        if a.backend == "UCX" and not a.backend_param:
+            a.backend_param = list(NIXLBENCH_UCX_PARAMS)
     if a.vram_alloc is None:
         a.vram_alloc = "driver" if a.as_nixlbench else "torch"
     for name in ("min_block", "max_block", "regions", "blocks", "iters", "large_block_factor"):

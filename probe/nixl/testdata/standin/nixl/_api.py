@@ -138,6 +138,14 @@ class nixl_agent:
     def get_plugin_list(self):
         return ["UCX"]
 
+    def create_backend(self, backend, initParams={}):
+        if backend != "UCX":
+            raise RuntimeError(f"stand-in: no {backend} plugin")
+        self.backends[backend] = backend
+        # Said for tests: the parameters the probe made the backend with.
+        params = ",".join(f"{k}={v}" for k, v in sorted(initParams.items()))
+        print(f"# stand-in: {backend} created with {params}", flush=True)
+
     def register_memory(self, reg_list, mem_type=None, backends=[]):
         if mem_type not in ("DRAM", "cpu"):
             raise RuntimeError(f"stand-in: {mem_type} is not supported (DRAM only)")

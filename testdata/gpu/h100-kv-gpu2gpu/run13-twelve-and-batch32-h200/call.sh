@@ -1,0 +1,18 @@
+#!/bin/bash
+# Call 12 (not committed): batch 1 alternated twelve times (1-16 MiB), then batch 32 six times.
+set -u
+T0=$(date +%s); el() { echo $(( $(date +%s) - T0 )); }
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+G=$(pwd)/.gpu; R=/tmp/res; rm -rf /tmp/res; mkdir -p $R; mkdir -p $R; RB=/root/rb
+L=$R/log.txt; log() { echo "$(date -u +%T) +$(el)s $*" | tee -a $L; tar -C /tmp -czf $OUT/t.tgz res && mv $OUT/t.tgz $OUT/c12.tgz; }
+mkdir -p $RB; xz -dc $G/bin/rdmabench.xz > $RB/rdmabench; chmod +x $RB/rdmabench; cp $G/bin/rdmabench-nixl $RB/
+cat $G/nbpre/nb.tar.xz.* | xz -dc | tar -C / -xf - || { log "unpack failed"; exit 1; }
+. /root/nb/env.sh; PY=/opt/torch/.venv/bin/python3; export PATH=$(dirname $PY):$RB:$PATH RDMABENCH_PYTHON=$PY
+{ date -u; nvidia-smi -L; nvidia-smi topo -m; lscpu; lscpu -e; $RB/rdmabench version; } > $R/machine.txt 2>&1
+log "unpacked"
+cp $G/kv-like7.yaml $G/kv-like8.yaml $R/
+(cd $R && timeout -k 10 330 rdmabench run $R/kv-like7.yaml --out $R/rb-like7 --html none > $R/rb-like7.txt 2>&1); log "like7 rc=$?"
+tail -4 $R/rb-like7.txt | tee -a $L
+(cd $R && timeout -k 10 200 rdmabench run $R/kv-like8.yaml --out $R/rb-like8 --html none > $R/rb-like8.txt 2>&1); log "like8 rc=$?"
+tail -4 $R/rb-like8.txt | tee -a $L
+log end
