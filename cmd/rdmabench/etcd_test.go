@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"net"
 	"strconv"
 	"strings"
@@ -29,24 +30,9 @@ func (s *syncBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return 
 // TestEtcdCommandServesUntilCancelled: `rdmabench etcd` serves on the URL
 // given, keeps data in --data-dir, and returns when interrupted.
 func TestEtcdCommandServesUntilCancelled(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	url := "http://127.0.0.1:" + strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
-	l.Close()
 	ctx, cancel := context.WithCancel(context.Background())
-	var stdout, stderr syncBuffer
-	done := make(chan error, 1)
-	o := &etcdOptions{listenClientURLs: []string{url}, dataDir: t.TempDir(), logLevel: "error"}
-	go func() { done <- runEtcd(ctx, o, &stdout, &stderr) }()
-	deadline := time.Now().Add(30 * time.Second)
-	for !strings.Contains(stdout.String(), "etcd serving at "+url) {
-		if time.Now().After(deadline) {
-			t.Fatalf("not serving: %s %s", stdout.String(), stderr.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	defer cancel()
+	url, done := serveEtcdCommand(ctx, t)
 	c, err := runetcd.NewClient(url)
 	if err != nil {
 		t.Fatal(err)
@@ -67,6 +53,49 @@ func TestEtcdCommandServesUntilCancelled(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("etcd did not stop after the context was cancelled")
 	}
+}
+
+// serveEtcdCommand runs `rdmabench etcd` on a free port until ctx ends
+// and returns its URL once it serves, and the channel its result comes
+// on. The port is found free and then given to the command, so another
+// test may take it in between: a start that fails on it is tried again
+// on another port.
+func serveEtcdCommand(ctx context.Context, t *testing.T) (string, <-chan error) {
+	t.Helper()
+	for attempt := 1; ; attempt++ {
+		url, done, err := tryEtcdCommand(ctx, t)
+		if err == nil {
+			return url, done
+		}
+		if attempt == 3 || !strings.Contains(err.Error(), "address already in use") {
+			t.Fatal(err)
+		}
+		t.Logf("port taken, trying another: %v", err)
+	}
+}
+
+func tryEtcdCommand(ctx context.Context, t *testing.T) (string, <-chan error, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := "http://127.0.0.1:" + strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+	l.Close()
+	var stdout, stderr syncBuffer
+	done := make(chan error, 1)
+	o := &etcdOptions{listenClientURLs: []string{url}, dataDir: t.TempDir(), logLevel: "error"}
+	go func() { done <- runEtcd(ctx, o, &stdout, &stderr) }()
+	deadline := time.After(30 * time.Second)
+	for !strings.Contains(stdout.String(), "etcd serving at "+url) {
+		select {
+		case err := <-done: // it ended before serving: say why
+			return "", nil, fmt.Errorf("rdmabench etcd ended before serving: %v\n%s%s", err, stdout.String(), stderr.String())
+		case <-deadline:
+			t.Fatalf("not serving after 30 s: %s %s", stdout.String(), stderr.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	return url, done, nil
 }
 
 // A malformed URL flag is a usage error (exit 2) naming the value.
