@@ -5,6 +5,8 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -32,7 +34,7 @@ func (s *syncBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return 
 func TestEtcdCommandServesUntilCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	url, done := serveEtcdCommand(ctx, t)
+	url, dataDir, done := serveEtcdCommand(ctx, t)
 	c, err := runetcd.NewClient(url)
 	if err != nil {
 		t.Fatal(err)
@@ -43,6 +45,9 @@ func TestEtcdCommandServesUntilCancelled(t *testing.T) {
 	}
 	if n, err := runetcd.CountPrefix(ctx, c, "xferbench/g/"); err != nil || n != 1 {
 		t.Fatalf("count %d %v", n, err)
+	}
+	if _, err := os.Stat(filepath.Join(dataDir, "member", "wal")); err != nil {
+		t.Errorf("no write-ahead log in --data-dir: %v", err)
 	}
 	cancel()
 	select {
@@ -56,16 +61,16 @@ func TestEtcdCommandServesUntilCancelled(t *testing.T) {
 }
 
 // serveEtcdCommand runs `rdmabench etcd` on a free port until ctx ends
-// and returns its URL once it serves, and the channel its result comes
-// on. The port is found free and then given to the command, so another
-// test may take it in between: a start that fails on it is tried again
-// on another port.
-func serveEtcdCommand(ctx context.Context, t *testing.T) (string, <-chan error) {
+// and returns its URL once it serves, its --data-dir, and the channel its
+// result comes on. The port is found free and then given to the command,
+// so another test may take it in between: a start that fails on it is
+// tried again on another port.
+func serveEtcdCommand(ctx context.Context, t *testing.T) (url, dataDir string, done <-chan error) {
 	t.Helper()
 	for attempt := 1; ; attempt++ {
-		url, done, err := tryEtcdCommand(ctx, t)
+		url, dataDir, done, err := tryEtcdCommand(ctx, t)
 		if err == nil {
-			return url, done
+			return url, dataDir, done
 		}
 		if attempt == 3 || !strings.Contains(err.Error(), "address already in use") {
 			t.Fatal(err)
@@ -74,28 +79,39 @@ func serveEtcdCommand(ctx context.Context, t *testing.T) (string, <-chan error) 
 	}
 }
 
-func tryEtcdCommand(ctx context.Context, t *testing.T) (string, <-chan error, error) {
+func tryEtcdCommand(ctx context.Context, t *testing.T) (string, string, <-chan error, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	url := "http://127.0.0.1:" + strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
 	l.Close()
+	ctx, cancel := context.WithCancel(ctx)
 	var stdout, stderr syncBuffer
-	done := make(chan error, 1)
+	done, exited := make(chan error, 1), make(chan struct{})
 	o := &etcdOptions{listenClientURLs: []string{url}, dataDir: t.TempDir(), logLevel: "error"}
-	go func() { done <- runEtcd(ctx, o, &stdout, &stderr) }()
+	// However the test ends, the command is stopped and waited for before
+	// its --data-dir is removed (cleanups run last-registered first).
+	t.Cleanup(func() { cancel(); <-exited })
+	go func() {
+		defer close(exited)
+		done <- runEtcd(ctx, o, &stdout, &stderr)
+	}()
+	serving := func() bool { return strings.Contains(stdout.String(), "etcd serving at "+url) }
 	deadline := time.After(30 * time.Second)
-	for !strings.Contains(stdout.String(), "etcd serving at "+url) {
+	for !serving() {
 		select {
-		case err := <-done: // it ended before serving: say why
-			return "", nil, fmt.Errorf("rdmabench etcd ended before serving: %v\n%s%s", err, stdout.String(), stderr.String())
+		case err := <-done:
+			if serving() { // it served, then stopped
+				return "", "", nil, fmt.Errorf("rdmabench etcd stopped right after serving: %v", err)
+			}
+			return "", "", nil, fmt.Errorf("rdmabench etcd ended before serving: %v\n%s%s", err, stdout.String(), stderr.String())
 		case <-deadline:
 			t.Fatalf("not serving after 30 s: %s %s", stdout.String(), stderr.String())
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
-	return url, done, nil
+	return url, o.dataDir, done, nil
 }
 
 // A malformed URL flag is a usage error (exit 2) naming the value.

@@ -149,8 +149,14 @@ func TestProbeAsNixlbenchKeepsGivenBackendParams(t *testing.T) {
 	if tgt.code != 0 || ini.code != 0 {
 		t.Fatalf("exit %d/%d\n%s\n%s", tgt.code, ini.code, tgt.out.String(), ini.out.String())
 	}
-	if !strings.Contains(ini.out.String(), "# stand-in: UCX created with num_workers=4\n") || !strings.Contains(ini.out.String(), "num_workers=4\n") {
-		t.Errorf("initiator:\n%s", ini.out.String())
+	ms, err := parsers.Parse(Program, strings.NewReader(ini.out.String()))
+	if err != nil || len(ms) != 1 || ms[0].Info["backend_param"] != "num_workers=4" {
+		t.Fatalf("%v %+v\n%s", err, ms, ini.out.String())
+	}
+	for _, s := range []*side{tgt, ini} {
+		if !strings.Contains(s.out.String(), "# stand-in: UCX created with num_workers=4\n") {
+			t.Errorf("UCX not made with the given parameters alone:\n%s", s.out.String())
+		}
 	}
 }
 

@@ -195,8 +195,14 @@ func startupFailure(t *testing.T, mutate func(*corev1.Pod)) error {
 	// the fake API's watch misses a change made between the informer's
 	// LIST and its WATCH (it keeps no resource versions), and one update
 	// lost there left the wait to its deadline (seen once in CI).
+	// Only decode-0 fails; prefill-0 stays Pending, as a pod still
+	// scheduling: the wait must fail on the one, not wait on the other.
 	kctx, stop := context.WithCancel(ctx)
-	done := kubelet(kctx, cs, func(p *corev1.Pod, _ int) { mutate(p) })
+	done := kubelet(kctx, cs, func(p *corev1.Pod, _ int) {
+		if strings.HasSuffix(p.Name, "-decode-0") {
+			mutate(p)
+		}
+	})
 	_, err := b.Provision(ctx, planned(t, b.sc, "prefill-0", "decode-0"))
 	stop()
 	<-done
@@ -229,7 +235,7 @@ func TestStartupFailuresCarryTheClusterReason(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			err := startupFailure(t, c.mutate)
 			var se *StartupError
-			if !errors.As(err, &se) || se.Reason != c.reason || !strings.Contains(err.Error(), c.text) {
+			if !errors.As(err, &se) || se.Reason != c.reason || !strings.Contains(err.Error(), c.text) || !strings.HasSuffix(se.Pod, "-decode-0") {
 				t.Fatalf("got %v, want %s with %q", err, c.reason, c.text)
 			}
 		})

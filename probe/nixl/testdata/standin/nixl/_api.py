@@ -141,6 +141,8 @@ class nixl_agent:
     def create_backend(self, backend, initParams={}):
         if backend != "UCX":
             raise RuntimeError(f"stand-in: no {backend} plugin")
+        if backend in self.backends:  # NIXL refuses a second one (NIXL_ERR_INVALID_PARAM)
+            raise RuntimeError(f"stand-in: backend {backend} already created")
         self.backends[backend] = backend
         # Said for tests: the parameters the probe made the backend with.
         params = ",".join(f"{k}={v}" for k, v in sorted(initParams.items()))
