@@ -38,15 +38,22 @@ type side struct {
 	code int
 }
 
-// pair runs a target and an initiator over a fresh etcd (the initiator
-// waits for the target's key, as rdmabench's readiness does).
-func pair(t *testing.T, limit time.Duration, args ...string) (target, initiator *side) {
+// startEtcd is a fresh etcd for one test, closed when the test ends.
+func startEtcd(t *testing.T) *etcd.Server {
 	t.Helper()
 	srv, err := etcd.Start(context.Background(), etcd.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer srv.Close()
+	t.Cleanup(func() { _ = srv.Close() })
+	return srv
+}
+
+// pair runs a target and an initiator over a fresh etcd (the initiator
+// waits for the target's key, as rdmabench's readiness does).
+func pair(t *testing.T, limit time.Duration, args ...string) (target, initiator *side) {
+	t.Helper()
+	srv := startEtcd(t)
 	return pairOn(srv.URL, "/rdmabench/test/"+t.Name(), limit, args, args)
 }
 
@@ -332,11 +339,7 @@ func TestProbeBadArgumentsAreUsageErrors(t *testing.T) {
 // later pair on the same key to mistake for a live peer.
 func TestProbeLeavesNoKeys(t *testing.T) {
 	standin(t)
-	srv, err := etcd.Start(context.Background(), etcd.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
+	srv := startEtcd(t)
 	key := "/rdmabench/test/leases"
 	args := []string{"--min-block", "4096", "--max-block", "4096", "--iters", "2", "--warmup", "0"}
 	tgt, ini := pairOn(srv.URL, key, time.Minute, args, args)
@@ -382,11 +385,7 @@ func TestProbeTargetSeesTheInitiatorFail(t *testing.T) {
 // not at its rendezvous timeout.
 func TestProbeFailsBeforePublishing(t *testing.T) {
 	standin(t)
-	srv, err := etcd.Start(context.Background(), etcd.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
+	srv := startEtcd(t)
 	start := time.Now()
 	tgt, ini := pairOn(srv.URL, "/rdmabench/test/early", 2*time.Minute, []string{"--rendezvous-timeout", "60"},
 		[]string{"--rendezvous-timeout", "60", "--backend", "NOSUCH"})
