@@ -53,7 +53,13 @@ func startEtcd(t *testing.T) *etcd.Server {
 // waits for the target's key, as rdmabench's readiness does).
 func pair(t *testing.T, limit time.Duration, args ...string) (target, initiator *side) {
 	t.Helper()
-	srv := startEtcd(t)
+	// Closed before returning, not at the test's end: tests check that
+	// nothing is left in TMPDIR once the pair is done.
+	srv, err := etcd.Start(context.Background(), etcd.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
 	return pairOn(srv.URL, "/rdmabench/test/"+t.Name(), limit, args, args)
 }
 
