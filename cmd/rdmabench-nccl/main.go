@@ -10,6 +10,12 @@
 // loads no NCCL: GPU 0 READs GPU 1 with the copy engines.
 //
 //	rdmabench-nccl --collective copy --device 0 --peer-device 1 -b 1M -e 1G -f 2
+//
+// It is also the NIXL probe's native initiator (package probe/nixlnative),
+// which rdmabench-nixl --native starts: this is rdmabench's one program that
+// loads the image's libraries, so the others stay static.
+//
+//	rdmabench-nccl nixl-initiator --role initiator --etcd ... (rdmabench-nixl's flags)
 package main
 
 import (
@@ -25,10 +31,14 @@ import (
 	"time"
 
 	"github.com/rdmabench/rdmabench/probe/nccl"
+	"github.com/rdmabench/rdmabench/probe/nixlnative"
 	"github.com/rdmabench/rdmabench/units"
 )
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == nixlnative.Subcommand {
+		os.Exit(nixlnative.Run(context.Background(), os.Args[2:], os.Stdout, os.Stderr))
+	}
 	if err := logToFile(); err != nil {
 		fmt.Fprintln(os.Stderr, "rdmabench-nccl:", err)
 		os.Exit(1)

@@ -6,11 +6,22 @@
 //
 //	rdmabench-nixl --role target --etcd http://10.0.0.5:2379 --key /rdmabench/RUN/nixl/JOB --target-seg VRAM ...
 //	rdmabench-nixl --find        # what preflight reads: python3, nixl, its version and plugins
+//
+// --native (both sides): the initiator runs nixlbench's timed loop in Go
+// through the same NIXL's C API (package probe/nixlnative, built into
+// rdmabench-nccl, which loads libraries; this program stays static); the
+// target is the Python probe as --as-nixlbench runs it.
 package main
 
 import (
 	"context"
+	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
 
 	"github.com/rdmabench/rdmabench/probe/nixl"
 )
@@ -20,5 +31,54 @@ func main() {
 	if len(args) == 1 && args[0] == "--find" {
 		os.Exit(nixl.Find(context.Background(), os.Stdout))
 	}
+	if i := slices.Index(args, "--native"); i >= 0 {
+		args = slices.Delete(slices.Clone(args), i, i+1)
+		if role(args) == "initiator" {
+			os.Exit(native(args))
+		}
+		if !slices.Contains(args, "--as-nixlbench") {
+			args = append(args, "--as-nixlbench")
+		}
+	}
 	os.Exit(nixl.Run(context.Background(), nixl.Options{Args: args, Limit: nixl.LimitOf(args), Stdout: os.Stdout, Stderr: os.Stderr}))
+}
+
+func role(args []string) string {
+	for i, a := range args {
+		if a == "--role" && i+1 < len(args) {
+			return args[i+1]
+		}
+		if v, ok := strings.CutPrefix(a, "--role="); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+// native becomes the native initiator: rdmabench-nccl beside this program
+// (the bundle's folder), else on PATH; the same process, so that signals
+// and the exit status are the initiator's own.
+func native(args []string) int {
+	host := ""
+	if self, err := os.Executable(); err == nil {
+		if p := filepath.Join(filepath.Dir(self), nixl.NativeHost); isFile(p) {
+			host = p
+		}
+	}
+	if host == "" {
+		p, err := exec.LookPath(nixl.NativeHost)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "%s: --native runs the initiator in %s, which is neither beside this program nor on PATH: install rdmabench's bundle whole\n", nixl.Program, nixl.NativeHost)
+			return 1
+		}
+		host = p
+	}
+	err := syscall.Exec(host, append([]string{host, nixl.NativeSubcommand}, args...), os.Environ())
+	fmt.Fprintf(os.Stderr, "%s: --native: start %s: %v\n", nixl.Program, host, err)
+	return 1
+}
+
+func isFile(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.Mode().IsRegular()
 }

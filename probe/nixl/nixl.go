@@ -16,6 +16,15 @@ import (
 // Program is the probe's binary, as scenarios and parsers name it.
 const Program = "rdmabench-nixl"
 
+// NativeHost and NativeSubcommand start the native initiator (package
+// probe/nixlnative): it loads NIXL's C API with purego, so it is built into
+// rdmabench-nccl, rdmabench's one program that loads libraries, and this
+// program stays static.
+const (
+	NativeHost       = "rdmabench-nccl"
+	NativeSubcommand = "nixl-initiator"
+)
+
 // Script is the probe itself.
 //
 //go:embed rdmabench_nixl.py

@@ -1,10 +1,18 @@
 # The stand-in's agent: each agent serves its registered DRAM over a TCP
 # socket; READ asks the peer for bytes at its addresses, WRITE sends them,
 # a notification is a message the peer queues for get_new_notifs.
+#
+# The wire, simple to speak from C (testdata/standin/nixl_capi.c, a native
+# initiator's stand-in libnixl_capi.so): a frame is an 8-byte big-endian
+# length, that many bytes of a JSON header, an 8-byte big-endian length and
+# that many bytes of payload.
+#   {"kind": "READ", "descs": [[addr, len], ...]}, no payload
+#       -> {"kind": "DATA"}, the descs' bytes one after another
+#   {"kind": "WRITE", "descs": [[addr, len], ...]}, the bytes -> {"kind": "OK"}
+#   {"kind": "NOTIF", "from": agent name}, the message -> {"kind": "OK"}
 import ctypes
 import json
 import os
-import pickle
 import socket
 import struct
 import threading
@@ -18,9 +26,9 @@ class nixl_agent_config:
         self.backends = backends
 
 
-def _send(sock, obj):
-    data = pickle.dumps(obj)
-    sock.sendall(struct.pack("!Q", len(data)) + data)
+def _send(sock, header, payload=b""):
+    h = json.dumps(header).encode()
+    sock.sendall(struct.pack("!Q", len(h)) + h + struct.pack("!Q", len(payload)) + payload)
 
 
 def _recv_exact(sock, n):
@@ -34,8 +42,11 @@ def _recv_exact(sock, n):
 
 
 def _recv(sock):
+    """A frame: (its header, a dict; its payload, bytes)."""
     (n,) = struct.unpack("!Q", _recv_exact(sock, 8))
-    return pickle.loads(_recv_exact(sock, n))
+    header = json.loads(_recv_exact(sock, n))
+    (n,) = struct.unpack("!Q", _recv_exact(sock, 8))
+    return header, _recv_exact(sock, n)
 
 
 class _Dlist:
@@ -103,29 +114,29 @@ class nixl_agent:
         with conn:
             while True:
                 try:
-                    msg = _recv(conn)
+                    header, payload = _recv(conn)
                 except (ConnectionError, OSError, EOFError):
                     return
-                kind = msg[0]
+                kind = header["kind"]
                 if kind == "READ":
-                    data = b"".join(ctypes.string_at(a, n) for a, n in msg[1])
+                    data = b"".join(ctypes.string_at(a, n) for a, n in header["descs"])
                     if os.environ.get("NIXL_STANDIN_CORRUPT") and data:
                         # tests: a transfer that reports DONE with wrong bytes
                         data = bytes([data[0] ^ 0xFF]) + data[1:]
-                    _send(conn, data)
+                    _send(conn, {"kind": "DATA"}, data)
                 elif kind == "WRITE":
                     off = 0
-                    if os.environ.get("NIXL_STANDIN_CORRUPT_WRITE") and msg[2]:
+                    if os.environ.get("NIXL_STANDIN_CORRUPT_WRITE") and payload:
                         # tests: a WRITE that reports DONE with wrong bytes
-                        msg = (msg[0], msg[1], bytes([msg[2][0] ^ 0xFF]) + msg[2][1:])
-                    for a, n in msg[1]:
-                        ctypes.memmove(a, msg[2][off:off + n], n)
+                        payload = bytes([payload[0] ^ 0xFF]) + payload[1:]
+                    for a, n in header["descs"]:
+                        ctypes.memmove(a, payload[off:off + n], n)
                         off += n
-                    _send(conn, b"ok")
+                    _send(conn, {"kind": "OK"})
                 elif kind == "NOTIF":
                     with self._lock:
-                        self._notifs.setdefault(msg[1], []).append(msg[2])
-                    _send(conn, b"ok")
+                        self._notifs.setdefault(header["from"], []).append(payload)
+                    _send(conn, {"kind": "OK"})
 
     def _conn(self, name):
         c = self._conns.get(name)
@@ -188,13 +199,13 @@ class nixl_agent:
     def transfer(self, handle, notif_msg=b""):
         c = self._conn(handle.remote)
         if handle.op == "READ":
-            _send(c, ("READ", handle.rids))
-            data, off = _recv(c), 0
+            _send(c, {"kind": "READ", "descs": handle.rids})
+            (_, data), off = _recv(c), 0
             for a, n in handle.local:
                 ctypes.memmove(a, data[off:off + n], n)
                 off += n
         else:
-            _send(c, ("WRITE", handle.rids, b"".join(ctypes.string_at(a, n) for a, n in handle.local)))
+            _send(c, {"kind": "WRITE", "descs": handle.rids}, b"".join(ctypes.string_at(a, n) for a, n in handle.local))
             _recv(c)
         if handle.notif:
             self.send_notif(handle.remote, handle.notif)
@@ -210,7 +221,7 @@ class nixl_agent:
 
     def send_notif(self, remote_agent_name, notif_msg):
         c = self._conn(remote_agent_name)
-        _send(c, ("NOTIF", self.name, bytes(notif_msg)))
+        _send(c, {"kind": "NOTIF", "from": self.name}, bytes(notif_msg))
         _recv(c)
 
     def get_new_notifs(self, backends=[]):

@@ -1,0 +1,96 @@
+package nixlnative
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/rdmabench/rdmabench/probe/pyprobe"
+)
+
+// CAPIEnv names libnixl_capi.so where the image's python3 cannot say
+// which NIXL it loads.
+const CAPIEnv = "RDMABENCH_NIXL_CAPI"
+
+// nixlLib is the NIXL the initiator loads: the very libnixl.so the image's
+// nixl package loads, and the C API beside it, so that its plugins (found
+// beside libnixl.so, or in NIXL_PLUGIN_DIR) and UCX are the serving ones.
+type nixlLib struct {
+	capi    string // libnixl_capi.so: a path, or the soname for the loader
+	libnixl string // the libnixl.so python loaded, or ""
+	version string // NIXL's, as its Python package says, or "unknown"
+	foundBy string
+}
+
+// locateScript imports nixl as vLLM does and prints the libnixl.so it
+// loaded (from /proc/self/maps) and NIXL's version.
+const locateScript = `
+import os, sys
+try:
+    import nixl, nixl._api
+except Exception as e:
+    print("nixl-error=" + str(e).replace("\n", " ")); sys.exit(0)
+lib = ""
+with open("/proc/self/maps") as f:
+    for line in f:
+        p = line.split()[-1]
+        if os.path.basename(p).startswith("libnixl.so"):
+            lib = p; break
+print("libnixl=" + lib)
+v = getattr(nixl, "__version__", "")
+try:
+    from importlib import metadata
+    for d in ("nixl", "nixl-cu13", "nixl-cu12", "nixl_cu13", "nixl_cu12"):
+        try:
+            v = metadata.version(d); break
+        except Exception:
+            pass
+except ImportError:
+    pass
+print("nixl-version=" + (v or "unknown"))
+`
+
+// locate finds libnixl_capi.so: $RDMABENCH_NIXL_CAPI, else beside the
+// libnixl.so the image's python3 loads with nixl, else the loader's.
+func locate(ctx context.Context) (nixlLib, error) {
+	if p := os.Getenv(CAPIEnv); p != "" {
+		return nixlLib{capi: p, version: "unknown", foundBy: CAPIEnv}, nil
+	}
+	py, _, looked := pyprobe.Python()
+	if py == "" {
+		return nixlLib{capi: "libnixl_capi.so", version: "unknown", foundBy: "the loader (no python3: " + strings.Join(looked, ", ") + ")"}, nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	defer cancel()
+	var out, errb bytes.Buffer
+	cmd := exec.CommandContext(ctx, py, "-c", locateScript)
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		return nixlLib{}, fmt.Errorf("%s could not say which NIXL it loads: %v: %s", py, err, strings.TrimSpace(errb.String()))
+	}
+	fields := map[string]string{}
+	for _, line := range strings.Split(out.String(), "\n") {
+		if k, v, ok := strings.Cut(strings.TrimSpace(line), "="); ok {
+			fields[k] = v
+		}
+	}
+	if e, ok := fields["nixl-error"]; ok {
+		return nixlLib{}, fmt.Errorf("%s cannot import nixl (%s): run with the python3 of an image that has NIXL's Python package, set %s, or %s to NIXL's libnixl_capi.so",
+			py, e, pyprobe.PythonEnv, CAPIEnv)
+	}
+	lib := nixlLib{libnixl: fields["libnixl"], version: fields["nixl-version"], capi: "libnixl_capi.so", foundBy: "the loader"}
+	if lib.libnixl != "" {
+		beside := filepath.Join(filepath.Dir(lib.libnixl), "libnixl_capi.so")
+		if _, err := os.Stat(beside); err != nil {
+			return lib, fmt.Errorf("NIXL %s at %s has no libnixl_capi.so beside it (NIXL ≥ 1.0 installs it): set %s to it, or run the probe without --native",
+				lib.version, filepath.Dir(lib.libnixl), CAPIEnv)
+		}
+		lib.capi, lib.foundBy = beside, "beside "+py+"'s libnixl.so"
+	}
+	return lib, nil
+}
