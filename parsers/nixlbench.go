@@ -63,8 +63,11 @@ func (p *nixlParser) line(raw string) {
 	p.lines++
 	switch {
 	case strings.HasPrefix(line, "***"):
-	case strings.HasPrefix(line, "# "+nixlProbe+" version "):
-		p.probeBanner(line[2:])
+	case strings.Contains(line, "# "+nixlProbe+" version "):
+		// Anywhere in the line: a C library's buffered stdout (UCX's
+		// tables) can end mid-line just before it, as in captures of the
+		// native initiator made before it flushed C's stdout first.
+		p.probeBanner(line[strings.Index(line, "# "+nixlProbe+" version ")+2:])
 	case line == "NIXLBench Configuration", line == nixlProbe+" Configuration":
 		if c := p.nextRun(); c.config {
 			p.cur = nil

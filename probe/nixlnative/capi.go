@@ -98,7 +98,8 @@ type capi struct {
 	// RegisterLibFunc function goes through reflection, ~0.3 µs a call.
 	postXferReq, getXferStatus uintptr
 
-	free func(p unsafe.Pointer)
+	free   func(p unsafe.Pointer)
+	fflush func(stream unsafe.Pointer) int32
 }
 
 // loadCAPI opens libnixl_capi.so (by path or soname) and binds its calls.
@@ -141,7 +142,7 @@ func loadCAPI(path string) (*capi, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := dl.Bind(libc, "libc.so.6", map[string]any{"free": &c.free}); err != nil {
+	if err := dl.Bind(libc, "libc.so.6", map[string]any{"free": &c.free, "fflush": &c.fflush}); err != nil {
 		return nil, err
 	}
 	return c, nil

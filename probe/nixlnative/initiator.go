@@ -80,6 +80,17 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 var flagHelp = errors.New("help")
 
+// cFirst flushes C's stdio before each write.
+type cFirst struct {
+	w     io.Writer
+	flush func()
+}
+
+func (c cFirst) Write(p []byte) (int, error) {
+	c.flush()
+	return c.w.Write(p)
+}
+
 // initiator holds what the run made, for cleanup on every way out.
 type initiator struct {
 	o    *options
@@ -169,6 +180,10 @@ func (in *initiator) start(ctx context.Context) error {
 	if in.lib, err = loadCAPI(lib.capi); err != nil {
 		return fmt.Errorf("%w (found by %s; set %s to NIXL's libnixl_capi.so)", err, lib.foundBy, CAPIEnv)
 	}
+	// UCX prints its tables through C's buffered stdout; this side writes
+	// to the same file unbuffered: C's buffer goes first, so that no line
+	// of ours lands inside one of UCX's.
+	in.out = cFirst{w: in.out, flush: func() { in.lib.fflush(nil) }}
 	if o.initiatorSeg == "VRAM" {
 		if in.cu, err = openCUDA(o.device); err != nil {
 			return err
