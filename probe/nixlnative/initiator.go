@@ -12,6 +12,7 @@ package nixlnative
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os/signal"
@@ -43,7 +44,7 @@ const (
 func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	o, err := parseOptions(args, stderr)
 	if err != nil {
-		if !errors.Is(err, flagHelp) {
+		if !errors.Is(err, flag.ErrHelp) {
 			fmt.Fprintf(stderr, "%s: error: %v\n", Program, err)
 		}
 		return 2
@@ -77,8 +78,6 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	r.close()
 	return 0
 }
-
-var flagHelp = errors.New("help")
 
 // cFirst flushes C's stdio before each write.
 type cFirst struct {
@@ -190,7 +189,9 @@ func (in *initiator) start(ctx context.Context) error {
 		}
 	}
 	c := in.lib
-	cfg := agentConfig{lthrDelayUs: 100000, numWorkers: 1} // nixlAgentConfig's defaults, no progress thread (nixlbench's --enable_pt=0)
+	// nixlAgentConfig's defaults, with no progress thread (nixlbench's --enable_pt=0).
+	cfg := agentConfig{progThread: false, listenThread: false, listenPort: 0, threadSync: 0, numWorkers: 1,
+		pthrDelayUs: 0, lthrDelayUs: 100000, telemetry: false}
 	if err := check("nixl_capi_create_configured_agent", c.createConfiguredAgent(o.name+"-initiator", &cfg, &in.agent)); err != nil {
 		return err
 	}
