@@ -1,6 +1,9 @@
 package runner
 
-import "testing"
+import (
+	"fmt"
+	"testing"
+)
 
 // The calls of 2026-11-28 14:13–14:22 (testdata/gpu/h100-kv-gpu2gpu,
 // run17 and run18; README there): the NIXL probe's native initiator
@@ -39,6 +42,61 @@ func TestH200KVNativeInitiator(t *testing.T) {
 			m, p := alternated(gbps, "nixlbench", c.probe, c.n, size)
 			if !within(m, w[0], 0.05) || !within(p, w[1], 0.05) {
 				t.Errorf("%s %s %d MiB: medians %+.2f %%, paired %+.2f %%; README says %+.1f / %+.1f", c.run, c.probe, size>>20, m, p, w[0], w[1])
+			}
+		}
+	}
+}
+
+// TestH200KVNativeBothSides replays run19–21 (2026-11-28 14:32–14:41):
+// --native with both sides in Go (no Python anywhere), UCX's table now
+// whole (cuda_ipc named); under GOMAXPROCS=1 and asyncpreemptoff (run20);
+// with 1 GiB regions as nixlbench's buffers (run21). Within 5 % at 4–16
+// MiB but one figure (run20, GOMAXPROCS=1, 4 MiB −7.2 %); at 1 MiB −3.5 to
+// −13.0 %; the extra time is in Tx (nixlbench 11.9 µs a 1 MiB transfer,
+// native 14.8, Python 13.7; posts 7.5, 7.8, 8.9).
+func TestH200KVNativeBothSides(t *testing.T) {
+	const run19 = "run19-native-both-h200/rb-like14"
+	byTest, _ := reparsed(t, run19)
+	for _, name := range []string{"probe-native-1", "probe-native-8"} {
+		r := byTest[name]
+		if r.Transport == nil || r.Transport.Detail != "cuda_ipc (READ cuda<-cuda)" {
+			t.Errorf("%s: transport %+v, want cuda_ipc from UCX's table", name, r.Transport)
+		}
+		if info := parseRaw(t, run19, r).Info; info["role"] != "initiator" || info["loop"] != "native" {
+			t.Errorf("%s: banner %v", name, info)
+		}
+	}
+	for _, c := range []struct {
+		prefix   string
+		post, tx float64
+	}{{"nixlbench", 7.50, 11.94}, {"probe-native", 7.75, 14.75}, {"probe-as-nixlbench", 8.88, 13.66}} {
+		var post, tx float64
+		for i := 1; i <= 8; i++ {
+			p, x := tableRow(t, run19, byTest[fmt.Sprintf("%s-%d", c.prefix, i)], mib)
+			post, tx = post+p/8, tx+x/8
+		}
+		if !within(post, c.post, 0.01) || !within(tx, c.tx, 0.01) {
+			t.Errorf("run19 %s at 1 MiB: post %.2f, Tx %.2f µs; README says %.2f, %.2f", c.prefix, post, tx, c.post, c.tx)
+		}
+	}
+	type figures map[int64][2]float64 // medians, paired ratios (%)
+	for _, c := range []struct {
+		run, probe string
+		n          int
+		want       figures
+	}{
+		{run19, "probe-native", 8, figures{64 << 10: {-8.8, -17.3}, mib: {-12.2, -14.1}, mib2: {-9.2, -7.7}, mib4: {-4.6, -2.9}, mib8: {-1.9, -1.0}, mb16: {-1.8, -1.6}}},
+		{run19, "probe-as-nixlbench", 8, figures{mib: {-14.8, -11.6}, mib2: {-10.2, -7.5}, mib4: {-5.1, -6.3}, mib8: {-3.1, -3.7}, mb16: {-2.9, -3.5}}},
+		{"run20-native-go-runtime-h200/rb-like15-gomaxprocs1", "probe-native", 6, figures{mib: {-3.5, -7.7}, mib2: {-10.7, -10.9}, mib4: {-7.2, -5.4}, mib8: {-3.3, -5.5}, mb16: {-3.8, -5.0}}},
+		{"run20-native-go-runtime-h200/rb-like15-asyncpreemptoff", "probe-native", 6, figures{mib: {-13.0, -12.8}, mib2: {-12.2, -11.5}, mib4: {-2.1, -5.0}, mib8: {-0.1, -0.4}, mb16: {0.9, -0.3}}},
+		{"run21-native-buffer-h200/rb-like16", "probe-native", 6, figures{mib: {-11.0, -11.0}, mib2: {-0.3, -1.2}, mib4: {3.2, 3.0}, mib8: {-1.0, -1.8}, mb16: {0.6, -0.4}}},
+		{"run21-native-buffer-h200/rb-like16", "probe-native-1gib", 6, figures{mib: {-17.2, -9.4}, mib2: {-1.7, -0.4}, mib4: {-4.3, -5.6}, mib8: {0.3, 1.2}, mb16: {-1.0, 0.5}}},
+	} {
+		_, gbps := reparsed(t, c.run)
+		for size, w := range c.want {
+			m, p := alternated(gbps, "nixlbench", c.probe, c.n, size)
+			if !within(m, w[0], 0.05) || !within(p, w[1], 0.05) {
+				t.Errorf("%s %s %d KiB: medians %+.2f %%, paired %+.2f %%; README says %+.1f / %+.1f", c.run, c.probe, size>>10, m, p, w[0], w[1])
 			}
 		}
 	}

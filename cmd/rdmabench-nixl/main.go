@@ -7,10 +7,10 @@
 //	rdmabench-nixl --role target --etcd http://10.0.0.5:2379 --key /rdmabench/RUN/nixl/JOB --target-seg VRAM ...
 //	rdmabench-nixl --find        # what preflight reads: python3, nixl, its version and plugins
 //
-// --native (both sides): the initiator runs nixlbench's timed loop in Go
-// through the same NIXL's C API (package probe/nixlnative, built into
-// rdmabench-nccl, which loads libraries; this program stays static); the
-// target is the Python probe as --as-nixlbench runs it.
+// --native (both sides): nixlbench's loop and target in Go, through the C
+// API of the NIXL the image's python3 loads (package probe/nixlnative,
+// built into rdmabench-nccl, which loads libraries; this program stays
+// static): the fabric and NIXL without Python's per-call cost.
 package main
 
 import (
@@ -20,7 +20,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strings"
 	"syscall"
 
 	"github.com/rdmabench/rdmabench/probe/nixl"
@@ -31,31 +30,13 @@ func main() {
 	if len(args) == 1 && args[0] == "--find" {
 		os.Exit(nixl.Find(context.Background(), os.Stdout))
 	}
-	if i := slices.Index(args, "--native"); i >= 0 {
-		args = slices.Delete(slices.Clone(args), i, i+1)
-		if role(args) == "initiator" {
-			os.Exit(native(args))
-		}
-		if !slices.Contains(args, "--as-nixlbench") {
-			args = append(args, "--as-nixlbench")
-		}
+	if slices.Contains(args, "--native") {
+		os.Exit(native(args))
 	}
 	os.Exit(nixl.Run(context.Background(), nixl.Options{Args: args, Limit: nixl.LimitOf(args), Stdout: os.Stdout, Stderr: os.Stderr}))
 }
 
-func role(args []string) string {
-	for i, a := range args {
-		if a == "--role" && i+1 < len(args) {
-			return args[i+1]
-		}
-		if v, ok := strings.CutPrefix(a, "--role="); ok {
-			return v
-		}
-	}
-	return ""
-}
-
-// native becomes the native initiator: rdmabench-nccl beside this program
+// native becomes the native probe's side: rdmabench-nccl beside this program
 // (the bundle's folder), else on PATH; the same process, so that signals
 // and the exit status are the initiator's own.
 func native(args []string) int {

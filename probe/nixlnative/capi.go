@@ -93,6 +93,14 @@ type capi struct {
 	releaseXferReq         func(agent, req uintptr) int32
 	destroyXferReq         func(req uintptr) int32
 	genNotif               func(agent uintptr, remote string, data unsafe.Pointer, n uintptr, args uintptr) int32
+	createNotifMap         func(m *uintptr) int32
+	destroyNotifMap        func(m uintptr) int32
+	getNotifs              func(agent, m, args uintptr) int32
+	notifMapSize           func(m uintptr, n *uintptr) int32
+	notifMapGetAgentAt     func(m uintptr, i uintptr, name **byte) int32
+	notifMapGetNotifsSize  func(m uintptr, agent string, n *uintptr) int32
+	notifMapGetNotif       func(m uintptr, agent string, i uintptr, data *unsafe.Pointer, n *uintptr) int32
+	notifMapClear          func(m uintptr) int32
 
 	// The timed loop's two calls, called through purego.SyscallN: a
 	// RegisterLibFunc function goes through reflection, ~0.3 µs a call.
@@ -126,7 +134,11 @@ func loadCAPI(path string) (*capi, error) {
 		"nixl_capi_destroy_xfer_dlist": &c.destroyXferDlist, "nixl_capi_prep_xfer_dlist": &c.prepXferDlist,
 		"nixl_capi_release_xfer_dlist_handle": &c.releaseXferDlistHandle, "nixl_capi_make_xfer_req": &c.makeXferReq,
 		"nixl_capi_release_xfer_req": &c.releaseXferReq, "nixl_capi_destroy_xfer_req": &c.destroyXferReq,
-		"nixl_capi_gen_notif": &c.genNotif,
+		"nixl_capi_gen_notif":        &c.genNotif,
+		"nixl_capi_create_notif_map": &c.createNotifMap, "nixl_capi_destroy_notif_map": &c.destroyNotifMap,
+		"nixl_capi_get_notifs": &c.getNotifs, "nixl_capi_notif_map_size": &c.notifMapSize,
+		"nixl_capi_notif_map_get_agent_at": &c.notifMapGetAgentAt, "nixl_capi_notif_map_get_notifs_size": &c.notifMapGetNotifsSize,
+		"nixl_capi_notif_map_get_notif": &c.notifMapGetNotif, "nixl_capi_notif_map_clear": &c.notifMapClear,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%w (rdmabench's native initiator wants NIXL's C API of 1.x)", err)

@@ -131,6 +131,26 @@ func (r *rendezvous) gone(ctx context.Context, role string, d time.Duration) boo
 	}
 }
 
+// ended says why the peer will send no more, or "": its key gone (its
+// lease revoked or expired: killed) or saying it failed. etcd slow or
+// gone is not the peer's word.
+func (r *rendezvous) ended(ctx context.Context, role string) string {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	resp, err := r.cli.Get(ctx, r.key+"/"+role)
+	if err != nil {
+		return ""
+	}
+	if len(resp.Kvs) == 0 {
+		return fmt.Sprintf("its key %s/%s is gone", r.key, role)
+	}
+	var p peerInfo
+	if json.Unmarshal(resp.Kvs[0].Value, &p) == nil {
+		return p.Failed
+	}
+	return ""
+}
+
 // sayFailed puts why at KEY/role, under this side's lease (or one of its
 // own) left to expire: the target reads it, then the key goes.
 func (r *rendezvous) sayFailed(role, why string) {

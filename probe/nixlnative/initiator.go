@@ -60,18 +60,27 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 	r, err := dialEtcd(o.etcd, o.key)
 	if err != nil {
-		fmt.Fprintf(stderr, "%s: initiator: %v\n", Program, err)
+		fmt.Fprintf(stderr, "%s: %s: %v\n", Program, o.role, err)
 		return 1
 	}
-	in := &initiator{o: o, etcd: r, out: stdout}
-	err = in.run(ctx)
+	in := &initiator{o: o, role: o.role, etcd: r, out: stdout}
+	if o.role == "target" {
+		err = in.serve(ctx)
+	} else {
+		err = in.run(ctx)
+	}
 	in.cleanup()
+	// C's stdout is not flushed by a Go program's exit: what UCX printed
+	// last (its protocol tables are the transport evidence) would be lost.
+	if in.lib != nil {
+		in.lib.fflush(nil)
+	}
 	if err != nil {
 		if ctx.Err() != nil && errors.Is(context.Cause(ctx), context.DeadlineExceeded) {
 			err = fmt.Errorf("%w (past --time-limit %s)", err, o.timeLimit)
 		}
-		fmt.Fprintf(stderr, "%s: initiator: %v\n", Program, err)
-		r.sayFailed("initiator", err.Error())
+		fmt.Fprintf(stderr, "%s: %s: %v\n", Program, o.role, err)
+		r.sayFailed(o.role, err.Error())
 		r.close()
 		return 1
 	}
@@ -90,9 +99,11 @@ func (c cFirst) Write(p []byte) (int, error) {
 	return c.w.Write(p)
 }
 
-// initiator holds what the run made, for cleanup on every way out.
+// initiator is one side of the pair (the initiator, or the target: serve)
+// and holds what the run made, for cleanup on every way out.
 type initiator struct {
 	o    *options
+	role string
 	etcd *rendezvous
 	out  io.Writer
 
@@ -125,13 +136,13 @@ func (in *initiator) run(ctx context.Context) error {
 		return fmt.Errorf("the target registered %d regions of %d B, this initiator needs %d of %d B: run both with the same sizes",
 			len(tgt.Regions), tgt.Capacity, o.regions, capacity)
 	}
-	if err := in.register(capacity); err != nil {
+	if err := in.register(o.regionBytes()); err != nil {
 		return err
 	}
 	if err := in.publish(ctx); err != nil {
 		return err
 	}
-	if err := in.loadTarget(tgt.Metadata); err != nil {
+	if err := in.loadPeer(tgt.Metadata); err != nil {
 		return err
 	}
 	fmt.Fprintln(in.out, in.banner())
@@ -183,7 +194,7 @@ func (in *initiator) start(ctx context.Context) error {
 	// to the same file unbuffered: C's buffer goes first, so that no line
 	// of ours lands inside one of UCX's.
 	in.out = cFirst{w: in.out, flush: func() { in.lib.fflush(nil) }}
-	if o.initiatorSeg == "VRAM" {
+	if in.seg() == "VRAM" {
 		if in.cu, err = openCUDA(o.device); err != nil {
 			return err
 		}
@@ -192,7 +203,7 @@ func (in *initiator) start(ctx context.Context) error {
 	// nixlAgentConfig's defaults, with no progress thread (nixlbench's --enable_pt=0).
 	cfg := agentConfig{progThread: false, listenThread: false, listenPort: 0, threadSync: 0, numWorkers: 1,
 		pthrDelayUs: 0, lthrDelayUs: 100000, telemetry: false}
-	if err := check("nixl_capi_create_configured_agent", c.createConfiguredAgent(o.name+"-initiator", &cfg, &in.agent)); err != nil {
+	if err := check("nixl_capi_create_configured_agent", c.createConfiguredAgent(o.name+"-"+in.role, &cfg, &in.agent)); err != nil {
 		return err
 	}
 	if in.plugins, err = in.pluginList(); err != nil {
@@ -261,15 +272,16 @@ func (in *initiator) pluginList() ([]string, error) {
 func (in *initiator) register(capacity int64) error {
 	o, c := in.o, in.lib
 	var err error
-	if in.mem, err = newRegions(o.initiatorSeg, o.regions, capacity, o.device, in.cu); err != nil {
+	if in.mem, err = newRegions(in.seg(), o.regions, capacity, o.device, in.cu); err != nil {
 		return err
 	}
-	if o.op == "WRITE" {
+	// READ: the target's pattern is read; WRITE: the initiator's written.
+	if (o.op == "WRITE") == (in.role == "initiator") {
 		if err := in.mem.fill(); err != nil {
 			return err
 		}
 	}
-	if err := check("nixl_capi_create_reg_dlist", c.createRegDlist(memType(o.initiatorSeg), &in.reg)); err != nil {
+	if err := check("nixl_capi_create_reg_dlist", c.createRegDlist(memType(in.seg()), &in.reg)); err != nil {
 		return err
 	}
 	for _, a := range in.mem.addrs {
@@ -295,13 +307,21 @@ func (in *initiator) publish(ctx context.Context) error {
 	}
 	md := append([]byte(nil), unsafe.Slice((*byte)(data), n)...)
 	c.free(data)
-	return in.etcd.publish(ctx, "initiator", &peerInfo{Name: in.o.name + "-initiator", Metadata: md, Regions: in.mem.addrs,
-		Device: in.o.device, Seg: in.o.initiatorSeg, Capacity: in.mem.capacity})
+	return in.etcd.publish(ctx, in.role, &peerInfo{Name: in.o.name + "-" + in.role, Metadata: md, Regions: in.mem.addrs,
+		Device: in.o.device, Seg: in.seg(), Capacity: in.mem.capacity})
 }
 
-func (in *initiator) loadTarget(md []byte) error {
+// seg is this side's memory.
+func (in *initiator) seg() string {
+	if in.role == "target" {
+		return in.o.targetSeg
+	}
+	return in.o.initiatorSeg
+}
+
+func (in *initiator) loadPeer(md []byte) error {
 	if len(md) == 0 {
-		return errors.New("the target published no agent metadata")
+		return errors.New("the peer published no agent metadata")
 	}
 	var name *byte
 	if err := check("nixl_capi_load_remote_md", in.lib.loadRemoteMD(in.agent, unsafe.Pointer(&md[0]), uintptr(len(md)), &name)); err != nil {

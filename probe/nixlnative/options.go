@@ -17,6 +17,7 @@ type options struct {
 	device                              int
 	minBlock, maxBlock                  int64
 	regions, blocks, iters, warmup, lbf int
+	bufferSize                          int64
 	backendParams                       [][2]string
 	rendezvous, timeLimit               time.Duration
 	noNotify                            bool
@@ -31,7 +32,7 @@ func parseOptions(args []string, stderr io.Writer) (*options, error) {
 	o := &options{}
 	fs := flag.NewFlagSet(Program, flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&o.role, "role", "", "target or initiator (the native loop is the initiator's)")
+	fs.StringVar(&o.role, "role", "", "target (prefill: serves its regions) or initiator (decode: the timed loop)")
 	fs.StringVar(&o.etcd, "etcd", "", "rdmabench's etcd client URL")
 	fs.StringVar(&o.key, "key", "", "etcd key prefix of this pair")
 	fs.StringVar(&o.name, "name", "rdmabench", "agent name prefix")
@@ -48,6 +49,7 @@ func parseOptions(args []string, stderr io.Writer) (*options, error) {
 	fs.IntVar(&o.iters, "iters", 256, "timed requests per block size")
 	fs.IntVar(&o.warmup, "warmup", 16, "warm-up requests per block size")
 	fs.IntVar(&o.lbf, "large-block-factor", 16, "iterations divided by this over 1 MiB")
+	fs.Int64Var(&o.bufferSize, "buffer-size", 0, "bytes each region is allocated with, at least (nixlbench's --total_buffer_size); default: the largest request's")
 	fs.Func("backend-param", "KEY=VALUE of the backend's creation (repeatable)", func(s string) error {
 		k, v, ok := strings.Cut(s, "=")
 		if !ok || k == "" {
@@ -71,8 +73,8 @@ func parseOptions(args []string, stderr io.Writer) (*options, error) {
 	}
 	o.op, o.initiatorSeg, o.targetSeg = strings.ToUpper(o.op), strings.ToUpper(o.initiatorSeg), strings.ToUpper(o.targetSeg)
 	switch {
-	case o.role != "initiator":
-		return nil, fmt.Errorf("--native is the initiator's loop: --role must be initiator, not %q (the target is the Python probe)", o.role)
+	case o.role != "initiator" && o.role != "target":
+		return nil, fmt.Errorf("--role must be target or initiator, not %q", o.role)
 	case o.etcd == "" || o.key == "":
 		return nil, fmt.Errorf("--etcd and --key are required")
 	case o.op != "READ" && o.op != "WRITE":
@@ -85,6 +87,8 @@ func parseOptions(args []string, stderr io.Writer) (*options, error) {
 		return nil, fmt.Errorf("--native runs nixlbench's loop, which sends a notification with every post: drop --no-notify")
 	case o.minBlock <= 0 || o.maxBlock <= 0 || o.regions <= 0 || o.blocks <= 0 || o.iters <= 0 || o.lbf <= 0:
 		return nil, fmt.Errorf("--min-block, --max-block, --regions, --blocks, --iters and --large-block-factor must be positive")
+	case o.bufferSize < 0:
+		return nil, fmt.Errorf("--buffer-size must be >= 0")
 	case o.warmup < 0 || o.minBlock > o.maxBlock:
 		return nil, fmt.Errorf("--warmup must be >= 0 and --min-block <= --max-block")
 	case !(*rendezvous > 0 && *rendezvous < 1e9) || !(*limit > 0 && *limit < 1e9):
@@ -97,6 +101,10 @@ func parseOptions(args []string, stderr io.Writer) (*options, error) {
 	}
 	return o, nil
 }
+
+// regionBytes is each region's allocation: the largest request's
+// blocks, or --buffer-size where that is more.
+func (o *options) regionBytes() int64 { return max(o.maxBlock*int64(o.blocks), o.bufferSize) }
 
 func seg(s string) bool { return s == "DRAM" || s == "VRAM" }
 

@@ -15,7 +15,7 @@ import (
 // banner is the Python probe's, with loop=native and the C API's path in
 // place of python's version and the script's digest.
 func (in *initiator) banner() string {
-	fields := [][2]string{{"role", "initiator"}, {"loop", "native"}, {"nixl", in.libnixl.version}, {"ucx", in.ucx},
+	fields := [][2]string{{"role", in.role}, {"loop", "native"}, {"nixl", in.libnixl.version}, {"ucx", in.ucx},
 		{"backend", strings.ToUpper(in.o.backend)}, {"plugins", strings.Join(in.plugins, ",")},
 		{"nixl-capi", in.lib.path}, {"go", runtime.Version()}}
 	if in.libnixl.libnixl != "" {
@@ -50,6 +50,7 @@ func (in *initiator) printConfig(tgt *peerInfo) {
 		{"Initiator seg type (--initiator_seg_type=[DRAM,VRAM])", o.initiatorSeg},
 		{"Target seg type (--target_seg_type=[DRAM,VRAM])", o.targetSeg},
 		{"Regions (--regions=N)", o.regions}, {"Blocks per request (--blocks=N)", o.blocks},
+		{"Bytes per region (--buffer-size)", in.mem.capacity},
 		{"Transfer (--reuse-xfer)", "reused"}, {"Notification per request", nixlbenchNote},
 		{"Start block size (--start_block_size=N)", o.minBlock}, {"Max block size (--max_block_size=N)", o.maxBlock},
 		{"Start batch size (--start_batch_size=N)", batch}, {"Max batch size (--max_batch_size=N)", batch},
