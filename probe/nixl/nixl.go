@@ -62,6 +62,20 @@ try:
     print("plugins=" + ",".join(sorted(a.get_plugin_list())))
 except Exception as e:
     print("plugins=error:" + str(e).replace("\n", " "))
+# NIXL's C API (--native): $RDMABENCH_NIXL_CAPI, else beside the
+# libnixl.so that importing nixl mapped (NIXL >= 1.0 installs it there).
+capi = os.environ.get("RDMABENCH_NIXL_CAPI", "")
+if not capi:
+    try:
+        with open("/proc/self/maps") as f:
+            for line in f:
+                p = line.split()[-1]
+                if os.path.basename(p).startswith("libnixl.so"):
+                    capi = os.path.join(os.path.dirname(p), "libnixl_capi.so")
+                    break
+    except OSError:
+        pass
+print("nixl-capi=" + (capi if capi and os.path.exists(capi) else "notfound"))
 try:
     import torch
     print("torch=" + torch.__version__ + " cuda=" + str(torch.version.cuda))

@@ -249,10 +249,22 @@ func TestFindReportsNixl(t *testing.T) {
 	standin(t)
 	var out bytes.Buffer
 	Find(context.Background(), &out)
-	for _, want := range []string{"python-found-by=PATH", "nixl-version=0.9.0+standin", "plugins=UCX"} {
+	// The stand-in package loads no libnixl.so: no C API beside it.
+	for _, want := range []string{"python-found-by=PATH", "nixl-version=0.9.0+standin", "plugins=UCX", "nixl-capi=notfound"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("--find lacks %q:\n%s", want, out.String())
 		}
+	}
+	// $RDMABENCH_NIXL_CAPI, where it names a file, is what --native loads.
+	lib := filepath.Join(t.TempDir(), "libnixl_capi.so")
+	if err := os.WriteFile(lib, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("RDMABENCH_NIXL_CAPI", lib)
+	out.Reset()
+	Find(context.Background(), &out)
+	if !strings.Contains(out.String(), "nixl-capi="+lib+"\n") {
+		t.Errorf("--find with RDMABENCH_NIXL_CAPI:\n%s", out.String())
 	}
 	t.Setenv(PythonEnv, "/nonexistent/python3")
 	out.Reset()

@@ -70,3 +70,28 @@ func TestNixlProbeTorchForVRAM(t *testing.T) {
 		t.Errorf("no probe: %v", st)
 	}
 }
+
+// TestNixlProbeCAPIForNative: --native checks NIXL's C API instead of
+// torch (its VRAM comes from the CUDA driver); a NIXL without it fails with
+// the fix; an older probe that does not look says unknown.
+func TestNixlProbeCAPIForNative(t *testing.T) {
+	probes := ProbesOf(&scenarios.Test{Tool: "nixl_probe", Args: scenarios.Args{InitiatorSeg: "VRAM", TargetSeg: "VRAM", Extra: []string{"--native"}}}, "nixl_probe")
+	var ids []string
+	for _, p := range probes {
+		ids = append(ids, p.ID)
+	}
+	if got := strings.Join(ids, " "); got != "binary-rdmabench-nixl nixl-probe-finds-nixl nixl-probe-capi nixl-probe-plugin-UCX" {
+		t.Fatalf("probes: %s", got)
+	}
+	judge := probes[2].Judge
+	if st, ev, _ := judge("python=/usr/bin/python3\nnixl=/x/nixl\nnixl-capi=/opt/nixl/lib/libnixl_capi.so\n"); st != ProbePass || ev != "NIXL's C API at /opt/nixl/lib/libnixl_capi.so" {
+		t.Errorf("capi: %v %q", st, ev)
+	}
+	if st, ev, fix := judge("python=/usr/bin/python3\nnixl=/x/nixl\nnixl-version=0.9.0\nnixl-capi=notfound\n"); st != ProbeFail ||
+		!strings.Contains(ev, "NIXL 0.9.0 at /x/nixl has no libnixl_capi.so") || !strings.Contains(fix, "drop --native") {
+		t.Errorf("no capi: %v %q %q", st, ev, fix)
+	}
+	if st, _, _ := judge("python=/usr/bin/python3\nnixl=/x/nixl\n"); st != ProbeUnknown {
+		t.Errorf("not looked for: %v", st)
+	}
+}

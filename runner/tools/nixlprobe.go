@@ -28,7 +28,12 @@ var nixlProbeSpec = Spec{build: buildNixlProbe, work: nixlProbeWork, messages: n
 // tests only).
 func nixlProbeProbes(t *scenarios.Test) []Probe {
 	probes := []Probe{NixlProbeFindsNixl()}
-	if strings.EqualFold(t.Args.InitiatorSeg, "VRAM") || strings.EqualFold(t.Args.TargetSeg, "VRAM") {
+	// --native: both sides in Go through NIXL's C API, VRAM from the CUDA
+	// driver (no torch).
+	native := slices.Contains(t.Args.Extra, "--native")
+	if native {
+		probes = append(probes, NixlProbeHasCAPI())
+	} else if strings.EqualFold(t.Args.InitiatorSeg, "VRAM") || strings.EqualFold(t.Args.TargetSeg, "VRAM") {
 		probes = append(probes, NixlProbeHasTorch())
 	}
 	backends := t.Args.Backends
@@ -64,6 +69,27 @@ func NixlProbeHasTorch() Probe {
 					"use the serving image (vLLM's python3 has torch), set RDMABENCH_PYTHON to a python3 with torch, or test DRAM segments"
 			default:
 				return ProbePass, "torch " + torch + " with " + py, ""
+			}
+		},
+	}
+}
+
+// NixlProbeHasCAPI is preflight's check for --native: the image's NIXL
+// has its C API (libnixl_capi.so) beside the libnixl.so its python3 loads,
+// or $RDMABENCH_NIXL_CAPI names one.
+func NixlProbeHasCAPI() Probe {
+	return Probe{
+		ID:     "nixl-probe-capi",
+		Script: nixlFindScript,
+		Judge: func(out string) (ProbeStatus, string, string) {
+			switch capi := probeField(out, "nixl-capi"); {
+			case probeField(out, "nixl") == "" || probeField(out, "nixl") == "notfound" || capi == "":
+				return ProbeUnknown, "NIXL's C API could not be looked for (see nixl-probe-finds-nixl)", ""
+			case capi == "notfound":
+				return ProbeFail, "NIXL " + probeField(out, "nixl-version") + " at " + probeField(out, "nixl") + " has no libnixl_capi.so beside its libnixl.so",
+					"use a serving image with NIXL >= 1.0 (its install and wheels ship libnixl_capi.so), set RDMABENCH_NIXL_CAPI to the library, or drop --native"
+			default:
+				return ProbePass, "NIXL's C API at " + capi, ""
 			}
 		},
 	}
