@@ -2,7 +2,10 @@ package runner
 
 import (
 	"fmt"
+	"path/filepath"
 	"testing"
+
+	"github.com/rdmabench/rdmabench/report/schema"
 )
 
 // The calls of 2026-11-28 14:13–14:22 (testdata/gpu/h100-kv-gpu2gpu,
@@ -99,5 +102,38 @@ func TestH200KVNativeBothSides(t *testing.T) {
 				t.Errorf("%s %s %d KiB: medians %+.2f %%, paired %+.2f %%; README says %+.1f / %+.1f", c.run, c.probe, size>>10, m, p, w[0], w[1])
 			}
 		}
+	}
+}
+
+// TestH200ShippedNative replays run22: the shipped gpu-kv-single-host
+// scenario with its probe-native test, as a user runs it: six passes,
+// preflight's nixl-probe-capi passed on the real NIXL, cuda_ipc named.
+func TestH200ShippedNative(t *testing.T) {
+	const run = "run22-shipped-native-h200/rb-shipped"
+	rep, err := schema.Load(filepath.Join(h100KV, run, "report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Results) != 6 {
+		t.Fatalf("%d results, want 6", len(rep.Results))
+	}
+	for _, r := range rep.Results {
+		if r.Verdict != schema.VerdictPass {
+			t.Errorf("%s: %s", r.Test, r.Verdict)
+		}
+	}
+	capi := ""
+	for _, ep := range rep.Preflight {
+		for _, c := range ep.Checks {
+			if c.ID == "nixl-probe-capi" && c.Status == schema.PreflightPass {
+				capi = c.Evidence
+			}
+		}
+	}
+	if capi != "NIXL's C API at /root/nb/prefix/lib/libnixl_capi.so" {
+		t.Errorf("preflight nixl-probe-capi: %q", capi)
+	}
+	if r := mustResult(t, run, "probe-native"); r.Transport == nil || r.Transport.Detail != "cuda_ipc (READ cuda<-cuda)" {
+		t.Errorf("probe-native transport %+v", r.Transport)
 	}
 }
