@@ -30,10 +30,19 @@ func main() {
 	if len(args) == 1 && args[0] == "--find" {
 		os.Exit(nixl.Find(context.Background(), os.Stdout))
 	}
-	if slices.Contains(args, "--native") {
+	if slices.ContainsFunc(args, nativeFlag) {
 		os.Exit(native(args))
 	}
 	os.Exit(nixl.Run(context.Background(), nixl.Options{Args: args, Limit: nixl.LimitOf(args), Stdout: os.Stdout, Stderr: os.Stderr}))
+}
+
+// nativeFlag is --native as Go's flag package (the native probe's) reads it.
+func nativeFlag(a string) bool {
+	switch a {
+	case "--native", "-native", "--native=true", "-native=true", "--native=1", "-native=1":
+		return true
+	}
+	return false
 }
 
 // native becomes the native probe's side: rdmabench-nccl beside this program

@@ -64,18 +64,25 @@ except Exception as e:
     print("plugins=error:" + str(e).replace("\n", " "))
 # NIXL's C API (--native): $RDMABENCH_NIXL_CAPI, else beside the
 # libnixl.so that importing nixl mapped (NIXL >= 1.0 installs it there).
+import glob, re
 capi = os.environ.get("RDMABENCH_NIXL_CAPI", "")
-if not capi:
+if capi:
+    capi = capi if os.path.exists(capi) or "/" not in capi else ""  # a soname: the loader's to find
+else:
     try:
         with open("/proc/self/maps") as f:
             for line in f:
                 p = line.split()[-1]
-                if os.path.basename(p).startswith("libnixl.so"):
-                    capi = os.path.join(os.path.dirname(p), "libnixl_capi.so")
+                # libnixl.so, or auditwheel's libnixl-<8 hex>.so
+                if re.match(r"libnixl(-[0-9a-f]{8})?\.so", os.path.basename(p)):
+                    d = os.path.dirname(p)
+                    found = sorted(glob.glob(os.path.join(d, "libnixl_capi*.so*")) + glob.glob(os.path.join(d, "..", "*.libs", "libnixl_capi*.so*"))
+                                   + glob.glob(os.path.join(d, "..", ".*.libs", "libnixl_capi*.so*")))
+                    capi = os.path.normpath(found[0]) if found else ""
                     break
     except OSError:
         pass
-print("nixl-capi=" + (capi if capi and os.path.exists(capi) else "notfound"))
+print("nixl-capi=" + (capi or "notfound"))
 try:
     import torch
     print("torch=" + torch.__version__ + " cuda=" + str(torch.version.cuda))

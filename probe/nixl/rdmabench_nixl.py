@@ -290,7 +290,7 @@ def loaded_library(stem):
 
 
 def ucx_version():
-    path = loaded_library("libucp.so")
+    path = loaded_library("libucp.so") or loaded_library("libucp-")  # a wheel's bundled libucp-<hash>.so
     if not path:
         return "not-loaded"
     try:

@@ -165,7 +165,7 @@ func (in *initiator) run(ctx context.Context) error {
 	}
 	// The target has read this side's key; once its own is gone (revoked
 	// as it ends), this side's may go too.
-	in.etcd.gone(ctx, "target", 5*time.Second)
+	in.flushNotif(ctx, 5*time.Second)
 	if failed != "" {
 		return errors.New(failed)
 	}
@@ -272,7 +272,7 @@ func (in *initiator) pluginList() ([]string, error) {
 func (in *initiator) register(capacity int64) error {
 	o, c := in.o, in.lib
 	var err error
-	if in.mem, err = newRegions(in.seg(), o.regions, capacity, o.device, in.cu); err != nil {
+	if in.mem, err = newRegions(in.seg(), o.regions, capacity, o.maxBlock*int64(o.blocks), o.device, in.cu); err != nil {
 		return err
 	}
 	// READ: the target's pattern is read; WRITE: the initiator's written.
@@ -286,6 +286,8 @@ func (in *initiator) register(capacity int64) error {
 	}
 	for _, a := range in.mem.addrs {
 		if err := check("nixl_capi_reg_dlist_add_desc", c.regDlistAddDesc(in.reg, a, uintptr(capacity), uint64(o.device), nil, 0)); err != nil {
+			c.destroyRegDlist(in.reg)
+			in.reg = 0 // never registered: nothing to deregister
 			return err
 		}
 	}
@@ -351,6 +353,9 @@ func (in *initiator) cleanup() {
 			c.destroyOptArgs(a)
 		}
 	}
+	if in.backend != 0 {
+		c.destroyBackend(in.backend) // the handle; the engine is the agent's
+	}
 	if in.agent != 0 {
 		c.destroyAgent(in.agent) // and its backends
 	}
@@ -373,6 +378,30 @@ func contains(xs []string, x string) bool {
 		}
 	}
 	return false
+}
+
+// flushNotif waits up to d for the target's key to go (it ends on "done"),
+// progressing NIXL meanwhile: without a progress thread the notification
+// may still be queued in UCX when genNotif returns, and only a NIXL call
+// (getNotifs progresses the backend's workers) sends it.
+func (in *initiator) flushNotif(ctx context.Context, d time.Duration) {
+	c := in.lib
+	var m uintptr
+	if c.createNotifMap(&m) != capiSuccess {
+		in.etcd.gone(ctx, "target", d)
+		return
+	}
+	defer c.destroyNotifMap(m)
+	end := time.Now().Add(d)
+	for time.Now().Before(end) {
+		for range 100 {
+			c.getNotifs(in.agent, m, 0)
+		}
+		c.notifMapClear(m)
+		if in.etcd.gone(ctx, "target", 20*time.Millisecond) {
+			return
+		}
+	}
 }
 
 // openNIXL loads the libnixl.so the image's python3 loads, first: the C

@@ -35,13 +35,22 @@ try:
     import nixl, nixl._api
 except Exception as e:
     print("nixl-error=" + str(e).replace("\n", " ")); sys.exit(0)
+import glob, re
 lib = ""
 with open("/proc/self/maps") as f:
     for line in f:
         p = line.split()[-1]
-        if os.path.basename(p).startswith("libnixl.so"):
+        # libnixl.so, or auditwheel's libnixl-<8 hex>.so
+        if re.match(r"libnixl(-[0-9a-f]{8})?\.so", os.path.basename(p)):
             lib = p; break
 print("libnixl=" + lib)
+capi = ""
+if lib:
+    d = os.path.dirname(lib)
+    for cand in sorted(glob.glob(os.path.join(d, "libnixl_capi*.so*")) + glob.glob(os.path.join(d, "..", "*.libs", "libnixl_capi*.so*"))
+                       + glob.glob(os.path.join(d, "..", ".*.libs", "libnixl_capi*.so*"))):
+        capi = os.path.normpath(cand); break
+print("nixl-capi=" + capi)
 v = getattr(nixl, "__version__", "")
 try:
     from importlib import metadata
@@ -56,7 +65,9 @@ print("nixl-version=" + (v or "unknown"))
 `
 
 // locate finds libnixl_capi.so: $RDMABENCH_NIXL_CAPI, else beside the
-// libnixl.so the image's python3 loads with nixl, else the loader's.
+// libnixl.so the image's python3 loads with nixl (or in a sibling *.libs
+// folder, as wheels lay libraries out), else the loader's where there is
+// no python3 at all.
 func locate(ctx context.Context) (nixlLib, error) {
 	if p := os.Getenv(CAPIEnv); p != "" {
 		return nixlLib{capi: p, version: "unknown", foundBy: CAPIEnv}, nil
@@ -83,14 +94,15 @@ func locate(ctx context.Context) (nixlLib, error) {
 		return nixlLib{}, fmt.Errorf("%s cannot import nixl (%s): run with the python3 of an image that has NIXL's Python package, set %s, or %s to NIXL's libnixl_capi.so",
 			py, e, pyprobe.PythonEnv, CAPIEnv)
 	}
-	lib := nixlLib{libnixl: fields["libnixl"], version: fields["nixl-version"], capi: "libnixl_capi.so", foundBy: "the loader"}
-	if lib.libnixl != "" {
-		beside := filepath.Join(filepath.Dir(lib.libnixl), "libnixl_capi.so")
-		if _, err := os.Stat(beside); err != nil {
-			return lib, fmt.Errorf("NIXL %s at %s has no libnixl_capi.so beside it (NIXL ≥ 1.0 installs it): set %s to it, or run the probe without --native",
-				lib.version, filepath.Dir(lib.libnixl), CAPIEnv)
-		}
-		lib.capi, lib.foundBy = beside, "beside "+py+"'s libnixl.so"
+	lib := nixlLib{libnixl: fields["libnixl"], version: fields["nixl-version"], capi: fields["nixl-capi"]}
+	switch {
+	case lib.libnixl == "":
+		// Not the loader's guess: another NIXL than python's would be measured.
+		return lib, fmt.Errorf("%s imported nixl but mapped no libnixl.so: set %s to the libnixl_capi.so of the NIXL it uses", py, CAPIEnv)
+	case lib.capi == "":
+		return lib, fmt.Errorf("NIXL %s at %s has no libnixl_capi.so beside it (NIXL ≥ 1.0 installs it): set %s to it, or run the probe without --native",
+			lib.version, filepath.Dir(lib.libnixl), CAPIEnv)
 	}
+	lib.foundBy = "beside " + py + "'s " + filepath.Base(lib.libnixl)
 	return lib, nil
 }

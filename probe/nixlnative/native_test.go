@@ -244,3 +244,21 @@ func TestNativeInitiatorWithoutTheCAPI(t *testing.T) {
 		t.Errorf("target exit %d, want 1:\n%s%s", tgt.code, tgt.out, tgt.errs)
 	}
 }
+
+// Where the image's python3 imports nixl but maps no libnixl (a NIXL this
+// probe cannot place), the run says so and what to set, rather than load
+// whatever libnixl_capi.so the loader finds.
+func TestNativeProbeWithoutLibnixl(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("no python3")
+	}
+	std, _ := filepath.Abs(filepath.Join("..", "nixl", "testdata", "standin"))
+	t.Setenv("PYTHONPATH", std) // the stand-in package loads no libnixl.so
+	t.Setenv(CAPIEnv, "")
+	srv := startEtcd(t)
+	var out, errb bytes.Buffer
+	code := Run(context.Background(), []string{"--role", "target", "--etcd", srv.URL, "--key", "/rdmabench/test/nolib"}, &out, &errb)
+	if code != 1 || !strings.Contains(errb.String(), "imported nixl but mapped no libnixl.so: set "+CAPIEnv) {
+		t.Errorf("exit %d: %s", code, errb.String())
+	}
+}

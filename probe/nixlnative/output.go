@@ -142,7 +142,8 @@ func ucxVersion() string {
 			continue
 		}
 		p := f[len(f)-1]
-		if !strings.HasPrefix(filepath.Base(p), "libucp.so") {
+		// libucp.so, or a wheel's bundled libucp-<hash>.so
+		if b := filepath.Base(p); !strings.HasPrefix(b, "libucp.so") && !strings.HasPrefix(b, "libucp-") {
 			continue
 		}
 		lib, err := dl.Open(p)

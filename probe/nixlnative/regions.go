@@ -12,14 +12,15 @@ import (
 type regions struct {
 	seg      string
 	capacity int64
+	used     int64 // what the largest request touches: filled, zeroed, checked
 	device   int
 	addrs    []uintptr
 	host     [][]byte // DRAM
 	cu       *cuda    // VRAM
 }
 
-func newRegions(seg string, count int, capacity int64, device int, cu *cuda) (*regions, error) {
-	r := &regions{seg: seg, capacity: capacity, device: device, cu: cu}
+func newRegions(seg string, count int, capacity, used int64, device int, cu *cuda) (*regions, error) {
+	r := &regions{seg: seg, capacity: capacity, used: min(used, capacity), device: device, cu: cu}
 	for range count {
 		if seg == "VRAM" {
 			var p uint64
@@ -45,16 +46,19 @@ func newRegions(seg string, count int, capacity int64, device int, cu *cuda) (*r
 // a reader checks what it got without a copy of the source.
 func patternByte(i int64, region int) byte { return byte((i%251 + int64(region)) % 256) }
 
+// set fills (or zeroes) the used part of every region: a --buffer-size
+// past it is never read or written.
 func (r *regions) set(fill bool) error {
+	buf := make([]byte, r.used)
 	for i, addr := range r.addrs {
-		buf := make([]byte, r.capacity)
+		clear(buf)
 		if fill {
 			for j := range buf {
 				buf[j] = patternByte(int64(j), i)
 			}
 		}
 		if r.seg == "VRAM" {
-			if err := cudaCheck("cuMemcpyHtoD", r.cu.cuMemcpyHtoD(uint64(addr), unsafe.Pointer(&buf[0]), uintptr(r.capacity))); err != nil {
+			if err := cudaCheck("cuMemcpyHtoD", r.cu.cuMemcpyHtoD(uint64(addr), unsafe.Pointer(&buf[0]), uintptr(r.used))); err != nil {
 				return err
 			}
 			continue

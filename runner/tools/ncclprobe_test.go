@@ -80,10 +80,10 @@ func TestNixlProbeCAPIForNative(t *testing.T) {
 	for _, p := range probes {
 		ids = append(ids, p.ID)
 	}
-	if got := strings.Join(ids, " "); got != "binary-rdmabench-nixl nixl-probe-finds-nixl nixl-probe-capi nixl-probe-plugin-UCX" {
+	if got := strings.Join(ids, " "); got != "binary-rdmabench-nixl nixl-probe-finds-nixl binary-rdmabench-nccl nixl-probe-capi nixl-probe-plugin-UCX" {
 		t.Fatalf("probes: %s", got)
 	}
-	judge := probes[2].Judge
+	judge := probes[3].Judge
 	if st, ev, _ := judge("python=/usr/bin/python3\nnixl=/x/nixl\nnixl-capi=/opt/nixl/lib/libnixl_capi.so\n"); st != ProbePass || ev != "NIXL's C API at /opt/nixl/lib/libnixl_capi.so" {
 		t.Errorf("capi: %v %q", st, ev)
 	}

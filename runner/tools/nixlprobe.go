@@ -32,7 +32,9 @@ func nixlProbeProbes(t *scenarios.Test) []Probe {
 	// driver (no torch).
 	native := slices.Contains(t.Args.Extra, "--native")
 	if native {
-		probes = append(probes, NixlProbeHasCAPI())
+		// Its sides run in rdmabench-nccl, the bundle's program that loads
+		// libraries (rdmabench-nixl execs it from its own folder).
+		probes = append(probes, BinaryProbe("rdmabench-nccl", installOf(tool.NixlProbe)), NixlProbeHasCAPI())
 	} else if strings.EqualFold(t.Args.InitiatorSeg, "VRAM") || strings.EqualFold(t.Args.TargetSeg, "VRAM") {
 		probes = append(probes, NixlProbeHasTorch())
 	}
