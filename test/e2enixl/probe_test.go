@@ -38,6 +38,12 @@ tests:
     to: prefill
     requires: tcp
     args: {backend: UCX, op: READ, minSize: 64KiB, maxSize: 4MiB, iterations: 512, extra: ["--reuse-xfer", "--no-notify"]}
+  - name: probe-native
+    tool: nixl_probe
+    from: decode
+    to: prefill
+    requires: tcp
+    args: {backend: UCX, op: READ, minSize: 64KiB, maxSize: 4MiB, iterations: 512, extra: ["--native"]}
   - name: nixlbench
     tool: nixlbench
     from: decode
@@ -68,10 +74,13 @@ func TestProbeBesideNixlbench(t *testing.T) {
 		runtime = "ETCD"
 	}
 	dir := t.TempDir()
-	build := exec.Command("go", "build", "-o", filepath.Join(dir, "rdmabench-nixl"), "../../cmd/rdmabench-nixl")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build the probe: %v\n%s", err, out)
+	// rdmabench-nccl hosts --native's sides (NIXL's C API through purego).
+	for _, p := range []string{"rdmabench-nixl", "rdmabench-nccl"} {
+		build := exec.Command("go", "build", "-o", filepath.Join(dir, p), "../../cmd/"+p)
+		build.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := build.CombinedOutput(); err != nil {
+			t.Fatalf("build %s: %v\n%s", p, err, out)
+		}
 	}
 	t.Setenv("PATH", dir+":"+os.Getenv("PATH"))
 	t.Setenv("PYTHONPATH", site)
@@ -105,6 +114,11 @@ func TestProbeBesideNixlbench(t *testing.T) {
 			t.Errorf("%s: want the probe, with the UCX and python it loaded: %+v", name, r)
 		}
 	}
+	// --native: both sides in Go through the build's libnixl_capi.so, found
+	// beside the libnixl.so its Python package maps.
+	if r := byTest["probe-native"]; r == nil || r.Program != "rdmabench-nixl" || r.Libraries["ucx"] == "" {
+		t.Errorf("probe-native: want the probe, with the UCX it loaded: %+v", r)
+	}
 	table := probeTable(byTest)
 	t.Logf("side by side:\n%s", table)
 	if *record {
@@ -129,16 +143,16 @@ func probeTable(by map[string]*schema.Result) string {
 		}
 		return m
 	}
-	nb, reuse, vllm := bw("nixlbench"), bw("probe-reuse"), bw("probe-vllm")
+	nb, reuse, vllm, native := bw("nixlbench"), bw("probe-reuse"), bw("probe-vllm"), bw("probe-native")
 	var b strings.Builder
-	fmt.Fprintf(&b, "%-8s %12s %14s %14s %8s\n", "block", "nixlbench", "probe (reuse)", "probe (vLLM)", "ratio")
+	fmt.Fprintf(&b, "%-8s %12s %14s %14s %8s %14s\n", "block", "nixlbench", "probe (reuse)", "probe (vLLM)", "ratio", "probe (native)")
 	if r := by["nixlbench"]; r != nil {
 		for _, s := range r.Samples {
 			ratio := 0.0
 			if nb[s.Bytes] > 0 {
 				ratio = reuse[s.Bytes] / nb[s.Bytes]
 			}
-			fmt.Fprintf(&b, "%-8s %7.2f GB/s %9.2f GB/s %9.2f GB/s %8.2f\n", schema.FormatSizeShort(s.Bytes), nb[s.Bytes], reuse[s.Bytes], vllm[s.Bytes], ratio)
+			fmt.Fprintf(&b, "%-8s %7.2f GB/s %9.2f GB/s %9.2f GB/s %8.2f %9.2f GB/s\n", schema.FormatSizeShort(s.Bytes), nb[s.Bytes], reuse[s.Bytes], vllm[s.Bytes], ratio, native[s.Bytes])
 		}
 	}
 	return b.String()
