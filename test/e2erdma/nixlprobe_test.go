@@ -32,7 +32,7 @@ var (
 // needProbeRuntime installs, once, what the NIXL probe needs in the VMs
 // beside the NIXL prefix: the prefix's Python package, the host's python3
 // with numpy (and the libraries they load that the VMs lack), and
-// rdmabench-nixl (static).
+// rdmabench-nixl (static) and rdmabench-nccl (--native's sides).
 func needProbeRuntime(t *testing.T) {
 	t.Helper()
 	prefix := needNixl(t)
@@ -46,15 +46,18 @@ func needProbeRuntime(t *testing.T) {
 }
 
 func installProbeRuntime(t *testing.T, prefix string) error {
-	probe := filepath.Join(t.TempDir(), "rdmabench-nixl")
-	build := exec.Command("go", "build", "-o", probe, "../../cmd/rdmabench-nixl")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		return fmt.Errorf("build rdmabench-nixl: %v\n%s", err, out)
-	}
 	files := map[string]string{ // VM path → host path
-		nixlDir + "/bin/rdmabench-nixl": probe,
-		pyDir + "/bin/python3":          "/usr/bin/python3.11",
+		pyDir + "/bin/python3": "/usr/bin/python3.11",
+	}
+	// rdmabench-nccl beside rdmabench-nixl: --native's sides run in it.
+	for _, p := range []string{"rdmabench-nixl", "rdmabench-nccl"} {
+		bin := filepath.Join(t.TempDir(), p)
+		build := exec.Command("go", "build", "-o", bin, "../../cmd/"+p)
+		build.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := build.CombinedOutput(); err != nil {
+			return fmt.Errorf("build %s: %v\n%s", p, err, out)
+		}
+		files[nixlDir+"/bin/"+p] = bin
 	}
 	site := filepath.Join(prefix, "lib", "python", "site-packages")
 	for _, tree := range [][2]string{{site, nixlDir + "/lib/python/site-packages"}, {"/usr/lib/python3.11", pyDir + "/lib/python3.11"},
@@ -173,7 +176,7 @@ func TestNixlProbeOnVMs(t *testing.T) {
 kind: Scenario
 metadata:
   name: nixl-probe-softroce
-  description: "the NIXL probe (vLLM's way) and nixlbench between the soft-RoCE VMs"
+  description: "the NIXL probe (vLLM's way and --native) and nixlbench between the soft-RoCE VMs"
 backend: ssh
 hosts:
 ` + hostsYAML() + `lineRate: auto
@@ -199,6 +202,13 @@ tests:
     requires: rdma
     expect: {transport: rdma}
     args: {backend: UCX, op: READ, minSize: 64KiB, maxSize: 256KiB, iterations: 32}
+  - name: kv-native
+    tool: nixl_probe
+    from: decode
+    to: prefill
+    requires: rdma
+    expect: {transport: rdma}
+    args: {backend: UCX, op: READ, minSize: 64KiB, maxSize: 256KiB, iterations: 32, extra: ["--native"]}
   - name: kv-nixlbench
     tool: nixlbench
     from: decode
@@ -223,7 +233,7 @@ tests:
 	if code != 0 {
 		t.Errorf("exit %d; want 0", code)
 	}
-	checkNixlResults(t, rep)
+	checkNixlResults(t, rep, 3)
 	for _, r := range rep.Results {
 		if r.Tool == "nixl_probe" && (r.Program != "rdmabench-nixl" || r.Libraries["ucx"] == "") {
 			t.Errorf("probe result: program %q libraries %v", r.Program, r.Libraries)
