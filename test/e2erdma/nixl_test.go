@@ -40,6 +40,15 @@ func needNixl(t *testing.T) string {
 		// lane, TestNixlProbeOnVMs, runs nixlbench with it).
 		t.Skipf("RDMABENCH_NIXL_RUNTIME=%s: the nixlbench at RDMABENCH_NIXL_PREFIX has no ETCD runtime, which this test measures", rt)
 	}
+	return needNixlPrefix(t)
+}
+
+// needNixlPrefix installs RDMABENCH_NIXL_PREFIX into both VMs, once,
+// whatever nixlbench's runtime (the probe lane runs nixlbench with ASIO
+// where the build has no ETCD runtime).
+func needNixlPrefix(t *testing.T) string {
+	t.Helper()
+	needVMs(t)
 	prefix := os.Getenv("RDMABENCH_NIXL_PREFIX")
 	if prefix == "" {
 		t.Skip("RDMABENCH_NIXL_PREFIX is not set: the real-nixlbench lane runs with `make e2e-nixl NIXL_PREFIX=…`")

@@ -35,7 +35,7 @@ var (
 // rdmabench-nixl (static) and rdmabench-nccl (--native's sides).
 func needProbeRuntime(t *testing.T) {
 	t.Helper()
-	prefix := needNixl(t)
+	prefix := needNixlPrefix(t)
 	if _, err := os.Stat(filepath.Join(prefix, "lib", "python", "site-packages", "nixl")); err != nil {
 		t.Skip("the NIXL build has no Python package (lib/python/site-packages/nixl): the probe needs it")
 	}
@@ -58,6 +58,12 @@ func installProbeRuntime(t *testing.T, prefix string) error {
 			return fmt.Errorf("build %s: %v\n%s", p, err, out)
 		}
 		files[nixlDir+"/bin/"+p] = bin
+	}
+	// rdmabench-nccl (purego, CGO_ENABLED=0) needs libdl.so.2 and
+	// libpthread.so.0, which every glibc image has but the VMs' trimmed
+	// root file system lacks: the host's, from the same glibc packages.
+	for _, lib := range []string{"libdl.so.2", "libpthread.so.0"} {
+		files[pyDir+"/lib/"+lib] = "/lib/x86_64-linux-gnu/" + lib
 	}
 	site := filepath.Join(prefix, "lib", "python", "site-packages")
 	for _, tree := range [][2]string{{site, nixlDir + "/lib/python/site-packages"}, {"/usr/lib/python3.11", pyDir + "/lib/python3.11"},
