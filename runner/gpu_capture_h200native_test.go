@@ -137,3 +137,44 @@ func TestH200ShippedNative(t *testing.T) {
 		t.Errorf("probe-native transport %+v", r.Transport)
 	}
 }
+
+// TestH200KVNativeCLoop replays run23 (an experiment build: the native
+// initiator's timed loop in C, facts/cloop.c): the C loop gains on Go's at
+// 1–2 MiB but stays 15–17 % below nixlbench there; a 1 MiB transfer posts
+// in 6.15 (nixlbench), 7.55 (Go) and 6.77 µs (C) and completes 11.85,
+// 15.27 and 13.85 µs later.
+func TestH200KVNativeCLoop(t *testing.T) {
+	const run = "run23-cloop-experiment-h200/rb-like17"
+	byTest, gbps := reparsed(t, run)
+	if len(gbps) != 18 {
+		t.Fatalf("%d results passed, want 18", len(gbps))
+	}
+	if got := parseRaw(t, run, byTest["probe-native-cloop-1"]).Info["exp_cloop"]; got != "/root/rb/cloop.so" {
+		t.Errorf("the C loop's config row: %q", got)
+	}
+	for _, c := range []struct {
+		prefix   string
+		post, tx float64
+	}{{"nixlbench", 6.15, 11.85}, {"probe-native", 7.55, 15.27}, {"probe-native-cloop", 6.77, 13.85}} {
+		var post, tx float64
+		for i := 1; i <= 6; i++ {
+			p, x := tableRow(t, run, byTest[fmt.Sprintf("%s-%d", c.prefix, i)], mib)
+			post, tx = post+p/6, tx+x/6
+		}
+		if !within(post, c.post, 0.01) || !within(tx, c.tx, 0.01) {
+			t.Errorf("%s at 1 MiB: post %.3f, Tx %.3f µs; README says %.2f, %.2f", c.prefix, post, tx, c.post, c.tx)
+		}
+	}
+	type figures map[int64][2]float64
+	for probe, want := range map[string]figures{
+		"probe-native":       {mib: {-22.0, -23.1}, mib2: {-21.2, -19.9}, mib4: {-10.0, -9.2}, mib8: {-6.9, -7.6}, mb16: {-0.7, -2.9}},
+		"probe-native-cloop": {mib: {-15.1, -15.3}, mib2: {-16.7, -16.1}, mib4: {-10.1, -10.4}, mib8: {-4.9, -6.6}, mb16: {1.6, -0.3}},
+	} {
+		for size, w := range want {
+			m, p := alternated(gbps, "nixlbench", probe, 6, size)
+			if !within(m, w[0], 0.05) || !within(p, w[1], 0.05) {
+				t.Errorf("%s %d MiB: medians %+.2f %%, paired %+.2f %%; README says %+.1f / %+.1f", probe, size>>20, m, p, w[0], w[1])
+			}
+		}
+	}
+}
