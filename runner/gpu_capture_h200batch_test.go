@@ -80,11 +80,7 @@ func TestH200KVTwelveAlternations(t *testing.T) {
 		prefix   string
 		post, tx float64
 	}{{"nixlbench", 7.29, 12.30}, {"probe-as-nixlbench", 8.95, 13.93}} {
-		var post, tx float64
-		for i := 1; i <= 12; i++ {
-			p, x := tableRow(t, run, byTest[fmt.Sprintf("%s-%d", c.prefix, i)], mib)
-			post, tx = post+p/12, tx+x/12
-		}
+		post, tx := meanHalves(t, run, byTest, c.prefix, 12)
 		if !within(post, c.post, 0.01) || !within(tx, c.tx, 0.01) {
 			t.Errorf("%s at 1 MiB: post %.2f, Tx %.2f µs; README says %.1f, %.1f", c.prefix, post, tx, c.post, c.tx)
 		}

@@ -30,7 +30,6 @@ func TestH200KVNativeInitiator(t *testing.T) {
 	if info["loop"] != "native" || info["nixl_capi"] != "/root/nb/prefix/lib/libnixl_capi.so" || info["backend_param"] != "num_workers=2,num_threads=0" {
 		t.Errorf("run17 native banner and config: %v", info)
 	}
-	type figures map[int64][2]float64 // medians, paired ratios (%)
 	for _, c := range []struct {
 		run, probe string
 		n          int
@@ -40,13 +39,7 @@ func TestH200KVNativeInitiator(t *testing.T) {
 		{run17, "probe-as-nixlbench", 8, figures{mib: {-11.6, -12.1}, mib2: {-11.0, -11.9}, mib4: {-10.7, -8.8}, mib8: {-5.1, -5.0}, mb16: {-4.3, -3.8}}},
 		{run18, "probe-native", 16, figures{mib: {-3.0, -5.7}, mib2: {-9.2, -2.0}, mib4: {-0.9, -1.1}, mib8: {-4.1, -1.3}, mb16: {-1.1, -1.5}}},
 	} {
-		_, gbps := reparsed(t, c.run)
-		for size, w := range c.want {
-			m, p := alternated(gbps, "nixlbench", c.probe, c.n, size)
-			if !within(m, w[0], 0.05) || !within(p, w[1], 0.05) {
-				t.Errorf("%s %s %d MiB: medians %+.2f %%, paired %+.2f %%; README says %+.1f / %+.1f", c.run, c.probe, size>>20, m, p, w[0], w[1])
-			}
-		}
+		checkAlternated(t, c.run, c.probe, c.n, c.want)
 	}
 }
 
@@ -73,16 +66,11 @@ func TestH200KVNativeBothSides(t *testing.T) {
 		prefix   string
 		post, tx float64
 	}{{"nixlbench", 7.50, 11.94}, {"probe-native", 7.75, 14.75}, {"probe-as-nixlbench", 8.88, 13.66}} {
-		var post, tx float64
-		for i := 1; i <= 8; i++ {
-			p, x := tableRow(t, run19, byTest[fmt.Sprintf("%s-%d", c.prefix, i)], mib)
-			post, tx = post+p/8, tx+x/8
-		}
+		post, tx := meanHalves(t, run19, byTest, c.prefix, 8)
 		if !within(post, c.post, 0.01) || !within(tx, c.tx, 0.01) {
 			t.Errorf("run19 %s at 1 MiB: post %.2f, Tx %.2f µs; README says %.2f, %.2f", c.prefix, post, tx, c.post, c.tx)
 		}
 	}
-	type figures map[int64][2]float64 // medians, paired ratios (%)
 	for _, c := range []struct {
 		run, probe string
 		n          int
@@ -95,13 +83,7 @@ func TestH200KVNativeBothSides(t *testing.T) {
 		{"run21-native-buffer-h200/rb-like16", "probe-native", 6, figures{mib: {-11.0, -11.0}, mib2: {-0.3, -1.2}, mib4: {3.2, 3.0}, mib8: {-1.0, -1.8}, mb16: {0.6, -0.4}}},
 		{"run21-native-buffer-h200/rb-like16", "probe-native-1gib", 6, figures{mib: {-17.2, -9.4}, mib2: {-1.7, -0.4}, mib4: {-4.3, -5.6}, mib8: {0.3, 1.2}, mb16: {-1.0, 0.5}}},
 	} {
-		_, gbps := reparsed(t, c.run)
-		for size, w := range c.want {
-			m, p := alternated(gbps, "nixlbench", c.probe, c.n, size)
-			if !within(m, w[0], 0.05) || !within(p, w[1], 0.05) {
-				t.Errorf("%s %s %d KiB: medians %+.2f %%, paired %+.2f %%; README says %+.1f / %+.1f", c.run, c.probe, size>>10, m, p, w[0], w[1])
-			}
-		}
+		checkAlternated(t, c.run, c.probe, c.n, c.want)
 	}
 }
 
@@ -156,25 +138,43 @@ func TestH200KVNativeCLoop(t *testing.T) {
 		prefix   string
 		post, tx float64
 	}{{"nixlbench", 6.15, 11.85}, {"probe-native", 7.55, 15.27}, {"probe-native-cloop", 6.77, 13.85}} {
-		var post, tx float64
-		for i := 1; i <= 6; i++ {
-			p, x := tableRow(t, run, byTest[fmt.Sprintf("%s-%d", c.prefix, i)], mib)
-			post, tx = post+p/6, tx+x/6
-		}
+		post, tx := meanHalves(t, run, byTest, c.prefix, 6)
 		if !within(post, c.post, 0.01) || !within(tx, c.tx, 0.01) {
 			t.Errorf("%s at 1 MiB: post %.3f, Tx %.3f µs; README says %.2f, %.2f", c.prefix, post, tx, c.post, c.tx)
 		}
 	}
-	type figures map[int64][2]float64
 	for probe, want := range map[string]figures{
 		"probe-native":       {mib: {-22.0, -23.1}, mib2: {-21.2, -19.9}, mib4: {-10.0, -9.2}, mib8: {-6.9, -7.6}, mb16: {-0.7, -2.9}},
 		"probe-native-cloop": {mib: {-15.1, -15.3}, mib2: {-16.7, -16.1}, mib4: {-10.1, -10.4}, mib8: {-4.9, -6.6}, mb16: {1.6, -0.3}},
 	} {
-		for size, w := range want {
-			m, p := alternated(gbps, "nixlbench", probe, 6, size)
-			if !within(m, w[0], 0.05) || !within(p, w[1], 0.05) {
-				t.Errorf("%s %d MiB: medians %+.2f %%, paired %+.2f %%; README says %+.1f / %+.1f", probe, size>>20, m, p, w[0], w[1])
-			}
+		checkAlternated(t, run, probe, 6, want)
+	}
+}
+
+// meanHalves is the mean post and Tx (µs) of a 1 MiB transfer over the n
+// alternations prefix-1 … prefix-n of a run, from their table rows.
+func meanHalves(t *testing.T, run string, byTest map[string]schema.Result, prefix string, n int) (post, tx float64) {
+	t.Helper()
+	for i := 1; i <= n; i++ {
+		p, x := tableRow(t, run, byTest[fmt.Sprintf("%s-%d", prefix, i)], mib)
+		post, tx = post+p/float64(n), tx+x/float64(n)
+	}
+	return post, tx
+}
+
+// figures are a probe's medians and paired ratios against nixlbench (%),
+// by block size.
+type figures map[int64][2]float64
+
+// checkAlternated compares a probe's n alternations with nixlbench's in a
+// run against the figures the README gives, to 0.05 points.
+func checkAlternated(t *testing.T, run, probe string, n int, want figures) {
+	t.Helper()
+	_, gbps := reparsed(t, run)
+	for size, w := range want {
+		m, p := alternated(gbps, "nixlbench", probe, n, size)
+		if !within(m, w[0], 0.05) || !within(p, w[1], 0.05) {
+			t.Errorf("%s %s %d KiB: medians %+.2f %%, paired %+.2f %%; README says %+.1f / %+.1f", run, probe, size>>10, m, p, w[0], w[1])
 		}
 	}
 }

@@ -33,19 +33,9 @@ var Script []byte
 // PythonEnv names the python3 to use where PATH's is not the serving one.
 const PythonEnv = pyprobe.PythonEnv
 
-// findScript prints what preflight needs to know, one key=value a line:
-// the interpreter, whether it imports nixl, NIXL's version and plugins.
-const findScript = `
-import sys
-print("python-version=" + sys.version.split()[0])
-try:
-    import nixl, nixl._api as api
-except Exception as e:
-    print("nixl=notfound")
-    print("nixl-error=" + str(e).replace("\n", " "))
-    sys.exit(0)
-import os
-print("nixl=" + os.path.dirname(nixl.__file__))
+// VersionPython prints nixl-version=: NIXL's pip distribution's version,
+// else nixl.__version__, else unknown (nixl imported, os and sys too).
+const VersionPython = `
 v = getattr(nixl, "__version__", "")
 try:
     from importlib import metadata
@@ -57,31 +47,57 @@ try:
 except ImportError:
     pass
 print("nixl-version=" + (v or "unknown"))
+`
+
+// CAPIPython prints libnixl=, the libnixl.so that importing nixl mapped
+// (or a wheel's libnixl-<8 hex>.so), and leaves capi_found: NIXL's C API
+// (--native) beside it, or in a sibling *.libs folder as wheels lay
+// libraries out; "" where there is none.
+const CAPIPython = `
+import glob, re
+libnixl, capi_found = "", ""
+try:
+    with open("/proc/self/maps") as f:
+        for line in f:
+            p = line.split()[-1]
+            if re.match(r"libnixl(-[0-9a-f]{8})?\.so", os.path.basename(p)):
+                libnixl = p; break
+except OSError:
+    pass
+print("libnixl=" + libnixl)
+if libnixl:
+    d = os.path.dirname(libnixl)
+    found = sorted(glob.glob(os.path.join(d, "libnixl_capi*.so*")) + glob.glob(os.path.join(d, "..", "*.libs", "libnixl_capi*.so*"))
+                   + glob.glob(os.path.join(d, "..", ".*.libs", "libnixl_capi*.so*")))
+    capi_found = os.path.normpath(found[0]) if found else ""
+`
+
+// findScript prints what preflight needs to know, one key=value a line:
+// the interpreter, whether it imports nixl, NIXL's version, plugins and C
+// API, and torch.
+const findScript = `
+import os, sys
+print("python-version=" + sys.version.split()[0])
+try:
+    import nixl, nixl._api as api
+except Exception as e:
+    print("nixl=notfound")
+    print("nixl-error=" + str(e).replace("\n", " "))
+    sys.exit(0)
+print("nixl=" + os.path.dirname(nixl.__file__))
+` + VersionPython + `
 try:
     a = api.nixl_agent("rdmabench-find", api.nixl_agent_config(False, False, 0, backends=[]))
     print("plugins=" + ",".join(sorted(a.get_plugin_list())))
 except Exception as e:
     print("plugins=error:" + str(e).replace("\n", " "))
-# NIXL's C API (--native): $RDMABENCH_NIXL_CAPI, else beside the
-# libnixl.so that importing nixl mapped (NIXL >= 1.0 installs it there).
-import glob, re
+` + CAPIPython + `
+# $RDMABENCH_NIXL_CAPI first, as --native takes it (a soname: the loader's to find).
 capi = os.environ.get("RDMABENCH_NIXL_CAPI", "")
 if capi:
-    capi = capi if os.path.exists(capi) or "/" not in capi else ""  # a soname: the loader's to find
+    capi = capi if os.path.exists(capi) or "/" not in capi else ""
 else:
-    try:
-        with open("/proc/self/maps") as f:
-            for line in f:
-                p = line.split()[-1]
-                # libnixl.so, or auditwheel's libnixl-<8 hex>.so
-                if re.match(r"libnixl(-[0-9a-f]{8})?\.so", os.path.basename(p)):
-                    d = os.path.dirname(p)
-                    found = sorted(glob.glob(os.path.join(d, "libnixl_capi*.so*")) + glob.glob(os.path.join(d, "..", "*.libs", "libnixl_capi*.so*"))
-                                   + glob.glob(os.path.join(d, "..", ".*.libs", "libnixl_capi*.so*")))
-                    capi = os.path.normpath(found[0]) if found else ""
-                    break
-    except OSError:
-        pass
+    capi = capi_found
 print("nixl-capi=" + (capi or "notfound"))
 try:
     import torch

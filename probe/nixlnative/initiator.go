@@ -17,6 +17,7 @@ import (
 	"io"
 	"os/signal"
 	"runtime"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -210,7 +211,7 @@ func (in *initiator) start(ctx context.Context) error {
 		return err
 	}
 	backend := strings.ToUpper(o.backend)
-	if !contains(in.plugins, backend) {
+	if !slices.Contains(in.plugins, backend) {
 		return fmt.Errorf("the image's NIXL has no %s plugin (it has %s); set NIXL_PLUGIN_DIR to the folder of libplugin_%s.so or choose a backend it has",
 			backend, strings.Join(in.plugins, ","), backend)
 	}
@@ -369,15 +370,6 @@ func memType(seg string) int32 {
 		return memVRAM
 	}
 	return memDRAM
-}
-
-func contains(xs []string, x string) bool {
-	for _, s := range xs {
-		if s == x {
-			return true
-		}
-	}
-	return false
 }
 
 // flushNotif waits up to d for the target's key to go (it ends on "done"),

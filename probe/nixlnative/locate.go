@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rdmabench/rdmabench/probe/nixl"
 	"github.com/rdmabench/rdmabench/probe/pyprobe"
 )
 
@@ -28,41 +29,17 @@ type nixlLib struct {
 }
 
 // locateScript imports nixl as vLLM does and prints the libnixl.so it
-// loaded (from /proc/self/maps) and NIXL's version.
+// mapped, NIXL's C API beside it and NIXL's version (the scripts preflight
+// reads them with, package nixl).
 const locateScript = `
 import os, sys
 try:
     import nixl, nixl._api
 except Exception as e:
     print("nixl-error=" + str(e).replace("\n", " ")); sys.exit(0)
-import glob, re
-lib = ""
-with open("/proc/self/maps") as f:
-    for line in f:
-        p = line.split()[-1]
-        # libnixl.so, or auditwheel's libnixl-<8 hex>.so
-        if re.match(r"libnixl(-[0-9a-f]{8})?\.so", os.path.basename(p)):
-            lib = p; break
-print("libnixl=" + lib)
-capi = ""
-if lib:
-    d = os.path.dirname(lib)
-    for cand in sorted(glob.glob(os.path.join(d, "libnixl_capi*.so*")) + glob.glob(os.path.join(d, "..", "*.libs", "libnixl_capi*.so*"))
-                       + glob.glob(os.path.join(d, "..", ".*.libs", "libnixl_capi*.so*"))):
-        capi = os.path.normpath(cand); break
-print("nixl-capi=" + capi)
-v = getattr(nixl, "__version__", "")
-try:
-    from importlib import metadata
-    for d in ("nixl", "nixl-cu13", "nixl-cu12", "nixl_cu13", "nixl_cu12"):
-        try:
-            v = metadata.version(d); break
-        except Exception:
-            pass
-except ImportError:
-    pass
-print("nixl-version=" + (v or "unknown"))
-`
+` + nixl.CAPIPython + `
+print("nixl-capi=" + capi_found)
+` + nixl.VersionPython
 
 // locate finds libnixl_capi.so: $RDMABENCH_NIXL_CAPI, else beside the
 // libnixl.so the image's python3 loads with nixl (or in a sibling *.libs
