@@ -96,16 +96,15 @@ type capi struct {
 	createNotifMap         func(m *uintptr) int32
 	destroyNotifMap        func(m uintptr) int32
 	getNotifs              func(agent, m, args uintptr) int32
-	notifMapSize           func(m uintptr, n *uintptr) int32
-	notifMapGetAgentAt     func(m uintptr, i uintptr, name **byte) int32
-	notifMapGetNotifsSize  func(m uintptr, agent string, n *uintptr) int32
-	notifMapGetNotif       func(m uintptr, agent string, i uintptr, data *unsafe.Pointer, n *uintptr) int32
 	notifMapClear          func(m uintptr) int32
 
-	// The timed loop's two calls, called through purego.SyscallN: a
+	// The hot loops' calls, called through purego.SyscallN: a
 	// RegisterLibFunc function goes through reflection (450 ns a call against
-	// 180 ns on a 2-core VM).
-	postXferReq, getXferStatus uintptr
+	// 180 ns on a 2-core VM). The initiator's timed loop posts and polls; the
+	// target's loop reads notifications, and its speed is the initiator's:
+	// each transfer's flush waits for the target's UCX to answer.
+	postXferReq, getXferStatus           uintptr
+	getNotifsFn, notifsSizeFn, notifAtFn uintptr
 
 	free   func(p unsafe.Pointer)
 	fflush func(stream unsafe.Pointer) int32
@@ -137,9 +136,7 @@ func loadCAPI(path string) (*capi, error) {
 		"nixl_capi_release_xfer_req": &c.releaseXferReq, "nixl_capi_destroy_xfer_req": &c.destroyXferReq,
 		"nixl_capi_gen_notif":        &c.genNotif,
 		"nixl_capi_create_notif_map": &c.createNotifMap, "nixl_capi_destroy_notif_map": &c.destroyNotifMap,
-		"nixl_capi_get_notifs": &c.getNotifs, "nixl_capi_notif_map_size": &c.notifMapSize,
-		"nixl_capi_notif_map_get_agent_at": &c.notifMapGetAgentAt, "nixl_capi_notif_map_get_notifs_size": &c.notifMapGetNotifsSize,
-		"nixl_capi_notif_map_get_notif": &c.notifMapGetNotif, "nixl_capi_notif_map_clear": &c.notifMapClear,
+		"nixl_capi_get_notifs": &c.getNotifs, "nixl_capi_notif_map_clear": &c.notifMapClear,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%w (rdmabench's native initiator wants NIXL's C API of 1.x)", err)
@@ -148,6 +145,15 @@ func loadCAPI(path string) (*capi, error) {
 		return nil, err
 	}
 	if c.getXferStatus, err = dl.Sym(lib, path, "nixl_capi_get_xfer_status"); err != nil {
+		return nil, err
+	}
+	if c.getNotifsFn, err = dl.Sym(lib, path, "nixl_capi_get_notifs"); err != nil {
+		return nil, err
+	}
+	if c.notifsSizeFn, err = dl.Sym(lib, path, "nixl_capi_notif_map_get_notifs_size"); err != nil {
+		return nil, err
+	}
+	if c.notifAtFn, err = dl.Sym(lib, path, "nixl_capi_notif_map_get_notif"); err != nil {
 		return nil, err
 	}
 	// The metadata and names the C API returns are malloc'ed.
@@ -177,5 +183,24 @@ func (c *capi) post(agent, req uintptr) int32 {
 
 func (c *capi) status(agent, req uintptr) int32 {
 	r, _, _ := purego.SyscallN(c.getXferStatus, agent, req)
+	return int32(r)
+}
+
+// pollNotifs, notifsOf and notifAt are the target's loop: NIXL's
+// getNotifs (which progresses UCX), then one agent's count and its new
+// messages. agent is a NUL-terminated name the caller keeps alive.
+func (c *capi) pollNotifs(agent, m uintptr) int32 {
+	r, _, _ := purego.SyscallN(c.getNotifsFn, agent, m, 0)
+	return int32(r)
+}
+
+func (c *capi) notifsOf(m uintptr, agent *byte, n *uintptr) int32 {
+	r, _, _ := purego.SyscallN(c.notifsSizeFn, m, uintptr(unsafe.Pointer(agent)), uintptr(unsafe.Pointer(n)))
+	return int32(r)
+}
+
+func (c *capi) notifAt(m uintptr, agent *byte, i uintptr, data *unsafe.Pointer, n *uintptr) int32 {
+	r, _, _ := purego.SyscallN(c.notifAtFn, m, uintptr(unsafe.Pointer(agent)), i,
+		uintptr(unsafe.Pointer(data)), uintptr(unsafe.Pointer(n)))
 	return int32(r)
 }
