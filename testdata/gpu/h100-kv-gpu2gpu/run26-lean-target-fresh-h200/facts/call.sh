@@ -1,0 +1,17 @@
+#!/bin/bash
+# Call 27 (a record): the lean target loop (63eb165): nixlbench and --native alternated twelve times (the order swapped every other pair), 1-16 MiB, on a fresh 2xH200 machine (call 26 repeated).
+set -u
+T0=$(date +%s); el() { echo $(( $(date +%s) - T0 )); }
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+G=$(pwd)/.gpu; R=/tmp/res; rm -rf /tmp/res; mkdir -p $R; RB=/root/rb
+L=$R/log.txt; log() { echo "$(date -u +%T) +$(el)s $*" | tee -a $L; tar -C /tmp -czf $OUT/t.tgz res && mv $OUT/t.tgz $OUT/c27.tgz; }
+mkdir -p $RB; for b in rdmabench rdmabench-nccl rdmabench-nixl; do xz -dc $G/bin/$b.xz > $RB/$b; chmod +x $RB/$b; done
+cat $G/nbpre/nb.tar.xz.* | xz -dc | tar -C / -xf - || { log "unpack failed"; exit 1; }
+. /root/nb/env.sh; PY=/opt/torch/.venv/bin/python3; export PATH=$(dirname $PY):$RB:$PATH RDMABENCH_PYTHON=$PY
+{ date -u; nvidia-smi -L; nvidia-smi topo -m; lscpu; $RB/rdmabench version; } > $R/machine.txt 2>&1
+{ env | grep -E '^(LD_LIBRARY_PATH|NIXL_PLUGIN_DIR|PYTHONPATH)='; $PY -c 'import nixl,sys; print(nixl.__file__)'; for d in $(echo ${LD_LIBRARY_PATH:-} | tr : ' '); do ls -l $d/libnixl*.so* 2>/dev/null; done; sha256sum $RB/rdmabench-nccl $RB/rdmabench-nixl; } > $R/libs.txt 2>&1
+log "unpacked"; head -20 $R/libs.txt | tee -a $L
+cp $G/kv-like19.yaml $R/
+(cd $R && timeout -k 10 400 rdmabench run $R/kv-like19.yaml --out $R/rb-like19 --html none > $R/rb-like19.txt 2>&1); log "like18 rc=$?"
+tail -4 $R/rb-like19.txt | tee -a $L
+log end
