@@ -8,9 +8,10 @@ import (
 
 // BenchmarkCAPICall is what one NIXL C API call costs the native loop on
 // top of the call itself: the stand-in's get_xfer_status on no request
-// returns at once, so the figure is purego's. The timed loop calls through
-// purego.SyscallN; RegisterLibFunc's reflective functions (the setup's)
-// for comparison.
+// returns at once, so the figure is purego's. The hot loops call through
+// purego.SyscallN with their arguments bound once (boundCall, no
+// allocation); RegisterLibFunc's reflective functions (the setup's) for
+// comparison.
 //
 //	go test ./probe/nixlnative -run - -bench CAPICall
 func BenchmarkCAPICall(b *testing.B) {
@@ -26,10 +27,11 @@ func BenchmarkCAPICall(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	status := c.statusCall(0, 0)
 	b.Run("SyscallN", func(b *testing.B) {
 		b.ReportAllocs()
 		for range b.N {
-			c.status(0, 0)
+			status.call()
 		}
 	})
 	b.Run("RegisterLibFunc", func(b *testing.B) {

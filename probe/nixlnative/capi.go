@@ -16,8 +16,9 @@ import (
 
 // Statuses (nixl_capi_status_t).
 const (
-	capiSuccess = 0
-	capiInProg  = 1
+	capiSuccess      = 0
+	capiInProg       = 1
+	capiInvalidParam = -1
 )
 
 var capiStatusNames = map[int32]string{
@@ -175,25 +176,38 @@ func check(call string, s int32) error {
 	return fmt.Errorf("%s: %s", call, statusName(s))
 }
 
-// post and status are the timed loop's calls.
-func (c *capi) post(agent, req uintptr) int32 {
-	r, _, _ := purego.SyscallN(c.postXferReq, agent, req, 0)
+// boundCall is one C API call with its arguments fixed, made again and
+// again without allocating: SyscallN's variadic slice is made once here,
+// where a call written out would put a new one on the heap every time
+// (16 B a call, a GC every few thousand transfers).
+type boundCall struct {
+	fn   uintptr
+	args []uintptr
+}
+
+func (b boundCall) call() int32 {
+	r, _, _ := purego.SyscallN(b.fn, b.args...)
 	return int32(r)
 }
 
-func (c *capi) status(agent, req uintptr) int32 {
-	r, _, _ := purego.SyscallN(c.getXferStatus, agent, req)
-	return int32(r)
+// postCall and statusCall are the timed loop's calls on one request;
+// pollCall is the target's getNotifs into one map. Their arguments are C
+// handles, never Go pointers.
+func (c *capi) postCall(agent, req uintptr) boundCall {
+	return boundCall{c.postXferReq, []uintptr{agent, req, 0}}
 }
 
-// pollNotifs, notifsOf and notifAt are the target's loop: NIXL's
-// getNotifs (which progresses UCX), then one agent's count and its new
-// messages. agent is a NUL-terminated name the caller keeps alive.
-func (c *capi) pollNotifs(agent, m uintptr) int32 {
-	r, _, _ := purego.SyscallN(c.getNotifsFn, agent, m, 0)
-	return int32(r)
+func (c *capi) statusCall(agent, req uintptr) boundCall {
+	return boundCall{c.getXferStatus, []uintptr{agent, req}}
 }
 
+func (c *capi) pollCall(agent, m uintptr) boundCall {
+	return boundCall{c.getNotifsFn, []uintptr{agent, m, 0}}
+}
+
+// notifsOf and notifAt are the target's reads after pollCall: one agent's
+// count and its new messages. agent is a NUL-terminated name the caller
+// keeps alive.
 func (c *capi) notifsOf(m uintptr, agent *byte, n *uintptr) int32 {
 	r, _, _ := purego.SyscallN(c.notifsSizeFn, m, uintptr(unsafe.Pointer(agent)), uintptr(unsafe.Pointer(n)))
 	return int32(r)

@@ -61,10 +61,10 @@ func (r *request) free() {
 // once posts the request and polls it to its end (the warm-up and the
 // data check).
 func (r *request) once(ctx context.Context) error {
-	c, agent := r.in.lib, r.in.agent
-	s := c.post(agent, r.req)
+	post, status := r.in.lib.postCall(r.in.agent, r.req), r.in.lib.statusCall(r.in.agent, r.req)
+	s := post.call()
 	for polls := 1; s == capiInProg; polls++ {
-		s = c.status(agent, r.req)
+		s = status.call()
 		if polls&0xffff == 0 && ctx.Err() != nil {
 			return fmt.Errorf("a transfer still in progress after %d polls: %w", polls, ctx.Err())
 		}
@@ -171,15 +171,15 @@ func (in *initiator) checkData(ctx context.Context, local, remote xferSide, ids 
 // the prep span is zero, the request being made once) kept in a slice
 // made before the loop; the loop's total is the table's figure.
 func (r *request) timed(ctx context.Context, iters int) (stamps []int64, total time.Duration, err error) {
-	c, agent, req := r.in.lib, r.in.agent, r.req
+	post, status := r.in.lib.postCall(r.in.agent, r.req), r.in.lib.statusCall(r.in.agent, r.req)
 	stamps = make([]int64, 3*iters)
 	base := time.Now()
 	for i := 0; i < 3*iters; i += 3 {
 		stamps[i] = int64(time.Since(base))
-		s := c.post(agent, req)
+		s := post.call()
 		stamps[i+1] = int64(time.Since(base))
 		for polls := 1; s == capiInProg; polls++ {
-			s = c.status(agent, req)
+			s = status.call()
 			if polls&0xfffff == 0 && ctx.Err() != nil {
 				return nil, 0, fmt.Errorf("a transfer still in progress after %d polls: %w", polls, ctx.Err())
 			}

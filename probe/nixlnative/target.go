@@ -45,7 +45,11 @@ func (in *initiator) serve(ctx context.Context) error {
 	// it grows, the map cleared only when it grows big (getNotifs appends).
 	// Draining the map after every getNotifs cost 1-5 us a transfer.
 	name := append([]byte(in.remote), 0) // the initiator's messages are keyed by its name
-	var count, seen uintptr
+	poll := c.pollCall(in.agent, m)
+	var (
+		count, seen, size uintptr
+		data              unsafe.Pointer
+	)
 	notes, look := 0, time.Now().Add(time.Second)
 	for spins := 0; ; spins++ {
 		if spins&0xfff == 0 && time.Now().After(look) {
@@ -57,15 +61,19 @@ func (in *initiator) serve(ctx context.Context) error {
 			}
 			look = time.Now().Add(time.Second)
 		}
-		if err := check("nixl_capi_get_notifs", c.pollNotifs(in.agent, m)); err != nil {
+		if err := check("nixl_capi_get_notifs", poll.call()); err != nil {
 			return err
 		}
-		if spins&63 != 0 || c.notifsOf(m, &name[0], &count) != capiSuccess || count == seen {
-			continue // counted every 64 spins; none yet (the initiator not in the map is INVALID_PARAM), or no new one
+		if spins&63 != 0 {
+			continue // the count every 64 spins: done is seen at most 64 spins late
+		}
+		switch s := c.notifsOf(m, &name[0], &count); {
+		case s == capiInvalidParam:
+			continue // the initiator not in the map: none from it yet
+		case s != capiSuccess:
+			return check("nixl_capi_notif_map_get_notifs_size", s)
 		}
 		for ; seen < count; seen++ {
-			var data unsafe.Pointer
-			var size uintptr
 			if err := check("nixl_capi_notif_map_get_notif", c.notifAt(m, &name[0], seen, &data, &size)); err != nil {
 				return err
 			}
@@ -84,6 +92,7 @@ func (in *initiator) serve(ctx context.Context) error {
 	}
 }
 
-// maxKeptNotifs bounds the map the target's loop lets grow: 64 Ki
-// messages of a few bytes each, cleared once in that many transfers.
-const maxKeptNotifs = 1 << 16
+// maxKeptNotifs bounds the map the target's loop lets grow: NIXL appends
+// to a vector that clear frees, so a small bound keeps the regrowth (and
+// the clear) a few KiB of work once in 4096 transfers.
+const maxKeptNotifs = 4096
