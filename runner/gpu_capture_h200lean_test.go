@@ -144,6 +144,8 @@ func TestH200ShippedLeanTarget(t *testing.T) {
 	}
 }
 
+// checkShippedNative checks one run of the shipped scenario: six passes,
+// preflight's nixl-probe-capi passed on the real NIXL, cuda_ipc named.
 func checkShippedNative(t *testing.T, run string) {
 	t.Helper()
 	rep, err := schema.Load(filepath.Join(h100KV, run, "report.json"))
@@ -158,14 +160,16 @@ func checkShippedNative(t *testing.T, run string) {
 			t.Errorf("%s %s: %s", run, r.Test, r.Verdict)
 		}
 	}
-	passed := false
+	capi := ""
 	for _, ep := range rep.Preflight {
 		for _, c := range ep.Checks {
-			passed = passed || (c.ID == "nixl-probe-capi" && c.Status == schema.PreflightPass)
+			if c.ID == "nixl-probe-capi" && c.Status == schema.PreflightPass {
+				capi = c.Evidence
+			}
 		}
 	}
-	if !passed {
-		t.Errorf("%s: preflight nixl-probe-capi did not pass", run)
+	if capi != "NIXL's C API at /root/nb/prefix/lib/libnixl_capi.so" {
+		t.Errorf("%s: preflight nixl-probe-capi: %q", run, capi)
 	}
 	if r := mustResult(t, run, "probe-native"); r.Transport == nil || r.Transport.Detail != "cuda_ipc (READ cuda<-cuda)" {
 		t.Errorf("%s: probe-native transport %+v", run, r.Transport)

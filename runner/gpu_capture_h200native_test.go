@@ -2,7 +2,6 @@ package runner
 
 import (
 	"fmt"
-	"path/filepath"
 	"testing"
 
 	"github.com/rdmabench/rdmabench/report/schema"
@@ -91,33 +90,7 @@ func TestH200KVNativeBothSides(t *testing.T) {
 // scenario with its probe-native test, as a user runs it: six passes,
 // preflight's nixl-probe-capi passed on the real NIXL, cuda_ipc named.
 func TestH200ShippedNative(t *testing.T) {
-	const run = "run22-shipped-native-h200/rb-shipped"
-	rep, err := schema.Load(filepath.Join(h100KV, run, "report.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(rep.Results) != 6 {
-		t.Fatalf("%d results, want 6", len(rep.Results))
-	}
-	for _, r := range rep.Results {
-		if r.Verdict != schema.VerdictPass {
-			t.Errorf("%s: %s", r.Test, r.Verdict)
-		}
-	}
-	capi := ""
-	for _, ep := range rep.Preflight {
-		for _, c := range ep.Checks {
-			if c.ID == "nixl-probe-capi" && c.Status == schema.PreflightPass {
-				capi = c.Evidence
-			}
-		}
-	}
-	if capi != "NIXL's C API at /root/nb/prefix/lib/libnixl_capi.so" {
-		t.Errorf("preflight nixl-probe-capi: %q", capi)
-	}
-	if r := mustResult(t, run, "probe-native"); r.Transport == nil || r.Transport.Detail != "cuda_ipc (READ cuda<-cuda)" {
-		t.Errorf("probe-native transport %+v", r.Transport)
-	}
+	checkShippedNative(t, "run22-shipped-native-h200/rb-shipped")
 }
 
 // TestH200KVNativeCLoop replays run23 (an experiment build: the native
