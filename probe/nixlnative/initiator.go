@@ -384,10 +384,11 @@ func (in *initiator) flushNotif(ctx context.Context, d time.Duration) {
 		return
 	}
 	defer c.destroyNotifMap(m)
+	poll := c.pollCall(in.agent, m)
 	end := time.Now().Add(d)
 	for time.Now().Before(end) {
 		for range 100 {
-			c.getNotifs(in.agent, m, 0)
+			poll.call()
 		}
 		c.notifMapClear(m)
 		if in.etcd.gone(ctx, "target", 20*time.Millisecond) {

@@ -40,14 +40,16 @@ func (in *initiator) release(s xferSide) {
 // posted again (nixlbench's createXferReq once, its notification with
 // every post).
 type request struct {
-	in  *initiator
-	req uintptr
+	in           *initiator
+	req          uintptr
+	post, status boundCall // the request's two calls, bound once
 }
 
 func (in *initiator) makeRequest(op int32, local, remote xferSide, ids []int32) (*request, error) {
 	r := &request{in: in}
 	n := uintptr(len(ids))
 	err := check("nixl_capi_make_xfer_req", in.lib.makeXferReq(in.agent, op, local.handle, &ids[0], n, remote.handle, &ids[0], n, &r.req, in.notify))
+	r.post, r.status = in.lib.postCall(in.agent, r.req), in.lib.statusCall(in.agent, r.req)
 	return r, err
 }
 
@@ -61,7 +63,7 @@ func (r *request) free() {
 // once posts the request and polls it to its end (the warm-up and the
 // data check).
 func (r *request) once(ctx context.Context) error {
-	post, status := r.in.lib.postCall(r.in.agent, r.req), r.in.lib.statusCall(r.in.agent, r.req)
+	post, status := r.post, r.status
 	s := post.call()
 	for polls := 1; s == capiInProg; polls++ {
 		s = status.call()
@@ -171,7 +173,7 @@ func (in *initiator) checkData(ctx context.Context, local, remote xferSide, ids 
 // the prep span is zero, the request being made once) kept in a slice
 // made before the loop; the loop's total is the table's figure.
 func (r *request) timed(ctx context.Context, iters int) (stamps []int64, total time.Duration, err error) {
-	post, status := r.in.lib.postCall(r.in.agent, r.req), r.in.lib.statusCall(r.in.agent, r.req)
+	post, status := r.post, r.status
 	stamps = make([]int64, 3*iters)
 	base := time.Now()
 	for i := 0; i < 3*iters; i += 3 {
